@@ -1,0 +1,35 @@
+# make book   set up .venv (if needed) and build the book into _book/
+# make test   set up .venv (if needed) and run the test suite
+# make clean  remove the built book and the executed notebooks (not .venv, not the run cache)
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# torch is installed first, at the version pyproject.toml pins, so that nothing
+# later asks for a newer (and, on Linux, CUDA-sized) build. On Linux, add
+#   TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
+# to take the CPU-only wheel from the PyTorch index instead of PyPI's default.
+TORCH := $(shell sed -n 's/^ *"\(torch==[^"]*\)".*/\1/p' pyproject.toml)
+TORCH_PIP_ARGS ?=
+
+.PHONY: book test clean setup
+
+book: setup
+	$(BIN)/rlbook build
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+setup: $(VENV)/.installed
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	@test -n "$(TORCH)" || { echo "no torch==VERSION pin found in pyproject.toml"; exit 1; }
+	$(BIN)/python -m pip install "$(TORCH)" $(TORCH_PIP_ARGS)
+	$(BIN)/python -m pip install -e ".[dev]"
+	touch $@
+
+clean:
+	rm -rf _book _build

@@ -1,0 +1,335 @@
+"""``rlbook build``: execute every chapter in a fresh kernel and turn the book into a website in ``_book/``.
+
+Used for the whole book. Each page listed in ``_quarto.yml`` is read as a
+notebook (jupytext's R Markdown reader keeps Quarto's ``#|`` cell options),
+executed with nbclient in a fresh Python kernel whose working directory is
+the page's folder, and written to ``_build/notebooks/<name>.ipynb``: the
+executed notebooks are a product a reader can open in Jupyter. Inline
+expressions (```` `{python} expr` ````) in the prose are evaluated in the
+same kernel at the point where they appear and replaced by ``str(value)``.
+
+The website is then rendered by Quarto when it is on PATH, or else by pandoc
+(:mod:`rlbook.html`). The new site is built beside the old one and swapped in
+only when every page succeeded, so a failing cell leaves the previous
+``_book/`` as it was.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import jupytext
+import nbformat
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+from rlbook.html import ANSI, render_site
+from rlbook.lint import FENCE, INLINE_PYTHON, Page, book_pages, cell_options, line_of, read_config
+
+CELL_TIMEOUT_S = 1800
+"""How long one cell may run: generous, because a cold run cache trains the book's runs inside a cell."""
+
+BACKENDS = ("auto", "quarto", "pandoc")
+
+
+def project_root() -> Path:
+    """The book's root: the nearest folder above the working directory that holds ``_quarto.yml``,
+    else the repository this package sits in."""
+    for folder in (Path.cwd(), *Path.cwd().parents):
+        if (folder / "_quarto.yml").is_file():
+            return folder
+    return Path(__file__).resolve().parent.parent
+
+
+def qmd_to_notebook(text: str) -> nbformat.NotebookNode:
+    """A ``.qmd`` page as a notebook: front matter as a raw cell, prose as markdown cells and
+    ```` ```{python} ```` cells as code cells whose ``#|`` option lines are kept."""
+    nb = jupytext.reads(text, fmt="Rmd")
+    nb.metadata.pop("jupytext", None)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python", "version": sys.version.split()[0]}
+    return nb
+
+
+def python_kernel_manager() -> AsyncKernelManager:
+    """A kernel manager whose ``python3`` kernel is ipykernel run by this very interpreter (``sys.executable``).
+
+    No kernelspec directory is consulted, so a ``python3`` kernelspec of some
+    other Python on the machine can never be picked up instead of the one
+    that has ``rlbook`` installed.
+    """
+    return AsyncKernelManager(kernel_name="python3", kernel_spec_manager=KernelSpecManager(kernel_dirs=[]))
+
+
+class CellFailure(Exception):
+    """A cell (or an inline expression) of a page raised, timed out or killed its kernel."""
+
+    def __init__(self, page: str, cell_index: int, line: int, source: str, detail: str):
+        super().__init__(f"{page}: cell {cell_index} failed")
+        self.page, self.cell_index, self.line, self.source, self.detail = page, cell_index, line, source, detail
+
+    def report(self) -> str:
+        """What the build prints: page, cell index and line, the cell's first lines, then the traceback."""
+        first = "\n".join(f"    | {line}" for line in self.source.strip("\n").split("\n")[:4])
+        where = f"line {self.line}" if self.line else "line unknown"
+        return (f"FAILED {self.page}: cell {self.cell_index} ({where} of the page) raised an error.\n"
+                f"{first}\n\n{ANSI.sub('', self.detail).strip()}")
+
+
+def inline_expressions(markdown: str) -> list[re.Match]:
+    """The ```` `{python} expr` ```` spans of a markdown cell, skipping fenced code blocks."""
+    fenced = []
+    fence_start = None
+    offset = 0
+    for line in markdown.split("\n"):
+        if FENCE.match(line):
+            if fence_start is None:
+                fence_start = offset
+            else:
+                fenced.append((fence_start, offset + len(line)))
+                fence_start = None
+        offset += len(line) + 1
+    return [m for m in INLINE_PYTHON.finditer(markdown) if not any(a <= m.start() <= b for a, b in fenced)]
+
+
+def _probe_source(expressions: list[str]) -> str:
+    """A cell that prints the str() of each inline expression as one JSON list."""
+    values = ", ".join(f"str(({expr}))" for expr in expressions)
+    return f'print(__import__("json").dumps([{values}]))'
+
+
+@dataclass
+class _Step:
+    """One cell to run: an original code cell, or the probe of a markdown cell's inline expressions."""
+
+    index: int  # index of the original cell in the page's notebook
+    cell: nbformat.NotebookNode
+    matches: list[re.Match] | None = None  # set for probes
+
+
+def execute_notebook(nb: nbformat.NotebookNode, cwd: Path, page: str, text: str,
+                     timeout: int = CELL_TIMEOUT_S, log: Path | None = None) -> nbformat.NotebookNode:
+    """Execute a page's notebook in a fresh kernel started in ``cwd``; return it with outputs and inline values.
+
+    Cells with ``#| eval: false`` are not run. A failing cell raises
+    :class:`CellFailure` naming the page (``page``), the cell and its line in
+    the page's ``text``. A page with no code and no inline expression starts
+    no kernel.
+    """
+    steps = _plan(nb, page, text)
+    if steps:
+        run = nbformat.v4.new_notebook(cells=[step.cell for step in steps], metadata=dict(nb.metadata))
+        client = NotebookClient(run, km=python_kernel_manager(), timeout=timeout, allow_errors=False,
+                                record_timing=False, resources={"metadata": {"path": str(cwd)}})
+        log_file = open(log, "w", encoding="utf-8") if log else subprocess.DEVNULL
+        try:
+            with client.setup_kernel(stderr=log_file):
+                for position, step in enumerate(steps):
+                    _run_step(client, position, step, nb, page, text, log)
+        finally:
+            if log:
+                log_file.close()
+    return nb
+
+
+def _plan(nb: nbformat.NotebookNode, page: str, text: str) -> list[_Step]:
+    steps = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            try:
+                options, _ = cell_options(cell.source)
+            except ValueError as err:
+                raise CellFailure(page, index, _line(text, cell.source), cell.source, str(err)) from None
+            cell.outputs, cell.execution_count = [], None
+            if options.get("eval", True) is not False:
+                steps.append(_Step(index, cell))
+        elif cell.cell_type == "markdown":
+            matches = inline_expressions(cell.source)
+            if matches:
+                probe = nbformat.v4.new_code_cell(_probe_source([m.group(1) for m in matches]))
+                steps.append(_Step(index, probe, matches))
+    return steps
+
+
+def _run_step(client: NotebookClient, position: int, step: _Step, nb: nbformat.NotebookNode,
+              page: str, text: str, log: Path | None) -> None:
+    original = nb.cells[step.index]
+    try:
+        executed = client.execute_cell(step.cell, position)
+    except (CellExecutionError, CellTimeoutError, DeadKernelError) as err:
+        detail = str(err)
+        if isinstance(err, DeadKernelError) and log and log.is_file():
+            detail += "\nkernel log:\n" + "\n".join(log.read_text(encoding="utf-8").splitlines()[-20:])
+        source = step.cell.source if step.matches is None else original.source
+        raise CellFailure(page, step.index, _line(text, original.source), source, detail) from None
+    if step.matches is None:
+        original.outputs, original.execution_count = executed.outputs, executed.execution_count
+        return
+    printed = "".join(o.get("text", "") for o in executed.outputs if o.get("name") == "stdout")
+    values = json.loads(printed.strip().splitlines()[-1])
+    source = original.source
+    for match, value in sorted(zip(step.matches, values, strict=True), key=lambda pair: -pair[0].start()):
+        source = source[:match.start()] + value + source[match.end():]
+    original.source = source
+
+
+def _line(text: str, source: str) -> int:
+    at = text.find(source.strip("\n")) if source.strip() else -1
+    return line_of(text, at) if at >= 0 else 0
+
+
+def choose_backend(backend: str) -> str:
+    """"quarto" or "pandoc": ``auto`` takes Quarto when the ``quarto`` command is on PATH."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if backend == "auto":
+        return "quarto" if shutil.which("quarto") else "pandoc"
+    if backend == "quarto" and not shutil.which("quarto"):
+        raise ValueError("backend 'quarto' asked for, but the quarto command is not on PATH "
+                         "(install it from conda-forge, see environment.yml, or use --backend pandoc)")
+    return backend
+
+
+def select_pages(pages: list[Page], only: str | None) -> list[Page]:
+    """The pages to execute: all of them, or the one named by ``only`` (its stem, file name, path or number prefix)."""
+    if not only:
+        return pages
+    wanted = only.strip().removesuffix(".qmd")
+    chosen = [p for p in pages if wanted in (p.stem, p.source.removesuffix(".qmd"))]
+    chosen = chosen or [p for p in pages if p.stem.split("-")[0] in (wanted, wanted.zfill(2))]
+    if len(chosen) != 1:
+        names = ", ".join(p.stem for p in pages)
+        how_many = "no" if not chosen else "more than one"
+        raise ValueError(f"--only {only!r} names {how_many} page; the pages are: {names}")
+    return chosen
+
+
+def pandoc_path() -> str:
+    """The pandoc binary: the one the ``pypandoc-binary`` wheel ships, else ``pandoc`` on PATH."""
+    try:
+        import pypandoc
+
+        return pypandoc.get_pandoc_path()
+    except (ImportError, OSError):
+        found = shutil.which("pandoc")
+        if not found:
+            raise RuntimeError("pandoc is not available: install pypandoc-binary") from None
+        return found
+
+
+def build_book(root: Path | None = None, backend: str = "auto", only: str | None = None,
+               out: Callable[[str], None] = print) -> int:
+    """Execute the book's pages and write the website to ``root/_book``; return the exit code.
+
+    0: built. 1: a cell failed (its page, cell and traceback are printed and
+    the previous ``_book/`` is left intact). 2: the request cannot be met (an
+    unknown page for ``only``, Quarto asked for but missing, a page that
+    ``_quarto.yml`` lists is missing). With ``only``, that page alone is
+    executed; the other pages reuse their notebooks from the last build
+    (``_build/notebooks``), or are shown without outputs when there is none.
+    """
+    started = time.perf_counter()
+    root = Path(root or project_root()).resolve()
+    try:
+        chosen = choose_backend(backend)
+        pages = book_pages(root)
+        selected = select_pages(pages, only)
+    except (ValueError, FileNotFoundError) as err:
+        out(f"rlbook build: {err}")
+        return 2
+    notebooks_dir = root / "_build" / "notebooks"
+    notebooks_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        notebooks = _execute_pages(root, pages, selected, notebooks_dir, out)
+    except CellFailure as failure:
+        out(failure.report())
+        out("The previous _book/ was left as it was.")
+        return 1
+    if chosen == "quarto":
+        code = _render_quarto(root, only and selected[0], notebooks_dir, out)
+    else:
+        code = _render_pandoc(root, pages, notebooks, out)
+    if code == 0:
+        out(f"book written to {root / '_book' / 'index.html'} ({chosen}) in {time.perf_counter() - started:.1f} s")
+    return code
+
+
+def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path,
+                   out: Callable[[str], None]) -> dict[str, nbformat.NotebookNode]:
+    notebooks = {}
+    logs = root / "_build" / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    for number, page in enumerate(pages, 1):
+        text = (root / page.source).read_text(encoding="utf-8")
+        saved = notebooks_dir / f"{page.stem}.ipynb"
+        if page not in selected:
+            if saved.is_file():
+                notebooks[page.stem] = nbformat.read(saved, as_version=4)
+            else:
+                out(f"[{number}/{len(pages)}] {page.source}: not executed in this build, shown without outputs")
+                notebooks[page.stem] = qmd_to_notebook(text)
+            continue
+        tick = time.perf_counter()
+        nb = execute_notebook(qmd_to_notebook(text), (root / page.source).parent, page.source, text,
+                              log=logs / f"{page.stem}.kernel.log")
+        nbformat.write(nb, saved)
+        notebooks[page.stem] = nb
+        out(f"[{number}/{len(pages)}] {page.source}: executed in {time.perf_counter() - tick:.1f} s")
+    return notebooks
+
+
+def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable[[str], None]) -> int:
+    staging = Path(tempfile.mkdtemp(prefix="site-", dir=root / "_build"))
+    try:
+        missing = render_site(root, pages, notebooks, staging, read_config(root), pandoc_path(), out)
+        for label in sorted(set(missing)):
+            out(f"  warning: @{label} refers to no label in the book")
+        swap_in(staging, root / "_book")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return 0
+
+
+def _render_quarto(root: Path, page: Page | None, notebooks_dir: Path, out: Callable[[str], None]) -> int:
+    """``quarto render`` with this Python (QUARTO_PYTHON), then the executed notebooks copied in for download."""
+    env = {**os.environ, "QUARTO_PYTHON": sys.executable}
+    if page is not None:
+        done = subprocess.run(["quarto", "render", page.source], cwd=root, env=env, check=False)
+        target = root / "_book"
+    else:
+        target = Path(tempfile.mkdtemp(prefix="quarto-", dir=root / "_build"))
+        rel = target.relative_to(root).as_posix()
+        done = subprocess.run(["quarto", "render", "--output-dir", rel], cwd=root, env=env, check=False)
+    if done.returncode:
+        out(f"quarto render failed (exit {done.returncode}); the previous _book/ was left as it was.")
+        if page is None:
+            shutil.rmtree(target, ignore_errors=True)
+        return 1
+    shutil.copytree(notebooks_dir, target / "notebooks", dirs_exist_ok=True)
+    if page is None:
+        swap_in(target, root / "_book")
+    return 0
+
+
+def swap_in(new: Path, final: Path) -> None:
+    """Replace the folder ``final`` by ``new`` with two renames, so that a reader never sees a half-built site.
+
+    The old folder is parked beside ``new`` (inside ``_build/`` for the book) until it is deleted.
+    """
+    old = new.with_name(final.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        final.rename(old)
+    new.rename(final)
+    shutil.rmtree(old, ignore_errors=True)

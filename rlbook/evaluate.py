@@ -1,0 +1,125 @@
+"""Measuring a policy outside the training loop.
+
+Chapter 1 estimates expected reward by sampling; chapter 4 uses pass@k;
+chapter 5 compares policies under matched inference settings. Every result
+carries the settings it was measured under, so a figure can say exactly
+what produced it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from . import rewards as rw
+from .policy import Policy
+from .sampling import Rollouts, sample
+from .stats import Estimate, mean_with_ci, pass_at_k_curve, wilson_interval
+from .world import Task
+
+
+@dataclass
+class EvalResult:
+    """Rewards of ``n`` samples on each of a list of tasks, with the settings used.
+
+    ``rewards`` has shape (tasks, n); ``statuses`` and ``completions`` are
+    lists of lists in the same layout.
+    """
+
+    tasks: list[Task]
+    rewards: np.ndarray
+    statuses: list[list[str]]
+    completions: list[list[str]]
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def per_prompt(self) -> np.ndarray:
+        """Estimated expected reward of each prompt: the mean over its samples."""
+        return self.rewards.mean(axis=1)
+
+    @property
+    def expected_reward(self) -> float:
+        """Mean reward over all prompts and samples."""
+        return float(self.rewards.mean())
+
+    def estimate(self, seed: int = 0) -> Estimate:
+        """The expected reward with a 95 % bootstrap interval that resamples prompts."""
+        return mean_with_ci(self.rewards, seed=seed)
+
+    def wilson(self) -> tuple[float, float]:
+        """A 95 % Wilson interval treating every sample as an independent trial."""
+        hits = int((self.rewards >= 1.0).sum())
+        return wilson_interval(hits, self.rewards.size)
+
+    def status_counts(self) -> dict[str, int]:
+        """How many samples the verifier gave each status."""
+        flat = [s for row in self.statuses for s in row]
+        return {s: flat.count(s) for s in rw.STATUSES if flat.count(s)}
+
+    def pass_at_k(self, ks) -> np.ndarray:
+        """Mean unbiased pass@k over prompts for each k (a sample passes when accepted)."""
+        correct = np.array([sum(s == "accepted" for s in row) for row in self.statuses])
+        return pass_at_k_curve(self.rewards.shape[1], correct, ks)
+
+    def answers(self, i: int) -> list[tuple[str, int, str]]:
+        """(completion, count, status) for task ``i``, most frequent first."""
+        seen: dict[str, list] = {}
+        for text, status in zip(self.completions[i], self.statuses[i]):
+            seen.setdefault(text, [0, status])[0] += 1
+        return sorted(((t, c, s) for t, (c, s) in seen.items()), key=lambda x: -x[1])
+
+
+def judge(verifier, rollouts: Rollouts) -> tuple[np.ndarray, list[str]]:
+    """Rewards and statuses of a batch of rollouts under ``verifier``."""
+    return rw.score(verifier, rollouts.prompts, rollouts.completions())
+
+
+def evaluate(policy: Policy, tasks: list[Task], n: int = 32, temperature: float = 1.0, budget: int = 4,
+             verifier=None, seed: int = 0, greedy: bool = False) -> EvalResult:
+    """Sample ``n`` answers per task and score them: expected reward by sampling.
+
+    ``greedy=True`` takes the most probable answer instead (``n`` is then 1).
+    """
+    verifier = verifier or rw.get_verifier("exact")
+    n = 1 if greedy else n
+    gen = torch.Generator().manual_seed(seed)
+    rollouts = sample(policy, [t.prompt for t in tasks], n=n, temperature=temperature, budget=budget,
+                      generator=gen, greedy=greedy)
+    rewards, statuses = judge(verifier, rollouts)
+    texts = rollouts.completions()
+    settings = {"n": n, "temperature": None if greedy else temperature, "token_budget": budget,
+                "decoding": "greedy" if greedy else "sample", "seed": seed,
+                "verifier": f"{verifier.name}@{verifier.version}", "policy_version": rollouts.policy_version,
+                "template": "U:a+b?|A:" if tasks[0].world == "single" else "U:a+b+c?|A:"}
+    shape = (len(tasks), n)
+    return EvalResult(tasks, rewards.reshape(shape), [statuses[i * n:(i + 1) * n] for i in range(len(tasks))],
+                      [texts[i * n:(i + 1) * n] for i in range(len(tasks))], settings)
+
+
+def greedy_accuracy(policy: Policy, tasks: list[Task], budget: int = 4, verifier=None) -> float:
+    """Fraction of tasks whose greedy (most probable) answer the verifier accepts."""
+    return evaluate(policy, tasks, budget=budget, verifier=verifier, greedy=True).expected_reward
+
+
+def step_validity(result: EvalResult) -> float:
+    """Mean process score (share of valid steps) over all samples of a multi-step evaluation."""
+    scores = [rw.process_score(t.prompt, c).score for t, row in zip(result.tasks, result.completions) for c in row]
+    return float(np.mean(scores))
+
+
+def classify_prompts(result: EvalResult, right: float = 0.95, uncertain: tuple[float, float] = (0.2, 0.8)) -> dict:
+    """Sort tasks into confidently right, confidently wrong (no sample right) and uncertain.
+
+    Chapter 1's workshop picks its three sums from this, never by hand.
+    """
+    rates = result.per_prompt
+    kinds = {"confidently right": [], "confidently wrong": [], "uncertain": []}
+    for task, rate in zip(result.tasks, rates):
+        if rate >= right:
+            kinds["confidently right"].append(task)
+        elif rate == 0:
+            kinds["confidently wrong"].append(task)
+        elif uncertain[0] <= rate <= uncertain[1]:
+            kinds["uncertain"].append(task)
+    return kinds

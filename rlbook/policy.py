@@ -1,0 +1,158 @@
+"""The policy: a tiny causal character-level transformer, and its checkpoints.
+
+Chapter 1 treats it as a policy: given the state (the prompt plus the
+characters written so far) it returns a distribution over the next character,
+the action. The layout follows the usual decoder-only recipe (token and
+position embeddings, pre-norm attention and MLP blocks, a linear read-out),
+kept to one small class per idea so that it can be read in one sitting.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .world import VOCAB
+
+KVCache = list[tuple[torch.Tensor, torch.Tensor]]
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    """Shape of the policy network (about 27k parameters by default)."""
+
+    vocab_size: int = len(VOCAB)
+    block_size: int = 16
+    n_layer: int = 2
+    n_head: int = 4
+    d_model: int = 32
+
+
+class SelfAttention(nn.Module):
+    """Multi-head causal self-attention with an optional key/value cache."""
+
+    def __init__(self, cfg: PolicyConfig):
+        super().__init__()
+        self.n_head = cfg.n_head
+        self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
+        self.out = nn.Linear(cfg.d_model, cfg.d_model)
+
+    def forward(self, x: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None = None):
+        batch, steps, width = x.shape
+        q, k, v = self.qkv(x).view(batch, steps, 3, self.n_head, width // self.n_head).permute(2, 0, 3, 1, 4)
+        if cache is not None:
+            k = torch.cat([cache[0], k], dim=2)
+            v = torch.cat([cache[1], v], dim=2)
+        # With a cache, the new query attends to every cached position: no mask needed.
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=cache is None and steps > 1)
+        return self.out(y.transpose(1, 2).reshape(batch, steps, width)), (k, v)
+
+
+class Block(nn.Module):
+    """One transformer block: pre-norm attention then a pre-norm MLP, each residual."""
+
+    def __init__(self, cfg: PolicyConfig):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(cfg.d_model)
+        self.attn = SelfAttention(cfg)
+        self.ln2 = nn.LayerNorm(cfg.d_model)
+        self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model))
+
+    def forward(self, x: torch.Tensor, cache=None):
+        attended, new_cache = self.attn(self.ln1(x), cache)
+        x = x + attended
+        return x + self.mlp(self.ln2(x)), new_cache
+
+
+class Policy(nn.Module):
+    """The next-character distribution pi(a | s) as a causal transformer.
+
+    ``forward(ids)`` returns logits of shape (batch, steps, vocab); with
+    ``cache`` it continues from cached keys and values (used by sampling).
+    """
+
+    def __init__(self, cfg: PolicyConfig = PolicyConfig()):
+        super().__init__()
+        self.cfg = cfg
+        self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        self.pos = nn.Embedding(cfg.block_size, cfg.d_model)
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
+        self.ln_f = nn.LayerNorm(cfg.d_model)
+        self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
+        self.apply(_init_weights)
+
+    def forward(self, ids: torch.Tensor, cache: KVCache | None = None, start: int = 0):
+        steps = ids.shape[1]
+        if start + steps > self.cfg.block_size:
+            raise ValueError(f"sequence of {start + steps} tokens exceeds the context of {self.cfg.block_size}")
+        positions = torch.arange(start, start + steps, device=ids.device)
+        x = self.tok(ids) + self.pos(positions)
+        new_cache: KVCache = []
+        for i, block in enumerate(self.blocks):
+            x, layer_cache = block(x, None if cache is None else cache[i])
+            new_cache.append(layer_cache)
+        return self.head(self.ln_f(x)), new_cache
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+
+def _init_weights(module: nn.Module) -> None:
+    if isinstance(module, (nn.Linear, nn.Embedding)):
+        nn.init.normal_(module.weight, std=0.02)
+    if isinstance(module, nn.Linear) and module.bias is not None:
+        nn.init.zeros_(module.bias)
+
+
+def token_logprobs(policy: Policy, ids: torch.Tensor) -> torch.Tensor:
+    """log pi(ids[:, t] | ids[:, :t]) for t >= 1; shape (batch, steps - 1).
+
+    Chapter 3 uses it to recompute the log-probabilities of recorded tokens
+    under the policy being trained.
+    """
+    logits, _ = policy(ids[:, :-1])
+    return torch.log_softmax(logits, dim=-1).gather(-1, ids[:, 1:, None]).squeeze(-1)
+
+
+def weights_hash(policy: Policy) -> str:
+    """A short SHA-256 of the weights: equal hashes mean identical weights."""
+    digest = hashlib.sha256()
+    for name, tensor in sorted(policy.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()[:16]
+
+
+@dataclass
+class Checkpoint:
+    """A saved policy: its config, weights and a version id ``<run>@<step>``."""
+
+    config: PolicyConfig
+    state: dict
+    version: str
+
+    @classmethod
+    def of(cls, policy: Policy, version: str) -> "Checkpoint":
+        state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+        return cls(policy.cfg, state, version)
+
+    def load(self) -> Policy:
+        """A fresh Policy module holding these weights, with ``version`` attached."""
+        policy = Policy(self.config)
+        policy.load_state_dict(self.state)
+        policy.version = self.version
+        return policy
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        torch.save({"config": asdict(self.config), "state": self.state, "version": self.version}, buffer)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "Checkpoint":
+        raw = torch.load(io.BytesIO(data), weights_only=True)
+        return cls(PolicyConfig(**raw["config"]), raw["state"], raw["version"])

@@ -1,0 +1,361 @@
+"""The RL loop: sample groups, score them, turn rewards into advantages, update.
+
+Chapter 1 runs one step of it by hand; chapter 3 dissects the update;
+chapter 4 injects faults and watches the response policy act; chapter 5
+reads the record it leaves. Every choice is a field of :class:`RLConfig`,
+and the run record names each one.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import copy
+import random
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+
+from . import advantages as adv_lib
+from . import losses
+from . import rewards as rw
+from .evaluate import evaluate, greedy_accuracy, step_validity
+from .policy import Checkpoint, Policy, token_logprobs, weights_hash
+from .progress import progress
+from .sampling import Rollouts, sample
+from .world import EOT_ID, STOI, split
+
+FAULT_KINDS = ("verifier_outage", "verifier_timeout", "malformed_burst", "nan_loss")
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The response policy: when a batch is excluded, updates paused, or the run aborted (chapter 4)."""
+
+    max_malformed_rate: float = 0.5
+    max_verifier_error_rate: float = 0.1
+    verifier_timeout_s: float = 2.0
+    abort_after: int = 3
+
+
+@dataclass(frozen=True)
+class RLConfig:
+    """Every choice of an RL run. The defaults are the book's ``main`` run."""
+
+    world: str = "single"
+    steps: int = 100
+    group_size: int = 16
+    prompts_per_step: int = 0
+    temperature: float = 1.0
+    budget: int = 4
+    lr: float = 3e-4
+    loss: str = "ppo"
+    eps_low: float = 0.2
+    eps_high: float = 0.2
+    cispo_cap: float = 4.0
+    aggregation: str = "token_mean"
+    advantage: str = "centered"
+    reward_scale: float = 1.0
+    kl_beta: float = 0.0
+    updates_per_batch: int = 1
+    verifier: str = "exact"
+    verifier_version: str | None = None
+    stale: int = 0
+    selection: str = "none"
+    checkpoint_every: int = 10
+    eval_n: int = 32
+    faults: tuple = ()
+    guard: Guard = field(default_factory=Guard)
+
+    def loss_params(self) -> dict:
+        if self.loss == "ppo":
+            return {"eps_low": self.eps_low, "eps_high": self.eps_high}
+        if self.loss == "cispo":
+            return {"cap_high": self.cispo_cap}
+        return {}
+
+
+@dataclass
+class Batch:
+    """One step's rollouts together with the credit derived from them (kept apart from the record)."""
+
+    step: int
+    rollouts: Rollouts
+    rewards: np.ndarray
+    statuses: list[str]
+    advantages: torch.Tensor
+    used: torch.Tensor
+
+
+def make_verifier(cfg: RLConfig):
+    """The verifier the run trains against."""
+    return rw.get_verifier(cfg.verifier, cfg.verifier_version)
+
+
+def score_guarded(verifier, rollouts: Rollouts, timeout_s: float, fault: str | None = None):
+    """Rewards and statuses, with a crash or a time-out of the verifier recorded, never raised.
+
+    Returns ``(rewards, statuses, error)``: on failure every rollout is
+    ``unverifiable`` with reward 0 and ``error`` says what happened.
+    """
+    def run():
+        if fault == "verifier_outage":
+            raise ConnectionError("injected fault: verifier service unavailable")
+        if fault == "verifier_timeout":
+            time.sleep(timeout_s * 1.5)
+        return rw.score(verifier, rollouts.prompts, rollouts.completions())
+
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    try:
+        rewards, statuses = pool.submit(run).result(timeout=timeout_s)
+        return rewards, statuses, None
+    except concurrent.futures.TimeoutError:
+        error = f"verifier timed out after {timeout_s:.1f} s"
+    except Exception as err:  # noqa: BLE001 - any verifier failure becomes a recorded event
+        error = f"verifier raised {type(err).__name__}: {err}"
+    finally:
+        pool.shutdown(wait=False)
+    return np.zeros(len(rollouts)), ["unverifiable"] * len(rollouts), error
+
+
+def corrupt(rollouts: Rollouts, share: float, gen: torch.Generator) -> Rollouts:
+    """Inject a burst of malformed rollouts: a share of rows answer ``U`` then end (chapter 4 fault)."""
+    hit = torch.rand(len(rollouts), generator=gen) < share
+    tokens = rollouts.tokens.clone()
+    mask = rollouts.mask.clone()
+    tokens[hit] = EOT_ID
+    tokens[hit, 0] = STOI["U"]
+    mask[hit] = False
+    mask[hit, :2] = True
+    return Rollouts(rollouts.prompts, rollouts.prompt_ids, tokens, rollouts.logprobs, mask,
+                    rollouts.policy_version, dict(rollouts.settings, corrupted=int(hit.sum())))
+
+
+def credit(cfg: RLConfig, rewards: np.ndarray, statuses: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-rollout advantages and the rows the update uses, under the run's selection rule."""
+    grouped = torch.tensor(rewards, dtype=torch.float32).view(-1, cfg.group_size) * cfg.reward_scale
+    if cfg.selection == "accepted":
+        used = torch.tensor([s == "accepted" for s in statuses])
+        return used.float() * cfg.reward_scale, used
+    advantages = adv_lib.compute_advantages(grouped, cfg.advantage).flatten()
+    return advantages, torch.ones(len(statuses), dtype=torch.bool)
+
+
+def generated_logprobs(policy: Policy, rollouts: Rollouts) -> tuple[torch.Tensor, torch.Tensor]:
+    """Log-probs and entropies of the recorded tokens under ``policy``, shape (B, budget).
+
+    The ids come from the record, never from re-tokenising text (chapter 3).
+    """
+    ids = rollouts.full_ids()[:, : rollouts.prompt_ids.shape[1] + rollouts.tokens.shape[1]]
+    logits, _ = policy(ids[:, :-1])
+    start = rollouts.prompt_ids.shape[1] - 1
+    logp_all = torch.log_softmax(logits[:, start:], dim=-1)
+    logp = logp_all.gather(-1, rollouts.tokens[:, :, None]).squeeze(-1)
+    entropy = -(logp_all.exp() * logp_all).sum(-1)
+    return logp, entropy
+
+
+def update(policy: Policy, opt: torch.optim.Optimizer, batch: Batch, cfg: RLConfig,
+           reference: Policy | None = None, poison: bool = False) -> dict:
+    """One gradient step on a batch; returns the loss statistics.
+
+    A non-finite loss is not applied: the step is skipped and reported in
+    ``stats["finite"] = False`` so the loop can record an intervention.
+    """
+    rollouts = batch.rollouts
+    mask = rollouts.mask & batch.used[:, None]
+    logp, entropy = generated_logprobs(policy, rollouts)
+    loss, stats = losses.token_loss(cfg.loss, logp, rollouts.logprobs, batch.advantages, mask,
+                                    how=cfg.aggregation, max_tokens=cfg.budget, **cfg.loss_params())
+    kl = torch.zeros(())
+    if reference is not None:
+        with torch.no_grad():
+            ref_logp, _ = generated_logprobs(reference, rollouts)
+        kl = losses.aggregate(losses.kl_k3(logp, ref_logp), mask, cfg.aggregation, cfg.budget)
+        if cfg.kl_beta > 0:
+            loss = loss + cfg.kl_beta * kl
+    if poison:
+        loss = loss * float("nan")
+    stats.update(loss=float(loss), kl=float(kl), entropy=float(losses.aggregate(entropy.detach(), rollouts.mask)),
+                 finite=bool(torch.isfinite(loss)))
+    opt.zero_grad(set_to_none=True)
+    if stats["finite"]:
+        loss.backward()
+        opt.step()
+    return stats
+
+
+def rollout_metrics(cfg: RLConfig, batch: Batch) -> dict:
+    """Per-step measurements of the sampled batch (reward, zero-variance groups, composition)."""
+    grouped = torch.tensor(batch.rewards, dtype=torch.float32).view(-1, cfg.group_size)
+    split_zero = adv_lib.zero_variance_split((grouped >= 1.0).float())
+    n = len(batch.statuses)
+    share = {s: batch.statuses.count(s) / n for s in rw.STATUSES}
+    return {"reward_mean": float(grouped.mean()), "reward_std": float(grouped.std()),
+            "zero_variance_frac": adv_lib.zero_variance_fraction(grouped),
+            "zero_variance_all_right": split_zero["all_right"], "zero_variance_all_wrong": split_zero["all_wrong"],
+            "completion_len": float(batch.rollouts.lengths.float().mean()),
+            **{f"{s}_rate": v for s, v in share.items()}, "rollouts_used": int(batch.used.sum())}
+
+
+def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int) -> dict:
+    """Independent evaluation at a checkpoint: exact verifier, held-out and train prompts.
+
+    The sampler's seed depends only on (seed, step), so evaluating never
+    disturbs the training run's random stream.
+    """
+    exact = rw.get_verifier("exact")
+    eval_seed = 10_000 * (seed + 1) + step
+    heldout = evaluate(policy, split("heldout", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact, seed=eval_seed)
+    train = evaluate(policy, split("train", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=make_verifier(cfg),
+                     seed=eval_seed + 1)
+    entry = {"step": step, "heldout_expected_reward": heldout.expected_reward,
+             "heldout_per_prompt": heldout.per_prompt.round(5).tolist(),
+             "heldout_greedy_accuracy": greedy_accuracy(policy, split("heldout", cfg.world), cfg.budget, exact),
+             "train_reward": train.expected_reward, "train_per_prompt": train.per_prompt.round(5).tolist(),
+             "heldout_status_counts": heldout.status_counts()}
+    if cfg.world == "multi":
+        entry["heldout_step_validity"] = step_validity(heldout)
+    return entry
+
+
+@dataclass
+class RLState:
+    """Everything needed to continue a run exactly where it stopped."""
+
+    step: int
+    policy: dict
+    optimizer: dict
+    generator: torch.Tensor
+    pool: list
+    log: dict
+
+    def save(self, path) -> None:
+        torch.save(asdict(self), path)
+
+    @classmethod
+    def load(cls, path) -> "RLState":
+        return cls(**torch.load(path, weights_only=False))
+
+
+def new_log() -> dict:
+    """The run's growing log: metrics per step, evaluations, checkpoints, rollouts and events."""
+    return {"metrics": [], "evals": [], "checkpoints": [], "rollouts": [], "interventions": [],
+            "aborted_updates": [], "status": "running", "wall_seconds": 0.0}
+
+
+def _store(batch: Batch) -> dict:
+    """The compact per-step rollout record kept in the run's cache."""
+    r = batch.rollouts
+    return {"step": batch.step, "prompts": r.prompts[:: r.group_size], "tokens": r.tokens.to(torch.uint8),
+            "lengths": r.lengths.to(torch.uint8), "logprobs": r.logprobs.clone(),
+            "rewards": torch.tensor(batch.rewards, dtype=torch.float32),
+            "statuses": torch.tensor([rw.STATUSES.index(s) for s in batch.statuses], dtype=torch.uint8),
+            "policy_version": r.policy_version, "used": batch.used.clone()}
+
+
+def _intervene(log: dict, step: int, kind: str, reason: str, metric: str, value: float, threshold: float,
+               affected: int) -> None:
+    log["interventions"].append({"step": step, "kind": kind, "reason": reason,
+                                 "trigger": {"metric": metric, "value": float(value), "threshold": float(threshold)},
+                                 "affected_rollouts": int(affected)})
+
+
+def guard_batch(cfg: RLConfig, log: dict, step: int, statuses: list[str], error: str | None) -> bool:
+    """Apply the response policy to a scored batch; True when the batch may be learned from."""
+    n = len(statuses)
+    if error is not None:
+        rate = statuses.count("unverifiable") / n
+        _intervene(log, step, "updates paused", error, "verifier_error_rate", rate,
+                   cfg.guard.max_verifier_error_rate, n)
+        return False
+    malformed = statuses.count("malformed") / n
+    if malformed > cfg.guard.max_malformed_rate:
+        _intervene(log, step, "batch excluded", "malformed rollouts above the limit", "malformed_rate", malformed,
+                   cfg.guard.max_malformed_rate, statuses.count("malformed"))
+        return False
+    return True
+
+
+def _faults_at(cfg: RLConfig, step: int) -> set[str]:
+    return {kind for at, kind in cfg.faults if at == step}
+
+
+def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: RLState | None = None,
+             on_checkpoint=None) -> dict:
+    """Run RL from ``policy`` (or continue from ``state``); returns the run log.
+
+    ``on_checkpoint(state)`` is called with a resumable :class:`RLState` at
+    every checkpoint, so an interrupted run loses at most ``checkpoint_every``
+    steps and resumes bit-identically with the same seed and thread count.
+    """
+    reference = copy.deepcopy(policy).eval()
+    opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
+    gen = torch.Generator().manual_seed(seed)
+    log, pool, first = new_log(), deque(maxlen=cfg.stale + 1), 1
+    if state is not None:
+        policy.load_state_dict(state.policy)
+        opt.load_state_dict(state.optimizer)
+        gen.set_state(state.generator)
+        log, first = state.log, state.step + 1
+        pool.extend(state.pool)
+    else:
+        _checkpoint(policy, cfg, seed, name, 0, log)
+    verifier = make_verifier(cfg)
+    tasks = split("train", cfg.world)
+    picker = random.Random(seed)
+    started = time.perf_counter() - log["wall_seconds"]
+    consecutive = 0
+    for step in progress(range(first, cfg.steps + 1), desc=name, total=cfg.steps - first + 1):
+        faults = _faults_at(cfg, step)
+        t0 = time.perf_counter()
+        chosen = tasks if not cfg.prompts_per_step else picker.sample(tasks, cfg.prompts_per_step)
+        policy.version = f"{name}@{step - 1}"
+        rollouts = sample(policy, [t.prompt for t in chosen], n=cfg.group_size, temperature=cfg.temperature,
+                          budget=cfg.budget, generator=gen)
+        if "malformed_burst" in faults:
+            rollouts = corrupt(rollouts, 0.8, gen)
+        rewards, statuses, error = score_guarded(verifier, rollouts, cfg.guard.verifier_timeout_s,
+                                                 next((f for f in faults if f.startswith("verifier")), None))
+        advantages, used = credit(cfg, rewards, statuses)
+        batch = Batch(step, rollouts, rewards, statuses, advantages, used)
+        t1 = time.perf_counter()
+        ok = guard_batch(cfg, log, step, statuses, error)
+        stats = {}
+        if ok:
+            pool.append(batch)
+            learn = pool[0]
+            for _ in range(cfg.updates_per_batch):
+                stats = update(policy, opt, learn, cfg, reference, poison="nan_loss" in faults)
+            if not stats["finite"]:
+                ok = False
+                log["aborted_updates"].append({"step": step, "reason": "non-finite loss", "measurement": str(stats["loss"])})
+                _intervene(log, step, "batch excluded", "non-finite loss", "loss_is_finite", 0.0, 1.0, len(statuses))
+        consecutive = 0 if ok else consecutive + 1
+        log["metrics"].append({"step": step, **rollout_metrics(cfg, batch), "excluded": not ok,
+                               **{k: v for k, v in stats.items() if k != "finite"},
+                               "sample_seconds": t1 - t0, "update_seconds": time.perf_counter() - t1})
+        log["rollouts"].append(_store(batch))
+        log["wall_seconds"] = time.perf_counter() - started
+        if consecutive >= cfg.guard.abort_after:
+            log["status"] = "aborted"
+            log["abort"] = {"step": step, "reason": f"{consecutive} consecutive batches excluded or paused",
+                            "threshold": cfg.guard.abort_after}
+            break
+        if step % cfg.checkpoint_every == 0 or step == cfg.steps:
+            _checkpoint(policy, cfg, seed, name, step, log)
+            if on_checkpoint is not None:
+                on_checkpoint(RLState(step, copy.deepcopy(policy.state_dict()), copy.deepcopy(opt.state_dict()),
+                                      gen.get_state(), list(pool), log))
+    if log["status"] == "running":
+        log["status"] = "completed"
+    policy.version = f"{name}@{log['checkpoints'][-1]['step']}"
+    return log
+
+
+def _checkpoint(policy: Policy, cfg: RLConfig, seed: int, name: str, step: int, log: dict) -> None:
+    policy.version = f"{name}@{step}"
+    log["checkpoints"].append({"step": step, "version": policy.version, "weights_hash": weights_hash(policy),
+                               "checkpoint": Checkpoint.of(policy, policy.version)})
+    log["evals"].append(checkpoint_eval(policy, cfg, seed, step))

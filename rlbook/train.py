@@ -1,0 +1,123 @@
+"""Supervised training: pretraining on plain equations, then SFT on chat examples.
+
+Chapter 1 contrasts the two ways of teaching: SFT *demonstrates* answers (this
+module); RL *judges* the policy's own attempts (``rlbook.rl``). The base
+policy of every RL run in the book is made here.
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from .policy import Policy, PolicyConfig
+from .progress import progress
+from .world import EOT, Task, encode, equation_line, split
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """Pretraining on a random stream of equation lines such as ``3+4=7``.
+
+    ``world="single"`` streams every pair a+b with digits 0-9;
+    ``world="multi"`` streams a mix of ``x+y=z`` lines (x 0-18, y 0-9, so
+    that adding a digit to a partial sum is learnable) and ``a+b+c=s1,s2``
+    chains.
+    """
+
+    world: str = "single"
+    steps: int = 1500
+    batch: int = 128
+    block_size: int = 16
+    lr: float = 3e-3
+    warmup: int = 100
+    space_prob: float = 0.3
+    chain_share: float = 0.3
+
+
+@dataclass(frozen=True)
+class SFTConfig:
+    """Full-batch supervised fine-tuning on the chat examples of the ``sft`` split."""
+
+    steps: int = 400
+    lr: float = 1e-3
+
+
+def _stream_tasks(cfg: PretrainConfig, rng: random.Random) -> Task:
+    if cfg.world == "single":
+        return Task((rng.randrange(10), rng.randrange(10)))
+    if rng.random() < cfg.chain_share:
+        return Task((rng.randrange(10), rng.randrange(10), rng.randrange(10)))
+    return Task((rng.randrange(19), rng.randrange(10)))
+
+
+def equation_stream(cfg: PretrainConfig, chars: int, seed: int) -> torch.Tensor:
+    """Token ids of a random stream of about ``chars`` characters of equation lines."""
+    rng = random.Random(seed)
+    lines, total = [], 0
+    while total < chars:
+        line = equation_line(_stream_tasks(cfg, rng), rng, cfg.space_prob)
+        lines.append(line)
+        total += len(line)
+    return torch.tensor(encode("".join(lines)), dtype=torch.long)
+
+
+def lr_at(step: int, steps: int, peak: float, warmup: int) -> float:
+    """Linear warm-up to ``peak`` then cosine decay to a tenth of it."""
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress_frac = (step - warmup) / max(1, steps - warmup)
+    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress_frac)))
+
+
+def pretrain(cfg: PretrainConfig, seed: int, desc: str = "pretrain") -> Policy:
+    """Train a fresh policy to predict the next character of equation lines."""
+    torch.manual_seed(seed)
+    policy = Policy(PolicyConfig(block_size=cfg.block_size))
+    stream = equation_stream(cfg, chars=cfg.steps * 64 + 10_000, seed=seed)
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.01)
+    offsets = torch.arange(cfg.block_size + 1)
+    for step in progress(range(cfg.steps), desc=desc):
+        for group in opt.param_groups:
+            group["lr"] = lr_at(step, cfg.steps, cfg.lr, cfg.warmup)
+        starts = torch.randint(0, len(stream) - cfg.block_size - 1, (cfg.batch,), generator=gen)
+        window = stream[starts[:, None] + offsets]
+        logits, _ = policy(window[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), window[:, 1:].reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return policy
+
+
+def chat_batch(tasks: list[Task]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Ids of ``prompt + completion`` for each task, padded with EOT, and a mask of answer positions.
+
+    The mask marks the positions whose *next* token is part of the answer,
+    so the loss is taken on answer tokens only, never on the prompt.
+    """
+    texts = [t.prompt + t.completion for t in tasks]
+    width = max(map(len, texts))
+    ids = torch.tensor([encode(x + EOT * (width - len(x))) for x in texts], dtype=torch.long)
+    mask = torch.zeros(len(tasks), width - 1, dtype=torch.bool)
+    for i, t in enumerate(tasks):
+        mask[i, len(t.prompt) - 1:len(t.prompt) - 1 + len(t.completion)] = True
+    return ids, mask
+
+
+def sft(policy: Policy, cfg: SFTConfig, world: str = "single", desc: str = "sft") -> Policy:
+    """Fine-tune on the ``sft`` split's chat examples, loss on answer tokens only."""
+    ids, mask = chat_batch(split("sft", world))
+    opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
+    for _ in progress(range(cfg.steps), desc=desc):
+        logits, _ = policy(ids[:, :-1])
+        losses = F.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none")
+        loss = (losses * mask).sum() / mask.sum()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return policy

@@ -1,0 +1,317 @@
+"""The book build without Quarto: a tiny fixture book executed in fresh kernels and rendered with pandoc.
+
+The fixture has an index, two chapters and a references page. Chapter 1 has
+a matplotlib figure cell, a table cell, a callout and a collapsed callout,
+citations, cross-references within and across chapters, hidden cells and
+inline ``{python}`` values; chapter 2 refers back to chapter 1.
+"""
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from rlbook.build import build_book, choose_backend, inline_expressions, select_pages, swap_in
+from rlbook.html import relative_href
+from rlbook.lint import Page
+
+QUARTO_YML = """\
+project:
+  type: book
+book:
+  title: "Tiny Book"
+  subtitle: "A fixture"
+  author: "Tester"
+  chapters:
+    - index.qmd
+    - chapters/01-first.qmd
+    - chapters/02-second.qmd
+    - chapters/references.qmd
+bibliography: references.bib
+format:
+  html:
+    code-fold: show
+"""
+BIB = """\
+@book{sutton2018reinforcement,
+  title = {Reinforcement Learning: An Introduction},
+  author = {Sutton, Richard S. and Barto, Andrew G.},
+  edition = {2}, year = {2018}, publisher = {MIT Press}
+}
+@article{williams1992simple,
+  title = {Simple Statistical Gradient-Following Algorithms for Connectionist Reinforcement Learning},
+  author = {Williams, Ronald J.}, journal = {Machine Learning}, volume = {8}, year = {1992}
+}
+@book{uncited2000, title = {Never Cited}, author = {Nobody, A.}, year = {2000}}
+"""
+FIRST = """\
+# The first chapter {#sec-first}
+
+```{python}
+answer = 21
+```
+
+Rewards follow @sutton2018reinforcement. The answer is `{python} answer` and twice that is `{python} answer * 2`.
+See @fig-line, @tbl-small and [-@fig-line] alone; later, @sec-later.
+
+## A section {#sec-later}
+
+::: {.callout-note}
+## Remember
+Callouts are boxes.
+:::
+
+::: {.callout-tip collapse="true"}
+## Solution
+Hidden until opened.
+:::
+
+```{python}
+#| label: fig-line
+#| fig-cap: "A line that goes up, as in [@williams1992simple]."
+#| fig-alt: "A straight line rising from left to right."
+import matplotlib.pyplot as plt
+plt.plot([0, 1, 2], [0, 1, 2]);
+```
+
+```{python}
+#| label: tbl-small
+#| tbl-cap: "A small table."
+from IPython.display import Markdown
+Markdown("| a | b |\\n|---|---|\\n| 1 | 2 |")
+```
+
+```{python}
+#| echo: false
+print("only the output")
+```
+
+```{python}
+#| include: false
+secret_value = 1
+```
+"""
+SECOND = """\
+# The second chapter {#sec-second}
+
+As @fig-line in @sec-first showed, and as [@williams1992simple] argued.
+
+```{python}
+print(40 + 2)
+```
+"""
+FAILING = """\
+# The second chapter {#sec-second}
+
+```{python}
+x = 1
+```
+
+```{python}
+y = x + 1
+raise ValueError("this cell is broken on purpose")
+```
+"""
+
+
+def write_book(root: Path, second: str = SECOND) -> Path:
+    (root / "chapters").mkdir(parents=True)
+    (root / "_quarto.yml").write_text(QUARTO_YML)
+    (root / "references.bib").write_text(BIB)
+    (root / "index.qmd").write_text("# Preface {.unnumbered}\n\nTwo chapters: @sec-first and @sec-second.\n")
+    (root / "chapters" / "01-first.qmd").write_text(FIRST)
+    (root / "chapters" / "02-second.qmd").write_text(second)
+    (root / "chapters" / "references.qmd").write_text("# References {.unnumbered}\n\n::: {#refs}\n:::\n")
+    return root
+
+
+class Tags(HTMLParser):
+    """The img tags of a page, each with its alt text and whether it sits in a <figure>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.images: list[tuple[str, bool]] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "figure":
+            self.depth += 1
+        if tag == "img":
+            self.images.append((dict(attrs).get("alt") or "", self.depth > 0))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "figure":
+            self.depth -= 1
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory) -> tuple[Path, list[str]]:
+    root = write_book(tmp_path_factory.mktemp("book"))
+    lines: list[str] = []
+    assert build_book(root, backend="pandoc", out=lines.append) == 0, "\n".join(lines)
+    return root, lines
+
+
+def page(root: Path, name: str) -> str:
+    return (root / "_book" / name).read_text(encoding="utf-8")
+
+
+def test_every_page_is_written_and_progress_is_reported(book):
+    root, lines = book
+    for name in ("index.html", "chapters/01-first.html", "chapters/02-second.html", "chapters/references.html"):
+        assert (root / "_book" / name).is_file()
+    assert any(re.match(r"\[2/4\] chapters/01-first\.qmd: executed in \d+\.\d s", line) for line in lines)
+
+
+def test_no_reference_is_left_raw(book):
+    root, _ = book
+    for html_file in (root / "_book").rglob("*.html"):
+        text = html_file.read_text(encoding="utf-8")
+        for raw in ("@fig-", "@sec-", "@tbl-", "?@", "[@", "??"):
+            assert raw not in text, f"{raw} left in {html_file.name}"
+
+
+def test_figures_are_numbered_images_with_alt_text(book):
+    root, _ = book
+    text = page(root, "chapters/01-first.html")
+    tags = Tags()
+    tags.feed(text)
+    assert tags.images == [("A straight line rising from left to right.", True)]
+    figure = re.search(r'<figure id="fig-line">(.*?)</figure>', text, re.S).group(1)
+    assert re.search(r"Figure\xa01\.1:</span> A line that\s+goes up", figure)
+    image = re.search(r'<img src="([^"]+)"', figure).group(1)
+    assert (root / "_book" / "chapters" / image).is_file()
+
+
+def test_cross_references_are_numbered_links_within_and_across_pages(book):
+    root, _ = book
+    first = page(root, "chapters/01-first.html")
+    assert re.search(r'<a\s+href="#fig-line"\s+class="quarto-xref">Figure\xa01\.1</a>', first)
+    assert re.search(r'<a\s+href="#tbl-small"\s+class="quarto-xref">Table\xa01\.1</a>', first)
+    assert re.search(r'<a\s+href="#fig-line"\s+class="quarto-xref">1\.1</a>\s+alone', first)
+    assert re.search(r'<a\s+href="#sec-later"\s+class="quarto-xref">Section\s+1\.1</a>', first)
+    second = page(root, "chapters/02-second.html")
+    assert re.search(r'<a\s+href="01-first.html#fig-line"\s+class="quarto-xref">Figure\xa01.1</a>', second)
+    assert re.search(r'<a\s+href="01-first.html#sec-first"\s+class="quarto-xref">Chapter\s+1</a>', second)
+    assert re.search(r'href="chapters/02-second.html#sec-second"\s+class="quarto-xref">Chapter\s+2</a>',
+                     page(root, "index.html"))
+
+
+def test_sections_and_tables_are_numbered(book):
+    root, _ = book
+    first = page(root, "chapters/01-first.html")
+    assert re.search(r'<h2 id="sec-later"><span class="header-section-number">1\.1</span>', first)
+    assert re.search(r'<div id="tbl-small" class="table-float">\s*<div class="table-caption">\s*'
+                     r'<span class="float-number">Table\xa01\.1:</span> A small table\.', first)
+    assert "<td>2</td>" in first
+
+
+def test_citations_are_rendered_and_the_references_page_lists_cited_works_only(book):
+    root, _ = book
+    first = page(root, "chapters/01-first.html")
+    assert re.search(r"Sutton and Barto \(<a\s+href=\"#ref-sutton2018reinforcement\"", first)
+    refs = page(root, "chapters/references.html")
+    assert 'id="ref-sutton2018reinforcement"' in refs and 'id="ref-williams1992simple"' in refs
+    assert "uncited2000" not in refs
+
+
+def test_callouts_are_boxes_and_collapsed_ones_are_details(book):
+    root, _ = book
+    first = page(root, "chapters/01-first.html")
+    assert re.search(r'<div class="callout callout-note">\s*<div class="callout-title">\s*Remember', first)
+    assert re.search(r'<details class="callout callout-tip">\s*<summary class="callout-title">\s*Solution', first)
+    assert "## Solution" not in first
+
+
+def test_inline_values_and_hidden_cells(book):
+    root, _ = book
+    first = page(root, "chapters/01-first.html")
+    assert re.search(r"The answer is 21 and twice that\s+is 42\.", first)
+    assert "only the output" in first and "print(" not in first.split("only the output")[0].rsplit("<div", 1)[-1]
+    assert "secret_value" not in first and "#|" not in first
+
+
+def test_each_chapter_links_its_executed_notebook(book):
+    root, _ = book
+    assert '<a href="../notebooks/01-first.ipynb" download>Download this chapter as a notebook</a>' in \
+        page(root, "chapters/01-first.html")
+    notebook = json.loads(page(root, "notebooks/01-first.ipynb"))
+    outputs = [o for c in notebook["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
+    assert any("image/png" in o.get("data", {}) for o in outputs)
+    assert (root / "_build" / "notebooks" / "02-second.ipynb").is_file()
+    assert "Download this chapter" not in page(root, "chapters/references.html")
+
+
+def test_navigation_lists_every_page_and_links_neighbours(book):
+    root, _ = book
+    second = page(root, "chapters/02-second.html")
+    assert '<a href="01-first.html">1 The first chapter</a>' in second
+    assert 'class="current" aria-current="page">2 The second chapter</a>' in second
+    assert 'rel="prev" href="01-first.html"' in second and 'rel="next" href="references.html"' in second
+    assert '<link rel="stylesheet" href="../book.css" />' in second and (root / "_book" / "book.css").is_file()
+
+
+def test_only_executes_one_chapter_and_reuses_the_other_notebooks(book):
+    root, _ = book
+    lines: list[str] = []
+    assert build_book(root, backend="pandoc", only="02-second", out=lines.append) == 0
+    assert [line for line in lines if "executed in" in line] and all("01-first" not in line for line in lines)
+    assert "A straight line rising" in page(root, "chapters/01-first.html")
+
+
+def test_a_failing_cell_names_page_and_cell_and_keeps_the_previous_book(tmp_path):
+    root = write_book(tmp_path, second=FAILING)
+    (root / "_book").mkdir()
+    (root / "_book" / "index.html").write_text("the previous book")
+    lines: list[str] = []
+    assert build_book(root, backend="pandoc", only="02-second", out=lines.append) == 1
+    report = "\n".join(lines)
+    assert "FAILED chapters/02-second.qmd: cell 2 (line 8 of the page)" in report
+    assert "y = x + 1" in report and "ValueError: this cell is broken on purpose" in report
+    assert (root / "_book" / "index.html").read_text() == "the previous book"
+
+
+def test_unknown_page_or_backend_is_a_usage_error(tmp_path):
+    root = write_book(tmp_path)
+    lines: list[str] = []
+    assert build_book(root, backend="pandoc", only="99-nothing", out=lines.append) == 2
+    assert "names no page" in lines[-1]
+    assert build_book(root, backend="latex", out=lines.append) == 2
+
+
+def test_select_pages_by_stem_path_or_number():
+    pages = [Page("index.qmd", "front", None, "P"), Page("chapters/03-credit.qmd", "main", "3", "C")]
+    assert select_pages(pages, None) == pages
+    for name in ("03-credit", "chapters/03-credit.qmd", "03-credit.qmd", "3", "03"):
+        assert select_pages(pages, name) == pages[1:]
+
+
+def test_choose_backend_takes_pandoc_without_quarto(monkeypatch):
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    assert choose_backend("auto") == "pandoc"
+    with pytest.raises(ValueError, match="quarto command is not on PATH"):
+        choose_backend("quarto")
+
+
+def test_inline_expressions_skip_fenced_code():
+    text = "A `{python} a` b.\n\n```\n`{python} not_this`\n```\nC `{python} f(1, 2)`"
+    assert [m.group(1) for m in inline_expressions(text)] == ["a", "f(1, 2)"]
+
+
+def test_relative_href_between_output_pages():
+    assert relative_href("chapters/01-a.html", "index.html") == "../index.html"
+    assert relative_href("index.html", "chapters/01-a.html") == "chapters/01-a.html"
+    assert relative_href("chapters/01-a.html", "chapters/02-b.html") == "02-b.html"
+
+
+def test_swap_in_replaces_the_folder_whole(tmp_path):
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "a").write_text("new")
+    (tmp_path / "final").mkdir()
+    (tmp_path / "final" / "b").write_text("old")
+    swap_in(tmp_path / "new", tmp_path / "final")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["final"]
+    assert [p.name for p in (tmp_path / "final").iterdir()] == ["a"]
