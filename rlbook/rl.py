@@ -177,7 +177,7 @@ def update(policy: Policy, opt: torch.optim.Optimizer, batch: Batch, cfg: RLConf
             loss = loss + cfg.kl_beta * kl
     if poison:
         loss = loss * float("nan")
-    stats.update(loss=float(loss), kl=float(kl), entropy=float(losses.aggregate(entropy.detach(), rollouts.mask)),
+    stats.update(loss=float(loss.detach()), kl=float(kl.detach()), entropy=float(losses.aggregate(entropy.detach(), rollouts.mask)),
                  finite=bool(torch.isfinite(loss)))
     opt.zero_grad(set_to_none=True)
     if stats["finite"]:

@@ -245,7 +245,7 @@ def _train_base(s: RunSpec, seed: int, threads: int) -> tuple[dict, dict]:
            "status": "completed", "timing": {"pretrain_seconds": pretrain_seconds}}
     _base_checkpoint(policy, probe, seed, s.name, 0, "pretrained", log)
     started = time.perf_counter()
-    sft(policy, s.sft, world, desc=f"{s.name}: sft")
+    sft(policy, s.sft, s.pretrain, seed, desc=f"{s.name}: sft")
     log["timing"]["sft_seconds"] = time.perf_counter() - started
     _base_checkpoint(policy, probe, seed, s.name, 1, "sft", log)
     log["wall_seconds"] = pretrain_seconds + log["timing"]["sft_seconds"]

@@ -29,7 +29,7 @@ class PretrainConfig:
     """
 
     world: str = "single"
-    steps: int = 1500
+    steps: int = 1100
     batch: int = 128
     block_size: int = 16
     lr: float = 3e-3
@@ -40,10 +40,17 @@ class PretrainConfig:
 
 @dataclass(frozen=True)
 class SFTConfig:
-    """Full-batch supervised fine-tuning on the chat examples of the ``sft`` split."""
+    """Full-batch supervised fine-tuning on the chat examples of the ``sft`` split.
+
+    ``replay`` weighs a second loss on ``replay_batch`` windows of the
+    pretraining stream, so that learning the chat format does not erase the
+    arithmetic learnt in pretraining (0 turns replay off).
+    """
 
     steps: int = 400
     lr: float = 1e-3
+    replay: float = 1.0
+    replay_batch: int = 64
 
 
 def _stream_tasks(cfg: PretrainConfig, rng: random.Random) -> Task:
@@ -85,9 +92,7 @@ def pretrain(cfg: PretrainConfig, seed: int, desc: str = "pretrain") -> Policy:
         for group in opt.param_groups:
             group["lr"] = lr_at(step, cfg.steps, cfg.lr, cfg.warmup)
         starts = torch.randint(0, len(stream) - cfg.block_size - 1, (cfg.batch,), generator=gen)
-        window = stream[starts[:, None] + offsets]
-        logits, _ = policy(window[:, :-1])
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), window[:, 1:].reshape(-1))
+        loss = next_char_loss(policy, stream[starts[:, None] + offsets])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -109,14 +114,26 @@ def chat_batch(tasks: list[Task]) -> tuple[torch.Tensor, torch.Tensor]:
     return ids, mask
 
 
-def sft(policy: Policy, cfg: SFTConfig, world: str = "single", desc: str = "sft") -> Policy:
-    """Fine-tune on the ``sft`` split's chat examples, loss on answer tokens only."""
-    ids, mask = chat_batch(split("sft", world))
+def next_char_loss(policy: Policy, windows: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy of predicting each next character of the windows."""
+    logits, _ = policy(windows[:, :-1])
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), windows[:, 1:].reshape(-1))
+
+
+def sft(policy: Policy, cfg: SFTConfig, stream_cfg: PretrainConfig, seed: int, desc: str = "sft") -> Policy:
+    """Fine-tune on the ``sft`` split's chat examples, loss on answer tokens only, with replay."""
+    ids, mask = chat_batch(split("sft", stream_cfg.world))
+    stream = equation_stream(stream_cfg, chars=50_000, seed=seed + 100_000)
+    gen = torch.Generator().manual_seed(seed + 100_000)
+    offsets = torch.arange(stream_cfg.block_size + 1)
     opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
     for _ in progress(range(cfg.steps), desc=desc):
         logits, _ = policy(ids[:, :-1])
         losses = F.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none")
         loss = (losses * mask).sum() / mask.sum()
+        if cfg.replay > 0:
+            starts = torch.randint(0, len(stream) - len(offsets), (cfg.replay_batch,), generator=gen)
+            loss = loss + cfg.replay * next_char_loss(policy, stream[starts[:, None] + offsets])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
