@@ -6,9 +6,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # torch is installed first, at the version pyproject.toml pins, so that nothing
-# later asks for a newer (and, on Linux, CUDA-sized) build. On Linux, add
-#   TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
-# to take the CPU-only wheel from the PyTorch index instead of PyPI's default.
+# later asks for a newer (and, on Linux, CUDA-sized) build. TORCH_PIP_ARGS
+# passes extra pip options for that one install, e.g. an index of CPU wheels.
 TORCH := $(shell sed -n 's/^ *"\(torch==[^"]*\)".*/\1/p' pyproject.toml)
 TORCH_PIP_ARGS ?=
 

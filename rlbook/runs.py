@@ -258,7 +258,9 @@ def _base_checkpoint(policy: Policy, probe: RLConfig, seed: int, name: str, step
     policy.version = f"{name}@{label}"
     log["checkpoints"].append({"step": step, "version": policy.version, "weights_hash": weights_hash(policy),
                                "checkpoint": Checkpoint.of(policy, policy.version)})
-    log["evals"].append(checkpoint_eval(policy, probe, seed, step))
+    # Evaluated with the sampling seed of an RL run's step 0, so that the base
+    # policy gets the same numbers here and at the start of every RL run.
+    log["evals"].append(dict(checkpoint_eval(policy, probe, seed, 0), step=step))
 
 
 def _train_rl(s: RunSpec, parent: Run, seed: int, threads: int, entry: Path) -> tuple[dict, dict]:

@@ -1,0 +1,209 @@
+"""``rlbook bench``: measure the speed the book promises its readers.
+
+Every figure is the median of repeated measurements with its spread
+(min-max), and every comparison (KV cache against none, one thread against
+two) is a ratio of two measurements taken in the same invocation.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from . import runs
+from .policy import Policy
+from .sampling import sample
+from .world import split
+
+
+def _spread(values: list[float]) -> dict:
+    """Median and range of repeated measurements."""
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def _timed(fn, repeats: int) -> list[float]:
+    out = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def matmul_flops(repeats: int, size: int = 512) -> dict:
+    """Measured float32 matmul throughput of this machine at the current thread count (FLOP/s)."""
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    for _ in range(3):
+        a @ b
+    inner = 20
+    seconds = _timed(lambda: [a @ b for _ in range(inner)], repeats)
+    return _spread([2 * size ** 3 * inner / s for s in seconds])
+
+
+def sampling_throughput(policy: Policy, repeats: int, prompts: int = 100, n: int = 32) -> dict:
+    """Generated tokens per second for ``prompts x n`` sequences, with and without the KV cache."""
+    tasks = [t.prompt for t in (split("all") * ((prompts + 99) // 100))[:prompts]]
+    result = {}
+    for cache in (True, False):
+        counts, rates = [], []
+        for r in range(repeats):
+            gen = torch.Generator().manual_seed(r)
+            start = time.perf_counter()
+            rollouts = sample(policy, tasks, n=n, generator=gen, use_cache=cache)
+            elapsed = time.perf_counter() - start
+            counts.append(int(rollouts.lengths.sum()))
+            rates.append(counts[-1] / elapsed)
+        result["kv_cache" if cache else "no_cache"] = _spread(rates)
+    result["sequences"] = prompts * n
+    result["cache_speedup"] = result["kv_cache"]["median"] / result["no_cache"]["median"]
+    return result
+
+
+def fresh_pipeline(repeats: int, threads: int) -> dict:
+    """Wall time of base (pretraining + SFT) and main (RL), trained from an empty cache."""
+    pre, sft, rl, per_step, sampling_s, update_s = [], [], [], [], [], []
+    saved = os.environ.get("RLBOOK_CACHE")
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ["RLBOOK_CACHE"] = tmp
+            base = runs.load("base", 0, threads)
+            main = runs.load("main", 0, threads)
+        pre.append(base.log["timing"]["pretrain_seconds"])
+        sft.append(base.log["timing"]["sft_seconds"])
+        rl.append(main.log["wall_seconds"])
+        steps = main.metrics
+        per_step.append(statistics.median(m["sample_seconds"] + m["update_seconds"] for m in steps))
+        sampling_s.append(statistics.median(m["sample_seconds"] for m in steps))
+        update_s.append(statistics.median(m["update_seconds"] for m in steps))
+    if saved is None:
+        os.environ.pop("RLBOOK_CACHE", None)
+    else:
+        os.environ["RLBOOK_CACHE"] = saved
+    return {"pretrain_seconds": _spread(pre), "sft_seconds": _spread(sft), "rl_seconds": _spread(rl),
+            "rl_step_seconds": _spread(per_step), "rl_step_sampling_seconds": _spread(sampling_s),
+            "rl_step_update_seconds": _spread(update_s), "base": base, "main": main}
+
+
+def training_flop_fractions(pipeline: dict, peak: float) -> dict:
+    """Fraction of measured matmul FLOP/s reached by pretraining and by the RL update (6 x params x tokens)."""
+    base, main = pipeline.pop("base"), pipeline.pop("main")
+    params = base.policy().num_parameters()
+    cfg = runs.spec("base").pretrain
+    pre_tokens = cfg.steps * cfg.batch * cfg.block_size
+    pre_rate = 6 * params * pre_tokens / pipeline["pretrain_seconds"]["median"]
+    rl_cfg = runs.spec("main").rl
+    rows = len(split("train")) * rl_cfg.group_size
+    update_tokens = rows * (len(split("train")[0].prompt) + rl_cfg.budget - 1)
+    update_rate = 6 * params * update_tokens / pipeline["rl_step_update_seconds"]["median"]
+    return {"parameters": params, "pretrain_flops": pre_rate, "pretrain_fraction": pre_rate / peak,
+            "rl_update_flops": update_rate, "rl_update_fraction": update_rate / peak}
+
+
+def all_runs_seconds(names: list[str], threads: int) -> float:
+    """Wall time to train every named run the book needs, seed 0, from an empty cache."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, RLBOOK_CACHE=tmp, RLBOOK_PROGRESS="0")
+        start = time.perf_counter()
+        code = "import sys; from rlbook import runs; [runs.load(n, 0, int(sys.argv[1])) for n in sys.argv[2:]]"
+        subprocess.run([sys.executable, "-c", code, str(threads), *names], check=True, env=env)
+        return time.perf_counter() - start
+
+
+def book_seconds(root: Path, cache: str | None) -> float:
+    """Wall time of executing the whole book (``rlbook build``) with the given run cache."""
+    env = dict(os.environ, RLBOOK_PROGRESS="0")
+    if cache:
+        env["RLBOOK_CACHE"] = cache
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "rlbook.cli", "build", "--backend", "pandoc"], cwd=root, check=True,
+                   env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
+    """Every figure of the benchmark report, as a dict."""
+    repeats = 2 if quick else 5
+    torch.set_num_threads(threads)
+    report = {"machine": {"cores": os.cpu_count(), "threads": threads, "torch": torch.__version__,
+                          "python": platform.python_version(), "processor": platform.processor() or platform.machine()}}
+    report["matmul_flops"] = matmul_flops(repeats)
+    pipeline = fresh_pipeline(1 if quick else 3, threads)
+    report["fractions"] = training_flop_fractions(pipeline, report["matmul_flops"]["median"])
+    report["pipeline"] = pipeline
+    policy = runs.load("base", 0, threads).policy()
+    report["sampling"] = sampling_throughput(policy, repeats)
+    torch.set_num_threads(1)
+    one = sampling_throughput(policy, repeats)["kv_cache"]["median"]
+    torch.set_num_threads(threads)
+    report["sampling"]["two_threads_over_one"] = report["sampling"]["kv_cache"]["median"] / one
+    report["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if not quick:
+        report["all_runs_seconds"] = all_runs_seconds(list(runs.RUNS), threads)
+        root = Path(__file__).resolve().parent.parent
+        with tempfile.TemporaryDirectory() as tmp:
+            report["book_seconds_empty_cache"] = book_seconds(root, tmp)
+            report["book_seconds_warm_cache"] = book_seconds(root, tmp)
+        report["peak_memory_children_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return report
+
+
+def _fmt(s: dict, scale: float = 1.0, unit: str = "") -> str:
+    return f"{s['median'] * scale:,.3g}{unit} (range {s['min'] * scale:,.3g}-{s['max'] * scale:,.3g}, n={s['n']})"
+
+
+def markdown(report: dict) -> str:
+    """The report as the Markdown of BENCHMARKS.md."""
+    m, p, s, f = report["machine"], report["pipeline"], report["sampling"], report["fractions"]
+    lines = [
+        "# Benchmarks", "", "Regenerate with `rlbook bench --write BENCHMARKS.md`. Medians of repeated runs, with range.", "",
+        f"Machine: {m['cores']} cores, {m['threads']} torch threads, torch {m['torch']}, Python {m['python']}, {m['processor']}.",
+        "", "| measurement | value |", "|---|---|",
+        f"| pretraining (`base`) | {_fmt(p['pretrain_seconds'], unit=' s')} |",
+        f"| SFT (`base`) | {_fmt(p['sft_seconds'], unit=' s')} |",
+        f"| RL (`main`, incl. checkpoint evaluations) | {_fmt(p['rl_seconds'], unit=' s')} |",
+        f"| RL step | {_fmt(p['rl_step_seconds'], 1000, ' ms')} |",
+        f"| RL step: sampling and scoring | {_fmt(p['rl_step_sampling_seconds'], 1000, ' ms')} |",
+        f"| RL step: update | {_fmt(p['rl_step_update_seconds'], 1000, ' ms')} |",
+        f"| sampling, {s['sequences']:,} sequences, KV cache | {_fmt(s['kv_cache'], unit=' tok/s')} |",
+        f"| sampling, no cache | {_fmt(s['no_cache'], unit=' tok/s')} |",
+        f"| KV cache speed-up (same run) | {s['cache_speedup']:.2f}x |",
+        f"| 2 threads over 1 thread, sampling | {s['two_threads_over_one']:.2f}x |",
+        f"| float32 matmul (512^3) | {_fmt(report['matmul_flops'], 1e-9, ' GFLOP/s')} |",
+        f"| pretraining, share of matmul FLOP/s | {f['pretrain_fraction']:.1%} ({f['pretrain_flops'] / 1e9:.2f} GFLOP/s, "
+        f"{f['parameters']:,} parameters) |",
+        f"| RL update, share of matmul FLOP/s | {f['rl_update_fraction']:.1%} ({f['rl_update_flops'] / 1e9:.2f} GFLOP/s) |",
+        f"| peak memory (this process) | {report['peak_memory_mb']:.0f} MB |",
+    ]
+    for key, label in (("all_runs_seconds", "every named run, seed 0, empty cache"),
+                       ("book_seconds_empty_cache", "whole book executed, empty run cache"),
+                       ("book_seconds_warm_cache", "whole book executed, warm run cache")):
+        if key in report:
+            lines.append(f"| {label} | {report[key]:.1f} s |")
+    if "peak_memory_children_mb" in report:
+        lines.append(f"| peak memory (largest child process) | {report['peak_memory_children_mb']:.0f} MB |")
+    return "\n".join(lines) + "\n"
+
+
+def main(args) -> int:
+    """Entry point of ``rlbook bench``."""
+    if args.peer == "trl":
+        from .trl_bridge import peer_benchmark
+
+        report = peer_benchmark(quick=args.quick)
+        print(json.dumps(report, indent=1) if args.json else report["summary"])
+        return 0
+    report = measure(args.quick)
+    text = markdown(report)
+    if args.write:
+        Path(args.write).write_text(text)
+    print(json.dumps(report, indent=1, default=str) if args.json else text)
+    return 0
