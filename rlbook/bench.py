@@ -196,9 +196,14 @@ def markdown(report: dict) -> str:
 def main(args) -> int:
     """Entry point of ``rlbook bench``."""
     if args.peer == "trl":
-        from .trl_bridge import peer_benchmark
+        try:
+            from .trl_bridge import peer_benchmark
 
-        report = peer_benchmark(quick=args.quick)
+            report = peer_benchmark(quick=args.quick)
+        except ImportError as err:
+            print(f"rlbook bench: error: --peer trl needs the trl extra (pip install -e \".[trl]\"): {err}",
+                  file=sys.stderr)
+            return 2
         print(json.dumps(report, indent=1) if args.json else report["summary"])
         return 0
     report = measure(args.quick)

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 EXIT_USAGE = 2
+MIN_TEMPERATURE = 0.01
 
 
 class UsageError(Exception):
@@ -54,6 +55,9 @@ def temperature(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+    if value < MIN_TEMPERATURE:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_TEMPERATURE} (lower values overflow; use greedy "
+                                         f"decoding via 'rlbook eval' instead), got {text}")
     return value
 
 

@@ -460,12 +460,16 @@ def load(path: str | os.PathLike) -> dict:
         text = source.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RecordError(f"{source}: no run record found") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{source}: not a UTF-8 text file") from None
     except OSError as err:
         raise RecordError(f"{source}: cannot read run record: {err.strerror}") from None
     try:
         record = json.loads(text)
     except json.JSONDecodeError as err:
         raise RecordError(f"{source}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+    except RecursionError:
+        raise RecordError(f"{source}: JSON nested too deeply to be a run record") from None
     try:
         return validate(record)
     except RecordError as err:

@@ -7,9 +7,9 @@ and the run record names each one.
 """
 from __future__ import annotations
 
-import concurrent.futures
 import copy
 import random
+import threading
 import time
 from collections import deque
 from dataclasses import asdict, dataclass, field
@@ -50,6 +50,7 @@ class RLConfig:
     temperature: float = 1.0
     budget: int = 4
     lr: float = 3e-4
+    warmup: int = 10
     loss: str = "ppo"
     eps_low: float = 0.2
     eps_high: float = 0.2
@@ -106,16 +107,21 @@ def score_guarded(verifier, rollouts: Rollouts, timeout_s: float, fault: str | N
             time.sleep(timeout_s * 1.5)
         return rw.score(verifier, rollouts.prompts, rollouts.completions())
 
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-    try:
-        rewards, statuses = pool.submit(run).result(timeout=timeout_s)
+    outcome: dict = {}
+
+    def guarded():
+        try:
+            outcome["value"] = run()
+        except Exception as err:  # noqa: BLE001 - any verifier failure becomes a recorded event
+            outcome["error"] = f"verifier raised {type(err).__name__}: {err}"
+
+    worker = threading.Thread(target=guarded, daemon=True)  # a hung verifier never keeps Python alive
+    worker.start()
+    worker.join(timeout_s)
+    if "value" in outcome:
+        rewards, statuses = outcome["value"]
         return rewards, statuses, None
-    except concurrent.futures.TimeoutError:
-        error = f"verifier timed out after {timeout_s:.1f} s"
-    except Exception as err:  # noqa: BLE001 - any verifier failure becomes a recorded event
-        error = f"verifier raised {type(err).__name__}: {err}"
-    finally:
-        pool.shutdown(wait=False)
+    error = outcome.get("error", f"verifier timed out after {timeout_s:.1f} s")
     return np.zeros(len(rollouts)), ["unverifiable"] * len(rollouts), error
 
 
@@ -208,16 +214,35 @@ def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int) -> dict
     exact = rw.get_verifier("exact")
     eval_seed = 10_000 * (seed + 1) + step
     heldout = evaluate(policy, split("heldout", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact, seed=eval_seed)
-    train = evaluate(policy, split("train", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=make_verifier(cfg),
+    train = evaluate(policy, split("train", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact,
                      seed=eval_seed + 1)
+    train_rollouts = Rollouts(*_eval_rollouts(train, cfg))
+    train_rewards, _, error = score_guarded(make_verifier(cfg), train_rollouts, cfg.guard.verifier_timeout_s)
     entry = {"step": step, "heldout_expected_reward": heldout.expected_reward,
              "heldout_per_prompt": heldout.per_prompt.round(5).tolist(),
              "heldout_greedy_accuracy": greedy_accuracy(policy, split("heldout", cfg.world), cfg.budget, exact),
-             "train_reward": train.expected_reward, "train_per_prompt": train.per_prompt.round(5).tolist(),
+             "train_reward": float(train_rewards.mean()), "train_reward_error": error,
+             "train_per_prompt": train_rewards.reshape(train.rewards.shape).mean(axis=1).round(5).tolist(),
+             "train_exact_reward": train.expected_reward,
              "heldout_status_counts": heldout.status_counts()}
     if cfg.world == "multi":
         entry["heldout_step_validity"] = step_validity(heldout)
     return entry
+
+
+def _eval_rollouts(result, cfg: RLConfig) -> tuple:
+    """Rollout fields carrying an evaluation's prompts and completions, for re-scoring with another verifier."""
+    from .world import encode
+
+    prompts = [t.prompt for t in result.tasks for _ in range(result.rewards.shape[1])]
+    texts = [c for row in result.completions for c in row]
+    ids = torch.tensor([encode(p) for p in prompts], dtype=torch.long)
+    tokens = torch.full((len(texts), cfg.budget), EOT_ID, dtype=torch.long)
+    mask = torch.zeros(len(texts), cfg.budget, dtype=torch.bool)
+    for i, text in enumerate(texts):
+        tokens[i, :len(text)] = torch.tensor(encode(text), dtype=torch.long)
+        mask[i, :len(text)] = True
+    return prompts, ids, tokens, torch.zeros(len(texts), cfg.budget), mask, "eval"
 
 
 @dataclass
@@ -230,6 +255,7 @@ class RLState:
     generator: torch.Tensor
     pool: list
     log: dict
+    picker: tuple | None = None
 
     def save(self, path) -> None:
         torch.save(asdict(self), path)
@@ -278,6 +304,16 @@ def guard_batch(cfg: RLConfig, log: dict, step: int, statuses: list[str], error:
     return True
 
 
+def _trailing_exclusions(log: dict) -> int:
+    """How many of the last steps in a row were excluded or paused (the abort rule's counter)."""
+    count = 0
+    for m in reversed(log["metrics"]):
+        if not m["excluded"]:
+            break
+        count += 1
+    return count
+
+
 def _faults_at(cfg: RLConfig, step: int) -> set[str]:
     return {kind for at, kind in cfg.faults if at == step}
 
@@ -294,20 +330,24 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
     opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
     gen = torch.Generator().manual_seed(seed)
     log, pool, first = new_log(), deque(maxlen=cfg.stale + 1), 1
+    picker = random.Random(seed)
     if state is not None:
         policy.load_state_dict(state.policy)
         opt.load_state_dict(state.optimizer)
         gen.set_state(state.generator)
         log, first = state.log, state.step + 1
         pool.extend(state.pool)
+        if state.picker is not None:
+            picker.setstate(state.picker)
     else:
         _checkpoint(policy, cfg, seed, name, 0, log)
     verifier = make_verifier(cfg)
     tasks = split("train", cfg.world)
-    picker = random.Random(seed)
     started = time.perf_counter() - log["wall_seconds"]
-    consecutive = 0
+    consecutive = _trailing_exclusions(log)
     for step in progress(range(first, cfg.steps + 1), desc=name, total=cfg.steps - first + 1):
+        for group in opt.param_groups:  # linear warm-up: Adam's first steps are otherwise full-sized
+            group["lr"] = cfg.lr * min(1.0, step / max(1, cfg.warmup))
         faults = _faults_at(cfg, step)
         t0 = time.perf_counter()
         chosen = tasks if not cfg.prompts_per_step else picker.sample(tasks, cfg.prompts_per_step)
@@ -333,6 +373,8 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
                 log["aborted_updates"].append({"step": step, "reason": "non-finite loss", "measurement": str(stats["loss"])})
                 _intervene(log, step, "batch excluded", "non-finite loss", "loss_is_finite", 0.0, 1.0, len(statuses))
         consecutive = 0 if ok else consecutive + 1
+        if not ok:
+            batch.used = torch.zeros_like(batch.used)
         log["metrics"].append({"step": step, **rollout_metrics(cfg, batch), "excluded": not ok,
                                **{k: v for k, v in stats.items() if k != "finite"},
                                "sample_seconds": t1 - t0, "update_seconds": time.perf_counter() - t1})
@@ -347,7 +389,7 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
             _checkpoint(policy, cfg, seed, name, step, log)
             if on_checkpoint is not None:
                 on_checkpoint(RLState(step, copy.deepcopy(policy.state_dict()), copy.deepcopy(opt.state_dict()),
-                                      gen.get_state(), list(pool), log))
+                                      gen.get_state(), list(pool), copy.deepcopy(log), picker.getstate()))
     if log["status"] == "running":
         log["status"] = "completed"
     policy.version = f"{name}@{log['checkpoints'][-1]['step']}"

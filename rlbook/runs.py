@@ -164,7 +164,10 @@ def _digest(path: Path) -> str:
 def _read_entry(entry: Path) -> tuple[dict, dict] | None:
     """The (record, log) of a cache entry, or None when it is absent or fails its checksums."""
     manifest = entry / "manifest.json"
+    if not entry.exists():
+        return None
     if not manifest.exists():
+        warnings.warn(f"cache entry {entry.name} is damaged (no manifest); rebuilding it", stacklevel=3)
         return None
     try:
         sums = json.loads(manifest.read_text())
@@ -267,7 +270,12 @@ def _train_rl(s: RunSpec, parent: Run, seed: int, threads: int, entry: Path) -> 
     """RL from the parent's last checkpoint; resumable after Ctrl-C or SIGTERM."""
     partial = entry.with_name(entry.name + ".partial")
     state_file = partial / "state.pt"
-    state = RLState.load(state_file) if state_file.exists() else None
+    state = None
+    if state_file.exists():
+        try:
+            state = RLState.load(state_file)
+        except Exception as err:  # noqa: BLE001 - a damaged resume point means: start again
+            warnings.warn(f"resume state of {entry.name} is damaged ({err}); starting the run again", stacklevel=3)
     policy = parent.policy()
 
     def keep(st: RLState) -> None:
@@ -377,7 +385,8 @@ def _rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> d
                    "eps": 1e-6 if cfg.advantage != "centered" else None, "ddof": 0 if cfg.advantage != "centered" else None},
         update={"loss": cfg.loss, "clip": clip, "aggregation": cfg.aggregation, "lr": cfg.lr, "optimizer": "AdamW",
                 "steps": cfg.steps, "updates_per_batch": cfg.updates_per_batch,
-                "schedule": {"lr": "constant", "stale_rollouts_steps": cfg.stale, "reward_scale": cfg.reward_scale}},
+                "schedule": {"lr": f"linear warm-up over {cfg.warmup} steps, then constant",
+                             "stale_rollouts_steps": cfg.stale, "reward_scale": cfg.reward_scale}},
         reference={"kl_beta": cfg.kl_beta, "estimator": "k3", "policy": base["version"]},
         cost={"wall_seconds": round(log["wall_seconds"], 3), "generated_tokens": tokens,
               "rollouts": len(statuses), "gradient_steps": updates},

@@ -100,7 +100,7 @@ def prompt_batch(prompts: list[str], n: int) -> tuple[list[str], torch.Tensor]:
 
 def _next_token(logits: torch.Tensor, temperature: float, generator: torch.Generator | None, greedy: bool = False):
     """Draw one token per row from softmax(logits / T) by the Gumbel-max trick; return it and its log-prob."""
-    logp = torch.log_softmax(logits / temperature, dim=-1)
+    logp = torch.log_softmax(logits if greedy else logits / temperature, dim=-1)
     if greedy:
         token = logp.argmax(dim=-1)
     else:

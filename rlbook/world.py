@@ -23,8 +23,8 @@ STOI: dict[str, int] = {ch: i for i, ch in enumerate(VOCAB)}
 EOT_ID: int = STOI[EOT]
 
 WORLDS = ("single", "multi")
-SINGLE_PROMPT = re.compile(r"U:(\d)\+(\d)\?\|A:")
-MULTI_PROMPT = re.compile(r"U:(\d)\+(\d)\+(\d)\?\|A:")
+SINGLE_PROMPT = re.compile(r"U:([0-9])\+([0-9])\?\|A:")
+MULTI_PROMPT = re.compile(r"U:([0-9])\+([0-9])\+([0-9])\?\|A:")
 SPLIT_SEED = 2024
 """The splits are fixed for the whole book: they never depend on a run's seed."""
 

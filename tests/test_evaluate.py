@@ -1,0 +1,160 @@
+"""Evaluation outside the training loop (rlbook.evaluate), on hand-made results and fixed policies."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from rlbook import runs
+from rlbook.evaluate import EvalResult, classify_prompts, evaluate, greedy_accuracy, step_validity
+from rlbook.policy import Policy, PolicyConfig
+from rlbook.rewards import get_verifier
+from rlbook.stats import wilson_interval
+from rlbook.world import STOI, VOCAB, Task, split
+
+
+def hand_result() -> EvalResult:
+    """Three prompts, four samples each, statuses as an exact verifier would give them."""
+    tasks = [Task((3, 4)), Task((9, 8)), Task((1, 1))]
+    completions = [["7#"] * 4, ["17#", "18#", "18#", "U#"], ["3#", "3#", "3#", "22"]]
+    statuses = [["accepted"] * 4, ["accepted", "incorrect", "incorrect", "malformed"],
+                ["incorrect"] * 3 + ["incomplete"]]
+    rewards = np.array([[1.0] * 4, [1.0, 0, 0, 0], [0.0] * 4])
+    return EvalResult(tasks, rewards, statuses, completions, {"n": 4})
+
+
+def test_per_prompt_and_expected_reward_by_hand():
+    r = hand_result()
+    assert r.per_prompt.tolist() == [1.0, 0.25, 0.0]
+    assert r.expected_reward == pytest.approx(5 / 12)
+
+
+def test_answers_most_frequent_first():
+    r = hand_result()
+    assert r.answers(0) == [("7#", 4, "accepted")]
+    assert r.answers(1) == [("18#", 2, "incorrect"), ("17#", 1, "accepted"), ("U#", 1, "malformed")]
+    assert r.answers(2) == [("3#", 3, "incorrect"), ("22", 1, "incomplete")]
+
+
+def test_status_counts_leave_out_absent_statuses():
+    assert hand_result().status_counts() == {"accepted": 5, "incorrect": 5, "malformed": 1, "incomplete": 1}
+
+
+def test_pass_at_k_by_hand():
+    # Correct counts (4, 1, 0) of n = 4.  pass@1 = c/n; pass@2 for c = 1 is 1 - C(3,2)/C(4,2) = 0.5;
+    # pass@4 is 1 whenever one sample is right.
+    curve = hand_result().pass_at_k([1, 2, 4])
+    assert curve == pytest.approx([(1 + 0.25 + 0) / 3, (1 + 0.5 + 0) / 3, 2 / 3])
+
+
+def test_wilson_counts_every_sample():
+    assert hand_result().wilson() == pytest.approx(wilson_interval(5, 12))
+    value, lo, hi = hand_result().estimate(seed=0)
+    assert value == pytest.approx(5 / 12) and lo <= value <= hi
+
+
+def rates_result(rates: list[float], n: int = 20) -> EvalResult:
+    """One task per rate, with round(rate * n) accepted samples out of n."""
+    tasks = [Task((i // 10, i % 10)) for i in range(len(rates))]
+    rewards = np.array([[1.0] * round(p * n) + [0.0] * (n - round(p * n)) for p in rates])
+    statuses = [["accepted" if x else "incorrect" for x in row] for row in rewards]
+    return EvalResult(tasks, rewards, statuses, [["?"] * n for _ in rates])
+
+
+def test_classify_prompts_thresholds():
+    rates = [1.0, 0.95, 0.9, 0.8, 0.5, 0.2, 0.1, 0.05, 0.0]
+    kinds = classify_prompts(rates_result(rates))
+    by_rate = {k: [rates[t.operands[1]] for t in v] for k, v in kinds.items()}
+    # 0.9 (between 0.8 and 0.95) and 0.1, 0.05 (above 0, below 0.2) belong to no class.
+    assert by_rate == {"confidently right": [1.0, 0.95], "confidently wrong": [0.0], "uncertain": [0.8, 0.5, 0.2]}
+
+
+def test_classify_prompts_custom_thresholds():
+    kinds = classify_prompts(rates_result([0.9, 0.1]), right=0.9, uncertain=(0.1, 0.5))
+    assert [t.name for t in kinds["confidently right"]] == ["0+0"]
+    assert [t.name for t in kinds["uncertain"]] == ["0+1"]
+    assert kinds["confidently wrong"] == []
+
+
+def test_step_validity_by_hand():
+    task = Task((2, 5, 9))
+    # 7,16 both steps valid (1); 8,17: s1 wrong, s2 = 8 + 9 consistent (0.5); 7,15: s2 wrong (0.5); U#: none (0).
+    result = EvalResult([task], np.zeros((1, 4)), [["accepted"] * 4], [["7,16#", "8,17#", "7,15#", "U#"]])
+    assert step_validity(result) == pytest.approx(0.5)
+
+
+def constant_policy(probs: dict[str, float]) -> Policy:
+    """A policy whose next character has distribution ``probs`` in every context."""
+    torch.manual_seed(0)
+    policy = Policy(PolicyConfig())
+    logits = torch.full((len(VOCAB),), -30.0)
+    for ch, p in probs.items():
+        logits[STOI[ch]] = math.log(p)
+    with torch.no_grad():
+        policy.ln_f.weight.zero_()
+        policy.ln_f.bias.zero_()
+        policy.ln_f.bias[0] = 1.0
+        policy.head.weight.zero_()
+        policy.head.weight[:, 0] = logits
+    return policy
+
+
+def test_evaluate_a_policy_that_writes_sevens():
+    policy = constant_policy({"7": 0.5, "#": 0.5})
+    policy.version = "sevens@0"
+    tasks = [Task((3, 4)), Task((1, 1))]
+    r = evaluate(policy, tasks, n=200, seed=1)
+    assert r.rewards.shape == (2, 200) and len(r.statuses[0]) == len(r.completions[1]) == 200
+    assert set(r.completions[0]) <= {"#", "7#", "77#", "777#", "7777"}
+    for text, status in zip(r.completions[0], r.statuses[0]):
+        assert (status == "accepted") == (text == "7#")
+        if text == "7777":
+            assert status == "incomplete"
+    # P("7#") = 0.5 * 0.5 = 0.25; 1+1 is never answered right.
+    assert 0.15 < r.per_prompt[0] < 0.35 and r.per_prompt[1] == 0.0
+    assert r.settings == {"n": 200, "temperature": 1.0, "token_budget": 4, "decoding": "sample", "seed": 1,
+                          "verifier": "exact@1.0", "policy_version": "sevens@0", "template": "U:a+b?|A:"}
+
+
+def test_evaluate_is_seeded():
+    policy = constant_policy({"7": 0.5, "#": 0.5})
+    tasks = [Task((3, 4))]
+    assert evaluate(policy, tasks, n=16, seed=3).completions == evaluate(policy, tasks, n=16, seed=3).completions
+    assert evaluate(policy, tasks, n=16, seed=3).completions != evaluate(policy, tasks, n=16, seed=4).completions
+
+
+def test_greedy_evaluation_takes_one_answer():
+    policy = constant_policy({"7": 0.6, "#": 0.4})
+    r = evaluate(policy, [Task((3, 4)), Task((1, 1))], n=32, greedy=True)
+    assert r.rewards.shape == (2, 1)
+    assert r.completions == [["7777"], ["7777"]] and r.statuses == [["incomplete"], ["incomplete"]]
+    assert r.settings["temperature"] is None and r.settings["decoding"] == "greedy"
+    assert greedy_accuracy(policy, [Task((3, 4))]) == 0.0
+
+
+def test_multi_world_template_and_budget():
+    policy = constant_policy({"7": 0.5, ",": 0.25, "#": 0.25})
+    r = evaluate(policy, split("test", "multi")[:3], n=4, budget=5, seed=0)
+    assert r.settings["template"] == "U:a+b+c?|A:" and r.settings["token_budget"] == 5
+    assert all(len(c) <= 5 for row in r.completions for c in row)
+
+
+def test_evaluation_reproduces_the_base_runs_recorded_numbers():
+    """The cached base run of seed 0 was evaluated with the same function: same seed, same numbers."""
+    run = runs.load("base", 0)
+    before = torch.get_num_threads()
+    torch.set_num_threads(run.threads)
+    try:
+        policy = run.policy(1)
+        exact = get_verifier("exact")
+        heldout = split("heldout")
+        recorded = run.eval_at(1)
+        assert greedy_accuracy(policy, heldout, 4, exact) == recorded["heldout_greedy_accuracy"]
+        result = evaluate(policy, heldout, n=32, budget=4, verifier=exact, seed=10_000)
+        assert result.expected_reward == pytest.approx(recorded["heldout_expected_reward"])
+        assert result.per_prompt.round(5).tolist() == recorded["heldout_per_prompt"]
+        assert result.status_counts() == recorded["heldout_status_counts"]
+    finally:
+        torch.set_num_threads(before)

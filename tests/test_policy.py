@@ -1,0 +1,115 @@
+"""The policy network and its checkpoints (rlbook.policy)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from rlbook.policy import Checkpoint, Policy, PolicyConfig, token_logprobs, weights_hash
+from rlbook.world import encode
+
+
+def fresh(seed: int = 0, **cfg) -> Policy:
+    torch.manual_seed(seed)
+    return Policy(PolicyConfig(**cfg)).eval()
+
+
+def ids_of(*texts: str) -> torch.Tensor:
+    return torch.tensor([encode(t) for t in texts], dtype=torch.long)
+
+
+def test_default_config_and_parameter_count():
+    cfg = PolicyConfig()
+    assert (cfg.vocab_size, cfg.block_size, cfg.n_layer, cfg.n_head, cfg.d_model) == (21, 16, 2, 4, 32)
+    # Embeddings 21*32 + 16*32; per block: 2 LayerNorms (2*64), qkv 32*96+96, out 32*32+32,
+    # MLP 32*128+128 + 128*32+32; final LayerNorm 64; head 32*21 (no bias).
+    block = 2 * 64 + (32 * 96 + 96) + (32 * 32 + 32) + (32 * 128 + 128) + (128 * 32 + 32)
+    expected = 21 * 32 + 16 * 32 + 2 * block + 64 + 32 * 21
+    assert fresh().num_parameters() == expected == 27_328
+
+
+def test_forward_shapes_and_cache_layout():
+    policy = fresh()
+    logits, cache = policy(ids_of("U:3+4?|A:", "U:1+2?|A:"))
+    assert logits.shape == (2, 9, 21)
+    assert len(cache) == 2
+    k, v = cache[0]
+    assert k.shape == v.shape == (2, 4, 9, 8)  # (batch, heads, steps, head width)
+
+
+def test_token_logprobs_shape_and_values():
+    policy = fresh()
+    ids = ids_of("U:3+4?|A:7#")
+    lp = token_logprobs(policy, ids)
+    assert lp.shape == (1, 10)
+    assert (lp <= 0).all()
+    logits, _ = policy(ids)
+    by_hand = torch.log_softmax(logits[0, 3], dim=-1)[ids[0, 4]]
+    assert torch.allclose(lp[0, 3], by_hand, atol=1e-6)
+
+
+def test_causality_later_tokens_do_not_change_earlier_logits():
+    policy = fresh(1)
+    a = ids_of("U:3+4?|A:7#")
+    b = ids_of("U:3+4?|A:9,")
+    la, _ = policy(a)
+    lb, _ = policy(b)
+    # Positions 0..8 see only the shared prompt: identical logits.
+    assert torch.allclose(la[:, :9], lb[:, :9], atol=1e-6)
+    # Position 9 sees the differing character: different logits.
+    assert not torch.allclose(la[:, 9], lb[:, 9], atol=1e-4)
+
+
+def test_kv_cache_forward_equals_full_forward():
+    policy = fresh(2)
+    ids = ids_of("U:3+4?|A:17#", "U:9+9?|A:18#")
+    full, _ = policy(ids)
+    logits, cache = policy(ids[:, :9])
+    pieces = [logits]
+    for t in range(9, ids.shape[1]):
+        logits, cache = policy(ids[:, t:t + 1], cache, start=t)
+        pieces.append(logits)
+    stepped = torch.cat(pieces, dim=1)
+    assert stepped.shape == full.shape
+    assert torch.allclose(stepped, full, atol=1e-5)
+
+
+def test_context_overflow_raises():
+    policy = fresh()
+    with pytest.raises(ValueError, match="exceeds the context of 16"):
+        policy(torch.zeros(1, 17, dtype=torch.long))
+    _, cache = policy(torch.zeros(1, 16, dtype=torch.long))
+    with pytest.raises(ValueError, match="17 tokens"):
+        policy(torch.zeros(1, 1, dtype=torch.long), cache, start=16)
+
+
+def test_weights_hash_stable_and_sensitive():
+    a, b = fresh(0), fresh(0)
+    h = weights_hash(a)
+    assert len(h) == 16 and int(h, 16) >= 0
+    assert weights_hash(a) == h == weights_hash(b)
+    assert weights_hash(fresh(1)) != h
+    with torch.no_grad():
+        a.head.weight[0, 0] += 1e-3
+    assert weights_hash(a) != h
+
+
+def test_checkpoint_round_trip_through_bytes():
+    policy = fresh(3, block_size=24)
+    ckpt = Checkpoint.of(policy, "demo@7")
+    again = Checkpoint.from_bytes(ckpt.to_bytes())
+    assert again.version == "demo@7"
+    assert again.config == policy.cfg and again.config.block_size == 24
+    loaded = again.load()
+    assert loaded.version == "demo@7"
+    assert weights_hash(loaded) == weights_hash(policy)
+    ids = ids_of("U:1+2+3?|A:3,6#")
+    assert torch.equal(loaded.eval()(ids)[0], policy(ids)[0])
+
+
+def test_checkpoint_is_a_snapshot_not_a_view():
+    policy = fresh(4)
+    ckpt = Checkpoint.of(policy, "snap@0")
+    before = weights_hash(policy)
+    with torch.no_grad():
+        policy.tok.weight.add_(1.0)
+    assert weights_hash(ckpt.load()) == before != weights_hash(policy)

@@ -1,0 +1,142 @@
+"""Pretraining and SFT (rlbook.train): schedule, chat batches, loss going down, determinism."""
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from rlbook.policy import Policy, PolicyConfig, weights_hash
+from rlbook.train import (
+    PretrainConfig,
+    SFTConfig,
+    chat_batch,
+    equation_stream,
+    lr_at,
+    next_char_loss,
+    pretrain,
+    sft,
+)
+from rlbook.world import EOT_ID, Task, decode, encode, split
+
+TINY = PretrainConfig(steps=30, batch=32, warmup=5)
+
+
+@pytest.fixture
+def one_thread():
+    """Determinism needs a fixed thread count; restore the caller's afterwards."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("step, expected", [
+    (0, 0.1),     # warm-up: (0 + 1) / 10 of the peak
+    (4, 0.5),
+    (9, 1.0),     # end of warm-up reaches the peak
+    (10, 1.0),    # cosine starts at the peak: 0.1 + 0.9 * 0.5 * (1 + cos 0)
+    (55, 0.55),   # halfway through the decay: 0.1 + 0.9 * 0.5 * (1 + cos(pi/2))
+    (100, 0.1),   # the end: a tenth of the peak
+])
+def test_lr_at_by_hand(step, expected):
+    assert lr_at(step, steps=100, peak=1.0, warmup=10) == pytest.approx(expected, abs=1e-12)
+
+
+def test_lr_at_cosine_value_and_scaling():
+    # step 25: progress 15/90 = 1/6, cos(pi/6) = sqrt(3)/2.
+    assert lr_at(25, 100, 1.0, 10) == pytest.approx(0.1 + 0.45 * (1 + math.sqrt(3) / 2))
+    assert lr_at(25, 100, 3e-3, 10) == pytest.approx(3e-3 * lr_at(25, 100, 1.0, 10))
+    values = [lr_at(s, 100, 1.0, 10) for s in range(10, 101)]
+    assert all(a >= b for a, b in zip(values, values[1:]))
+
+
+def test_chat_batch_by_hand():
+    ids, mask = chat_batch([Task((3, 4)), Task((9, 8))])
+    assert ids.shape == (2, 12) and mask.shape == (2, 11)
+    assert decode(ids[0]) == "U:3+4?|A:7##"   # padded with the end-of-turn mark
+    assert decode(ids[1]) == "U:9+8?|A:17#"
+    # Position t predicts ids[t + 1]: the answer starts at index 9, so positions 8.. are marked.
+    assert mask[0].nonzero().flatten().tolist() == [8, 9]
+    assert mask[1].nonzero().flatten().tolist() == [8, 9, 10]
+
+
+def test_chat_batch_mask_covers_exactly_the_answer_positions():
+    tasks = split("sft")[:10] + split("sft", "multi")[:5]
+    ids, mask = chat_batch(tasks)
+    for row, task in enumerate(tasks):
+        targets = decode(ids[row, 1:][mask[row]])
+        assert targets == task.completion
+        assert int(mask[row].sum()) == len(task.completion)
+        first = int(mask[row].nonzero()[0])
+        assert decode(ids[row, :first + 1]) == task.prompt
+
+
+def test_equation_stream_is_seeded_and_well_formed():
+    cfg = PretrainConfig()
+    a = equation_stream(cfg, chars=500, seed=3)
+    assert torch.equal(a, equation_stream(cfg, chars=500, seed=3))
+    assert not torch.equal(a[:100], equation_stream(cfg, chars=500, seed=4)[:100])
+    assert len(a) >= 500 and EOT_ID not in a.tolist()
+    for line in decode(a).splitlines():
+        a_, b_, s = map(int, re.fullmatch(r"(\d) ?\+ ?(\d) ?= ?(\d+)", line).groups())
+        assert a_ + b_ == s
+
+
+def test_multi_world_stream_mixes_pairs_and_chains():
+    lines = decode(equation_stream(PretrainConfig(world="multi"), chars=3000, seed=0)).splitlines()
+    chains = [x for x in lines if "," in x]
+    assert 0 < len(chains) < len(lines)
+    for line in chains:
+        a, b, c, s1, s2 = map(int, re.findall(r"\d+", line))
+        assert (s1, s2) == (a + b, a + b + c)
+
+
+def test_next_char_loss_of_a_fresh_policy_is_near_log_vocab():
+    torch.manual_seed(0)
+    windows = equation_stream(PretrainConfig(), chars=400, seed=1)[:17 * 16].view(16, 17)
+    loss = next_char_loss(Policy(PolicyConfig()), windows)
+    # Initial weights are small (std 0.02): logits are near zero, the loss near ln 21 = 3.04.
+    assert loss.item() == pytest.approx(math.log(21), abs=0.05)
+
+
+def test_a_few_pretrain_steps_lower_the_loss(one_thread):
+    windows = equation_stream(PretrainConfig(), chars=2000, seed=99)[:17 * 64].view(64, 17)
+    torch.manual_seed(0)
+    before = next_char_loss(Policy(PolicyConfig()), windows).item()
+    trained = pretrain(TINY, seed=0)
+    with torch.no_grad():
+        after = next_char_loss(trained, windows).item()
+    assert after < before - 0.5
+
+
+def test_pretrain_is_deterministic_for_a_seed_and_thread_count(one_thread):
+    small = PretrainConfig(steps=8, batch=16, warmup=2)
+    first = weights_hash(pretrain(small, seed=1))
+    assert weights_hash(pretrain(small, seed=1)) == first
+    assert weights_hash(pretrain(small, seed=2)) != first
+
+
+def test_sft_lowers_the_answer_loss_and_leaves_context_alone(one_thread):
+    policy = pretrain(TINY, seed=0)
+    ids, mask = chat_batch(split("sft"))
+
+    def answer_loss() -> float:
+        with torch.no_grad():
+            logits, _ = policy(ids[:, :-1])
+            losses = F.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none")
+        return float((losses * mask).sum() / mask.sum())
+
+    before = answer_loss()
+    same = sft(policy, SFTConfig(steps=15, replay_batch=16), TINY, seed=0)
+    assert same is policy
+    assert answer_loss() < before - 0.3
+    assert policy.cfg.block_size == 16
+
+
+def test_pretrain_uses_the_configured_context():
+    policy = pretrain(PretrainConfig(steps=1, batch=2, warmup=1, block_size=24), seed=0)
+    assert policy.cfg.block_size == 24
+    assert policy(torch.tensor([encode("U:1+2+3?|A:3,6#")]))[0].shape == (1, 15, 21)
