@@ -1,8 +1,8 @@
 """The run record: one JSON file that says what a training run did and what it produced.
 
-Chapter 5 builds on it. A reviewer who holds only this file should be able to
-tell a real policy improvement from a changed reward, a changed sampler or a
-changed benchmark: it names the starting checkpoint, the prompts and template,
+Chapter 5 builds on it. Holding only this file, a reviewer can tell whether a
+policy really improved, or whether the reward, the sampler or the benchmark
+moved under it: it names the starting checkpoint, the prompts and template,
 the sampling settings, the verifier, the advantage and update choices, the
 reference constraint, every checkpoint and independent evaluation, the cost,
 and the parts of the run that went wrong or were filtered out (rollouts before
