@@ -1,0 +1,210 @@
+"""Checks for chapter 3's exercises (credit assignment and the update).
+
+- :func:`check_try_it`: the advantages of the groups ``[1, 1, 0, 0]`` and ``[1, 1, 1, 1]``;
+- :func:`check_split_credit` (exercise 5): outcome and per-step credit of a multi-step answer;
+- :func:`check_group_normalized` (exercise 14): group-normalised advantages;
+- :func:`check_ppo_clip_loss`: PPO's clipped token loss.
+
+Each check runs the reader's answer on fresh inputs, compares it with the
+reference in ``rlbook`` and returns a :class:`~rlbook.exercises.CheckResult`
+whose message says what differs. It never raises on a wrong answer.
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import Callable
+
+import torch
+
+from .. import advantages as adv_lib
+from .. import losses
+from ..credit import split_credit, token_steps
+from . import CheckResult, not_answered, verdict
+
+TRY_IT_GROUPS = {"[1, 1, 0, 0]": [1.0, 1.0, 0.0, 0.0], "[1, 1, 1, 1]": [1.0, 1.0, 1.0, 1.0]}
+"""The two groups of the "try it" question, by the key the reader's dict uses."""
+
+
+def _close(a, b, tol: float = 1e-4) -> bool:
+    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
+    return a.shape == b.shape and bool(torch.allclose(a, b, atol=tol, rtol=tol))
+
+
+def _call(fn: Callable, *args):
+    """``fn(*args)``, or the exception it raised (reported, never re-raised)."""
+    try:
+        return fn(*args), None
+    except Exception as err:  # noqa: BLE001 - a reader's bug becomes a message
+        return None, f"your function raised {type(err).__name__}: {err}"
+
+
+def check_try_it(answer: dict | None) -> CheckResult:
+    """The reader's group-centred advantages for ``[1, 1, 0, 0]`` and ``[1, 1, 1, 1]`` (a dict of lists)."""
+    if answer is None:
+        return not_answered("`answer` with one list of four advantages per group")
+    for key, rewards in TRY_IT_GROUPS.items():
+        if key not in answer:
+            return verdict(False, f"missing the group {key}: use the keys {list(TRY_IT_GROUPS)}")
+        expected = adv_lib.group_centered(rewards)
+        if len(answer[key]) != 4:
+            return verdict(False, f"{key}: give one advantage per answer, four in all")
+        if not _close(answer[key], expected, 1e-3):
+            mean = sum(rewards) / 4
+            return verdict(False, f"{key}: subtract the group's mean reward ({mean:g}) from each reward; "
+                                  f"you gave {list(answer[key])}")
+    return verdict(True, "the mean reward rises from 0.5 to 1, while the within-group signal falls to nothing: "
+                         "in [1, 1, 1, 1] every answer equals the baseline, so no token is pushed either way")
+
+
+def _random_completion(rng: random.Random) -> str:
+    """A multi-step-looking answer: digit fields, commas, maybe an end mark, sometimes too many fields."""
+    fields = ["".join(rng.choice("0123456789") for _ in range(rng.randint(1, 2))) for _ in range(rng.randint(1, 3))]
+    text = ",".join(fields)
+    return text + "#" if rng.random() < 0.7 else text
+
+
+def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
+    """Exercise 5: ``fn(completion, outcome_adv, step_adv)`` must return per-character outcome and process credit.
+
+    Tested on every rollout of ``group`` (a :class:`rlbook.credit.ProcessGroup`,
+    the chapter's real one) when given, then on random answers.
+    """
+    if fn is None:
+        return not_answered("`my_split_credit`")
+    rng = random.Random(3)
+    cases = []
+    if group is not None:
+        cases += [(c, float(group.outcome_adv[i]), [float(a) for a in group.step_adv[i]])
+                  for i, c in enumerate(group.completions)]
+    cases += [(_random_completion(rng), rng.uniform(-1, 1), [rng.uniform(-1, 1), rng.uniform(-1, 1)])
+              for _ in range(40)]
+    for completion, outcome_adv, step_adv in cases:
+        got, error = _call(fn, completion, outcome_adv, step_adv)
+        if error:
+            return verdict(False, error)
+        if got is None:
+            return not_answered("`my_split_credit` (it returned None)")
+        want = split_credit(completion, outcome_adv, step_adv)
+        if not isinstance(got, dict) or set(got) != {"outcome", "process"}:
+            return verdict(False, "return a dict with the keys 'outcome' and 'process'")
+        for key in ("outcome", "process"):
+            if len(got[key]) != len(completion):
+                return verdict(False, f"{completion!r} has {len(completion)} generated characters (the end mark and "
+                                      f"commas count); your '{key}' list has {len(got[key])}")
+        if not _close(got["outcome"], want["outcome"]):
+            return verdict(False, f"{completion!r}: under an outcome reward every generated character gets the same "
+                                  f"advantage, {outcome_adv:+.3f}; you gave {got['outcome']}")
+        if not _close(got["process"], want["process"]):
+            steps = token_steps(completion, len(step_adv))
+            wrong = [i for i, (a, b) in enumerate(zip(got["process"], want["process"])) if abs(a - b) > 1e-4]
+            return verdict(False, f"{completion!r}: process credit differs at character(s) {wrong}. Each character "
+                                  f"takes the advantage of its step; the steps here are {steps} (a comma or end mark "
+                                  f"belongs to the step it closes)")
+    return verdict(True, f"outcome and process credit match on {len(cases)} answers")
+
+
+def check_group_normalized(fn: Callable | None) -> CheckResult:
+    """Exercise 14: ``fn(rewards)`` on a ``(groups, G)`` tensor must equal :func:`rlbook.advantages.group_normalized`.
+
+    The reference divides the centred rewards by the population standard
+    deviation (``ddof=0``) plus ``eps = 1e-6``.
+    """
+    if fn is None:
+        return not_answered("`my_group_normalized`")
+    gen = torch.Generator().manual_seed(14)
+    binary = (torch.rand(12, 8, generator=gen) < 0.5).float()
+    binary[0] = 1.0
+    binary[1] = 0.0
+    graded = torch.rand(6, 5, generator=gen) * 3 - 1
+    for rewards in (binary, graded):
+        got, error = _call(fn, rewards.clone())
+        if error:
+            return verdict(False, error)
+        if got is None:
+            return not_answered("`my_group_normalized` (it returned None)")
+        got = torch.as_tensor(got, dtype=torch.float64)
+        want = adv_lib.group_normalized(rewards).double()
+        if got.shape != want.shape:
+            return verdict(False, f"expected shape {tuple(want.shape)} (one advantage per reward), got {tuple(got.shape)}")
+        if not torch.isfinite(got).all():
+            return verdict(False, "some advantages are not finite: a group whose rewards are all equal has standard "
+                                  "deviation 0, so add eps = 1e-6 to the denominator")
+        if _close(got, want):
+            continue
+        if _close(got, adv_lib.group_normalized(rewards, ddof=1).double()):
+            return verdict(False, "you divided by the sample standard deviation (n - 1); use the population one "
+                                  "(divide by G), e.g. rewards.std(dim=-1, correction=0)")
+        if _close(got, adv_lib.batch_normalized(rewards).double()):
+            return verdict(False, "you scaled by the standard deviation of the whole batch; each group needs its own")
+        if _close(got, adv_lib.group_centered(rewards).double()):
+            return verdict(False, "these are the centred advantages: now divide each group by its standard deviation")
+        if _close(got, (rewards / (rewards.std(dim=-1, keepdim=True, correction=0) + 1e-6)).double()):
+            return verdict(False, "subtract each group's mean before dividing: advantages within a group must sum to 0")
+        return verdict(False, f"first group: expected {want[0].numpy().round(3).tolist()}, "
+                              f"got {got[0].numpy().round(3).tolist()}")
+    return verdict(True, "matches rlbook.advantages.group_normalized on binary and graded rewards")
+
+
+def _random_batch(gen: torch.Generator, rows: int = 6, cols: int = 5) -> tuple[torch.Tensor, ...]:
+    """Random ``logp``, ``old_logp``, per-sequence ``adv`` and ``mask`` with ratios well past the clip region."""
+    old = -torch.rand(rows, cols, generator=gen) * 3
+    logp = old + torch.randn(rows, cols, generator=gen) * 0.5
+    adv = torch.randn(rows, generator=gen)
+    mask = torch.rand(rows, cols, generator=gen) < 0.75
+    mask[:, 0] = True
+    return logp, old, adv, mask
+
+
+def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
+    """``fn(logp, old_logp, adv, mask, eps)`` must equal :func:`rlbook.losses.ppo_clip_loss`'s loss and its gradient.
+
+    ``adv`` has one value per sequence (shape ``(B,)``); the loss averages over
+    the masked tokens of the whole batch (``token_mean``).
+    """
+    if fn is None:
+        return not_answered("`my_ppo_clip_loss`")
+    gen = torch.Generator().manual_seed(7)
+    for trial in range(5):
+        logp, old, adv, mask = _random_batch(gen)
+        eps = 0.2 if trial % 2 == 0 else 0.1
+        mine = logp.clone().requires_grad_(True)
+        ref = logp.clone().requires_grad_(True)
+        got, error = _call(fn, mine, old.clone(), adv.clone(), mask.clone(), eps)
+        if error:
+            return verdict(False, error)
+        if got is None:
+            return not_answered("`my_ppo_clip_loss` (it returned None)")
+        if not isinstance(got, torch.Tensor) or got.dim() != 0:
+            return verdict(False, "return one number, a 0-dimensional tensor (the loss to minimise)")
+        want, _ = losses.ppo_clip_loss(ref, old, adv, mask, eps_low=eps, eps_high=eps)
+        if not _close(got.detach(), want.detach()):
+            return verdict(False, _diagnose_ppo(float(got.detach()), logp, old, adv, mask, eps, float(want.detach())))
+        if not got.requires_grad:
+            return verdict(False, "the loss has no gradient: keep logp in the computation (no .detach(), no .item())")
+        got.backward()
+        want.backward()
+        if not _close(mine.grad, ref.grad):
+            return verdict(False, "the value is right but the gradient is not: the clipped term must block the "
+                                  "gradient where the min picks it (use torch.clamp on the ratio, not on the product)")
+    return verdict(True, "matches rlbook.losses.ppo_clip_loss, value and gradient, on 5 random batches")
+
+
+def _diagnose_ppo(got: float, logp, old, adv, mask, eps: float, want: float) -> str:
+    """The likeliest mistake behind a wrong PPO loss value."""
+    ratio = torch.exp(logp - old)
+    a = adv[:, None]
+    m = mask.float()
+    unclipped = ratio * a
+    clipped = ratio.clamp(1 - eps, 1 + eps) * a
+    candidates = {
+        "the sign: the loss is minus the objective": -want,
+        "you used the clipped term alone; take the minimum of the clipped and unclipped terms": -((clipped * m).sum() / m.sum()),
+        "you used max instead of min": -((torch.maximum(unclipped, clipped) * m).sum() / m.sum()),
+        "you averaged over every position; average over the masked (generated) tokens only": -(torch.minimum(unclipped, clipped).mean()),
+        "no clipping at all: that is the plain importance-weighted loss": -((unclipped * m).sum() / m.sum()),
+    }
+    for hint, value in candidates.items():
+        if math.isclose(got, float(value), rel_tol=1e-4, abs_tol=1e-5):
+            return hint
+    return f"expected {want:.5f}, got {got:.5f}"

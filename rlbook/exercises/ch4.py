@@ -1,0 +1,174 @@
+"""Checks for chapter 4's exercises: exploration and reward limits.
+
+- Exercise 4: :func:`check_exploitable_verifier`, a verifier with a loophole
+  and a completion that goes through it;
+- Exercise 12: :func:`check_reward_split`, training reward split into the
+  part the exact verifier agrees with and the loophole, on the ``exploit`` run;
+- Exercise 13: :func:`check_abort_rule`, an abort criterion run over real
+  metric traces with and without incidents.
+
+Every check prints and returns a :class:`~rlbook.exercises.CheckResult`; none
+raises on a wrong answer.
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import Callable
+
+from .. import audit, runs
+from .. import rewards as rw
+from ..world import EOT, all_tasks, parse_prompt
+from . import CheckResult, not_answered, verdict
+
+ABORT_TRACES = ("main", "faults", "abort", "exploit")
+"""The runs whose per-step metrics exercise 13's check replays, in order."""
+
+
+def _reward_of(value) -> float:
+    """A verifier's answer as a number: a float, a bool, or anything with a ``reward`` (a Verdict)."""
+    return float(getattr(value, "reward", value))
+
+
+def _ordinary_cases(seed: int, count: int = 25) -> list[tuple[str, str, float]]:
+    """Right answers (reward 1) and near-miss wrong answers (reward 0) on randomly drawn single-step tasks."""
+    tasks = random.Random(seed).sample(all_tasks("single"), count)
+    cases = []
+    for task in tasks:
+        cases.append((task.prompt, f"{task.answer}{EOT}", 1.0))
+        for wrong in (task.answer - 1, task.answer + 1):
+            if wrong >= 0:
+                cases.append((task.prompt, f"{wrong}{EOT}", 0.0))
+    return cases
+
+
+def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, completion: str | None,
+                               seed: int = 4) -> CheckResult:
+    """Exercise 4: ``verifier(prompt, completion)`` must grade ordinary answers like the exact verifier
+    and still pay 1.0 for ``completion``, which the exact verifier does not accept.
+
+    Ordinary answers are the right answer and the answers one off, on tasks
+    drawn with ``seed``: a verifier that pays everything is broken, not
+    exploitable in an interesting way.
+    """
+    if verifier is None or prompt is None or completion is None:
+        return not_answered("`my_verifier`, `exploit_prompt` and `exploit_completion`")
+    if not callable(verifier):
+        return verdict(False, f"`my_verifier` must be a function of (prompt, completion), got {type(verifier).__name__}")
+    if not isinstance(prompt, str) or parse_prompt(prompt) is None:
+        return verdict(False, f"the prompt {prompt!r} is not a task; write one like 'U:3+4?|A:'")
+    if not isinstance(completion, str):
+        return verdict(False, f"the completion must be text, got {type(completion).__name__}")
+    for p, c, expected in _ordinary_cases(seed):
+        try:
+            got = _reward_of(verifier(p, c))
+        except Exception as err:  # noqa: BLE001 - report the reader's error, never raise it
+            return verdict(False, f"`my_verifier({p!r}, {c!r})` raised {type(err).__name__}: {err}")
+        if got != expected:
+            kind = "the right answer" if expected == 1.0 else "a wrong answer"
+            return verdict(False, f"`my_verifier({p!r}, {c!r})` gave {got}, but {c!r} is {kind}: a plausible "
+                                  f"verifier pays {expected} for it. Make the loophole narrower.")
+    try:
+        paid = _reward_of(verifier(prompt, completion))
+    except Exception as err:  # noqa: BLE001
+        return verdict(False, f"`my_verifier` raised {type(err).__name__} on your exploit: {err}")
+    exact = rw.get_verifier("exact")(prompt, completion)
+    if exact.status == "accepted":
+        return verdict(False, f"{completion!r} is a correct answer to {prompt!r} (the exact verifier accepts it): "
+                              "an exploit must be paid without solving the task")
+    if paid != 1.0:
+        return verdict(False, f"your verifier pays {paid} for {completion!r}, not 1.0: it is not fooled by it")
+    return verdict(True, f"your verifier pays 1.0 for {completion!r} on {prompt!r}, which the exact verifier calls "
+                         f"{exact.status} ({exact.reason}), and it grades ordinary answers correctly")
+
+
+def check_reward_split(split: Callable | None, seed: int = 0) -> CheckResult:
+    """Exercise 12: ``split(stored_step) -> (task_part, loophole_part)`` on the ``exploit`` run's stored steps.
+
+    Compared with :func:`rlbook.audit.reward_split` at the first step, the
+    step where the loophole first pays for most rollouts, and the last step.
+    """
+    if split is None:
+        return not_answered("`split_reward`")
+    run = runs.load("exploit", seed)
+    takeover = audit.takeover_step(run.rollouts) or run.rollouts[-1]["step"]
+    chosen = sorted({1, takeover, run.rollouts[-1]["step"]})
+    for stored in (r for r in run.rollouts if r["step"] in chosen):
+        step = stored["step"]
+        try:
+            got = tuple(float(x) for x in split(stored))
+        except Exception as err:  # noqa: BLE001
+            return verdict(False, f"`split_reward` raised {type(err).__name__} at step {step}: {err}")
+        if len(got) != 2:
+            return verdict(False, f"return two numbers (task part, loophole part), got {len(got)}")
+        task, loophole = audit.reward_split(stored)
+        total = float(stored["rewards"].mean())
+        if not math.isclose(sum(got), total, abs_tol=1e-6):
+            return verdict(False, f"at step {step} your parts add up to {sum(got):.4f}, but the step's mean training "
+                                  f"reward is {total:.4f}: divide by all the step's rollouts, not only the paid ones")
+        if not (math.isclose(got[0], task, abs_tol=1e-6) and math.isclose(got[1], loophole, abs_tol=1e-6)):
+            return verdict(False, f"at step {step} you split the reward as ({got[0]:.4f}, {got[1]:.4f}); the exact "
+                                  f"verifier accepts rollouts worth {task:.4f} of it. Re-judge each paid completion "
+                                  "with the exact verifier: only those it accepts belong to the task part")
+    return verdict(True, f"your split matches at steps {chosen}: by step {chosen[-1]} the training reward "
+                         f"{sum(got):.3f} is {got[1]:.3f} loophole and {got[0]:.3f} task")
+
+
+def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
+    """Exercise 13: ``rule(history) -> bool`` run over the metrics of ``main``, ``faults``, ``abort`` and ``exploit``.
+
+    ``history`` is the list of per-step metric dicts up to the current step.
+    The rule must never fire on ``main``; on ``faults`` and ``abort`` it must
+    fire, and not before the first injected incident; on ``exploit`` it must
+    fire when the reward hack took over in that run (see
+    :func:`rlbook.audit.takeover_step`).
+    """
+    if rule is None:
+        return not_answered("`should_abort`")
+    alarms = {}
+    for name in ABORT_TRACES:
+        run = runs.load(name, seed)
+        try:
+            alarms[name] = audit.first_alarm(rule, run.metrics)
+        except Exception as err:  # noqa: BLE001
+            return verdict(False, f"your rule raised {type(err).__name__}: {err} on the {name!r} trace. Steps whose "
+                                  "update was paused have no 'loss' or 'kl': read metrics with .get()")
+        problem = _abort_problem(name, run, alarms[name])
+        if problem:
+            return verdict(False, problem)
+    fired = ", ".join(f"{n} at step {alarms[n]}" for n in ABORT_TRACES if alarms[n] is not None)
+    return verdict(True, f"your rule stays quiet on main and fires on {fired}")
+
+
+def _abort_problem(name: str, run, alarm: int | None) -> str | None:
+    """What is wrong with a rule's first alarm on one trace, or None."""
+    if name == "main":
+        if alarm is None:
+            return None
+        return (f"your rule fires on the healthy 'main' run at step {alarm}: a criterion that stops good runs "
+                "gets switched off. Loosen it")
+    if name == "exploit":
+        if audit.takeover_step(run.rollouts) is None or alarm is not None:
+            return None
+        return ("your rule never fires on 'exploit', where a fail-open verifier was exploited: watch for a sudden "
+                "jump in reward_mean or a collapse of completion_len")
+    first = min(step for step, _ in runs.spec(name).rl.faults)
+    if alarm is None:
+        return f"your rule never fires on {name!r}, although faults were injected from step {first}"
+    if alarm < first:
+        return f"your rule fires on {name!r} at step {alarm}, before the first incident (step {first}): a false alarm"
+    return None
+
+
+def reference_abort_rule(history: list[dict]) -> bool:
+    """Exercise 13's reference answer: abort on a verifier outage, a malformed burst, a non-finite loss,
+    or a reward jump too fast to be learning (a suspected exploit)."""
+    now = history[-1]
+    loss = now.get("loss")
+    if now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.5:
+        return True
+    if loss is not None and not math.isfinite(loss):
+        return True
+    recent = [m["reward_mean"] for m in history[-4:-1] if not m["excluded"]]
+    return bool(recent) and now["reward_mean"] - min(recent) > 0.25
+

@@ -1,0 +1,429 @@
+"""Chapter 1's workshop: the base policy sampled for real, and one RL update taken apart.
+
+Everything here serves chapter 1 (the RL loop). It picks the workshop's three
+held-out sums from a run by code, draws the figures (the loop diagram, the
+answers of 32 samples coloured by verdict, expected reward against
+temperature, the spread of a sampled estimate), computes the exact probability
+of a whole answer string, performs one real RL update on one prompt's group,
+and builds the interactive workshop for Jupyter.
+
+Under the exact verifier (version 1.0) exactly one completion earns reward on a
+prompt, the canonical ``task.completion``, so :func:`answer_probability` of
+that string *is* the prompt's expected reward: no sampling error at all. The
+chapter uses it to check what the samples estimate.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from . import plots
+from . import rewards as rw
+from . import rl
+from .evaluate import EvalResult, classify_prompts, evaluate
+from .policy import Policy
+from .runs import Run, spec
+from .sampling import sample
+from .world import Task, encode, split
+
+N_SAMPLES = 32
+"""Samples per sum in the workshop (the course plate's 32)."""
+
+KINDS = ("confidently right", "confidently wrong", "uncertain")
+"""The three kinds of held-out sum the workshop shows, in the order it shows them."""
+
+DEMO_LR = 1e-5
+"""Learning rate of :func:`one_update`, the single-group update of chapter 1.
+
+Adam's first step moves every weight by about the learning rate whatever the
+size of its gradient. On a batch of one prompt's group the main run's 3e-4
+therefore overshoots, so the demonstration takes a smaller step with the same
+loss and optimiser; chapter 3 studies the size of the update.
+"""
+
+
+def eval_seed(run: Run, step: int) -> int:
+    """The sampler seed of a run's recorded checkpoint evaluation (mirrors ``rl.checkpoint_eval``).
+
+    Base runs evaluate both of their checkpoints with the seed of an RL run's
+    step 0, so that the base policy gets the same numbers everywhere.
+    """
+    return 10_000 * (run.seed + 1) + (0 if spec(run.name).rl is None else step)
+
+
+def recorded_samples(run: Run, step: int = 1) -> EvalResult:
+    """The held-out samples behind ``run``'s recorded evaluation at checkpoint ``step`` (chapter 1).
+
+    The samples (32 per sum, T = 1, budget 4, exact verifier) are drawn again
+    with the recorded sampler seed; a ValueError says so if their per-prompt
+    rewards differ from the record, so the chapter's figures and the run
+    record can never silently disagree.
+    """
+    result = evaluate(run.policy(step), split("heldout"), n=N_SAMPLES, temperature=1.0, budget=4,
+                      verifier=rw.get_verifier("exact"), seed=eval_seed(run, step))
+    recorded = np.asarray(run.eval_at(step)["heldout_per_prompt"])
+    if not np.allclose(result.per_prompt, recorded, atol=1e-4):
+        raise ValueError(f"re-drawn samples of {run.name} seed {run.seed} step {step} differ from its record")
+    return result
+
+
+def pick_workshop_sums(result: EvalResult, policy: Policy | None = None) -> dict[str, Task]:
+    """One sum of each kind, chosen by code from an evaluation (chapter 1's workshop).
+
+    Uses :func:`rlbook.evaluate.classify_prompts`. Among the confidently right
+    it takes the highest success rate; among the confidently wrong (no sample
+    right) the one whose commonest answer is most frequent, i.e. the most
+    confident; among the uncertain the rate closest to one half. Ties go to
+    the larger exact probability of the right answer when ``policy`` is
+    given, else to the first in split order. A ValueError names any kind
+    with no sum.
+    """
+    kinds = classify_prompts(result)
+    empty = [k for k in KINDS if not kinds[k]]
+    if empty:
+        raise ValueError(f"no held-out sum is {', '.join(empty)} in this evaluation")
+    rate = {t: float(r) for t, r in zip(result.tasks, result.per_prompt)}
+    top_count = {t: result.answers(i)[0][1] for i, t in enumerate(result.tasks)}
+    exact = {t: exact_expected_reward(policy, t) if policy is not None else 0.0 for t in kinds["confidently right"]}
+    return {
+        "confidently right": max(kinds["confidently right"], key=lambda t: (rate[t], exact[t])),
+        "confidently wrong": max(kinds["confidently wrong"], key=lambda t: top_count[t]),
+        "uncertain": min(kinds["uncertain"], key=lambda t: abs(rate[t] - 0.5)),
+    }
+
+
+def _completion_logits(policy: Policy, prompt: str, completion: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """The policy's logits at each character of ``completion`` after ``prompt``, and those characters' ids."""
+    if not completion:
+        raise ValueError("a completion has at least one character")
+    ids = torch.tensor([encode(prompt + completion)])
+    with torch.no_grad():
+        logits, _ = policy(ids[:, :-1])
+    return logits[0, -len(completion):], ids[0, -len(completion):]
+
+
+def answer_probability(policy: Policy, prompt: str, completion: str, temperature: float = 1.0) -> float:
+    """The probability that ``policy`` writes exactly ``completion`` after ``prompt`` (chapter 1).
+
+    The product of the per-character probabilities, each read from the
+    policy's softmax at ``temperature`` given the prompt and the characters
+    before it: ``P(y | x) = prod_t pi(y_t | x, y_<t)``. A completion without
+    the end-of-turn mark is an episode cut by the budget, and its probability
+    is that of its characters alone.
+    """
+    logits, ids = _completion_logits(policy, prompt, completion)
+    logp = torch.log_softmax(logits / temperature, dim=-1).gather(-1, ids[:, None])
+    return float(logp.sum().exp())
+
+
+def exact_expected_reward(policy: Policy, task: Task, temperature: float = 1.0) -> float:
+    """The exact expected reward of ``task`` under the exact verifier: P(the canonical answer) (chapter 1)."""
+    return answer_probability(policy, task.prompt, task.completion, temperature)
+
+
+def exact_reward_curve(policy: Policy, task: Task, temperatures) -> np.ndarray:
+    """:func:`exact_expected_reward` at each temperature, from one forward pass (chapter 1)."""
+    logits, ids = _completion_logits(policy, task.prompt, task.completion)
+    temps = torch.as_tensor(np.asarray(temperatures, dtype=np.float32))[:, None, None]
+    logp = torch.log_softmax(logits[None] / temps, dim=-1).gather(-1, ids[None, :, None].expand(len(temps), -1, 1))
+    return logp.sum(dim=(1, 2)).exp().numpy().astype(float)
+
+
+def _show(completion: str) -> str:
+    """A completion as the figures print it: newlines and spaces made visible."""
+    return completion.replace("\n", "\\n").replace(" ", "\u2423")
+
+
+def draw_answers(ax, task: Task, completions: list[str], statuses: list[str], title: str = "",
+                 rows: int | None = None) -> None:
+    """Bars of the distinct answers to one sum with their counts, coloured by the verifier's status.
+
+    ``rows`` fixes the number of bar slots, so that panels side by side have bars of one thickness.
+    """
+    counts: dict[str, list] = {}
+    for text, status in zip(completions, statuses):
+        counts.setdefault(text, [0, status])[0] += 1
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    ax.barh(range(len(ranked)), [c for _, (c, _) in ranked], height=0.7,
+            color=[plots.STATUS_COLOURS[s] for _, (_, s) in ranked])
+    ax.set_yticks(range(len(ranked)), [_show(text) for text, _ in ranked], family="monospace")
+    ax.set_ylim(max(rows or 0, len(ranked), 3) - 0.5, -0.5)
+    ax.set_xlabel("samples")
+    ax.set_title(title or f"{task.name} = {task.answer}")
+
+
+def plot_answers(result: EvalResult, picks: dict[str, Task]):
+    """The workshop figure: one panel per picked sum, answers coloured by verdict (chapter 1)."""
+    fig, axes = plots.figure(9, 3.4, ncols=len(picks))
+    index = {kind: result.tasks.index(task) for kind, task in picks.items()}
+    rows = max(len(result.answers(i)) for i in index.values())
+    seen = set()
+    for ax, (kind, task) in zip(np.atleast_1d(axes), picks.items()):
+        i = index[kind]
+        seen.update(result.statuses[i])
+        title = f"{task.name} ({kind})\nexpected reward {result.per_prompt[i]:.2f}"
+        draw_answers(ax, task, result.completions[i], result.statuses[i], title, rows)
+        ax.set_xlim(0, result.rewards.shape[1])
+    shown = [s for s in rw.STATUSES if s in seen]
+    handles = [plt.Rectangle((0, 0), 1, 1, color=plots.STATUS_COLOURS[s]) for s in shown]
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    fig.legend(handles, shown, loc="lower center", ncol=len(shown), bbox_to_anchor=(0.5, 0.0))
+    return fig
+
+
+def reward_vs_temperature(policy: Policy, tasks: list[Task], temperatures, n: int = 256,
+                          seed: int = 0) -> np.ndarray:
+    """Sampled expected reward of each task at each temperature, shape (tasks, temperatures) (chapter 1)."""
+    return np.stack([evaluate(policy, tasks, n=n, temperature=float(t), seed=seed + k).per_prompt
+                     for k, t in enumerate(temperatures)], axis=1)
+
+
+def plot_reward_vs_temperature(policy: Policy, picks: dict[str, Task], temperatures, sampled: np.ndarray,
+                               heldout: np.ndarray, n: int):
+    """Sampled expected reward against temperature (markers) with the exact value (lines) (chapter 1)."""
+    fig, ax = plots.figure(7, 3.6)
+    fine = np.linspace(min(temperatures), max(temperatures), 49)
+    for (kind, task), colour, row in zip(picks.items(), (plots.TEAL, plots.ORANGE, plots.PURPLE), sampled):
+        ax.plot(fine, exact_reward_curve(policy, task, fine), color=colour, lw=1.5, label=f"{task.name} ({kind})")
+        ax.plot(temperatures, row, "o", color=colour, ms=4)
+    ax.plot(temperatures, heldout, "s--", color=plots.BLUE, ms=4, lw=1, label="all 40 held-out sums (mean)")
+    ax.axvline(1.0, color=plots.GREY, lw=0.8, ls=":")
+    ax.set_xlabel("sampling temperature T")
+    ax.set_ylabel("expected reward")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_title(f"markers: {n} samples per sum; lines: exact probability of the right answer")
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig
+
+
+@dataclass
+class Spread:
+    """How much a sampled estimate of one prompt's expected reward varies with the number of samples."""
+
+    task: Task
+    p: float
+    ns: list[int]
+    sd: np.ndarray
+    repeats: int
+
+    @property
+    def binomial_sd(self) -> np.ndarray:
+        """The spread sampling theory predicts: sqrt(p (1 - p) / n)."""
+        return np.sqrt(self.p * (1 - self.p) / np.asarray(self.ns))
+
+
+def estimate_spread(policy: Policy, task: Task, ns=(1, 2, 4, 8, 16, 32, 64), repeats: int = 100,
+                    seed: int = 0) -> Spread:
+    """Draw ``repeats`` fresh estimates of ``task``'s expected reward for each sample count (chapter 1).
+
+    Every estimate is the mean reward of ``n`` new samples from the policy at
+    T = 1 (real resampling, not a bootstrap); ``sd`` is the standard deviation
+    of the ``repeats`` estimates for each ``n``. ``p`` is the exact expected
+    reward from :func:`exact_expected_reward`.
+    """
+    verifier = rw.get_verifier("exact")
+    gen = torch.Generator().manual_seed(seed)
+    sds = []
+    for n in ns:
+        rollouts = sample(policy, [task.prompt], n=n * repeats, generator=gen)
+        rewards, _ = rw.score(verifier, rollouts.prompts, rollouts.completions())
+        sds.append(rewards.reshape(repeats, n).mean(axis=1).std())
+    return Spread(task, exact_expected_reward(policy, task), list(ns), np.array(sds), repeats)
+
+
+def plot_spread(spread: Spread):
+    """Spread of the sampled estimate against the number of samples, log-log, with the binomial line."""
+    fig, ax = plots.figure(6, 3.4)
+    ax.plot(spread.ns, spread.binomial_sd, color=plots.GREY, lw=1.2, label=r"$\sqrt{p(1-p)/n}$")
+    ax.plot(spread.ns, spread.sd, "o", color=plots.PURPLE,
+            label=f"{spread.repeats} fresh estimates per n")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("samples per estimate n")
+    ax.set_ylabel("standard deviation of the estimate")
+    ax.set_title(f"{spread.task.name}: exact expected reward p = {spread.p:.3f}")
+    ax.legend()
+    return fig
+
+
+@dataclass
+class UpdateDemo:
+    """One RL update on one prompt's group: the group, its credit, and each answer's probability before and after."""
+
+    task: Task
+    completions: list[str]
+    rewards: np.ndarray
+    statuses: list[str]
+    advantages: np.ndarray
+    answers: list[str]
+    before: np.ndarray
+    after: np.ndarray
+    stats: dict
+
+    @property
+    def baseline(self) -> float:
+        """The group-mean baseline subtracted from each reward."""
+        return float(self.rewards.mean())
+
+    def count(self, answer: str) -> int:
+        return self.completions.count(answer)
+
+    def advantage_of(self, answer: str) -> float | None:
+        """The advantage the update gave each sample of ``answer`` (None if it was not sampled)."""
+        rows = [a for c, a in zip(self.completions, self.advantages) if c == answer]
+        return float(rows[0]) if rows else None
+
+    def table(self) -> list[tuple]:
+        """(answer, count, reward, advantage, P before, P after), most probable first."""
+        verifier = rw.get_verifier("exact")
+        rows = [(a, self.count(a), verifier(self.task.prompt, a).reward, self.advantage_of(a), b, c)
+                for a, b, c in zip(self.answers, self.before, self.after)]
+        return sorted(rows, key=lambda r: -r[4])
+
+
+def one_update(policy: Policy, task: Task, group_size: int = 16, seed: int = 0, lr: float = DEMO_LR,
+               cfg: rl.RLConfig | None = None) -> UpdateDemo:
+    """Sample a group for one prompt, score it, credit it and take one real gradient step (chapter 1).
+
+    The steps are the book's own: :func:`rlbook.sampling.sample`,
+    :func:`rlbook.rewards.score`, :func:`rlbook.rl.credit` (group-mean
+    baseline), :class:`rlbook.rl.Batch` and :func:`rlbook.rl.update` with the
+    ``main`` run's loss (PPO clip, token mean) and AdamW at ``lr``. The
+    policy passed in is not changed: the update is applied to a copy. The
+    answers measured are the distinct sampled ones plus the right one.
+    """
+    cfg = replace(cfg or rl.RLConfig(), group_size=group_size, lr=lr)
+    learner = copy.deepcopy(policy)
+    rollouts = sample(learner, [task.prompt], n=group_size, temperature=cfg.temperature, budget=cfg.budget,
+                      generator=torch.Generator().manual_seed(seed))
+    completions = rollouts.completions()
+    rewards, statuses = rw.score(rl.make_verifier(cfg), rollouts.prompts, completions)
+    advantages, used = rl.credit(cfg, rewards, statuses)
+    answers = list(dict.fromkeys(completions + [task.completion]))
+    before = np.array([answer_probability(learner, task.prompt, a) for a in answers])
+    optimiser = torch.optim.AdamW(learner.parameters(), lr=cfg.lr, weight_decay=0.0)
+    stats = rl.update(learner, optimiser, rl.Batch(0, rollouts, rewards, statuses, advantages, used), cfg)
+    after = np.array([answer_probability(learner, task.prompt, a) for a in answers])
+    return UpdateDemo(task, completions, np.asarray(rewards), statuses, advantages.numpy(), answers,
+                      before, after, stats)
+
+
+def plot_update(demo: UpdateDemo):
+    """Each answer's probability before and after the update, coloured by its advantage's sign (chapter 1)."""
+    rows = demo.table()
+    fig, ax = plots.figure(7, 3.2)
+    x = np.arange(len(rows))
+    colours = [plots.TEAL if (r[3] or 0) > 0 else plots.ORANGE if (r[3] or 0) < 0 else plots.GREY for r in rows]
+    ax.bar(x - 0.2, [r[4] for r in rows], 0.4, color=colours, alpha=0.45, label="before")
+    ax.bar(x + 0.2, [r[5] for r in rows], 0.4, color=colours, label="after")
+    names = [f"{_show(r[0])}\n{r[1]}\u00d7, A={r[3]:+.2f}" if r[3] is not None else f"{_show(r[0])}\nnot sampled"
+             for r in rows]
+    ax.set_xticks(x, names, family="monospace", fontsize=8)
+    ax.set_ylabel("probability of the whole answer")
+    ax.set_title(f"{demo.task.name}: one update on a group of {len(demo.completions)}, "
+                 f"baseline {demo.baseline:.3f}")
+    patch = plt.Rectangle
+    handles = [patch((0, 0), 1, 1, color=plots.GREY, alpha=0.45), patch((0, 0), 1, 1, color=plots.GREY),
+               patch((0, 0), 1, 1, color=plots.TEAL), patch((0, 0), 1, 1, color=plots.ORANGE)]
+    ax.legend(handles, ["before", "after", "advantage > 0", "advantage < 0"], ncol=2)
+    return fig
+
+
+def rollout_record(policy: Policy, task: Task, seed: int = 0) -> dict:
+    """One real rollout as the book records it, with the verifier's verdict (chapter 1, exercise 1).
+
+    The first of up to 64 samples that ended with the end-of-turn mark after
+    at least one digit, so that it has two actions or more. Its fields are
+    those of :meth:`rlbook.sampling.Rollouts.as_rows` plus ``reward``,
+    ``status`` and ``reason``.
+    """
+    rollouts = sample(policy, [task.prompt], n=64, generator=torch.Generator().manual_seed(seed))
+    rows = rollouts.as_rows()
+    row = next((r for r in rows if r["termination"] == "end-of-turn" and len(r["completion"]) >= 2), None)
+    if row is None:
+        raise ValueError(f"no sample for {task.name} has two actions or more")
+    verdict = rw.get_verifier("exact")(row["prompt"], row["completion"])
+    return {**row, "reward": verdict.reward, "status": verdict.status, "reason": verdict.reason}
+
+
+def plot_rl_loop(group_size: int = rl.RLConfig().group_size):
+    """The RL loop as a diagram: policy, rollouts, verifier, update signal, updated policy (chapter 1).
+
+    ``group_size`` (default: the ``main`` run's) is the number of answers per prompt written in the diagram.
+    """
+    fig, ax = plots.figure(9, 3.0)
+    ax.axis("off")
+    ax.set_xlim(0, 10.4)
+    ax.set_ylim(0.2, 3)
+    boxes = [("policy\n$\\pi_\\theta$(next character\n| text so far)", plots.BLUE),
+             (f"rollouts\n{group_size} answers\nper prompt", plots.TEAL),
+             ("verifier\nreward 1 if the\nanswer is right", plots.ORANGE),
+             ("update signal\nreward minus\ngroup mean", plots.PURPLE)]
+    width, gap, y, height = 2.0, 0.6, 1.6, 1.1
+    centres = []
+    for k, (label, colour) in enumerate(boxes):
+        x = 0.2 + k * (width + gap)
+        centres.append(x + width / 2)
+        ax.add_patch(FancyBboxPatch((x, y), width, height, boxstyle="round,pad=0.04", facecolor=colour,
+                                    edgecolor="none"))
+        ax.text(x + width / 2, y + height / 2, label, ha="center", va="center", color="white", fontsize=9)
+        if k:
+            ax.add_patch(FancyArrowPatch((x - gap + 0.06, y + height / 2), (x - 0.06, y + height / 2),
+                                         arrowstyle="-|>", mutation_scale=12, color=plots.GREY))
+    ax.add_patch(FancyArrowPatch((centres[-1], y - 0.08), (centres[0], y - 0.08), connectionstyle="arc3,rad=-0.18",
+                                 arrowstyle="-|>", mutation_scale=14, color=plots.PURPLE, lw=1.5))
+    ax.text(5.2, 0.5, "gradient step: the updated policy samples the next batch", ha="center", va="center",
+            color=plots.GREY, fontsize=9)
+    return fig
+
+
+def interactive_workshop(policy: Policy, tasks: list[Task], n: int = N_SAMPLES, budget: int = 4):
+    """The workshop for Jupyter: pick a sum and a temperature, see ``n`` fresh samples (chapter 1).
+
+    Returns an ipywidgets box; every change of sum or temperature, and every
+    click on "sample again", draws ``n`` new samples and redraws the answers
+    coloured by verdict with their sampled and exact expected reward.
+    """
+    import ipywidgets as widgets
+    from IPython.display import display
+
+    picker = widgets.Dropdown(options=[(t.name, t) for t in tasks], description="sum")
+    temperature = widgets.FloatSlider(value=1.0, min=0.1, max=2.0, step=0.1, description="temperature")
+    again = widgets.Button(description="sample again")
+    out = widgets.Output()
+    draws = iter(range(10**9))
+    verifier = rw.get_verifier("exact")
+
+    def redraw(*_):
+        task, temp = picker.value, temperature.value
+        rollouts = sample(policy, [task.prompt], n=n, temperature=temp, budget=budget,
+                          generator=torch.Generator().manual_seed(next(draws)))
+        rewards, statuses = rw.score(verifier, rollouts.prompts, rollouts.completions())
+        fig, ax = plots.figure(5, 3)
+        title = (f"{task.name} at T = {temp:.1f}: sampled {rewards.mean():.2f}, "
+                 f"exact {exact_expected_reward(policy, task, temp):.2f}")
+        draw_answers(ax, task, rollouts.completions(), statuses, title)
+        with out:
+            out.clear_output(wait=True)
+            display(fig)
+        plt.close(fig)
+
+    picker.observe(redraw, names="value")
+    temperature.observe(redraw, names="value")
+    again.on_click(redraw)
+    redraw()
+    return widgets.VBox([widgets.HBox([picker, temperature, again]), out])
+
+
+def try_it(groups) -> list[dict]:
+    """The "Try it" of chapter 1: mean reward and group-centred advantages of each group of rewards."""
+    from .advantages import group_centered
+
+    return [{"rewards": list(g), "mean": float(np.mean(g)), "advantages": group_centered(list(g)).tolist()}
+            for g in groups]
+

@@ -1,0 +1,59 @@
+"""Chapter 2's claims about its runs hold for seeds 0, 1 and 2.
+
+The single-step claims use the `base` runs (fast once cached). The multi-step
+claims use `process-base` and the two RL runs from it; seed 0 of those is part
+of the book's cache, seeds 1 and 2 are marked slow (training them costs a few
+minutes of CPU each).
+"""
+from __future__ import annotations
+
+import pytest
+
+from rlbook import disagreement as d
+from rlbook import rewards as rw
+from rlbook import runs, world
+from rlbook.exercises import ch2
+
+SEEDS = (0, 1, 2)
+PROCESS_SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
+
+
+def test_every_reward_test_gets_its_intended_status():
+    assert d.shortcut_mismatches(rw.ExactVerifier()) == []
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pretrained_fails_on_format_and_sft_on_arithmetic(seed):
+    _, rows = d.checkpoint_breakdowns(runs.load("base", seed), world.split("heldout"), n=32, budget=4, seed=seed)
+    pre, sft = rows["pretrained"], rows["after SFT"]
+    assert d.format_share(pre) > 0.99 and pre["right_number_rejected"] > 0
+    assert d.format_share(sft) < 0.25
+    assert sft["expected_reward"] > pre["expected_reward"]
+
+
+def process_sample(seed: int) -> list[d.Judged]:
+    """The chapter's multi-step sample: 16 fresh rollouts per held-out prompt of process-base."""
+    policy = runs.load("process-base", seed).policy()
+    return d.judge_rollouts(d.sample_rollouts(policy, world.split("heldout", "multi"), n=16, seed=seed))
+
+
+@pytest.mark.parametrize("seed", PROCESS_SEEDS)
+def test_disagreement_claims(seed):
+    judged = process_sample(seed)
+    cells, rows, columns = d.matrix(judged)
+    assert cells[rows.index("incorrect"), columns.index(1.0)] == 0
+    counts = d.kind_counts(judged)
+    assert counts[d.RIGHT_INVALID] > 0 and counts[d.PARTIAL_CREDIT] > 0
+    pair = d.figure_rollouts(judged)
+    assert len(pair) == 2 and pair[0].prompt == pair[1].prompt
+    assert pair[0].process_pass and pair[0].outcome_pass and pair[1].kind == d.RIGHT_INVALID
+    assert any(j.disagrees for j in ch2.exercise_rows(judged))
+    summary = d.right_invalid_summary(judged)
+    assert summary["wrong_first_sum"] == counts[d.RIGHT_INVALID]
+
+
+@pytest.mark.slow
+def test_shaped_against_outcome_only_claims():
+    table = d.compare({name: [runs.load(name, s) for s in SEEDS] for name in ("process-outcome", "process-shaped")})
+    claims = d.comparison_claims(table)
+    assert claims["shaped_validity_wins"] == len(SEEDS)

@@ -1,0 +1,72 @@
+"""Chapter 3's claims about the runs hold for seeds 0, 1 and 2.
+
+Each test calls the same rlbook.credit functions as the chapter and asserts
+what its prose says. Claims that need runs beyond base/main for seeds 1 and 2
+(the ablations, process-base) are marked slow for those seeds.
+"""
+from __future__ import annotations
+
+import pytest
+
+from rlbook import credit, runs, world
+
+SEEDS = (0, 1, 2)
+SLOW_SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_group_baseline_removes_the_offset_but_is_not_the_quietest(seed):
+    base = runs.load("base", seed)
+    prompts = [t.prompt for t in world.split("train")[::3]]
+    gv = credit.gradient_variance(base.policy(), prompts, group_size=16, repeats=16, seed=seed)
+    assert gv.ratio_at[-1.0] > 1 and gv.ratio_at[1.0] > 1
+    assert gv.ratio_at[0.0] < 1
+    assert abs(gv.best_offset) < 0.5
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_zero_variance_groups_shift_towards_all_right(seed):
+    zv = credit.zero_variance_summary(runs.load("main", seed))
+    assert zv["last_right"] > zv["first_right"]
+    assert zv["last_wrong"] < zv["last_right"]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_record_matches_its_policy_and_not_a_later_one(seed):
+    drift = credit.logprob_drift(runs.load("main", seed), step=11, later=20)
+    assert drift["same_max_abs"] < 1e-4 < drift["later_mean_abs"]
+    assert drift["later_outside_ppo"] > 0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_main_never_clips_and_adam_absorbs_reward_scale(seed):
+    main = runs.load("main", seed)
+    assert max(main.metric("clip_fraction")) == 0.0
+    effect = credit.scale_effect(main, scale=10.0)
+    assert abs(effect["adam_norm_ratio"] - 1) < 0.01 and abs(effect["sgd_norm_ratio"] - 10) < 0.01
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_shown_group_is_mixed(seed):
+    batch = credit.recorded_batch(runs.load("main", seed), 1)
+    group = credit.balanced_group(batch)
+    assert group in credit.mixed_groups(batch)
+    rows = credit.group_rows(batch, group)
+    assert batch.rewards[rows[0]] == 1 and batch.rewards[rows[-1]] == 0
+
+
+@pytest.mark.parametrize("seed", SLOW_SEEDS)
+def test_ratio_drift_agrees_with_the_ppo_log(seed):
+    ppo = runs.load("ppo", seed)
+    rd = credit.ratio_drift(ppo, step=1, updates=8)
+    assert abs(rd.ppo_clipped[2] - ppo.metrics[0]["clip_fraction"]) < 0.01
+    assert rd.outside_ppo[0] > rd.ppo_clipped[0] > rd.cispo_capped[0]
+
+
+@pytest.mark.parametrize("seed", SLOW_SEEDS)
+def test_exercise_5_has_a_case(seed):
+    pbase = runs.load("process-base", seed)
+    multi = [t.prompt for t in world.split("train", "multi")]
+    group, row = credit.find_process_case(pbase.policy(), multi, n=8, seed=seed)
+    assert group.rewards[row] < 1 and group.step_valid[row, 0] == 1
+    assert group.step_adv[row, 0] >= 0 > group.outcome_adv[row]

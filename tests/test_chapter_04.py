@@ -1,0 +1,120 @@
+"""Chapter 4's claims about its runs hold for seeds 0, 1 and 2.
+
+Each test recomputes a claim the chapter asserts, through the same
+``rlbook.audit`` functions. Claims on ``base``, ``main`` and ``exploit`` run
+for every seed; those that need the chapter's other runs (``stale``,
+``accepted-only``, ``faults``, ``abort``) run for seed 0 and are marked slow
+for seeds 1 and 2, which need those runs trained.
+"""
+from __future__ import annotations
+
+import pytest
+
+from rlbook import audit, runs, world
+from rlbook import rewards as rw
+from rlbook.exercises import ch4
+
+SEEDS = [0, 1, 2]
+TEMPERATURES = [0.5, 1.0, 1.5, 2.0]
+OTHER_SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_hack_caught_wherever_it_took_over(seed):
+    """@tbl-hack-seeds: where the loophole took over, reward rose, held-out accuracy did not, the detector flagged it."""
+    exploit = runs.load("exploit", seed)
+    report = audit.hack_report(exploit.evals)
+    if audit.takeover_step(exploit.rollouts) is None:
+        pytest.skip(f"the loophole did not take over on seed {seed}; the chapter's wording says so")
+    assert report.reward_gain > report.rise and report.heldout_gain <= 0 and report.flagged_step is not None
+    assert audit.exploiting_completions(exploit.rollouts[-1], rw.get_verifier("fail-open"))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_detector_is_silent_on_main(seed):
+    """@sec-independent-check: the honest run is not flagged, and its held-out accuracy rose."""
+    report = audit.hack_report(runs.load("main", seed).evals)
+    assert report.flagged_step is None and report.heldout_gain > 0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_base_policy_samples_the_exploit_rarely(seed):
+    """@sec-reward-hack: the exploit exists in the base policy's samples, but rarely."""
+    prompts = [t.prompt for t in world.split("train")]
+    rate = audit.loophole_rate(runs.load("base", seed).policy(), prompts, rw.get_verifier("fail-open"), n=64, seed=seed)
+    assert rate < 0.1
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_temperature_trades_first_sample_against_coverage(seed):
+    """@fig-pass-at-k: cool sampling wins pass@1, and T = 1 leaves no more never-right prompts than the cool one."""
+    rows = audit.sparse_reward_audit(runs.load("base", seed).policy(), world.split("heldout"), TEMPERATURES,
+                                     n=64, seed=seed)
+    low, high = rows[0], rows[-1]
+    assert low["pass_at_k"][0] > high["pass_at_k"][0] and high["tokens_per_sample"] > low["tokens_per_sample"]
+    assert len(rows[1]["never_right"]) <= len(low["never_right"])
+    g16 = low["ks"].index(16)
+    assert low["pass_at_k"][-1] == min(r["pass_at_k"][-1] for r in rows)
+    assert low["mixed"][g16] == min(r["mixed"][g16] for r in rows)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_exploration_audit_claims(seed):
+    """@fig-exploration-coverage: hotter sampling repeats less, is novel more often, and wastes more."""
+    prompts = [t.prompt for t in world.split("train")]
+    rows = audit.temperature_audit(runs.load("base", seed).policy(), prompts, TEMPERATURES, n=16, rounds=2, seed=seed)
+    cool, hot = rows[0], rows[-1]
+    junk = [r["malformed"] + r["budget-stopped"] for r in rows]
+    assert cool["duplicate"] > hot["duplicate"] and junk[-1] > junk[0]
+    assert cool["novel_share"] < hot["novel_share"] and all(r["accepted"] <= 1 / 16 for r in rows)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_main_reward_gain_is_mostly_repeats(seed):
+    """@fig-composition-main: the reward gain is mostly repeats of right answers; novelty falls."""
+    trend = audit.sharpening(audit.run_composition(runs.load("main", seed).rollouts), window=10)
+    assert trend["reward_gain"] > 0 and trend["repeat_gain"] > 0.5 * trend["reward_gain"]
+    assert trend["novel_late"] < trend["novel_early"]
+
+
+@pytest.mark.parametrize("seed", OTHER_SEEDS)
+def test_stale_rollouts_are_clipped_more(seed):
+    """@fig-stale: learning from 4-step-old rollouts clips more tokens than on-policy learning."""
+    main, stale = runs.load("main", seed), runs.load("stale", seed)
+    horizon = stale.steps[-1]
+    clip = {n: sum(m["clip_fraction"] for m in r.metrics[4:horizon]) for n, r in [("main", main), ("stale", stale)]}
+    assert clip["stale"] > clip["main"]
+
+
+@pytest.mark.parametrize("seed", OTHER_SEEDS)
+def test_selection_rule_is_recorded_with_its_counts(seed):
+    """@tbl-selection: keep-accepted drops rollouts, and the record says how many."""
+    picky = runs.load("accepted-only", seed)
+    counts = audit.selection_counts(picky.rollouts)
+    assert counts["kept"] < counts["generated"]
+    assert picky.record["selection_rule"] == "keep accepted"
+    assert picky.record["rollouts_before_filtering"] == counts["generated"]
+
+
+@pytest.mark.parametrize("seed", OTHER_SEEDS)
+def test_faults_are_recorded_with_trigger_and_rollouts(seed):
+    """@tbl-incidents: each injected fault gives one intervention, visible in the stored batch and the record."""
+    faults = runs.load("faults", seed)
+    events = audit.incidents(faults.log)
+    assert [e["step"] for e in events] == [s for s, _ in runs.spec("faults").rl.faults]
+    assert events[0]["unverifiable_share"] == 1.0 and events[1]["malformed_share"] > 0.5
+    assert events[2]["aborted_update"] == "non-finite loss"
+    assert faults.record["interventions"] == faults.log["interventions"]
+
+
+@pytest.mark.parametrize("seed", OTHER_SEEDS)
+def test_abort_run_stops_and_says_so(seed):
+    aborted = runs.load("abort", seed)
+    assert aborted.record["status"] == "aborted"
+    assert aborted.log["abort"]["step"] < runs.spec("abort").rl.steps
+
+
+@pytest.mark.parametrize("seed", OTHER_SEEDS)
+def test_reference_abort_rule_on_every_seed(seed):
+    """Exercise 13's reference rule passes its own check on every seed."""
+    assert ch4.check_abort_rule(ch4.reference_abort_rule, seed=seed).passed

@@ -1,0 +1,162 @@
+"""rlbook.credit: chapter 3's measurements, on a small in-memory run and on values worked by hand."""
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from rlbook import credit
+from rlbook.policy import Checkpoint, Policy
+from rlbook.rl import Batch, RLConfig, _store
+from rlbook.rl import credit as run_credit
+from rlbook.runs import Run
+from rlbook.sampling import Rollouts, sample
+from rlbook.world import encode, split
+
+
+def tiny_run(group_size: int = 4, prompts: int = 3) -> Run:
+    """A fake ``main`` run: a random policy's batch at step 1 and checkpoints 0 and 10 (10 = perturbed weights)."""
+    torch.manual_seed(0)
+    policy = Policy()
+    policy.version = "main@0"
+    tasks = split("train")[:prompts]
+    rollouts = sample(policy, [t.prompt for t in tasks], n=group_size, generator=torch.Generator().manual_seed(1))
+    rewards = np.array([1.0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1][: len(rollouts)])
+    statuses = ["accepted" if r else "incorrect" for r in rewards]
+    cfg = RLConfig(group_size=group_size)
+    advantages, used = run_credit(cfg, rewards, statuses)
+    later = copy.deepcopy(policy)
+    with torch.no_grad():
+        for p in later.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    log = {"rollouts": [_store(Batch(1, rollouts, rewards, statuses, advantages, used))],
+           "checkpoints": [{"step": 0, "checkpoint": Checkpoint.of(policy, "main@0")},
+                           {"step": 10, "checkpoint": Checkpoint.of(later, "main@10")}],
+           "metrics": [], "evals": []}
+    run = Run("main", 0, 2, {}, log, Path("."))
+    run.extra["rollouts"] = rollouts
+    return run
+
+
+@pytest.fixture(scope="module")
+def run() -> Run:
+    return tiny_run()
+
+
+def test_recorded_batch_rebuilds_the_step(run):
+    batch = credit.recorded_batch(run, 1)
+    original: Rollouts = run.extra["rollouts"]
+    assert torch.equal(batch.rollouts.tokens, original.tokens)
+    assert torch.equal(batch.rollouts.mask, original.mask)
+    assert torch.allclose(batch.rollouts.logprobs, original.logprobs)
+    assert batch.rollouts.prompts == original.prompts
+    assert batch.rollouts.group_size == 4
+    # Advantages derived again from the recorded rewards: [1,0,0,0] -> 0.75, -0.25 ...
+    assert torch.allclose(batch.advantages[:4], torch.tensor([0.75, -0.25, -0.25, -0.25]))
+    assert torch.allclose(batch.advantages[8:], torch.zeros(4))
+    with pytest.raises(ValueError, match="no rollouts for step 2"):
+        credit.recorded_batch(run, 2)
+
+
+def test_sampling_checkpoint_reads_the_policy_version(run):
+    batch = credit.recorded_batch(run, 1)
+    assert credit.sampling_checkpoint(run, batch) == 0
+    batch.rollouts.policy_version = "main@3"
+    with pytest.raises(ValueError, match="was not saved"):
+        credit.sampling_checkpoint(run, batch)
+
+
+def test_record_and_credit_are_separate_structures(run):
+    batch = credit.recorded_batch(run, 1)
+    record, credit_rows = credit.record_and_credit(batch, 0)
+    n = int(batch.rollouts.lengths[0])
+    assert len(record) == n
+    assert [r["token_id"] for r in record] == batch.rollouts.tokens[0, :n].tolist()
+    assert all(r["policy_version"] == "main@0" for r in record)
+    assert len(credit_rows) == batch.rollouts.tokens.shape[1]
+    assert [c["advantage"] for c in credit_rows[:n]] == [0.75] * n
+    assert all(c["advantage"] == 0 and not c["trained"] for c in credit_rows[n:])
+
+
+def test_logprob_drift_same_policy_is_rounding_only(run):
+    drift = credit.logprob_drift(run, 1, later=10)
+    assert drift["same_max_abs"] < 1e-4
+    assert drift["later_mean_abs"] > 1e-3
+    assert 0 <= drift["later_outside_ppo"] <= 1
+    assert drift["tokens"] == int(run.extra["rollouts"].mask.sum())
+
+
+def test_group_scale_table_by_hand(run):
+    rows = {r["right answers k"]: r for r in credit.group_scale_table(credit.recorded_batch(run, 1))}
+    assert set(rows) == {1, 2, 4}
+    assert math.isclose(rows[1]["centred (right)"], 0.75, abs_tol=1e-6)
+    assert math.isclose(rows[1]["centred (wrong)"], -0.25, abs_tol=1e-6)
+    # std of [1,0,0,0] is sqrt(3/16) = 0.433: 0.75 / 0.433 = 1.732
+    assert math.isclose(rows[1]["std-normalised (right)"], math.sqrt(3), rel_tol=1e-4)
+    assert math.isclose(rows[2]["std-normalised (wrong)"], -1.0, rel_tol=1e-4)
+    assert rows[4]["centred (right)"] == 0 and math.isnan(rows[4]["centred (wrong)"])
+
+
+def test_mixed_groups_and_rows(run):
+    batch = credit.recorded_batch(run, 1)
+    assert credit.mixed_groups(batch) == [0, 1]
+    rows = credit.group_rows(batch, 0, per_reward=2)
+    assert rows[0] == 0 and all(4 > r > 0 for r in rows[1:])
+    assert len(rows) <= 3
+
+
+def test_ratio_drift_statistics_are_consistent(run):
+    drift = credit.ratio_drift(run, 1, updates=2)
+    tokens = int(run.extra["rollouts"].mask.sum())
+    assert len(drift.ratios) == 2 and all(len(r) == tokens for r in drift.ratios)
+    assert len(drift.advantages) == tokens
+    for k in range(2):
+        assert 0 <= drift.ppo_clipped[k] <= drift.outside_ppo[k] <= 1
+        above = float((drift.ratios[k] > drift.cap).mean())
+        assert math.isclose(drift.cispo_capped[k], above, abs_tol=1e-6)
+    assert not np.allclose(drift.ratios[0], 1.0)
+
+
+def test_scale_effect_adam_nearly_cancels_a_constant_factor(run):
+    effect = credit.scale_effect(run, scale=10.0)
+    assert math.isclose(effect["sgd_norm_ratio"], 10.0, rel_tol=1e-3)
+    assert effect["sgd_cosine"] > 0.999
+    assert abs(effect["adam_norm_ratio"] - 1.0) < 0.05
+    assert effect["adam_cosine"] > 0.99
+
+
+def test_token_steps_and_split_credit_by_hand():
+    assert credit.token_steps("7,12#", 2) == [0, 0, 1, 1, 1]
+    assert credit.token_steps("7,12,3#", 2) == [0, 0, 1, 1, 1, 1, 1]
+    assert credit.token_steps("13#", 2) == [0, 0, 0]
+    got = credit.split_credit("7,11#", -0.25, [0.5, -0.25])
+    assert got["outcome"] == [-0.25] * 5
+    assert got["process"] == [0.5, 0.5, -0.25, -0.25, -0.25]
+
+
+def test_markdown_table():
+    text = credit.markdown_table([{"run": "a", "x": 0.12345}, {"run": "bb", "x": 1.0}])
+    assert text.splitlines() == ["| run | x |", "|---|---|", "| a | 0.123 |", "| bb | 1.000 |"]
+
+
+def test_balanced_group(run):
+    # groups: 1/4, 2/4 and 4/4 right: the second is closest to one half
+    assert credit.balanced_group(credit.recorded_batch(run, 1)) == 1
+
+
+def test_gradient_variance_is_quadratic_in_the_offset():
+    base = Policy()
+    torch.manual_seed(3)
+    prompts = [t.prompt for t in split("train")[:2]]
+    result = credit.gradient_variance(base, prompts, group_size=4, repeats=3, offsets=(-1.0, 0.0, 1.0, 2.0))
+    v = result.no_baseline
+    # V(c) = a + 2bc + dc^2: equal second differences on an even grid, minimum at -b/d.
+    assert math.isclose(v[2] - 2 * v[1] + v[0], v[3] - 2 * v[2] + v[1], rel_tol=1e-6)
+    d = (v[2] - 2 * v[1] + v[0]) / 2
+    b = (v[2] - v[0]) / 4
+    assert math.isclose(result.best_offset, -b / d, rel_tol=1e-5, abs_tol=1e-8)
+    assert result.rollouts_per_estimate == 8 and result.repeats == 3

@@ -1,0 +1,296 @@
+"""Tests for rlbook.trl_bridge: the book's choices in TRL's terms, the audit readers, and a tiny real TRL run.
+
+The translation, the reward function and the audit readers need no TRL and
+always run. The tests that build a tokenizer, a GPT-2 model or a
+GRPOTrainer skip cleanly when the ``trl`` extra is not installed.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from rlbook import advantages, losses, record, runs
+from rlbook import trl_bridge as tb
+from rlbook.rl import RLConfig
+from rlbook.world import EOT_ID, encode, split
+
+MAIN = RLConfig()
+P34, P98 = "U:3+4?|A:", "U:9+8?|A:"
+
+
+# ---------------------------------------------------------------- translation (no TRL needed)
+
+def test_main_translates_to_dapo_centred_clip_02_on_960_completions():
+    kw = tb.grpo_kwargs(MAIN)
+    assert kw["per_device_train_batch_size"] == 60 * 16
+    assert kw["num_generations"] == 16 and kw["max_completion_length"] == 4
+    assert kw["loss_type"] == "dapo" and kw["scale_rewards"] == "none"
+    assert (kw["epsilon"], kw["epsilon_high"], kw["beta"]) == (0.2, 0.2, 0.0)
+    assert kw["learning_rate"] == 3e-4 and kw["lr_scheduler_type"] == "constant" and kw["max_grad_norm"] == 0.0
+    assert kw["max_steps"] == 100 and kw["num_iterations"] == 1 and kw["reward_weights"] == [1.0]
+
+
+def test_each_choice_translates_to_its_trl_value():
+    assert tb.grpo_kwargs(replace(MAIN, aggregation="seq_mean"))["loss_type"] == "grpo"
+    assert tb.grpo_kwargs(replace(MAIN, aggregation="constant"))["loss_type"] == "dr_grpo"
+    assert tb.grpo_kwargs(replace(MAIN, advantage="group_std"))["scale_rewards"] == "group"
+    assert tb.grpo_kwargs(replace(MAIN, advantage="batch_std"))["scale_rewards"] == "batch"
+    cispo = tb.grpo_kwargs(replace(MAIN, loss="cispo", updates_per_batch=4, steps=60))
+    assert (cispo["loss_type"], cispo["epsilon_high"], cispo["num_iterations"], cispo["max_steps"]) == ("cispo", 4.0, 4, 240)
+    kl = tb.grpo_kwargs(replace(MAIN, kl_beta=0.1, reward_scale=10.0, eps_high=0.28))
+    assert (kl["beta"], kl["reward_weights"], kl["epsilon_high"]) == (0.1, [10.0], 0.28)
+
+
+def test_batch_splits_over_processes_or_says_why_not():
+    assert tb.grpo_kwargs(MAIN, processes=8)["per_device_train_batch_size"] == 120
+    assert tb.grpo_kwargs(MAIN, prompts_per_step=4)["per_device_train_batch_size"] == 64
+    with pytest.raises(ValueError, match="7 processes"):
+        tb.grpo_kwargs(MAIN, processes=7)
+
+
+@pytest.mark.parametrize("cfg, words", [
+    (replace(MAIN, stale=4), "stale"),
+    (replace(MAIN, selection="accepted"), "selection"),
+    (replace(MAIN, loss="pg", updates_per_batch=4), "updates_per_batch is 1"),
+    (replace(MAIN, loss="cispo", aggregation="seq_mean"), "aggregates over tokens"),
+])
+def test_choices_without_a_trl_equivalent_are_refused(cfg, words):
+    with pytest.raises(ValueError, match=words):
+        tb.grpo_kwargs(cfg)
+
+
+def test_choice_tables_cover_every_rlbook_name():
+    assert set(tb.ADVANTAGE_TO_SCALE_REWARDS) == set(advantages.ADVANTAGE_METHODS)
+    assert set(tb.AGGREGATION_TO_LOSS_TYPE) == set(losses.AGGREGATIONS)
+    assert set(tb.LOSS_NOTES) == set(losses.LOSSES)
+    names = {row[1] for row in tb.choice_rows()}
+    assert names == set(advantages.ADVANTAGE_METHODS) | set(losses.AGGREGATIONS) | set(losses.LOSSES) | {"kl_beta"}
+    bib = (Path(__file__).resolve().parent.parent / "references.bib").read_text()
+    assert all("{" + row[4] + "," in bib for row in tb.choice_rows() if row[4])
+
+
+def test_every_run_metric_name_has_a_trl_key():
+    assert set(tb.METRIC_NAMES) >= {"reward_mean", "zero_variance_frac", "clip_fraction", "entropy", "kl"}
+    assert tb.METRIC_NAMES["zero_variance_frac"] == "frac_reward_zero_std"
+    assert tb.METRIC_NAMES["clip_fraction"] == "clip_ratio/region_mean"
+
+
+# ---------------------------------------------------------------- the reward function (no TRL needed)
+
+def test_reward_decodes_ids_so_the_end_mark_counts():
+    reward = tb.VerifierReward()
+    logged = {}
+    ids = [encode("7#"), encode("8#"), encode("7"), encode("07#")]
+    out = reward([P34] * 4, ["7", "8", "7", "07"], ids, log_metric=lambda k, v: logged.__setitem__(k, v))
+    assert out == [1.0, 0.0, 0.0, 0.0]
+    entry = reward.rollouts[0]
+    assert entry["statuses"] == ["accepted", "incorrect", "incomplete", "malformed"]
+    assert entry["completions"] == ["7#", "8#", "7", "07#"] and entry["step"] == 1
+    assert logged == {"verifier/accepted": 0.25, "verifier/incorrect": 0.25, "verifier/malformed": 0.25,
+                      "verifier/incomplete": 0.25, "verifier/unverifiable": 0.0}
+    assert reward.__name__ == "exact"
+
+
+def test_scoring_trls_text_would_pay_nothing():
+    reward = tb.VerifierReward()
+    reward([P34, P34], ["7", "8"], [encode("7#"), encode("8#")])
+    gap = tb.decoding_gap(reward.rollouts)
+    assert gap == {"from_ids": 0.5, "from_trl_text": 0.0, "trl_text_incomplete": 1.0, "status_changed": 1.0}
+
+
+# ---------------------------------------------------------------- audit readers (no TRL needed)
+
+def _captured() -> list[dict]:
+    """Two groups of two: 3+4 answered right twice (all right), 9+8 once right, once wrong (mixed)."""
+    texts = ["7#", "7#", "17#", "16#"]
+    return [{"step": 1, "prompts": [P34, P34, P98, P98], "completion_ids": [encode(t) for t in texts],
+             "completions": texts, "trl_completions": [t[:-1] for t in texts], "rewards": [1.0, 1.0, 1.0, 0.0],
+             "statuses": ["accepted", "accepted", "accepted", "incorrect"]}]
+
+
+def test_stored_rollouts_have_the_shape_of_run_rollouts():
+    (s,) = tb.stored_rollouts(_captured(), group_size=2, budget=4)
+    assert s["prompts"] == [P34, P98] and s["tokens"].dtype == torch.uint8 and s["tokens"].shape == (4, 4)
+    assert s["tokens"][0].tolist() == encode("7#") + [EOT_ID, EOT_ID]
+    assert s["lengths"].tolist() == [2, 2, 3, 3] and s["statuses"].tolist() == [0, 0, 0, 1]
+    assert s["used"].all() and torch.isnan(s["logprobs"]).all() and s["policy_version"] == "trl@0"
+
+
+def test_rows_that_are_not_groups_are_refused():
+    bad = _captured()
+    bad[0]["prompts"] = [P34, P98, P34, P98]
+    with pytest.raises(ValueError, match="contiguous groups"):
+        tb.stored_rollouts(bad, group_size=2, budget=4)
+
+
+def test_rollout_audit_counts_zero_variance_groups_and_statuses():
+    (row,) = tb.rollout_audit(tb.stored_rollouts(_captured(), 2, 4))
+    assert row["reward_mean"] == 0.75 and row["completion_len"] == 2.5
+    assert (row["zero_variance_frac"], row["zero_variance_all_right"], row["zero_variance_all_wrong"]) == (0.5, 0.5, 0.0)
+    assert (row["accepted_rate"], row["incorrect_rate"], row["incomplete_rate"]) == (0.75, 0.25, 0.0)
+
+
+def _log() -> list[dict]:
+    entry = {"loss": 0.01, "grad_norm": 2.0, "learning_rate": 3e-4, "reward": 0.75, "reward_std": 0.5,
+             "frac_reward_zero_std": 0.5, "completions/mean_length": 2.5, "completions/clipped_ratio": 0.0,
+             "entropy": 0.3, "clip_ratio/region_mean": 0.0, "clip_ratio/low_mean": 0.0, "clip_ratio/high_mean": 0.0,
+             "verifier/accepted": 0.75, "verifier/incorrect": 0.25, "verifier/malformed": 0.0,
+             "verifier/incomplete": 0.0, "verifier/unverifiable": 0.0, "step_time": 0.2, "epoch": 1.0, "step": 1}
+    return [entry, {"train_runtime": 1.0, "step": 1}]
+
+
+def test_metrics_from_log_renames_trl_keys_and_skips_the_summary():
+    (row,) = tb.metrics_from_log(_log())
+    assert row["step"] == 1 and row["reward_mean"] == 0.75 and row["zero_variance_frac"] == 0.5
+    assert row["accepted_rate"] == 0.75 and row["grad_norm"] == 2.0 and "kl" not in row
+    cispo = dict(_log()[0], cispo_clip_ratio=0.1)
+    (row,) = tb.metrics_from_log([cispo], "cispo")
+    assert row["clip_fraction"] == 0.1 and "clip_low_fraction" not in row
+
+
+def test_cross_check_reports_the_largest_disagreement():
+    audit = tb.rollout_audit(tb.stored_rollouts(_captured(), 2, 4))
+    same = tb.cross_check(tb.metrics_from_log(_log()), audit)
+    assert max(same.values()) == 0.0 and "incomplete_rate vs completions/clipped_ratio" in same
+    off = _log()
+    off[0]["frac_reward_zero_std"] = 0.25
+    assert tb.cross_check(tb.metrics_from_log(off), audit)["zero_variance_frac"] == 0.25
+
+
+def test_merge_steps_rebuilds_a_step_from_process_slices():
+    a, b = _captured()[0], _captured()[0]
+    b = {**b, "prompts": [P98, P98], "rewards": [0.0, 0.0]}
+    merged = tb.merge_steps([a, {**a, "step": 2}, b])
+    assert [m["step"] for m in merged] == [1, 2]
+    assert merged[0]["prompts"] == [P34, P34, P98, P98, P98, P98] and merged[0]["rewards"][-2:] == [0.0, 0.0]
+
+
+def test_accelerate_config_is_multi_gpu_float32():
+    config = yaml.safe_load(tb.accelerate_yaml(4))
+    assert config["distributed_type"] == "MULTI_GPU" and config["num_processes"] == 4
+    assert config["mixed_precision"] == "no" and config["use_cpu"] is False
+    assert "-m rlbook.trl_bridge --steps 100" in tb.launch_command(4, 100)
+
+
+def test_peer_benchmark_without_trl_returns_the_install_hint(monkeypatch):
+    monkeypatch.setattr(tb, "have_trl", lambda: False)
+    assert tb.peer_benchmark(quick=True) == {"summary": tb.INSTALL_HINT, "trl": None}
+
+
+# ---------------------------------------------------------------- with TRL installed
+
+@pytest.fixture(scope="module")
+def trl():
+    return pytest.importorskip("trl")
+
+
+@pytest.fixture(scope="module")
+def base(trl):
+    return runs.load("base", 0)
+
+
+def test_tokenizer_keeps_rlbook_ids_and_drops_the_end_mark_when_skipping_specials(trl):
+    tok = tb.char_tokenizer()
+    assert tok("U:3+4?|A:")["input_ids"] == encode("U:3+4?|A:")
+    assert tok.eos_token_id == EOT_ID == tok.pad_token_id and tok.padding_side == "left"
+    assert tok.decode(encode(" 7 #\n")) == " 7 #\n"
+    assert tok.decode(encode("7#"), skip_special_tokens=True) == "7"
+
+
+def test_gpt2_copy_computes_the_same_logits_and_converts_back(base):
+    policy = base.policy()
+    model = tb.to_gpt2(policy).eval()
+    ids = torch.tensor([encode("U:3+4?|A:7#"), encode("U:9+8?|A:17")])
+    with torch.no_grad():
+        assert torch.allclose(model(ids).logits, policy(ids)[0], atol=1e-5)
+    back = tb.from_gpt2(model)
+    assert back.cfg == policy.cfg
+    assert tb.weights_hash(back) == base.log["checkpoints"][-1]["weights_hash"]
+
+
+def test_option_rows_read_trl_defaults(trl):
+    rows = {row[1].split(" = ")[0]: row for row in tb.option_rows(MAIN)}
+    assert rows["lr"][2].startswith("learning_rate = 0.0003") and rows["lr"][3].startswith("1e-06")
+    assert rows["advantage"][2] == "scale_rewards = 'none'" and rows["advantage"][3] == "'group'"
+    assert rows["cispo_cap"][2] == "not used by this loss"
+
+
+@pytest.fixture(scope="module")
+def tiny(base):
+    spec = tb.TRLSpec("trl-test", replace(MAIN, steps=2, group_size=4), prompts_per_step=4, eval_every=2)
+    return tb.run_grpo(spec, seed=0)
+
+
+def test_tiny_run_logs_what_the_audit_computes(tiny):
+    assert [m["step"] for m in tiny.metrics] == [1, 2] and len(tiny.step_seconds) == 2
+    assert [s["tokens"].shape for s in tiny.rollouts] == [(16, 4), (16, 4)]
+    worst = tb.cross_check(tiny.metrics, tb.rollout_audit(tiny.rollouts))
+    assert {"reward_mean", "zero_variance_frac", "accepted_rate"} <= set(worst)
+    assert max(worst.values()) < 1e-6
+
+
+def test_tiny_run_rollouts_feed_the_books_audit(tiny):
+    from rlbook import audit
+
+    flow = audit.run_composition(tiny.rollouts)
+    assert [row["step"] for row in flow] == [1, 2]
+    assert [row["reward_mean"] for row in flow] == pytest.approx([m["reward_mean"] for m in tiny.metrics])
+
+
+def test_tiny_run_rewards_are_rlbooks_verdicts(tiny):
+    from rlbook import rewards as rw
+
+    for entry in tiny.captured:
+        rewards, statuses = rw.score(rw.ExactVerifier(), entry["prompts"], entry["completions"])
+        assert rewards.tolist() == entry["rewards"] and statuses == entry["statuses"]
+        assert all(p in {t.prompt for t in split("train")} for p in entry["prompts"])
+    assert tb.decoding_gap(tiny.captured)["trl_text_incomplete"] == 1.0
+
+
+def test_tiny_run_starts_from_the_book_base_and_is_evaluated_like_the_book(tiny, base):
+    assert tiny.steps == [0, 2]
+    assert tiny.checkpoints[0]["weights_hash"] == base.log["checkpoints"][-1]["weights_hash"]
+    # The base run evaluates its last checkpoint with the sampling seed of an RL run's step 0.
+    assert tiny.eval_at(0)["heldout_expected_reward"] == base.eval_at(1)["heldout_expected_reward"]
+    assert tiny.checkpoints[1]["weights_hash"] != tiny.checkpoints[0]["weights_hash"]
+    assert tb.weights_hash(tiny.policy()) == tiny.checkpoints[1]["weights_hash"] and tiny.policy().version == "trl-test@2"
+    assert tb.weights_hash(tiny.policy(0)) == tiny.checkpoints[0]["weights_hash"]
+    assert tiny.metric("reward_mean") == [m["reward_mean"] for m in tiny.metrics]
+    rows = tb.reward_vs_heldout(tiny)
+    assert rows[0]["train_reward_logged"] == tiny.metrics[0]["reward_mean"] and rows[1]["train_reward_logged"] is None
+
+
+def test_tiny_run_record_validates(tiny, tmp_path):
+    rec = tb.trl_record(tiny)
+    assert record.validate(rec) is rec
+    assert rec["rollouts_before_filtering"] == 32 and sum(rec["outcome_labels"].values()) == 32
+    assert rec["update"]["loss"] == "trl loss_type=dapo" and rec["versions"]["trl"] == tb.trl_versions()["trl"]
+    assert [e["step"] for e in rec["evaluations"]] == [0, 0, 2, 2]
+    assert record.load(record.save(rec, tmp_path / "record.json"))["trainer"]["config"]["num_generations"] == 4
+    assert np.isclose(rec["cost"]["generated_tokens"], sum(int(s["lengths"].sum()) for s in tiny.rollouts))
+
+
+def test_script_writes_a_valid_record_and_metrics(trl, tmp_path):
+    """``python -m rlbook.trl_bridge``, the script that ``accelerate launch`` starts on every GPU, run once on CPU."""
+    assert tb.main(["--steps", "1", "--prompts", "2", "--eval-every", "0", "--out", str(tmp_path)]) == 0
+    rec = record.load(tmp_path / "record.json")
+    assert rec["sampling"]["prompts_per_step"] == 2 and rec["cost"]["rollouts"] == 32 and rec["evaluations"] == []
+    assert [m["step"] for m in json.loads((tmp_path / "metrics.json").read_text())] == [1]
+
+
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
+def test_appendix_claims_hold(trl, seed):
+    """The appendix's asserted claims, for its run (tb.DEMO) on each seed."""
+    run, base = tb.load_run(tb.DEMO, seed), runs.load("base", seed)
+    assert run.checkpoints[0]["weights_hash"] == base.log["checkpoints"][-1]["weights_hash"]
+    assert run.eval_at(0)["heldout_expected_reward"] == runs.load("main", seed).eval_at(0)["heldout_expected_reward"]
+    worst = tb.cross_check(run.metrics, tb.rollout_audit(run.rollouts))
+    assert {"reward_mean", "zero_variance_frac"} <= set(worst) and max(worst.values()) < 1e-6
+    gap = tb.decoding_gap(run.captured)
+    assert gap["from_trl_text"] == 0 and gap["trl_text_incomplete"] == 1.0

@@ -1,0 +1,168 @@
+"""rlbook.workshop (chapter 1): exact answer probabilities, the workshop's picks, figures and one update."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+import torch
+
+matplotlib.use("Agg")
+
+from rlbook import workshop  # noqa: E402
+from rlbook.evaluate import EvalResult  # noqa: E402
+from rlbook.policy import Policy, PolicyConfig, token_logprobs, weights_hash  # noqa: E402
+from rlbook.runs import Run  # noqa: E402
+from rlbook.world import EOT, VOCAB, Task, encode  # noqa: E402
+
+PROMPT = "U:1+4?|A:"
+
+
+@pytest.fixture(scope="module")
+def tiny() -> Policy:
+    torch.manual_seed(0)
+    return Policy(PolicyConfig()).eval()
+
+
+def test_answer_probability_is_the_product_of_token_probabilities(tiny):
+    ids = torch.tensor([encode(PROMPT + "5#")])
+    with torch.no_grad():
+        expected = float(token_logprobs(tiny, ids)[0, -2:].sum().exp())
+    assert workshop.answer_probability(tiny, PROMPT, "5#") == pytest.approx(expected, rel=1e-5)
+
+
+def test_one_character_answers_sum_to_one_at_any_temperature(tiny):
+    for temperature in (0.5, 1.0, 2.0):
+        total = sum(workshop.answer_probability(tiny, PROMPT, ch, temperature) for ch in VOCAB)
+        assert total == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_longer_answer_is_never_more_probable_than_its_prefix(tiny):
+    assert workshop.answer_probability(tiny, PROMPT, "57#") <= workshop.answer_probability(tiny, PROMPT, "57")
+
+
+def test_empty_completion_is_rejected(tiny):
+    with pytest.raises(ValueError, match="at least one character"):
+        workshop.answer_probability(tiny, PROMPT, "")
+
+
+def test_exact_expected_reward_is_the_right_answers_probability(tiny):
+    task = Task((1, 4))
+    assert workshop.exact_expected_reward(tiny, task) == workshop.answer_probability(tiny, PROMPT, "5" + EOT)
+
+
+def test_exact_reward_curve_matches_pointwise_values(tiny):
+    task = Task((2, 3))
+    temps = [0.3, 1.0, 1.7]
+    curve = workshop.exact_reward_curve(tiny, task, temps)
+    pointwise = [workshop.exact_expected_reward(tiny, task, t) for t in temps]
+    assert curve == pytest.approx(pointwise, rel=1e-4)
+
+
+def _result(rates: dict[tuple[int, int], list[str]]) -> EvalResult:
+    """An EvalResult built by hand: each task with its list of completions (scored by the exact rule)."""
+    tasks = [Task(ops) for ops in rates]
+    completions = [rates[t.operands] for t in tasks]
+    statuses = [["accepted" if c == t.completion else "incorrect" for c in row] for t, row in zip(tasks, completions)]
+    rewards = np.array([[1.0 if s == "accepted" else 0.0 for s in row] for row in statuses])
+    return EvalResult(tasks, rewards, statuses, completions)
+
+
+def test_picks_follow_the_rules():
+    result = _result({
+        (1, 1): ["2#"] * 9 + ["3#"],           # 0.9: not confidently right, not uncertain
+        (2, 2): ["4#"] * 10,                   # 1.0: confidently right
+        (3, 3): ["5#"] * 6 + ["7#"] * 4,       # 0.0, favourite 6 of 10
+        (4, 4): ["9#"] * 9 + ["7#"],           # 0.0, favourite 9 of 10: the most confident
+        (5, 5): ["10#"] * 3 + ["11#"] * 7,     # 0.3
+        (6, 6): ["12#"] * 6 + ["13#"] * 4,     # 0.6: closest to one half
+    })
+    picks = workshop.pick_workshop_sums(result)
+    assert {k: t.name for k, t in picks.items()} == {
+        "confidently right": "2+2", "confidently wrong": "4+4", "uncertain": "6+6"}
+
+
+def test_picks_say_which_kind_is_missing():
+    result = _result({(2, 2): ["4#"] * 10, (6, 6): ["12#"] * 5 + ["13#"] * 5})
+    with pytest.raises(ValueError, match="confidently wrong"):
+        workshop.pick_workshop_sums(result)
+
+
+def test_eval_seed_mirrors_checkpoint_eval():
+    base = Run("base", 1, 2, {}, {}, Path("."))
+    main = Run("main", 2, 2, {}, {}, Path("."))
+    assert workshop.eval_seed(base, 1) == 20_000
+    assert workshop.eval_seed(main, 30) == 30_030
+
+
+def test_binomial_spread_worked_by_hand():
+    spread = workshop.Spread(Task((1, 1)), 0.25, [1, 4], np.array([0.4, 0.2]), 10)
+    assert spread.binomial_sd == pytest.approx([math.sqrt(0.1875), math.sqrt(0.1875) / 2])
+
+
+def test_estimate_spread_shapes(tiny):
+    spread = workshop.estimate_spread(tiny, Task((1, 4)), ns=(1, 4), repeats=8)
+    assert spread.sd.shape == (2,) and np.all(spread.sd >= 0)
+    assert spread.p == pytest.approx(workshop.exact_expected_reward(tiny, Task((1, 4))))
+
+
+def test_reward_vs_temperature_shape(tiny):
+    out = workshop.reward_vs_temperature(tiny, [Task((1, 4)), Task((2, 2))], [0.5, 1.0, 1.5], n=4)
+    assert out.shape == (2, 3) and np.all((out >= 0) & (out <= 1))
+
+
+def test_update_on_a_group_without_signal_changes_nothing(tiny):
+    demo = workshop.one_update(tiny, Task((1, 4)), group_size=4, seed=0)
+    assert demo.rewards.sum() == 0  # an untrained policy never writes "5#" here
+    assert np.all(demo.advantages == 0) and demo.baseline == 0
+    assert demo.after == pytest.approx(demo.before)
+    assert Task((1, 4)).completion in demo.answers
+    assert demo.advantage_of(Task((1, 4)).completion) is None
+
+
+def test_update_leaves_the_given_policy_alone(tiny):
+    before = weights_hash(tiny)
+    workshop.one_update(tiny, Task((1, 4)), group_size=4, seed=1)
+    assert weights_hash(tiny) == before
+
+
+def test_try_it_worked_by_hand():
+    rows = workshop.try_it([[0, 0, 0, 1], [1, 1, 0, 0], [1, 1, 1, 1]])
+    assert [r["mean"] for r in rows] == [0.25, 0.5, 1.0]
+    assert rows[0]["advantages"] == [-0.25, -0.25, -0.25, 0.75]
+    assert rows[1]["advantages"] == [0.5, 0.5, -0.5, -0.5]
+    assert rows[2]["advantages"] == [0.0, 0.0, 0.0, 0.0]
+
+
+def test_rollout_record_has_two_actions_and_a_verdict(tiny):
+    record = workshop.rollout_record(tiny, Task((1, 4)), seed=0)
+    assert record["completion"].endswith(EOT) and len(record["completion"]) >= 2
+    assert record["status"] in ("accepted", "incorrect", "malformed")
+    assert len(record["token_ids"]) == len(record["completion"])
+
+
+def test_figures_draw(tiny):
+    result = _result({(2, 2): ["4#"] * 10, (4, 4): ["9#"] * 9 + ["7#"], (6, 6): ["12#"] * 5 + ["13#"] * 5})
+    picks = workshop.pick_workshop_sums(result)
+    fig = workshop.plot_answers(result, picks)
+    assert [len(ax.patches) for ax in fig.axes] == [1, 2, 2]
+    loop = workshop.plot_rl_loop(8)
+    assert any("8 answers" in t.get_text() for t in loop.axes[0].texts)
+    spread = workshop.Spread(Task((1, 1)), 0.25, [1, 4], np.array([0.4, 0.2]), 10)
+    assert workshop.plot_spread(spread).axes[0].get_xscale() == "log"
+
+
+def test_interactive_workshop_redraws_on_change(tiny, monkeypatch):
+    import IPython.display
+
+    drawn = []
+    monkeypatch.setattr(IPython.display, "display", lambda fig: drawn.append(fig.axes[0].get_title()))
+    box = workshop.interactive_workshop(tiny, [Task((1, 4)), Task((2, 2))], n=4)
+    picker, temperature, again = box.children[0].children
+    temperature.value = 0.5
+    picker.value = Task((2, 2))
+    again.click()
+    assert len(drawn) == 4
+    assert drawn[1].startswith("1+4 at T = 0.5") and drawn[2].startswith("2+2 at T = 0.5")
