@@ -349,6 +349,12 @@ def first_hacked_seed(stored_by_seed: dict[int, Sequence[dict]], share: float = 
     return next((seed for seed, steps in stored_by_seed.items() if takeover_step(steps, share) is not None), None)
 
 
+def loophole_rows(batch: AuditBatch, exact=None) -> np.ndarray:
+    """Boolean per rollout: paid by the batch's own verifier, but not accepted by the exact one."""
+    exact_batch = batch.rescored(exact or rw.get_verifier("exact"))
+    return (batch.rewards > 0) & np.array([s != "accepted" for s in exact_batch.statuses])
+
+
 def loophole_rate(policy: Policy, prompts: list[str], verifier, n: int = 64, temperature: float = 1.0,
                   budget: int = 4, seed: int = 0) -> float:
     """Share of fresh samples of ``policy`` that ``verifier`` pays but the exact verifier rejects.
@@ -459,8 +465,19 @@ def first_alarm(rule: Callable[[list[dict]], bool], metrics: Sequence[dict]) -> 
     return None
 
 
-def markdown_table(header: Sequence[str], rows: Iterable[Sequence]) -> str:
-    """A pipe table in Markdown (chapter 4's tables; display it with ``IPython.display.Markdown``)."""
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence], code: Sequence[int] = ()) -> str:
+    """A pipe table in Markdown (chapter 4's tables; display it with ``IPython.display.Markdown``).
+
+    Cells in the columns listed in ``code`` are shown as inline code, except
+    those holding a pipe or a backtick, which pipe tables cannot carry inside
+    code; those, like every other cell, are plain text with the pipe escaped.
+    """
+    def cell(value, column: int) -> str:
+        text = str(value).replace("\n", " ")
+        if column in code and "|" not in text and "`" not in text:
+            return f"`{text}`"
+        return text.replace("|", "\\|")
+
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell(v, j) for j, v in enumerate(row)) + " |" for row in rows]
     return "\n".join(lines)

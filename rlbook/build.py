@@ -240,6 +240,7 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     (``_build/notebooks``), or are shown without outputs when there is none.
     """
     started = time.perf_counter()
+    os.environ["RLBOOK_BUILDING"] = "1"  # the kernels inherit it: no progress bars in the pages
     root = Path(root or project_root()).resolve()
     try:
         chosen = choose_backend(backend)

@@ -15,9 +15,16 @@ def _watched() -> bool:
     forced = os.environ.get("RLBOOK_PROGRESS")
     if forced is not None:
         return forced not in ("0", "", "false", "no")
-    if "ipykernel" in sys.modules and os.environ.get("RLBOOK_BUILDING") != "1":
+    if _in_notebook() and os.environ.get("RLBOOK_BUILDING") != "1":
         return True
     return sys.stderr.isatty()
+
+
+def _in_notebook() -> bool:
+    """True inside a running Jupyter kernel (not merely when ipykernel was imported)."""
+    shell = sys.modules.get("IPython")
+    ip = shell.get_ipython() if shell is not None and hasattr(shell, "get_ipython") else None
+    return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
 
 
 def progress(items: Iterable, desc: str = "", total: int | None = None) -> Iterable:

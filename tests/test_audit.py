@@ -1,7 +1,6 @@
 """Tests for rlbook.audit (chapter 4), on small batches worked by hand."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
 
@@ -213,9 +212,10 @@ def test_temperature_audit_on_a_tiny_policy():
         assert r["duplicate_accepted"] + r["duplicate_incorrect"] <= r["duplicate"] + 1e-12
 
 
-def test_markdown_table_escapes_pipes():
-    text = audit.markdown_table(["completion", "n"], [["2|#", 3]])
-    assert text.splitlines() == ["| completion | n |", "|---|---|", "| 2\\|# | 3 |"]
+def test_markdown_table_escapes_pipes_and_marks_code():
+    text = audit.markdown_table(["completion", "n"], [["'2|#'", 3], ["'#'", 1]], code=[0])
+    assert text.splitlines() == ["| completion | n |", "|---|---|", "| '2\\|#' | 3 |", "| `'#'` | 1 |"]
+
 
 
 def test_sharpening_compares_first_and_late_steps():

@@ -60,7 +60,8 @@ def test_ratio_drift_agrees_with_the_ppo_log(seed):
     ppo = runs.load("ppo", seed)
     rd = credit.ratio_drift(ppo, step=1, updates=8)
     assert abs(rd.ppo_clipped[2] - ppo.metrics[0]["clip_fraction"]) < 0.01
-    assert rd.outside_ppo[0] > rd.ppo_clipped[0] > rd.cispo_capped[0]
+    assert max(rd.cispo_capped) < min(rd.ppo_clipped)
+    assert all(out >= clipped for out, clipped in zip(rd.outside_ppo, rd.ppo_clipped))
 
 
 @pytest.mark.parametrize("seed", SLOW_SEEDS)
@@ -70,3 +71,15 @@ def test_exercise_5_has_a_case(seed):
     group, row = credit.find_process_case(pbase.policy(), multi, n=8, seed=seed)
     assert group.rewards[row] < 1 and group.step_valid[row, 0] == 1
     assert group.step_adv[row, 0] >= 0 > group.outcome_adv[row]
+
+
+@pytest.mark.slow
+def test_update_choices_claims_over_seeds():
+    curves = credit.update_curves(credit.COMPARED, seeds=SEEDS, last_step=60)
+    worst = {name: float(c.final.min()) for name, c in curves.items()}
+    kl = {name: c.recent_kl() for name, c in curves.items()}
+    assert abs(curves["pg"].heldout - curves["main"].heldout).max() < 0.05
+    assert abs(curves["reward-x10"].heldout - curves["main"].heldout).max() < 0.05
+    assert min(kl["ppo"], kl["cispo"]) > kl["main"] and kl["cispo"] == max(kl.values())
+    assert kl["ppo-kl"] < kl["ppo"]
+    assert max(worst[r] for r in ("ppo", "cispo", "ppo-kl")) < worst["main"]

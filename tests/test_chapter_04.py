@@ -20,14 +20,23 @@ OTHER_SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_hack_caught_wherever_it_took_over(seed):
-    """@tbl-hack-seeds: where the loophole took over, reward rose, held-out accuracy did not, the detector flagged it."""
+def test_hack_is_diagnosed_on_every_seed(seed):
+    """@tbl-hack-seeds: where the loophole took over, the detector names it and held-out accuracy did not rise;
+    elsewhere the loophole stayed marginal and the detector does not blame the verifier."""
     exploit = runs.load("exploit", seed)
     report = audit.hack_report(exploit.evals)
     if audit.takeover_step(exploit.rollouts) is None:
-        pytest.skip(f"the loophole did not take over on seed {seed}; the chapter's wording says so")
-    assert report.reward_gain > report.rise and report.heldout_gain <= 0 and report.flagged_step is not None
-    assert audit.exploiting_completions(exploit.rollouts[-1], rw.get_verifier("fail-open"))
+        assert report.diagnosis != "exploited verifier"
+        assert max(audit.loophole_share(exploit.rollouts)) < 0.05
+        return
+    assert report.diagnosis == "exploited verifier" and report.heldout_gain <= 0
+    assert report.reward_gain > report.rise and report.heldout[-1] < 0.05
+    assert audit.exploiting_completions(exploit.rollouts[-1], rw.get_verifier("fail-open"))[0]["completion"] == "#"
+
+
+def test_the_hack_took_over_on_some_seed():
+    """@sec-reward-hack shows the first seed on which it took over; there must be one."""
+    assert audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in SEEDS}) is not None
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -118,7 +118,7 @@ def test_ex13_a_rule_that_misses_the_exploit_fails():
         now = history[-1]
         return now["excluded"]
 
-    if audit.takeover_step(runs.load("exploit", 0).rollouts) is None:
-        pytest.skip("the hack did not take over on this seed")
+    if audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in (0, 1, 2)}) is None:
+        pytest.skip("the hack took over on none of the seeds")
     result = ch4.check_abort_rule(faults_only, seed=0)
     assert not result.passed and "never fires on 'exploit'" in result.message

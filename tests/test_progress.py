@@ -26,7 +26,7 @@ def stderr(monkeypatch):
     """Not in a notebook, no RLBOOK_* settings; returns a setter for a fake stderr."""
     monkeypatch.delenv("RLBOOK_PROGRESS", raising=False)
     monkeypatch.delenv("RLBOOK_BUILDING", raising=False)
-    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    monkeypatch.setattr(progress_module, "_in_notebook", lambda: False)
 
     def use(tty: bool) -> FakeTerminal:
         fake = FakeTerminal(tty)
@@ -69,7 +69,7 @@ def test_rlbook_progress_off_silences_even_a_terminal(stderr, monkeypatch, value
 
 def test_notebooks_show_a_bar_except_in_the_book_build(stderr, monkeypatch):
     stderr(tty=False)
-    monkeypatch.setitem(sys.modules, "ipykernel", object())
+    monkeypatch.setattr(progress_module, "_in_notebook", lambda: True)
     assert progress_module._watched() is True
     monkeypatch.setenv("RLBOOK_BUILDING", "1")
     assert progress_module._watched() is False

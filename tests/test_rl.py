@@ -32,7 +32,7 @@ METRIC_KEYS = {"step", "reward_mean", "reward_std", "zero_variance_frac", "zero_
                "clip_fraction", "clip_low_fraction", "clip_high_fraction", "ratio_mean", "sample_seconds",
                "update_seconds"}
 EVAL_KEYS = {"step", "heldout_expected_reward", "heldout_per_prompt", "heldout_greedy_accuracy", "train_reward",
-             "train_per_prompt", "heldout_status_counts"}
+             "train_per_prompt", "heldout_status_counts", "train_exact_reward", "train_reward_error"}
 TINY = RLConfig(steps=3, prompts_per_step=8, group_size=4, eval_n=4, checkpoint_every=1)
 
 

@@ -120,14 +120,15 @@ def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
     ``history`` is the list of per-step metric dicts up to the current step.
     The rule must never fire on ``main``; on ``faults`` and ``abort`` it must
     fire, and not before the first injected incident; on ``exploit`` it must
-    fire when the reward hack took over in that run (see
-    :func:`rlbook.audit.takeover_step`).
+    fire. The ``exploit`` trace is that of ``seed`` if the reward hack took
+    over there (see :func:`rlbook.audit.takeover_step`), else of the first of
+    seeds 0-2 where it did; the other traces are those of ``seed``.
     """
     if rule is None:
         return not_answered("`should_abort`")
     alarms = {}
     for name in ABORT_TRACES:
-        run = runs.load(name, seed)
+        run = runs.load(name, _hacked_seed(seed) if name == "exploit" else seed)
         try:
             alarms[name] = audit.first_alarm(rule, run.metrics)
         except Exception as err:  # noqa: BLE001
@@ -140,6 +141,13 @@ def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
     return verdict(True, f"your rule stays quiet on main and fires on {fired}")
 
 
+def _hacked_seed(seed: int) -> int:
+    """``seed`` if the reward hack took over in its ``exploit`` run, else the first of seeds 0-2 where it did."""
+    order = [seed] + [s for s in (0, 1, 2) if s != seed]
+    found = audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in order})
+    return seed if found is None else found
+
+
 def _abort_problem(name: str, run, alarm: int | None) -> str | None:
     """What is wrong with a rule's first alarm on one trace, or None."""
     if name == "main":
@@ -150,8 +158,8 @@ def _abort_problem(name: str, run, alarm: int | None) -> str | None:
     if name == "exploit":
         if audit.takeover_step(run.rollouts) is None or alarm is not None:
             return None
-        return ("your rule never fires on 'exploit', where a fail-open verifier was exploited: watch for a sudden "
-                "jump in reward_mean or a collapse of completion_len")
+        return (f"your rule never fires on 'exploit' (seed {run.seed}), where the fail-open verifier was exploited: "
+                "watch how the answers change, e.g. a collapse of completion_len")
     first = min(step for step, _ in runs.spec(name).rl.faults)
     if alarm is None:
         return f"your rule never fires on {name!r}, although faults were injected from step {first}"
@@ -162,13 +170,11 @@ def _abort_problem(name: str, run, alarm: int | None) -> str | None:
 
 def reference_abort_rule(history: list[dict]) -> bool:
     """Exercise 13's reference answer: abort on a verifier outage, a malformed burst, a non-finite loss,
-    or a reward jump too fast to be learning (a suspected exploit)."""
-    now = history[-1]
-    loss = now.get("loss")
+    or answers collapsing in length (a suspected exploit)."""
+    now, start = history[-1], history[0]
+    loss = now.get("loss")  # absent on steps whose update was paused
     if now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.5:
         return True
     if loss is not None and not math.isfinite(loss):
         return True
-    recent = [m["reward_mean"] for m in history[-4:-1] if not m["excluded"]]
-    return bool(recent) and now["reward_mean"] - min(recent) > 0.25
-
+    return now["completion_len"] < 0.75 * start["completion_len"]
