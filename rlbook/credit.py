@@ -199,7 +199,8 @@ def _flat_grad(loss: torch.Tensor, params: list[torch.Tensor]) -> torch.Tensor:
 
 @one_thread()
 def gradient_variance(policy: Policy, prompts: list[str], group_size: int = 16, repeats: int = 16,
-                      offsets=(-1.0, -0.5, 0.0, 0.5, 1.0, 2.0), seed: int = 0, budget: int = 4) -> GradientVariance:
+                      offsets=tuple(np.round(np.linspace(-1, 2, 31), 2)), seed: int = 0,
+                      budget: int = 4) -> GradientVariance:
     """Measure how much policy-gradient estimates scatter, by sampling the same policy ``repeats`` times (chapter 3).
 
     Each repeat samples ``group_size`` answers per prompt, scores them with the
@@ -243,7 +244,7 @@ def gradient_variance(policy: Policy, prompts: list[str], group_size: int = 16, 
 def plot_gradient_variance(result: GradientVariance):
     """Variance of the estimate against the reward offset, without and with the group baseline (chapter 3)."""
     fig, ax = plots.figure(6.4, 3.4)
-    ax.plot(result.offsets, result.no_baseline, "o-", color=plots.ORANGE, label="no baseline: weight r + c")
+    ax.plot(result.offsets, result.no_baseline, color=plots.ORANGE, lw=2, label="no baseline: weight r + c")
     ax.axhline(result.group_baseline, color=plots.TEAL, lw=2, label="group baseline: weight r - mean(group)")
     ax.axvline(0, color=plots.GREY, lw=0.8, ls=":")
     ax.set_xlabel("offset c added to every reward")
@@ -384,7 +385,8 @@ def ratio_drift(run: Run, step: int = 1, updates: int = 8, eps: float = 0.2, cap
 def plot_ratio_drift(drift: RatioDrift, show=(1, 4, 8)):
     """Histograms of log10 importance ratios after k steps, by advantage sign, with PPO's region and CISPO's cap (chapter 3)."""
     fig, axes = plots.figure(9.6, 3.2, ncols=len(show), sharey=True)
-    bins = np.linspace(-4, 1.5, 45)
+    shown = np.log10(np.clip(np.concatenate([drift.ratios[k - 1] for k in show]), 1e-4, 10 ** 1.5))
+    bins = np.linspace(min(-1.0, np.floor(shown.min() * 2) / 2), max(1.0, np.ceil(shown.max() * 2) / 2), 45)
     for ax, k in zip(np.atleast_1d(axes), show):
         logr = np.log10(np.clip(drift.ratios[k - 1], 1e-4, 10 ** 1.5))
         for sign, colour, label in ((1, plots.TEAL, "advantage > 0"), (-1, plots.ORANGE, "advantage < 0")):
@@ -482,15 +484,14 @@ def update_curves(names=COMPARED, seeds=(0, 1, 2), last_step: int = 60) -> dict[
 
 
 def comparison_table(curves: dict[str, Curves]) -> list[dict]:
-    """One row per run: its update choices and the mean and range over seeds of its final numbers (chapter 3)."""
+    """One row per run: its update choices, its final held-out reward (seed mean and range), recent KL and clip share (chapter 3)."""
     rows = []
     for name, c in curves.items():
         cfg = RUNS[name].rl
-        rows.append({"run": name, "loss": cfg.loss, "updates/batch": cfg.updates_per_batch,
-                     "aggregation": cfg.aggregation, "advantage": cfg.advantage, "reward x": cfg.reward_scale,
-                     "KL beta": cfg.kl_beta, "held-out @60": float(c.final.mean()),
-                     "range": f"{c.final.min():.3f}-{c.final.max():.3f}", "KL (last 10)": c.recent_kl(),
-                     "clipped": float(c.clip_fraction.mean())})
+        rows.append({"run": name, "loss": cfg.loss, "updates": cfg.updates_per_batch, "aggregation": cfg.aggregation,
+                     "advantage": cfg.advantage, "reward ×": f"{cfg.reward_scale:g}", "KL β": f"{cfg.kl_beta:g}",
+                     f"held-out, step {int(c.eval_steps[-1])}": f"{c.final.mean():.3f} ({c.final.min():.3f}–{c.final.max():.3f})",
+                     "KL": c.recent_kl(), "clipped": float(c.clip_fraction.mean())})
     return rows
 
 
@@ -513,6 +514,8 @@ def markdown_table(rows: list[dict], digits: int = 3) -> str:
     cols = list(rows[0])
 
     def cell(value) -> str:
+        if value is None:
+            return "–"
         return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
@@ -582,7 +585,8 @@ def group_scale_table(batch: Batch) -> list[dict]:
     Centred advantages are ``1 - k/G`` and ``-k/G``; dividing by the group's
     standard deviation (:func:`rlbook.advantages.group_normalized`) multiplies
     both by ``1/std``, which is largest for groups with one right answer or
-    one wrong one. Groups with ``k = 0`` or ``k = G`` get 0 either way.
+    one wrong one. Groups with ``k = 0`` or ``k = G`` get 0 either way; an
+    answer kind the group lacks (no wrong answer when ``k = G``) is None.
     """
     size = batch.rollouts.group_size
     grouped = torch.tensor(batch.rewards, dtype=torch.float32).view(-1, size)
@@ -595,8 +599,8 @@ def group_scale_table(batch: Batch) -> list[dict]:
         pick = {"right": right.nonzero(), "wrong": (~right).nonzero()}
         row = {"right answers k": k, "groups": int((counts == k).sum())}
         for label, where in pick.items():
-            row[f"centred ({label})"] = float(centred[g, where[0, 0]]) if len(where) else float("nan")
-            row[f"std-normalised ({label})"] = float(normed[g, where[0, 0]]) if len(where) else float("nan")
+            row[f"centred ({label})"] = float(centred[g, where[0, 0]]) if len(where) else None
+            row[f"std-normalised ({label})"] = float(normed[g, where[0, 0]]) if len(where) else None
         rows.append(row)
     return rows
 

@@ -10,10 +10,6 @@ import pytest
 
 from rlbook import credit, runs, world
 
-# Work in progress: these claims were still being verified on seeds 0-2 when the
-# session ended; `make test` deselects them (run them with `pytest -m wip`).
-pytestmark = pytest.mark.wip
-
 SEEDS = (0, 1, 2)
 SLOW_SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
 

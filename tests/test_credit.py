@@ -98,7 +98,7 @@ def test_group_scale_table_by_hand(run):
     # std of [1,0,0,0] is sqrt(3/16) = 0.433: 0.75 / 0.433 = 1.732
     assert math.isclose(rows[1]["std-normalised (right)"], math.sqrt(3), rel_tol=1e-4)
     assert math.isclose(rows[2]["std-normalised (wrong)"], -1.0, rel_tol=1e-4)
-    assert rows[4]["centred (right)"] == 0 and math.isnan(rows[4]["centred (wrong)"])
+    assert rows[4]["centred (right)"] == 0 and rows[4]["centred (wrong)"] is None
 
 
 def test_mixed_groups_and_rows(run):
@@ -139,8 +139,8 @@ def test_token_steps_and_split_credit_by_hand():
 
 
 def test_markdown_table():
-    text = credit.markdown_table([{"run": "a", "x": 0.12345}, {"run": "bb", "x": 1.0}])
-    assert text.splitlines() == ["| run | x |", "|---|---|", "| a | 0.123 |", "| bb | 1.000 |"]
+    text = credit.markdown_table([{"run": "a", "x": 0.12345}, {"run": "bb", "x": None}])
+    assert text.splitlines() == ["| run | x |", "|---|---|", "| a | 0.123 |", "| bb | – |"]
 
 
 def test_balanced_group(run):
