@@ -288,19 +288,28 @@ def checkpoint_breakdowns(run: Run, tasks: list[Task], n: int = 32, budget: int 
 # ---------------------------------------------------------------- tables
 
 
+MAX_RULE = 40
+"""The most dashes a column's separator gets in :func:`markdown_table`."""
+
+
 def markdown_table(header: list[str], rows: list[list[object]], align: str | None = None) -> str:
     """A pandoc/Quarto pipe table; ``align`` is one letter per column, ``l`` or ``r`` (ch2's tables).
 
     Cells are written with ``str``; a ``|`` outside a code span is escaped
-    and a newline becomes a space, so any text keeps the table intact.
+    and a newline becomes a space, so any text keeps the table intact. Each
+    separator has as many dashes as the column's longest cell, capped at
+    :data:`MAX_RULE`: pandoc sizes the columns of a wide pipe table in
+    proportion to them, so a long text column wraps without starving the
+    short ones.
     """
     align = align or "l" * len(header)
     if len(align) != len(header) or any(len(r) != len(header) for r in rows):
         raise ValueError("every row and the alignment need one entry per column")
-    rule = ["---:" if a == "r" else ":---" for a in align]
-    lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "|" + "|".join(rule) + "|"]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
+    cells = [[_cell(c) for c in row] for row in [header, *rows]]
+    widths = [min(MAX_RULE, max(3, *(len(row[i]) for row in cells))) for i in range(len(header))]
+    rule = [("-" * w + ":") if a == "r" else (":" + "-" * w) for a, w in zip(align, widths)]
+    lines = ["| " + " | ".join(row) + " |" for row in cells]
+    return "\n".join([lines[0], "|" + "|".join(rule) + "|", *lines[1:]])
 
 
 def _cell(value: object) -> str:
@@ -351,10 +360,11 @@ def shortcut_markdown(verifier: rw.Verifier | None = None) -> str:
     rows = []
     for r in shortcut_rows(verifier):
         process = "n/a" if r["process"] is None else f"{r['process']:.1f}"
-        rows.append([r["case"], f"`{r['prompt']}`", code(r["completion"]), r["status"], f"{r['reward']:.0f}",
-                     process, r["reason"].replace("!=", "\u2260")])
+        prompt = f"`{r['prompt']}`" if r["prompt"] else "(empty)"
+        rows.append([r["case"], prompt, code(r["completion"]), r["status"], f"{r['reward']:.0f}", process,
+                     r["reason"].replace("!=", "\u2260")])
     return markdown_table(["case", "prompt", "completion", "status", "reward", "process", "reason"], rows,
-                          "lllrrrl")
+                          "llllrrl")
 
 
 def breakdown_markdown(rows: dict[str, dict[str, float | int]]) -> str:
@@ -424,10 +434,17 @@ def comparison_markdown(table: dict[str, list[dict[str, float]]]) -> str:
     return markdown_table(header, rows, "lrrrrr")
 
 
+def paired(table: dict[str, list[dict[str, float]]], first: str, second: str) -> list[tuple[dict, dict]]:
+    """The rows of two runs of a :func:`compare` table, paired by seed; ValueError when their seeds differ (ch2)."""
+    a, b = (sorted(table[name], key=lambda r: r["seed"]) for name in (first, second))
+    if [r["seed"] for r in a] != [r["seed"] for r in b]:
+        raise ValueError(f"runs {first!r} and {second!r} have different seeds")
+    return list(zip(a, b))
+
+
 def wins(table: dict[str, list[dict[str, float]]], better: str, worse: str, key: str) -> int:
-    """On how many seeds run ``better`` ends with a higher ``key`` than run ``worse`` (ch2)."""
-    pairs = zip(sorted(table[better], key=lambda r: r["seed"]), sorted(table[worse], key=lambda r: r["seed"]))
-    return sum(a[key] > b[key] for a, b in pairs)
+    """On how many seeds run ``better`` ends with a strictly higher ``key`` than run ``worse`` (ch2)."""
+    return sum(a[key] > b[key] for a, b in paired(table, better, worse))
 
 
 def comparison_claims(table: dict[str, list[dict[str, float]]], shaped: str = "process-shaped",
@@ -437,13 +454,18 @@ def comparison_claims(table: dict[str, list[dict[str, float]]], shaped: str = "p
     ``shaped_validity_wins``/``shaped_accuracy_wins``: seeds on which the
     shaped run ends higher; ``outcome_validity_fell``/``shaped_validity_fell``:
     seeds on which a run ends with lower step validity than it started;
-    ``<run>_<metric>``: the mean over seeds of a :func:`final_eval` field.
+    ``<run>_<metric>``: the mean over seeds of a :func:`final_eval` field;
+    ``validity_gap``/``accuracy_gap`` (with ``_min``/``_max``): shaped minus
+    outcome-only at the end, mean and range over seeds.
     """
     claims: dict[str, float | int] = {
         "seeds": len(table[shaped]),
         "shaped_validity_wins": wins(table, shaped, outcome, "end_validity"),
         "shaped_accuracy_wins": wins(table, shaped, outcome, "end_accuracy"),
     }
+    for key in ("validity", "accuracy"):
+        gaps = [b[f"end_{key}"] - a[f"end_{key}"] for a, b in paired(table, outcome, shaped)]
+        claims[f"{key}_gap"], claims[f"{key}_gap_min"], claims[f"{key}_gap_max"] = spread(gaps)
     for label, name in (("outcome", outcome), ("shaped", shaped)):
         claims[f"{label}_validity_fell"] = sum(r["end_validity"] < r["start_validity"] for r in table[name])
         claims[f"{label}_accuracy_rose"] = sum(r["end_accuracy"] > r["start_accuracy"] for r in table[name])

@@ -102,9 +102,12 @@ def test_first_number_and_right_number_rejected():
 
 def test_markdown_table_escapes_pipes_outside_code_only():
     table = d.markdown_table(["a", "b"], [["x|y", "`U:3+4?|A:`"], ["two\nlines", 3]], "lr")
-    assert table.splitlines() == ["| a | b |", "|:---|---:|", "| x\\|y | `U:3+4?|A:` |", "| two lines | 3 |"]
+    # separators as long as each column's longest cell: 'two lines' (9) and '`U:3+4?|A:`' (11)
+    assert table.splitlines() == ["| a | b |", "|:---------|-----------:|", "| x\\|y | `U:3+4?|A:` |",
+                                  "| two lines | 3 |"]
     with pytest.raises(ValueError):
         d.markdown_table(["a"], [["x", "y"]])
+    assert d.markdown_table(["long"], [["x" * 100]]).splitlines()[1] == "|:" + "-" * d.MAX_RULE + "|"
     assert d.code("7\n#") == "`'7\\n#'`"
 
 
@@ -118,7 +121,9 @@ def test_spec_and_shortcut_tables_come_from_the_rewards_module():
     blind = next(r for r in rows if r["completion"] == "6,12#")
     assert (blind["status"], blind["reward"], blind["process"]) == ("accepted", 1.0, 0.0)
     assert next(r for r in rows if r["intended"] == "unverifiable")["process"] is None
-    assert d.shortcut_markdown().count("\n") == 1 + len(rw.SHORTCUT_CASES)
+    table = d.shortcut_markdown()
+    assert table.count("\n") == 1 + len(rw.SHORTCUT_CASES)
+    assert "| empty prompt | (empty) | `'7#'` |" in table
 
 
 def test_a_broken_verifier_shows_up_as_mismatches():
@@ -172,6 +177,13 @@ def test_compare_spread_and_wins():
     assert (claims["outcome_accuracy_rose"], claims["shaped_accuracy_rose"]) == (2, 2)
     assert claims["outcome_end_validity"] == pytest.approx(0.45)
     assert claims["shaped_end_accuracy"] == pytest.approx(0.6)
+    # shaped minus outcome at the end: validity 0.4 (seed 0), 0.4 (seed 1); accuracy 0.1, -0.1
+    assert (claims["validity_gap"], claims["validity_gap_min"]) == pytest.approx((0.4, 0.4))
+    assert (claims["accuracy_gap"], claims["accuracy_gap_min"], claims["accuracy_gap_max"]) == pytest.approx(
+        (0.0, -0.1, 0.1))
+    with pytest.raises(ValueError, match="different seeds"):
+        d.wins(d.compare({"a": [FakeRun(0, (0, 0), (0, 0))], "b": [FakeRun(1, (0, 0), (0, 0))]}), "a", "b",
+               "end_accuracy")
 
 
 def test_seeds_phrase():

@@ -108,3 +108,11 @@ def test_exercise_rows_hold_the_first_disagreement():
     rows = ch2.exercise_rows(judged, k=12)
     assert rows == judged[24:30] and any(j.disagrees for j in rows)
     assert ch2.exercise_rows(judged[:10], k=4) == judged[:4]
+
+
+def test_exercise_rows_avoid_a_prompt_when_they_can():
+    q = Task((1, 2, 3)).prompt
+    judged = d.judge([P] * 4 + [q] * 4, ["6,12#", "7,12#", "7,12#", "7,12#", "7,12#", "3,6#", "2,6#", "3,6#"])
+    assert ch2.exercise_rows(judged, k=4) == judged[:4]
+    assert ch2.exercise_rows(judged, k=4, avoid=frozenset({P})) == judged[4:]
+    assert ch2.exercise_rows(judged[:4], k=4, avoid=frozenset({P})) == judged[:4]  # nothing else qualifies

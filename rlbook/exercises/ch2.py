@@ -224,14 +224,17 @@ def _check_blind_spot(verify: Callable[[str, str], bool | None], blind_spot: str
 # ---------------------------------------------------------------- exercise 11
 
 
-def exercise_rows(judged: list[Judged], k: int = 12) -> list[Judged]:
-    """The ``k`` consecutive rollouts shown in exercise 11: the block of the sample holding its first disagreement.
+def exercise_rows(judged: list[Judged], k: int = 12, avoid: frozenset[str] = frozenset()) -> list[Judged]:
+    """The ``k`` consecutive rollouts shown in exercise 11: the first block of the sample holding a disagreement.
 
-    Blocks start at multiples of ``k``; with no disagreement at all, the first block.
+    Blocks start at multiples of ``k``. A block holding a prompt in
+    ``avoid`` (say, the one the chapter's figure already shows) is skipped
+    when another block qualifies; with no disagreement at all, the first block.
     """
-    first = next((i for i, j in enumerate(judged) if j.disagrees), 0)
-    start = (first // k) * k
-    return judged[start:start + k]
+    blocks = [judged[i:i + k] for i in range(0, len(judged), k)]
+    useful = [b for b in blocks if any(j.disagrees for j in b)]
+    fresh = [b for b in useful if not any(j.prompt in avoid for j in b)]
+    return (fresh or useful or blocks)[0]
 
 
 def check_disagreement_pick(index: int | None, prompts: list[str], completions: list[str]) -> CheckResult:
