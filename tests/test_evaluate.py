@@ -12,6 +12,7 @@ from rlbook.evaluate import EvalResult, classify_prompts, evaluate, greedy_accur
 from rlbook.policy import Policy, PolicyConfig
 from rlbook.rewards import get_verifier
 from rlbook.stats import wilson_interval
+from policies import constant_policy
 from rlbook.world import STOI, VOCAB, Task, split
 
 
@@ -83,22 +84,6 @@ def test_step_validity_by_hand():
     # 7,16 both steps valid (1); 8,17: s1 wrong, s2 = 8 + 9 consistent (0.5); 7,15: s2 wrong (0.5); U#: none (0).
     result = EvalResult([task], np.zeros((1, 4)), [["accepted"] * 4], [["7,16#", "8,17#", "7,15#", "U#"]])
     assert step_validity(result) == pytest.approx(0.5)
-
-
-def constant_policy(probs: dict[str, float]) -> Policy:
-    """A policy whose next character has distribution ``probs`` in every context."""
-    torch.manual_seed(0)
-    policy = Policy(PolicyConfig())
-    logits = torch.full((len(VOCAB),), -30.0)
-    for ch, p in probs.items():
-        logits[STOI[ch]] = math.log(p)
-    with torch.no_grad():
-        policy.ln_f.weight.zero_()
-        policy.ln_f.bias.zero_()
-        policy.ln_f.bias[0] = 1.0
-        policy.head.weight.zero_()
-        policy.head.weight[:, 0] = logits
-    return policy
 
 
 def test_evaluate_a_policy_that_writes_sevens():

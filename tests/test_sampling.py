@@ -9,33 +9,10 @@ import torch
 from rlbook.policy import Policy, PolicyConfig, token_logprobs
 from rlbook.rl import generated_logprobs
 from rlbook.sampling import Rollouts, prompt_batch, sample
+from policies import constant_policy, random_policy
 from rlbook.world import EOT_ID, STOI, VOCAB, encode
 
 PROMPTS = ["U:3+4?|A:", "U:9+8?|A:", "U:0+5?|A:"]
-
-
-def random_policy(seed: int = 0) -> Policy:
-    torch.manual_seed(seed)
-    return Policy(PolicyConfig())
-
-
-def constant_policy(probs: dict[str, float]) -> Policy:
-    """A policy whose next-character distribution is ``probs`` whatever the context.
-
-    The final LayerNorm is made to output a fixed unit vector, so the logits
-    are one column of the read-out: log-probabilities we can write down.
-    """
-    policy = random_policy()
-    logits = torch.full((len(VOCAB),), -30.0)
-    for ch, p in probs.items():
-        logits[STOI[ch]] = math.log(p)
-    with torch.no_grad():
-        policy.ln_f.weight.zero_()
-        policy.ln_f.bias.zero_()
-        policy.ln_f.bias[0] = 1.0
-        policy.head.weight.zero_()
-        policy.head.weight[:, 0] = logits
-    return policy
 
 
 def gen(seed: int) -> torch.Generator:
