@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -85,11 +86,16 @@ def cache_root() -> Path:
     return Path(env) if env else Path(__file__).resolve().parent.parent / ".rlbook-cache"
 
 
+@functools.lru_cache(maxsize=1)
 def code_hash() -> str:
     """SHA-256 of the code of the modules that can change a run's result.
 
     Comments and docstrings are left out (the hash is taken over the syntax
-    tree), so rewording documentation never retrains a run.
+    tree), so rewording documentation never retrains a run. It is computed
+    once per process, when ``rlbook.runs`` is imported (its engine modules are
+    imported by then):
+    a process that imported older code never files its results under the key
+    of newer code, and loading a run does not re-parse the package each time.
     """
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
@@ -413,3 +419,6 @@ def _rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> d
 
 def _excluded(log: dict, step: int) -> bool:
     return any(m["step"] == step and m["excluded"] for m in log["metrics"])
+
+
+code_hash()  # fix the cache key to the code this process has imported
