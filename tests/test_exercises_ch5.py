@@ -171,6 +171,15 @@ def test_versioning_mistakes_are_named():
     assert ch5.check_reward_versioning(dict(good, record_field="verifier.version"), BEFORE, AFTER).passed
 
 
+def test_versioning_without_flips_says_so():
+    plain = _evaluation([["7#", "6#"], ["7#", "1#"]], "after")
+    answer = ch5.versioning_answer(BEFORE, plain)
+    assert answer["flipped"] == 1  # only BEFORE's "07#"
+    quiet = ch5.versioning_answer(plain, plain)
+    result = ch5.check_reward_versioning(quiet, plain, plain)
+    assert result.passed and "move nothing here" in result.message
+
+
 def test_random_policy_is_seeded():
     a, b = ch5.random_policy(3), ch5.random_policy(3)
     assert all((x == y).all() for x, y in zip(a.state_dict().values(), b.state_dict().values()))

@@ -262,5 +262,8 @@ def check_reward_versioning(answer: dict | None, before: EvalResult, after: Eval
         return verdict(False, f"record_field={answer['record_field']!r}: which run-record field names the verifier "
                               "and its version?")
     inflation = want["gain_mixed"] - want["gain_same_version"]
+    if want["flipped"] == 0:
+        return verdict(True, "no sample of these two evaluations changes reward between the versions, so mixing them "
+                             "happens to move nothing here; only re-scoring the same samples could tell you that")
     return verdict(True, f"{want['flipped']} samples change reward between the versions; mixing them moves the gain "
                          f"by {inflation:+.4f}, a change of verifier that a report would otherwise credit to RL")
