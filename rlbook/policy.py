@@ -44,11 +44,14 @@ class SelfAttention(nn.Module):
     def forward(self, x: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None = None):
         batch, steps, width = x.shape
         q, k, v = self.qkv(x).view(batch, steps, 3, self.n_head, width // self.n_head).permute(2, 0, 3, 1, 4)
+        mask = None
         if cache is not None:
+            past = cache[0].shape[2]
             k = torch.cat([cache[0], k], dim=2)
             v = torch.cat([cache[1], v], dim=2)
-        # With a cache, the new query attends to every cached position: no mask needed.
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=cache is None and steps > 1)
+            # New position i sees every cached position and the new ones up to i.
+            mask = torch.ones(steps, past + steps, dtype=torch.bool).tril(past) if steps > 1 else None
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=cache is None and steps > 1)
         return self.out(y.transpose(1, 2).reshape(batch, steps, width)), (k, v)
 
 

@@ -152,11 +152,18 @@ def generated_logprobs(policy: Policy, rollouts: Rollouts) -> tuple[torch.Tensor
     """Log-probs and entropies of the recorded tokens under ``policy``, shape (B, budget).
 
     The ids come from the record, never from re-tokenising text (chapter 3).
+    The rollouts of a group share their prompt, so each distinct prompt is read
+    once and its keys and values are shared by its rollouts (the same numbers
+    as reading every row in full, at a fraction of the work).
     """
-    ids = rollouts.full_ids()[:, : rollouts.prompt_ids.shape[1] + rollouts.tokens.shape[1]]
-    logits, _ = policy(ids[:, :-1])
-    start = rollouts.prompt_ids.shape[1] - 1
-    logp_all = torch.log_softmax(logits[:, start:], dim=-1)
+    prompts, row_prompt = torch.unique(rollouts.prompt_ids, dim=0, return_inverse=True)
+    prompt_logits, cache = policy(prompts)
+    cache = [(k[row_prompt], v[row_prompt]) for k, v in cache]
+    logits = prompt_logits[row_prompt, -1:]
+    if rollouts.tokens.shape[1] > 1:
+        rest, _ = policy(rollouts.tokens[:, :-1], cache, start=prompts.shape[1])
+        logits = torch.cat([logits, rest], dim=1)
+    logp_all = torch.log_softmax(logits, dim=-1)
     logp = logp_all.gather(-1, rollouts.tokens[:, :, None]).squeeze(-1)
     entropy = -(logp_all.exp() * logp_all).sum(-1)
     return logp, entropy

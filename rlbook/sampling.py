@@ -135,7 +135,10 @@ def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 
     logprobs = torch.zeros(rows, budget)
     mask = torch.zeros(rows, budget, dtype=torch.bool)
     alive = torch.ones(rows, dtype=torch.bool)
-    logits, cache = policy(ids)
+    # Each prompt is read once; its group's rows share the result.
+    logits, cache = policy(ids[::n])
+    logits = logits.repeat_interleave(n, dim=0)
+    cache = [(k.repeat_interleave(n, dim=0), v.repeat_interleave(n, dim=0)) for k, v in cache]
     seq = ids
     for t in range(budget):
         token, logp = _next_token(logits[:, -1], temperature, generator, greedy)

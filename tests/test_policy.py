@@ -73,6 +73,15 @@ def test_kv_cache_forward_equals_full_forward():
     assert torch.allclose(stepped, full, atol=1e-5)
 
 
+def test_several_new_tokens_after_a_cache_equal_the_full_forward():
+    policy = fresh(2)
+    ids = ids_of("U:3+4?|A:17#", "U:9+9?|A:18#")
+    full, _ = policy(ids)
+    head, cache = policy(ids[:, :9])
+    tail, _ = policy(ids[:, 9:], cache, start=9)
+    assert torch.allclose(torch.cat([head, tail], dim=1), full, atol=1e-5)
+
+
 def test_context_overflow_raises():
     policy = fresh()
     with pytest.raises(ValueError, match="exceeds the context of 16"):

@@ -85,6 +85,23 @@ def hand_batch(policy: Policy, advantages, used=(True, True)) -> Batch:
                  torch.tensor(advantages, dtype=torch.float32), torch.tensor(used))
 
 
+def test_generated_logprobs_share_prompts_yet_equal_full_rows_in_value_and_gradient():
+    policy = fresh_policy(3)
+    prompts = ["U:3+4?|A:"] * 3 + ["U:9+8?|A:"] * 2
+    tokens = torch.tensor([encode(t) for t in ["7###", "8###", "17##", "17##", "1#7#"]])
+    ids = torch.tensor([encode(p) for p in prompts])
+    rollouts = Rollouts(prompts, ids, tokens, torch.zeros(5, 4), torch.ones(5, 4, dtype=torch.bool), "hand@0", {})
+    shared, _ = generated_logprobs(policy, rollouts)
+    shared.sum().backward()
+    shared_grads = [p.grad.clone() for p in policy.parameters()]
+    policy.zero_grad()
+    logits, _ = policy(rollouts.full_ids()[:, :-1])  # every row read in full
+    full = torch.log_softmax(logits[:, 8:], dim=-1).gather(-1, tokens[:, :, None]).squeeze(-1)
+    full.sum().backward()
+    assert torch.allclose(shared, full, atol=1e-5)
+    assert all(torch.allclose(a, p.grad, atol=1e-5) for a, p in zip(shared_grads, policy.parameters()))
+
+
 def fresh_policy(seed: int = 0) -> Policy:
     torch.manual_seed(seed)
     return Policy(PolicyConfig())
