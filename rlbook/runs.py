@@ -53,7 +53,7 @@ RUNS: dict[str, RunSpec] = {spec.name: spec for spec in [
             pretrain=PretrainConfig(), sft=SFTConfig()),
     RunSpec("main", "GRPO-style RL from base: 60 prompts x 16 samples, PPO clip, exact verifier", "base", rl=MAIN),
     RunSpec("exploit", "RL against the fail-open verifier (chapter 4's reward hack)", "base",
-            rl=replace(MAIN, verifier="fail-open", lr=1e-3, steps=40, checkpoint_every=5)),
+            rl=replace(MAIN, verifier="fail-open", lr=1e-3, warmup=0, steps=40, checkpoint_every=5)),
     RunSpec("pg", "plain policy gradient with a group-mean baseline", "base", rl=replace(MAIN, loss="pg", steps=60)),
     RunSpec("ppo", "PPO clip, 4 updates per batch", "base", rl=replace(MAIN, updates_per_batch=4, steps=60)),
     RunSpec("cispo", "CISPO, 4 updates per batch", "base", rl=replace(MAIN, loss="cispo", updates_per_batch=4, steps=60)),
