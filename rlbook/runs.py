@@ -402,7 +402,7 @@ def _rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> d
                    "eps": 1e-6 if cfg.advantage != "centered" else None, "ddof": 0 if cfg.advantage != "centered" else None},
         update={"loss": cfg.loss, "clip": clip, "aggregation": cfg.aggregation, "lr": cfg.lr, "optimizer": "AdamW",
                 "steps": cfg.steps, "updates_per_batch": cfg.updates_per_batch,
-                "schedule": {"lr": f"linear warm-up over {cfg.warmup} steps, then constant",
+                "schedule": {"lr": f"linear warm-up over {cfg.warmup} steps, then constant" if cfg.warmup else "constant",
                              "stale_rollouts_steps": cfg.stale, "reward_scale": cfg.reward_scale}},
         reference={"kl_beta": cfg.kl_beta, "estimator": "k3", "policy": base["version"]},
         cost={"wall_seconds": round(log["wall_seconds"], 3), "generated_tokens": tokens,

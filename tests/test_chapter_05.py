@@ -14,10 +14,6 @@ matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
-# Work in progress: these claims were still being verified on seeds 0-2 when the
-# session ended; `make test` deselects them (run them with `pytest -m wip`).
-pytestmark = pytest.mark.wip
-
 from rlbook import record, rl, runs  # noqa: E402
 from rlbook import rewards as rw  # noqa: E402
 from rlbook import selection as sel  # noqa: E402
