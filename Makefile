@@ -1,5 +1,6 @@
 # make book   set up .venv (if needed) and build the book into _book/
 # make test   set up .venv (if needed) and run the test suite
+# make readme-figure  redraw docs/workshop.png, the README's figure, from the seed-0 base run
 # make clean  remove the built book and the executed notebooks (not .venv, not the run cache)
 
 PYTHON ?= python3
@@ -11,13 +12,16 @@ BIN := $(VENV)/bin
 TORCH := $(shell sed -n 's/^ *"\(torch==[^"]*\)".*/\1/p' pyproject.toml)
 TORCH_PIP_ARGS ?=
 
-.PHONY: book test clean setup
+.PHONY: book test clean setup readme-figure
 
 book: setup
 	$(BIN)/rlbook build
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+readme-figure: setup
+	$(BIN)/python docs/readme_figure.py
 
 setup: $(VENV)/.installed
 

@@ -226,3 +226,13 @@ def test_quarto_config_lists_the_book():
     assert config["execute"] == {"freeze": False, "error": False}
     for lua in config.get("filters", []):
         assert (ROOT / lua).is_file()
+
+
+def test_readme_images_exist_and_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    images = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", readme)
+    assert images, "the README shows a figure from the book"
+    assert all((ROOT / image).is_file() for image in images), images
+    assert "make book" in readme and "make test" in readme
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"^make test$", ci, re.M), "CI must run the README's test command"
