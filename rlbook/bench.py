@@ -94,15 +94,20 @@ def fresh_pipeline(repeats: int, threads: int) -> dict:
 
 
 def training_flop_fractions(pipeline: dict, peak: float) -> dict:
-    """Fraction of measured matmul FLOP/s reached by pretraining and by the RL update (6 x params x tokens)."""
+    """Fraction of measured matmul FLOP/s reached by pretraining and by the RL update (6 x params x tokens).
+
+    The RL update's tokens are those it reads (a group's prompt once); the
+    reference policy's forward pass for the logged KL is not counted.
+    """
     base, main = pipeline.pop("base"), pipeline.pop("main")
     params = base.policy().num_parameters()
     cfg = runs.spec("base").pretrain
     pre_tokens = cfg.steps * cfg.batch * cfg.block_size
     pre_rate = 6 * params * pre_tokens / pipeline["pretrain_seconds"]["median"]
     rl_cfg = runs.spec("main").rl
-    rows = len(split("train")) * rl_cfg.group_size
-    update_tokens = rows * (len(split("train")[0].prompt) + rl_cfg.budget - 1)
+    prompts = split("train")
+    # The tokens the update reads: each prompt once per group, then each rollout's own tokens.
+    update_tokens = len(prompts) * len(prompts[0].prompt) + len(prompts) * rl_cfg.group_size * (rl_cfg.budget - 1)
     update_rate = 6 * params * update_tokens / pipeline["rl_step_update_seconds"]["median"]
     return {"parameters": params, "pretrain_flops": pre_rate, "pretrain_fraction": pre_rate / peak,
             "rl_update_flops": update_rate, "rl_update_fraction": update_rate / peak}

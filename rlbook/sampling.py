@@ -134,24 +134,24 @@ def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 
     tokens = torch.full((rows, budget), EOT_ID, dtype=torch.long)
     logprobs = torch.zeros(rows, budget)
     mask = torch.zeros(rows, budget, dtype=torch.bool)
-    alive = torch.ones(rows, dtype=torch.bool)
     # Each prompt is read once; its group's rows share the result.
     logits, cache = policy(ids[::n])
     logits = logits.repeat_interleave(n, dim=0)
     cache = [(k.repeat_interleave(n, dim=0), v.repeat_interleave(n, dim=0)) for k, v in cache]
     seq = ids
+    active = torch.arange(rows)  # the rows still writing; finished rows drop out of the batch
     for t in range(budget):
         token, logp = _next_token(logits[:, -1], temperature, generator, greedy)
-        tokens[:, t] = torch.where(alive, token, EOT_ID)
-        logprobs[:, t] = torch.where(alive, logp, 0.0)
-        mask[:, t] = alive
-        alive = alive & (token != EOT_ID)
-        if t == budget - 1 or not alive.any():
+        tokens[active, t], logprobs[active, t], mask[active, t] = token, logp, True
+        going = token != EOT_ID
+        if t == budget - 1 or not going.any():
             break
+        active, token = active[going], token[going]
         if use_cache:
+            cache = [(k[going], v[going]) for k, v in cache]
             logits, cache = policy(token[:, None], cache, start=start + t)
         else:
-            seq = torch.cat([seq, token[:, None]], dim=1)
+            seq = torch.cat([seq[going], token[:, None]], dim=1)
             logits, _ = policy(seq)
     policy.train(was_training)
     settings = {"temperature": float(temperature), "token_budget": int(budget), "group_size": int(n),
