@@ -31,7 +31,8 @@ def test_hack_is_diagnosed_on_every_seed(seed):
         return
     assert report.diagnosis == "exploited verifier" and report.heldout_gain <= 0
     assert report.reward_gain > report.rise and report.heldout[-1] < 0.05
-    assert audit.exploiting_completions(exploit.rollouts[-1], rw.get_verifier("fail-open"))[0]["completion"] == "#"
+    # The favourite exploit is an answer the exact verifier cannot parse: the fail-open loophole, whatever its text.
+    assert audit.exploiting_completions(exploit.rollouts[-1], rw.get_verifier("fail-open"))[0]["status"] == "malformed"
 
 
 def test_the_hack_took_over_on_some_seed():

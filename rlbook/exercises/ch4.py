@@ -159,7 +159,7 @@ def _abort_problem(name: str, run, alarm: int | None) -> str | None:
         if audit.takeover_step(run.rollouts) is None or alarm is not None:
             return None
         return (f"your rule never fires on 'exploit' (seed {run.seed}), where the fail-open verifier was exploited: "
-                "watch how the answers change, e.g. a collapse of completion_len")
+                "watch how the answers change, e.g. a sharp change of completion_len")
     first = min(step for step, _ in runs.spec(name).rl.faults)
     if alarm is None:
         return f"your rule never fires on {name!r}, although faults were injected from step {first}"
@@ -170,11 +170,11 @@ def _abort_problem(name: str, run, alarm: int | None) -> str | None:
 
 def reference_abort_rule(history: list[dict]) -> bool:
     """Exercise 13's reference answer: abort on a verifier outage, a malformed burst, a non-finite loss,
-    or answers collapsing in length (a suspected exploit)."""
+    or answers whose mean length moved by more than a quarter from the first step (a suspected exploit)."""
     now, start = history[-1], history[0]
     loss = now.get("loss")  # absent on steps whose update was paused
     if now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.5:
         return True
     if loss is not None and not math.isfinite(loss):
         return True
-    return now["completion_len"] < 0.75 * start["completion_len"]
+    return abs(now["completion_len"] - start["completion_len"]) > 0.25 * start["completion_len"]
