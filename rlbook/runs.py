@@ -229,8 +229,9 @@ def entry_path(name: str, seed: int, threads: int) -> Path:
 def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = False) -> Run:
     """The named run for ``seed``: from the cache, or trained now and cached.
 
-    ``threads`` (default 2) is set for torch before training: the same seed
-    and thread count give bit-identical runs on the same machine.
+    ``threads`` (default 2) is set for torch while training, and the caller's
+    thread count is restored afterwards: the same seed and thread count give
+    bit-identical runs on the same machine.
     """
     threads = threads or DEFAULT_THREADS
     entry = entry_path(name, seed, threads)
@@ -238,8 +239,12 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
     with _locked(entry.with_name(entry.name + ".lock")):
         found = None if rebuild else _read_entry(entry)
         if found is None:
+            before = torch.get_num_threads()
             torch.set_num_threads(threads)
-            record, log = _train(spec(name), seed, threads, entry)
+            try:
+                record, log = _train(spec(name), seed, threads, entry)
+            finally:
+                torch.set_num_threads(before)
             _write_entry(entry, record, log)
             return Run(name, seed, threads, record, log, entry, False, time.perf_counter() - started)
     record, log = found

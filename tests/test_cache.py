@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+import torch
 
 from rlbook import record as rec
 from rlbook import runs
@@ -162,3 +163,10 @@ def test_two_processes_building_the_same_run_share_one_valid_entry(tiny_cache, t
     assert sorted(p.name for p in tiny_cache.iterdir() if p.name.startswith("tiny-")) == \
            [entry.name, entry.name + ".lock"]  # one entry, no temporary folder left behind
     assert_valid_entry(entry)
+
+
+def test_training_a_run_leaves_the_callers_thread_count_alone(tiny_cache):
+    torch.set_num_threads(2)
+    run = runs.load("tiny", 0, 1)
+    assert not run.cached and run.record["threads"] == 1
+    assert torch.get_num_threads() == 2
