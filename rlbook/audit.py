@@ -219,6 +219,28 @@ def sharpening(flow: Sequence[dict], window: int = 10) -> dict[str, float]:
             "novel_peak": peak["novel_share"], "novel_peak_step": peak["step"]}
 
 
+def own_format_accuracy(policy: Policy, tasks: Sequence[Task], n: int = 32, temperature: float = 1.0,
+                        seed: int = 0, greedy: bool = False) -> np.ndarray:
+    """Per task, the share of ``n`` samples that finish the pretraining line ``a+b=`` with the right sum.
+
+    Pretraining showed the sums as bare lines (``3+4=7``, with random spaces),
+    so this asks what the policy knows in the format it learnt them in, apart
+    from the chat format that SFT taught. A sample is right when the text up to
+    its first line end, spaces removed, is the answer (``a+b+c=`` lines expect
+    the partial sums ``s1,s2``); a sample with no line end within the budget is
+    wrong. Chapter 4 compares it with held-out accuracy in the chat format
+    before and after RL.
+    """
+    targets = [",".join(map(str, t.steps)) for t in tasks]
+    lines = ["\n" + "+".join(map(str, t.operands)) + "=" for t in tasks]
+    n = 1 if greedy else n
+    rollouts = sample(policy, lines, n=n, temperature=temperature, budget=max(map(len, targets)) + 2,
+                      generator=torch.Generator().manual_seed(seed), greedy=greedy)
+    right = [text.split("\n")[0].replace(" ", "") == target and "\n" in text
+             for text, target in zip(rollouts.completions(), (t for t in targets for _ in range(n)))]
+    return np.array(right, dtype=float).reshape(len(tasks), n).mean(axis=1)
+
+
 def temperature_audit(policy: Policy, prompts: list[str], temperatures: Sequence[float], n: int = 16,
                       rounds: int = 2, budget: int = 4, seed: int = 0, verifier=None) -> list[dict]:
     """The exploration audit of fresh samples at several temperatures (``fig-exploration-coverage``).

@@ -6,7 +6,9 @@ import torch
 
 from rlbook import audit
 from rlbook import rewards as rw
-from rlbook.world import EOT_ID, encode
+from rlbook.world import EOT_ID, Task, encode
+
+from policies import constant_policy
 
 P1, P2 = "U:3+4?|A:", "U:5+5?|A:"
 
@@ -228,3 +230,22 @@ def test_sharpening_compares_first_and_late_steps():
     assert out["novel_early"] == pytest.approx(0.15) and out["novel_late"] == 0.0 and out["accepted_late"] == 0.06
     assert (out["dip_step"], out["dip_reward"]) == (2, 0.3)
     assert (out["novel_peak_step"], out["novel_peak"]) == (2, 0.2)
+
+
+def test_own_format_accuracy_needs_the_sum_and_a_line_end():
+    # '7' then a line end (0.5 x 0.5) is the only right ending of "3+4="; '7' alone never ends the line.
+    halves = constant_policy({"7": 0.5, "\n": 0.5})
+    share = audit.own_format_accuracy(halves, [Task((3, 4)), Task((2, 2))], n=4000, seed=0)
+    assert share[0] == pytest.approx(0.25, abs=0.02) and share[1] == 0.0
+    assert audit.own_format_accuracy(constant_policy({"7": 1.0}), [Task((3, 4))], greedy=True).tolist() == [0.0]
+
+
+def test_own_format_accuracy_ignores_spaces():
+    # Budget 3 for "2+2=": '4\n?' (1/16), ' 4\n' (1/32) and '4 \n' (1/32) are right, 1/8 in all.
+    policy = constant_policy({" ": 0.5, "4": 0.25, "\n": 0.25})
+    assert audit.own_format_accuracy(policy, [Task((2, 2))], n=8000, seed=1)[0] == pytest.approx(0.125, abs=0.01)
+
+
+def test_own_format_accuracy_of_a_chain_expects_its_partial_sums():
+    # "1+2+3=" expects '3,6': the final sum alone is wrong.
+    assert audit.own_format_accuracy(constant_policy({"6": 0.5, "\n": 0.5}), [Task((1, 2, 3))], n=200).max() == 0.0

@@ -87,6 +87,16 @@ def test_main_reward_gain_is_mostly_repeats(seed):
     assert trend["novel_late"] < trend["novel_early"]
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rl_brings_out_part_of_what_pretraining_knew(seed):
+    """@tbl-sharpening-limit: RL closes part of the gap to the pretrained policy's own-format accuracy."""
+    heldout, rl_run = world.split("heldout"), runs.load("main", seed)
+    own = audit.own_format_accuracy(runs.load("base", seed).policy(0), heldout, seed=seed).mean()
+    before, after = rl_run.evals[0]["heldout_expected_reward"], rl_run.evals[-1]["heldout_expected_reward"]
+    assert before < after and before < own
+    assert audit.own_format_accuracy(rl_run.policy(), heldout, seed=seed).mean() < own
+
+
 @pytest.mark.parametrize("seed", OTHER_SEEDS)
 def test_stale_rollouts_are_clipped_more(seed):
     """@fig-stale: learning from 4-step-old rollouts clips more tokens than on-policy learning."""
