@@ -183,6 +183,20 @@ def test_peer_benchmark_without_trl_returns_the_install_hint(monkeypatch):
     assert tb.peer_benchmark(quick=True) == {"summary": tb.INSTALL_HINT, "trl": None}
 
 
+@pytest.mark.parametrize("measure_kl, passes_per_step", [(True, 2), (False, 1)])
+def test_rlbook_step_seconds_reads_the_reference_only_to_measure_kl(monkeypatch, measure_kl, passes_per_step):
+    """The peer benchmark's same-work figure leaves out the reference pass, as TRL does at beta = 0."""
+    from rlbook import rl
+
+    passes = []
+    real = rl.generated_logprobs
+    monkeypatch.setattr(rl, "generated_logprobs", lambda policy, rollouts: passes.append(policy) or real(policy, rollouts))
+    cfg = replace(rl.RLConfig(), group_size=2)
+    times = tb.rlbook_step_seconds(runs.load("base", 0).policy(), cfg, repeats=2, measure_kl=measure_kl)
+    assert len(times) == 2 and min(times) > 0
+    assert len(passes) == 3 * passes_per_step  # one warm-up step, then the two timed ones
+
+
 # ---------------------------------------------------------------- with TRL installed
 
 @pytest.fixture(scope="module")
