@@ -24,7 +24,7 @@ from .evaluate import evaluate, greedy_accuracy, step_validity
 from .policy import Checkpoint, Policy, token_logprobs, weights_hash
 from .progress import progress
 from .sampling import Rollouts, sample
-from .world import EOT_ID, STOI, split
+from .world import EOT_ID, STOI, VOCAB, split
 
 FAULT_KINDS = ("verifier_outage", "verifier_timeout", "malformed_burst", "nan_loss")
 
@@ -148,6 +148,23 @@ def credit(cfg: RLConfig, rewards: np.ndarray, statuses: list[str]) -> tuple[tor
     return advantages, torch.ones(len(statuses), dtype=torch.bool)
 
 
+def distinct_prompts(prompt_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The distinct rows of ``prompt_ids`` in sorted order, and the index of each row among them.
+
+    The same result as ``torch.unique(prompt_ids, dim=0, return_inverse=True)``,
+    found by reading each row as one integer in base ``len(VOCAB)`` (the
+    first token most significant, so the order is the same), which takes a
+    fraction of the time on an RL batch.
+    """
+    width = prompt_ids.shape[1]
+    if len(VOCAB) ** width >= 2 ** 63:
+        raise ValueError(f"prompts of {width} tokens are too long to read as one 64-bit integer")
+    keys = prompt_ids @ (len(VOCAB) ** torch.arange(width - 1, -1, -1))
+    _, row_prompt = torch.unique(keys, sorted=True, return_inverse=True)
+    firsts = torch.zeros(int(row_prompt.max()) + 1, dtype=torch.long).scatter_(0, row_prompt, torch.arange(len(keys)))
+    return prompt_ids[firsts], row_prompt
+
+
 def generated_logprobs(policy: Policy, rollouts: Rollouts) -> tuple[torch.Tensor, torch.Tensor]:
     """Log-probs and entropies of the recorded tokens under ``policy``, shape (B, budget).
 
@@ -156,7 +173,7 @@ def generated_logprobs(policy: Policy, rollouts: Rollouts) -> tuple[torch.Tensor
     once and its keys and values are shared by its rollouts (the same numbers
     as reading every row in full, at a fraction of the work).
     """
-    prompts, row_prompt = torch.unique(rollouts.prompt_ids, dim=0, return_inverse=True)
+    prompts, row_prompt = distinct_prompts(rollouts.prompt_ids)
     prompt_logits, cache = policy(prompts)
     cache = [(k[row_prompt], v[row_prompt]) for k, v in cache]
     logits = prompt_logits[row_prompt, -1:]

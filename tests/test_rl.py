@@ -15,6 +15,7 @@ from rlbook.rl import (
     RLConfig,
     corrupt,
     credit,
+    distinct_prompts,
     generated_logprobs,
     guard_batch,
     new_log,
@@ -24,7 +25,7 @@ from rlbook.rl import (
     update,
 )
 from rlbook.sampling import Rollouts
-from rlbook.world import EOT_ID, encode
+from rlbook.world import EOT_ID, VOCAB, encode
 
 METRIC_KEYS = {"step", "reward_mean", "reward_std", "zero_variance_frac", "zero_variance_all_right",
                "zero_variance_all_wrong", "completion_len", "accepted_rate", "incorrect_rate", "malformed_rate",
@@ -83,6 +84,20 @@ def hand_batch(policy: Policy, advantages, used=(True, True)) -> Batch:
         rollouts.logprobs = generated_logprobs(policy, rollouts)[0]
     return Batch(1, rollouts, np.array([1.0, 0.0]), ["accepted", "incorrect"],
                  torch.tensor(advantages, dtype=torch.float32), torch.tensor(used))
+
+
+@pytest.mark.parametrize("width", [1, 9, 11, 14])
+def test_distinct_prompts_equal_torch_unique_over_rows(width):
+    torch.manual_seed(width)
+    rows = torch.randint(0, len(VOCAB), (40, width))[torch.randint(0, 40, (640,))]
+    expected = torch.unique(rows, dim=0, return_inverse=True)
+    found = distinct_prompts(rows)
+    assert torch.equal(found[0], expected[0]) and torch.equal(found[1], expected[1])
+
+
+def test_distinct_prompts_refuse_rows_too_long_for_one_integer():
+    with pytest.raises(ValueError, match="15 tokens"):
+        distinct_prompts(torch.zeros(2, 15, dtype=torch.long))
 
 
 def test_generated_logprobs_share_prompts_yet_equal_full_rows_in_value_and_gradient():
