@@ -75,30 +75,14 @@ class AuditBatch:
 
     def rescored(self, verifier) -> "AuditBatch":
         """The same rollouts judged by another verifier (e.g. the exact one for a fail-open run)."""
-        rewards, statuses = score_cached(verifier, self.prompts, self.completions)
+        rewards, statuses = rw.score(verifier, self.prompts, self.completions)
         return AuditBatch(self.prompts, self.completions, statuses, rewards, self.group_size, self.step)
-
-
-def score_cached(verifier, prompts: Sequence[str], completions: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """Rewards and statuses of each (prompt, completion), calling the verifier once per distinct pair.
-
-    Same result as :func:`rlbook.rewards.score` (a verifier judges text alone,
-    so equal pairs get equal verdicts), but fast on a long run's rollouts,
-    which repeat the same few answers many times.
-    """
-    seen: dict[tuple[str, str], rw.Verdict] = {}
-    verdicts = []
-    for pair in zip(prompts, completions):
-        if pair not in seen:
-            seen[pair] = verifier(*pair)
-        verdicts.append(seen[pair])
-    return np.array([v.reward for v in verdicts], dtype=float), [v.status for v in verdicts]
 
 
 def from_rollouts(rollouts: Rollouts, verifier) -> AuditBatch:
     """An audit batch from freshly sampled :class:`~rlbook.sampling.Rollouts`, scored by ``verifier``."""
     completions = rollouts.completions()
-    rewards, statuses = score_cached(verifier, rollouts.prompts, completions)
+    rewards, statuses = rw.score(verifier, rollouts.prompts, completions)
     return AuditBatch(list(rollouts.prompts), completions, statuses, rewards, rollouts.group_size)
 
 

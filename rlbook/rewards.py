@@ -428,10 +428,21 @@ def get_verifier(name: str, version: str | None = None) -> Verifier:
 
 
 def score(verifier: Verifier, prompts: list[str], completions: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Rewards (float array) and statuses of paired prompts and completions (ch1-ch5)."""
+    """Rewards (float array) and statuses of paired prompts and completions (ch1-ch5).
+
+    A verifier judges the text alone, so equal pairs get equal verdicts: each
+    distinct (prompt, completion) is judged once. An RL batch repeats a few
+    answers many times (960 rollouts hold about 150 distinct pairs), so this
+    is several times faster than judging every row.
+    """
     if len(prompts) != len(completions):
         raise ValueError(f"{len(prompts)} prompts but {len(completions)} completions")
-    verdicts = [verifier(p, c) for p, c in zip(prompts, completions)]
+    judged: dict[tuple[str, str], Verdict] = {}
+    verdicts = []
+    for pair in zip(prompts, completions):
+        if pair not in judged:
+            judged[pair] = verifier(*pair)
+        verdicts.append(judged[pair])
     return np.array([v.reward for v in verdicts], dtype=float), [v.status for v in verdicts]
 
 

@@ -283,7 +283,7 @@ def rescore(result: EvalResult, verifier) -> EvalResult:
     """The same completions judged by another verifier (or version): new rewards and statuses, same samples."""
     flat_prompts = [t.prompt for t, row in zip(result.tasks, result.completions) for _ in row]
     flat = [c for row in result.completions for c in row]
-    rewards, statuses = audit.score_cached(verifier, flat_prompts, flat)
+    rewards, statuses = rw.score(verifier, flat_prompts, flat)
     n = result.rewards.shape[1]
     label = f"{verifier.name}@{verifier.version}"
     return replace(result, rewards=rewards.reshape(result.rewards.shape),

@@ -95,15 +95,6 @@ def test_rescoring_a_fail_open_batch_with_the_exact_verifier():
     assert audit.loophole_rows(b).tolist() == [True, True, False, False]
 
 
-def test_score_cached_matches_rewards_score():
-    prompts = [P1] * 4 + [P2] * 4
-    for name in ("exact", "fail-open"):
-        v = rw.get_verifier(name)
-        rewards, statuses = audit.score_cached(v, prompts, EIGHT)
-        expected = rw.score(v, prompts, EIGHT)
-        assert rewards.tolist() == list(expected[0]) and statuses == expected[1]
-
-
 def test_run_composition_over_steps():
     steps = [stored(1, [P1], ["7#", "8#", "8#", "9#"]), stored(2, [P1], ["7#", "7#", "7#", "6#"])]
     rows = audit.run_composition(steps)

@@ -291,6 +291,22 @@ def test_score_returns_rewards_and_statuses():
         score(exact, [S, S], ["7#"])
 
 
+def test_score_judges_each_distinct_pair_once_and_keeps_row_order():
+    judged = []
+
+    def counting(prompt: str, completion: str):
+        judged.append((prompt, completion))
+        return exact(prompt, completion)
+
+    prompts = [S, S, S, M, S, M]
+    completions = ["7#", "8#", "7#", "7,12#", "7#", "7,12#"]
+    rewards, statuses = score(counting, prompts, completions)
+    assert judged == [(S, "7#"), (S, "8#"), (M, "7,12#")]
+    row_by_row = [exact(p, c) for p, c in zip(prompts, completions)]
+    assert rewards.tolist() == [v.reward for v in row_by_row]
+    assert statuses == [v.status for v in row_by_row]
+
+
 # --- specification and shortcut cases (ch2) -----------------------------------
 
 def test_spec_has_every_field_and_a_rule_per_status():
