@@ -41,17 +41,29 @@ class SelfAttention(nn.Module):
         self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
         self.out = nn.Linear(cfg.d_model, cfg.d_model)
 
-    def forward(self, x: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None = None):
+    def forward(self, x: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None = None,
+                bias: torch.Tensor | None = None):
+        """Attend causally (continuing from ``cache`` if given), or under ``bias``.
+
+        ``bias`` (steps x steps) is added to the attention scores: 0 where a
+        position may attend, minus infinity where it may not. That path is
+        written out (scores, softmax, weighted values): PyTorch's fused kernel
+        is slower on CPU for such masks, e.g. 57 x 57 in the RL update.
+        """
         batch, steps, width = x.shape
         q, k, v = self.qkv(x).view(batch, steps, 3, self.n_head, width // self.n_head).permute(2, 0, 3, 1, 4)
-        mask = None
-        if cache is not None:
-            past = cache[0].shape[2]
-            k = torch.cat([cache[0], k], dim=2)
-            v = torch.cat([cache[1], v], dim=2)
-            # New position i sees every cached position and the new ones up to i.
-            mask = torch.ones(steps, past + steps, dtype=torch.bool).tril(past) if steps > 1 else None
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=cache is None and steps > 1)
+        if bias is not None:
+            scores = (q @ k.transpose(-1, -2)) * (width // self.n_head) ** -0.5 + bias
+            y = torch.softmax(scores, dim=-1) @ v
+        else:
+            mask = None
+            if cache is not None:
+                past = cache[0].shape[2]
+                k = torch.cat([cache[0], k], dim=2)
+                v = torch.cat([cache[1], v], dim=2)
+                # New position i sees every cached position and the new ones up to i.
+                mask = torch.ones(steps, past + steps, dtype=torch.bool).tril(past) if steps > 1 else None
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=cache is None and steps > 1)
         return self.out(y.transpose(1, 2).reshape(batch, steps, width)), (k, v)
 
 
@@ -65,8 +77,8 @@ class Block(nn.Module):
         self.ln2 = nn.LayerNorm(cfg.d_model)
         self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model))
 
-    def forward(self, x: torch.Tensor, cache=None):
-        attended, new_cache = self.attn(self.ln1(x), cache)
+    def forward(self, x: torch.Tensor, cache=None, bias: torch.Tensor | None = None):
+        attended, new_cache = self.attn(self.ln1(x), cache, bias)
         x = x + attended
         return x + self.mlp(self.ln2(x)), new_cache
 
@@ -99,6 +111,37 @@ class Policy(nn.Module):
             x, layer_cache = block(x, None if cache is None else cache[i])
             new_cache.append(layer_cache)
         return self.head(self.ln_f(x)), new_cache
+
+    def read_groups(self, prompts: torch.Tensor, continuations: torch.Tensor) -> torch.Tensor:
+        """Logits after a prompt and after each token of several continuations of it, in one pass.
+
+        ``prompts`` has shape (P, Lp) and ``continuations`` (P, G, C): G
+        continuations of C tokens for each prompt. Returns logits of shape
+        (P, G, C + 1, vocab): index 0 is the next-character distribution after
+        the prompt, index j + 1 the one after continuation token j. The same
+        numbers (up to float rounding) as reading each prompt + continuation
+        row on its own, but each prompt is one sequence: the prompt, then its
+        G continuations one after another, each given the positions that
+        follow the prompt and a mask that lets it see the prompt and its own
+        earlier tokens only. Chapter 3's update reads a group's rollouts this
+        way, with far fewer, larger attention problems than one per rollout.
+        """
+        (n_prompts, prompt_len), (groups, steps) = prompts.shape, continuations.shape[1:]
+        if prompt_len + steps > self.cfg.block_size:
+            raise ValueError(f"sequence of {prompt_len + steps} tokens exceeds the context of {self.cfg.block_size}")
+        follows = torch.arange(prompt_len, prompt_len + steps).repeat(groups)
+        positions = torch.cat([torch.arange(prompt_len), follows])
+        owner = torch.cat([torch.full((prompt_len,), -1), torch.arange(groups).repeat_interleave(steps)])
+        visible = (owner[None, :] == -1) | (owner[None, :] == owner[:, None])
+        allowed = visible & (positions[None, :] <= positions[:, None])
+        bias = torch.zeros(allowed.shape).masked_fill_(~allowed, float("-inf"))
+        x = self.tok(torch.cat([prompts, continuations.reshape(n_prompts, groups * steps)], dim=1)) + self.pos(positions)
+        for block in self.blocks:
+            x, _ = block(x, bias=bias)
+        logits = self.head(self.ln_f(x))
+        after_prompt = logits[:, None, prompt_len - 1:prompt_len].expand(-1, groups, -1, -1)
+        after_tokens = logits[:, prompt_len:].reshape(n_prompts, groups, steps, -1)
+        return torch.cat([after_prompt, after_tokens], dim=2)
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())

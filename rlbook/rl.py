@@ -169,17 +169,21 @@ def generated_logprobs(policy: Policy, rollouts: Rollouts) -> tuple[torch.Tensor
     """Log-probs and entropies of the recorded tokens under ``policy``, shape (B, budget).
 
     The ids come from the record, never from re-tokenising text (chapter 3).
-    The rollouts of a group share their prompt, so each distinct prompt is read
-    once and its keys and values are shared by its rollouts (the same numbers
-    as reading every row in full, at a fraction of the work).
+    The rollouts of a group share their prompt, so each distinct prompt is
+    read once, followed by its rollouts (:meth:`Policy.read_groups`): the same
+    numbers, up to float rounding, as reading every row in full, at a
+    fraction of the work. Prompts with fewer rollouts than the largest group
+    are padded with rows that are read and thrown away.
     """
     prompts, row_prompt = distinct_prompts(rollouts.prompt_ids)
-    prompt_logits, cache = policy(prompts)
-    cache = [(k[row_prompt], v[row_prompt]) for k, v in cache]
-    logits = prompt_logits[row_prompt, -1:]
-    if rollouts.tokens.shape[1] > 1:
-        rest, _ = policy(rollouts.tokens[:, :-1], cache, start=prompts.shape[1])
-        logits = torch.cat([logits, rest], dim=1)
+    counts = torch.bincount(row_prompt)
+    order = torch.argsort(row_prompt, stable=True)
+    slot = torch.empty_like(order)
+    slot[order] = torch.arange(len(order)) - (counts.cumsum(0) - counts)[row_prompt[order]]
+    steps = rollouts.tokens.shape[1] - 1
+    grid = torch.full((len(prompts), int(counts.max()), steps), EOT_ID, dtype=torch.long)
+    grid[row_prompt, slot] = rollouts.tokens[:, :-1]
+    logits = policy.read_groups(prompts, grid)[row_prompt, slot]
     logp_all = torch.log_softmax(logits, dim=-1)
     logp = logp_all.gather(-1, rollouts.tokens[:, :, None]).squeeze(-1)
     entropy = -(logp_all.exp() * logp_all).sum(-1)

@@ -82,4 +82,5 @@ def test_update_choices_claims_over_seeds():
     assert abs(curves["reward-x10"].heldout - curves["main"].heldout).max() < 0.05
     assert min(kl["ppo"], kl["cispo"]) > kl["main"] and kl["cispo"] == max(kl.values())
     assert kl["ppo-kl"] < kl["ppo"]
-    assert max(worst[r] for r in ("ppo", "cispo", "ppo-kl")) < worst["main"]
+    assert worst["cispo"] == min(worst.values())
+    assert max(abs(worst[r] - worst["main"]) for r in ("ppo", "ppo-kl")) < 0.05

@@ -91,6 +91,32 @@ def test_context_overflow_raises():
         policy(torch.zeros(1, 1, dtype=torch.long), cache, start=16)
 
 
+def test_read_groups_equals_reading_each_row_on_its_own():
+    policy = fresh(4)
+    prompts = ids_of("U:3+4?|A:", "U:9+8?|A:")
+    continuations = torch.stack([ids_of("7#", "8#", "1#"), ids_of("17", "1#", "#7")])  # (2 prompts, 3, 2 tokens)
+    logits = policy.read_groups(prompts, continuations)
+    assert logits.shape == (2, 3, 3, 21)
+    for p in range(2):
+        for g in range(3):
+            alone, _ = policy(torch.cat([prompts[p], continuations[p, g]])[None])
+            assert torch.allclose(logits[p, g], alone[0, -3:], atol=1e-5)
+
+
+def test_read_groups_keeps_continuations_of_one_prompt_apart():
+    policy = fresh(5)
+    prompts = ids_of("U:3+4?|A:")
+    before = policy.read_groups(prompts, ids_of("7#", "8#")[None])
+    after = policy.read_groups(prompts, ids_of("7#", "99")[None])  # only the second continuation changes
+    assert torch.equal(before[0, 0], after[0, 0])
+    assert not torch.allclose(before[0, 1, 1:], after[0, 1, 1:])
+
+
+def test_read_groups_refuses_sequences_longer_than_the_context():
+    with pytest.raises(ValueError, match="exceeds the context of 16"):
+        fresh().read_groups(ids_of("U:3+4?|A:"), torch.zeros(1, 2, 8, dtype=torch.long))
+
+
 def test_weights_hash_stable_and_sensitive():
     a, b = fresh(0), fresh(0)
     h = weights_hash(a)
