@@ -114,6 +114,7 @@ def build_parser() -> Parser:
     p = sub.add_parser("build", help="execute the chapters and build the HTML book")
     p.add_argument("--backend", choices=("auto", "quarto", "pandoc"), default="auto")
     p.add_argument("--only", default=None, help="build only this chapter (file stem, e.g. 01-rl-loop)")
+    p.add_argument("--jobs", type=int, default=None, help="pages executed at once, each in its own kernel (default 2)")
 
     p = sub.add_parser("bench", help="measure the speed the book promises")
     p.add_argument("--json", action="store_true")
@@ -230,9 +231,10 @@ def cmd_audit(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from .build import build_book
+    from .build import DEFAULT_JOBS, build_book
 
-    return build_book(None, backend=args.backend, only=args.only)
+    return build_book(None, backend=args.backend, only=args.only,
+                      jobs=DEFAULT_JOBS if args.jobs is None else args.jobs)
 
 
 def cmd_bench(args) -> int:

@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,8 @@ ASSETS = Path(__file__).resolve().parent / "assets"
 CALLOUT_TITLES = {"note": "Note", "tip": "Tip", "warning": "Warning", "important": "Important", "caution": "Caution"}
 IMAGE_TYPES = {"image/png": "png", "image/svg+xml": "svg", "image/jpeg": "jpg"}
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+PANDOC_JOBS = 2
+"""Pandoc processes run at once while rendering (one per page)."""
 CELL_DEFAULTS = {"echo": True, "output": True, "include": True, "warning": True, "code-fold": False}
 
 
@@ -523,7 +526,9 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
     """
     dest.mkdir(parents=True, exist_ok=True)
     defaults = {**CELL_DEFAULTS, **_execute_options(config), **_html_options(config)}
-    rendered = [_parse_page(page, notebooks[page.stem], dest, defaults, pandoc, out) for page in pages]
+    with ThreadPoolExecutor(max_workers=PANDOC_JOBS) as pool:  # each page is its own pandoc process
+        rendered = list(pool.map(lambda page: _parse_page(page, notebooks[page.stem], dest, defaults, pandoc, out),
+                                 pages))
     targets: dict[str, Target] = {}
     for item in rendered:
         item.doc["blocks"], item.title = number_page(item.page, item.href, item.doc["blocks"], targets)
@@ -534,7 +539,7 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
         item.doc["blocks"] = qmd_links_to_html(resolve_crossrefs(item.doc["blocks"], item.href, targets, missing))
         cited += [key for key in cited_keys(item.doc["blocks"]) if key not in cited]
     bibliography = root / "references.bib"
-    for i, item in enumerate(rendered):
+    for item in rendered:
         if any(div["c"][0][0] == "refs" for div in elements(item.doc["blocks"], "Div")):
             if cited:
                 item.doc["meta"]["nocite"] = nocite(cited)
@@ -542,7 +547,10 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
             item.doc["blocks"] += [{"t": "Header", "c": [2, _attr("references", ["unnumbered"]), _str("References")]},
                                    _div([], [], "refs")]
         _copy_local_images(root, item, dest)
-        page_html = _page_html(item, rendered, i, config, bibliography, pandoc, out)
+    with ThreadPoolExecutor(max_workers=PANDOC_JOBS) as pool:
+        pages_html = list(pool.map(lambda i: _page_html(rendered[i], rendered, i, config, bibliography, pandoc, out),
+                                   range(len(rendered))))
+    for item, page_html in zip(rendered, pages_html):
         target = dest / item.href
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page_html, encoding="utf-8")

@@ -274,12 +274,34 @@ def test_a_failing_cell_names_page_and_cell_and_keeps_the_previous_book(tmp_path
     assert (root / "_book" / "index.html").read_text() == "the previous book"
 
 
+def test_one_page_at_a_time_writes_the_same_book(book, tmp_path):
+    root, _ = book
+    serial = write_book(tmp_path / "serial")
+    assert build_book(serial, backend="pandoc", out=[].append, jobs=1) == 0
+    for name in ("index.html", "chapters/01-first.html", "chapters/02-second.html", "chapters/references.html"):
+        assert page(serial, name) == page(root, name)
+
+
+SLOW = "# A slow chapter {#sec-slow}\n\n" + "".join("```{python}\nimport time; time.sleep(0.2)\n```\n\n" for _ in range(30))
+
+
+def test_a_failing_page_stops_the_page_running_beside_it(tmp_path):
+    root = write_book(tmp_path, second=FAILING)
+    (root / "chapters" / "01-first.qmd").write_text(SLOW)
+    lines: list[str] = []
+    assert build_book(root, backend="pandoc", out=lines.append, jobs=2) == 1
+    assert "FAILED chapters/02-second.qmd" in "\n".join(lines)
+    assert not (root / "_build" / "notebooks" / "01-first.ipynb").exists()  # stopped before its last cell
+
+
 def test_unknown_page_or_backend_is_a_usage_error(tmp_path):
     root = write_book(tmp_path)
     lines: list[str] = []
     assert build_book(root, backend="pandoc", only="99-nothing", out=lines.append) == 2
     assert "names no page" in lines[-1]
     assert build_book(root, backend="latex", out=lines.append) == 2
+    assert build_book(root, backend="pandoc", out=lines.append, jobs=0) == 2
+    assert lines[-1] == "rlbook build: --jobs must be at least 1, got 0"
 
 
 def test_select_pages_by_stem_path_or_number():
