@@ -1,0 +1,35 @@
+"""The benchmark's helpers (rlbook.bench); the measurements themselves are printed, not asserted."""
+from __future__ import annotations
+
+from rlbook import bench, runs
+
+
+def test_spread_is_median_with_range_and_count():
+    assert bench._spread([3.0, 1.0, 2.0]) == {"median": 2.0, "min": 1.0, "max": 3.0, "n": 3}
+
+
+def test_training_order_puts_parents_first_and_keeps_the_rest_in_order():
+    order = bench.training_order(["main", "process-outcome", "process-base", "base", "ppo"])
+    assert order == ["process-base", "base", "main", "process-outcome", "ppo"]
+    every = bench.training_order(list(runs.RUNS))
+    for name in every:
+        parent = runs.spec(name).parent
+        assert parent is None or every.index(parent) < every.index(name)
+
+
+def test_markdown_lists_every_figure_with_its_unit():
+    spread = {"median": 0.0607, "min": 0.06, "max": 0.0622, "n": 3}
+    report = {"machine": {"cores": 2, "threads": 2, "torch": "t", "python": "3.11", "processor": "x86_64"},
+              "pipeline": {k: spread for k in ("pretrain_seconds", "sft_seconds", "rl_seconds", "rl_step_seconds",
+                                               "rl_step_sampling_seconds", "rl_step_update_seconds")},
+              "sampling": {"sequences": 3200, "kv_cache": spread, "no_cache": spread, "cache_speedup": 3.0,
+                           "two_threads_over_one": 1.2},
+              "matmul_flops": spread, "fractions": {"parameters": 27328, "pretrain_flops": 2e10, "pretrain_fraction": 0.1,
+                                                    "rl_update_flops": 1e10, "rl_update_fraction": 0.05},
+              "peak_memory_mb": 500.0, "all_runs_seconds": 100.0, "book_seconds_empty_cache": 300.0,
+              "book_seconds_warm_cache": 19.0, "peak_memory_children_mb": 600.0}
+    text = bench.markdown(report)
+    assert "| RL step | 60.7 ms (range 60-62.2, n=3) |" in text
+    assert "| every named run, seed 0, empty cache, two at a time | 100.0 s |" in text
+    assert "| whole book executed, warm run cache | 19.0 s |" in text
+    assert "| peak memory (largest child process) | 600 MB |" in text
