@@ -27,9 +27,11 @@ def test_markdown_lists_every_figure_with_its_unit():
               "matmul_flops": spread, "fractions": {"parameters": 27328, "pretrain_flops": 2e10, "pretrain_fraction": 0.1,
                                                     "rl_update_flops": 1e10, "rl_update_fraction": 0.05},
               "peak_memory_mb": 500.0, "all_runs_seconds": 100.0, "book_seconds_empty_cache": 300.0,
-              "book_seconds_warm_cache": 19.0, "peak_memory_children_mb": 600.0}
+              "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
+              "peak_memory_children_mb": 600.0}
     text = bench.markdown(report)
     assert "| RL step | 60.7 ms (range 60-62.2, n=3) |" in text
     assert "| every named run, seed 0, empty cache, two at a time | 100.0 s |" in text
-    assert "| whole book executed, warm run cache | 19.0 s |" in text
+    assert "| whole book executed, empty run cache (once) | 300.0 s |" in text
+    assert "| whole book executed, warm run cache | 19 s (range 18.5-20.1, n=3) |" in text
     assert "| peak memory (largest child process) | 600 MB |" in text
