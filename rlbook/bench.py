@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -69,13 +70,26 @@ def sampling_throughput(policy: Policy, repeats: int, prompts: int = 100, n: int
     return result
 
 
+@contextmanager
+def _environment(**settings: str):
+    """Set environment variables for the block (and the processes it starts), then put back what was there."""
+    saved = {key: os.environ.get(key) for key in settings}
+    os.environ.update(settings)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 def fresh_pipeline(repeats: int, threads: int) -> dict:
     """Wall time of base (pretraining + SFT) and main (RL), trained from an empty cache."""
     pre, sft, rl, per_step, sampling_s, update_s = [], [], [], [], [], []
-    saved = os.environ.get("RLBOOK_CACHE")
     for _ in range(repeats):
-        with tempfile.TemporaryDirectory() as tmp:
-            os.environ["RLBOOK_CACHE"] = tmp
+        with tempfile.TemporaryDirectory() as tmp, _environment(RLBOOK_CACHE=tmp):
             base = runs.load("base", 0, threads)
             main = runs.load("main", 0, threads)
         pre.append(base.log["timing"]["pretrain_seconds"])
@@ -85,10 +99,6 @@ def fresh_pipeline(repeats: int, threads: int) -> dict:
         per_step.append(statistics.median(m["sample_seconds"] + m["update_seconds"] for m in steps))
         sampling_s.append(statistics.median(m["sample_seconds"] for m in steps))
         update_s.append(statistics.median(m["update_seconds"] for m in steps))
-    if saved is None:
-        os.environ.pop("RLBOOK_CACHE", None)
-    else:
-        os.environ["RLBOOK_CACHE"] = saved
     return {"pretrain_seconds": _spread(pre), "sft_seconds": _spread(sft), "rl_seconds": _spread(rl),
             "rl_step_seconds": _spread(per_step), "rl_step_sampling_seconds": _spread(sampling_s),
             "rl_step_update_seconds": _spread(update_s), "base": base, "main": main}
@@ -130,24 +140,17 @@ def all_runs_seconds(names: list[str], threads: int, jobs: int = 2) -> float:
 
     Runs that others start from go first (:func:`training_order`), so that a
     worker seldom waits for a parent another worker is still training (the
-    cache's lock makes it wait, never train the parent twice). Idle OpenMP threads sleep rather than spin,
-    so that the workers do not steal each other's cores.
+    cache's lock makes it wait, never train the parent twice). Idle OpenMP
+    threads sleep rather than spin, so that the workers do not steal each
+    other's cores.
     """
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = {"RLBOOK_CACHE": tmp, "RLBOOK_PROGRESS": "0", "OMP_WAIT_POLICY": "PASSIVE"}
-        saved = {key: os.environ.get(key) for key in settings}
-        os.environ.update(settings)  # before the workers start, so that their torch sees them
-        try:
-            start = time.perf_counter()
-            with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-                pool.starmap(_train_one, [(n, threads) for n in training_order(names)], chunksize=1)
-            return time.perf_counter() - start
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+    # Set before the workers start, so that their torch sees it.
+    with tempfile.TemporaryDirectory() as tmp, _environment(RLBOOK_CACHE=tmp, RLBOOK_PROGRESS="0",
+                                                             OMP_WAIT_POLICY="PASSIVE"):
+        start = time.perf_counter()
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            pool.starmap(_train_one, [(n, threads) for n in training_order(names)], chunksize=1)
+        return time.perf_counter() - start
 
 
 def book_seconds(root: Path, cache: str | None) -> float:

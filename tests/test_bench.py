@@ -1,11 +1,21 @@
 """The benchmark's helpers (rlbook.bench); the measurements themselves are printed, not asserted."""
 from __future__ import annotations
 
+import os
+
 from rlbook import bench, runs
 
 
 def test_spread_is_median_with_range_and_count():
     assert bench._spread([3.0, 1.0, 2.0]) == {"median": 2.0, "min": 1.0, "max": 3.0, "n": 3}
+
+
+def test_environment_is_put_back_after_the_block(monkeypatch):
+    monkeypatch.setenv("RLBOOK_CACHE", "/somewhere")
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with bench._environment(RLBOOK_CACHE="/tmp/x", OMP_WAIT_POLICY="PASSIVE"):
+        assert os.environ["RLBOOK_CACHE"] == "/tmp/x" and os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    assert os.environ["RLBOOK_CACHE"] == "/somewhere" and "OMP_WAIT_POLICY" not in os.environ
 
 
 def test_training_order_puts_parents_first_and_keeps_the_rest_in_order():
