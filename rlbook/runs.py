@@ -73,7 +73,7 @@ RUNS: dict[str, RunSpec] = {spec.name: spec for spec in [
     RunSpec("abort", "injected verifier outages in a row until the abort criterion stops the run", "base",
             rl=replace(MAIN, steps=40, faults=tuple((s, "verifier_outage") for s in range(10, 40)))),
     RunSpec("process-base", "multi-step world: pretraining on equations and chains, SFT on 60 examples",
-            pretrain=PretrainConfig(world="multi", steps=3000, block_size=24), sft=SFTConfig(steps=300)),
+            pretrain=PretrainConfig(world="multi", steps=3000, block_size=24, space_prob=0.3), sft=SFTConfig(steps=300)),
     RunSpec("process-outcome", "multi-step RL, outcome reward only", "process-base", rl=MULTI),
     RunSpec("process-shaped", "multi-step RL, outcome + 0.5 x step validity", "process-base",
             rl=replace(MULTI, verifier="exact+process")),
