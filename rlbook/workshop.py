@@ -77,11 +77,13 @@ def pick_workshop_sums(result: EvalResult, policy: Policy | None = None) -> dict
 
     Uses :func:`rlbook.evaluate.classify_prompts`. Among the confidently right
     it takes the highest success rate; among the confidently wrong (no sample
-    right) the one whose commonest answer is most frequent, i.e. the most
-    confident; among the uncertain the rate closest to one half. Ties go to
-    the larger exact probability of the right answer when ``policy`` is
-    given, else to the first in split order. A ValueError names any kind
-    with no sum.
+    right) the one whose right answer has the smallest exact probability when
+    ``policy`` is given (the sum a group of samples is least likely to get
+    right), then the one whose commonest answer is most frequent; among the
+    uncertain the rate closest to one half. Ties among the confidently right
+    go to the larger exact probability of the right answer when ``policy`` is
+    given; other ties go to the first in split order. A ValueError names any
+    kind with no sum.
     """
     kinds = classify_prompts(result)
     empty = [k for k in KINDS if not kinds[k]]
@@ -89,10 +91,11 @@ def pick_workshop_sums(result: EvalResult, policy: Policy | None = None) -> dict
         raise ValueError(f"no held-out sum is {', '.join(empty)} in this evaluation")
     rate = {t: float(r) for t, r in zip(result.tasks, result.per_prompt)}
     top_count = {t: result.answers(i)[0][1] for i, t in enumerate(result.tasks)}
-    exact = {t: exact_expected_reward(policy, t) if policy is not None else 0.0 for t in kinds["confidently right"]}
+    exact = {t: exact_expected_reward(policy, t) if policy is not None else 0.0
+             for t in kinds["confidently right"] + kinds["confidently wrong"]}
     return {
         "confidently right": max(kinds["confidently right"], key=lambda t: (rate[t], exact[t])),
-        "confidently wrong": max(kinds["confidently wrong"], key=lambda t: top_count[t]),
+        "confidently wrong": min(kinds["confidently wrong"], key=lambda t: (exact[t], -top_count[t])),
         "uncertain": min(kinds["uncertain"], key=lambda t: abs(rate[t] - 0.5)),
     }
 

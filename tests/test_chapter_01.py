@@ -33,6 +33,13 @@ def test_sft_prompts_beat_heldout(setup):
     assert evaluate.evaluate(policy, world.split("sft"), n=32, seed=seed + 1).expected_reward > samples.expected_reward
 
 
+def test_most_heldout_misses_are_well_formed_wrong_sums(setup):
+    _, _, samples, _ = setup
+    counts = samples.status_counts()
+    misses = sum(counts.values()) - counts.get("accepted", 0)
+    assert (counts.get("malformed", 0) + counts.get("incomplete", 0)) / misses < 0.25
+
+
 def test_confidently_wrong_sum_rarely_gives_a_group_a_right_answer(setup):
     _, policy, _, picks = setup
     p = workshop.exact_expected_reward(policy, picks["confidently wrong"])

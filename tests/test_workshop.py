@@ -84,6 +84,14 @@ def test_picks_follow_the_rules():
         "confidently right": "2+2", "confidently wrong": "4+4", "uncertain": "6+6"}
 
 
+def test_with_a_policy_the_confidently_wrong_pick_is_the_least_likely_to_be_right(monkeypatch):
+    result = _result({(2, 2): ["4#"] * 10, (3, 3): ["5#"] * 6 + ["7#"] * 4, (4, 4): ["9#"] * 9 + ["7#"],
+                      (6, 6): ["12#"] * 6 + ["13#"] * 4})
+    exact = {(2, 2): 0.9, (3, 3): 0.001, (4, 4): 0.04}
+    monkeypatch.setattr(workshop, "exact_expected_reward", lambda policy, task: exact[task.operands])
+    assert workshop.pick_workshop_sums(result, policy=object())["confidently wrong"].name == "3+3"
+
+
 def test_picks_say_which_kind_is_missing():
     result = _result({(2, 2): ["4#"] * 10, (6, 6): ["12#"] * 5 + ["13#"] * 5})
     with pytest.raises(ValueError, match="confidently wrong"):
