@@ -7,6 +7,7 @@ design asks for: every ``@fig-``/``@sec-``/``@tbl-`` reference resolves to a
 label, labels are unique, every figure cell has a caption and alt text, every
 citation key is in ``references.bib``, the chapter list in ``_quarto.yml``
 matches the files in ``chapters/``, no placeholder words are left in the text,
+no inline value opens a line where its number could become a list marker,
 and no run of words is shared with the source texts.
 
 The syntax is Quarto's: executable cells are fenced as ```` ```{python} ````
@@ -37,6 +38,9 @@ EXECUTABLE_INFO = re.compile(r"^\s*\{python\b[^}]*\}\s*$")
 INLINE_CODE = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 INLINE_PYTHON = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
 LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)|<https?://[^>]*>|https?://\S+")
+LEADING_VALUE = re.compile(r"^[ \t]{2,}\(?`\{python\}", re.MULTILINE)
+"""An inline value that opens an indented line (a list item's continuation), alone or after
+"(": once the value is a number, pandoc can read ``(21)`` or ``7.`` there as a nested list."""
 AT_KEY = re.compile(r"(?<![\w@\\])(-?)@(\w+(?:[:.#$%&+?<>~/-]\w+)*)")
 ATTR_ID = re.compile(r"\{#([\w-]+)([^}]*)\}")
 MD_FIGURE = re.compile(r"!\[[^\]]*\]\([^)]*\)\{#(fig-[\w-]+)([^}]*)\}")
@@ -344,6 +348,9 @@ def _scan_prose(path: str, markdown: str, first_line: int, facts: SourceFacts) -
     for match in MD_FIGURE.finditer(prose_for_scanning(markdown, keep_links=True)):
         if "fig-alt=" not in match.group(2):
             facts.problems.append(f"{where(match.start())}: figure {match.group(1)} has no fig-alt")
+    for match in LEADING_VALUE.finditer(markdown):
+        facts.problems.append(f"{path}:{first_line + line_of(markdown, match.start()) - 1}: an inline value opens "
+                              "the line; a number there can become a list marker, so move it into the line")
     for key, offset in at_mentions(prose):
         kind = crossref_kind(key)
         if kind == "other":

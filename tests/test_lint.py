@@ -135,6 +135,19 @@ def test_placeholder_words_are_reported(tmp_path, word):
     assert problems == [f"chapters/01-a.qmd:{GOOD_CHAPTER.count(chr(10)) + 2}: placeholder word {word!r}"]
 
 
+def test_an_inline_value_opening_a_list_items_line_is_reported(tmp_path):
+    item = "\n- Sums split into right\n  (`{python} n_right`), and wrong\n  `{python} n_wrong` of them.\n"
+    problems = lint(make_book(tmp_path, GOOD_CHAPTER + item))
+    first = GOOD_CHAPTER.count("\n") + 3  # a blank line, the item, then its two continuation lines
+    assert [p.split(": ")[0] for p in problems] == [f"chapters/01-a.qmd:{first}", f"chapters/01-a.qmd:{first + 1}"]
+    assert "list marker" in problems[0]
+
+
+def test_an_inline_value_inside_a_line_or_opening_a_paragraph_line_is_fine(tmp_path):
+    text = "\nRight on\n`{python} share` of sums.\n\n- Sums split into right (`{python} n_right`).\n"
+    assert lint(make_book(tmp_path, GOOD_CHAPTER + text)) == []
+
+
 def test_references_the_pandoc_build_does_not_number_are_reported(tmp_path):
     problems = lint(make_book(tmp_path, GOOD_CHAPTER + "\nBy @eq-loss.\n"))
     assert len(problems) == 1 and "@eq-loss: the book numbers only fig-, sec- and tbl- references" in problems[0]
