@@ -266,9 +266,13 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     ``prompts_per_step`` defaults to the run's own (every train prompt when
     ``cfg.prompts_per_step`` is 0). TRL counts its batch in completions per
     device, so ``per_device_train_batch_size`` = prompts x group size /
-    ``processes``. rlbook's optimiser is AdamW with a constant learning rate,
-    no weight decay and no gradient clipping, said here explicitly because
-    TRL's defaults differ (1e-6, a linear decay, fused AdamW, clipping at 1.0).
+    ``processes``. rlbook's optimiser is AdamW with a linear learning-rate
+    warm-up over ``cfg.warmup`` steps and then a constant rate, no weight
+    decay and no gradient clipping, said here explicitly because TRL's
+    defaults differ (1e-6, a linear decay, fused AdamW, clipping at 1.0).
+    TRL's ``constant_with_warmup`` counts optimiser steps and starts its
+    warm-up at a rate of 0, so its warm-up runs one optimiser step behind
+    rlbook's, which takes its first step at ``lr / warmup``.
     ``max_steps`` counts optimizer steps: ``steps x updates_per_batch``.
     Choices TRL has no option for (stale rollouts, keep-accepted selection,
     injected faults) raise ValueError.
@@ -282,7 +286,8 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     kind = loss_type(cfg)
     return {"num_generations": cfg.group_size, "per_device_train_batch_size": rows // processes,
             "max_completion_length": cfg.budget, "temperature": cfg.temperature, "top_k": 0, "top_p": 1.0,
-            "learning_rate": cfg.lr, "lr_scheduler_type": "constant", "warmup_steps": 0, "weight_decay": 0.0,
+            "learning_rate": cfg.lr, "lr_scheduler_type": "constant_with_warmup" if cfg.warmup else "constant",
+            "warmup_steps": cfg.warmup * cfg.updates_per_batch, "weight_decay": 0.0,
             "max_grad_norm": 0.0, "optim": "adamw_torch", "scale_rewards": ADVANTAGE_TO_SCALE_REWARDS[cfg.advantage],
             "loss_type": kind, "epsilon": cfg.eps_low,
             "epsilon_high": cfg.cispo_cap if kind == "cispo" else cfg.eps_high,
@@ -295,8 +300,8 @@ OPTION_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "prompts_per_step": ("prompts per step", ("per_device_train_batch_size",)),
     "budget": ("token budget", ("max_completion_length",)),
     "temperature": ("sampling temperature", ("temperature", "top_k", "top_p")),
-    "lr": ("AdamW, constant learning rate", ("learning_rate", "lr_scheduler_type", "warmup_steps", "weight_decay",
-                                             "max_grad_norm", "optim")),
+    "lr": ("AdamW learning rate, after the warm-up", ("learning_rate", "weight_decay", "max_grad_norm", "optim")),
+    "warmup": ("linear learning-rate warm-up, RL steps", ("lr_scheduler_type", "warmup_steps")),
     "advantage": ("advantage", ("scale_rewards",)),
     "loss": ("policy loss", ("loss_type",)),
     "aggregation": ("loss aggregation", ("loss_type",)),

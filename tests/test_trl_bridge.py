@@ -32,7 +32,8 @@ def test_main_translates_to_dapo_centred_clip_02_on_960_completions():
     assert kw["num_generations"] == 16 and kw["max_completion_length"] == 4
     assert kw["loss_type"] == "dapo" and kw["scale_rewards"] == "none"
     assert (kw["epsilon"], kw["epsilon_high"], kw["beta"]) == (0.2, 0.2, 0.0)
-    assert kw["learning_rate"] == 3e-4 and kw["lr_scheduler_type"] == "constant" and kw["max_grad_norm"] == 0.0
+    assert kw["learning_rate"] == 3e-4 and kw["max_grad_norm"] == 0.0
+    assert kw["lr_scheduler_type"] == "constant_with_warmup" and kw["warmup_steps"] == 10
     assert kw["max_steps"] == 100 and kw["num_iterations"] == 1 and kw["reward_weights"] == [1.0]
 
 
@@ -43,6 +44,8 @@ def test_each_choice_translates_to_its_trl_value():
     assert tb.grpo_kwargs(replace(MAIN, advantage="batch_std"))["scale_rewards"] == "batch"
     cispo = tb.grpo_kwargs(replace(MAIN, loss="cispo", updates_per_batch=4, steps=60))
     assert (cispo["loss_type"], cispo["epsilon_high"], cispo["num_iterations"], cispo["max_steps"]) == ("cispo", 4.0, 4, 240)
+    assert cispo["warmup_steps"] == 40  # the warm-up counts optimiser steps in TRL, RL steps in rlbook
+    assert tb.grpo_kwargs(replace(MAIN, warmup=0))["lr_scheduler_type"] == "constant"
     kl = tb.grpo_kwargs(replace(MAIN, kl_beta=0.1, reward_scale=10.0, eps_high=0.28))
     assert (kl["beta"], kl["reward_weights"], kl["epsilon_high"]) == (0.1, [10.0], 0.28)
 
@@ -226,6 +229,22 @@ def test_gpt2_copy_computes_the_same_logits_and_converts_back(base):
     back = tb.from_gpt2(model)
     assert back.cfg == policy.cfg
     assert tb.weights_hash(back) == base.log["checkpoints"][-1]["weights_hash"]
+
+
+def test_trl_warm_up_runs_one_step_behind_rlbooks(trl):
+    """What grpo_kwargs' docstring and the appendix say: TRL's warm-up starts at a rate of 0, rlbook's at lr / warmup."""
+    from transformers import get_scheduler
+
+    kw = tb.grpo_kwargs(MAIN)
+    opt = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    schedule = get_scheduler(kw["lr_scheduler_type"], opt, num_warmup_steps=kw["warmup_steps"])
+    rates = []
+    for _ in range(MAIN.warmup + 1):
+        rates.append(opt.param_groups[0]["lr"])
+        opt.step()
+        schedule.step()
+    book = [min(1.0, step / MAIN.warmup) for step in range(1, MAIN.warmup + 2)]
+    assert rates == pytest.approx([0.0] + book[:-1])
 
 
 def test_option_rows_read_trl_defaults(trl):
