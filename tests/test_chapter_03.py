@@ -22,6 +22,7 @@ def test_group_baseline_removes_the_offset_but_is_not_the_quietest(seed):
     assert gv.ratio_at[-1.0] > 1 and gv.ratio_at[1.0] > 1
     assert gv.ratio_at[0.0] < 1
     assert abs(gv.best_offset) < 0.5
+    assert base.eval_at(1)["train_reward"] > 0.5
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -62,6 +63,7 @@ def test_ratio_drift_agrees_with_the_ppo_log(seed):
     assert abs(rd.ppo_clipped[2] - ppo.metrics[0]["clip_fraction"]) < 0.01
     assert max(rd.cispo_capped) < min(rd.ppo_clipped)
     assert all(out >= clipped for out, clipped in zip(rd.outside_ppo, rd.ppo_clipped))
+    assert rd.outside_ppo[7] < 4 * rd.outside_ppo[0]
 
 
 @pytest.mark.parametrize("seed", SLOW_SEEDS)
@@ -83,4 +85,4 @@ def test_update_choices_claims_over_seeds():
     assert min(kl["ppo"], kl["cispo"]) > kl["main"] and kl["cispo"] == max(kl.values())
     assert kl["ppo-kl"] < kl["ppo"]
     assert worst["cispo"] == min(worst.values())
-    assert max(abs(worst[r] - worst["main"]) for r in ("ppo", "ppo-kl")) < 0.05
+    assert min(worst["ppo"], worst["ppo-kl"]) > worst["main"] - 0.05

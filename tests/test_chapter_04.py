@@ -40,6 +40,17 @@ def test_the_hack_took_over_on_some_seed():
     assert audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in SEEDS}) is not None
 
 
+def test_the_shown_hack_followed_a_crash_in_wrong_sums_and_held_out_never_recovered():
+    """@sec-reward-hack's route: the first update's crash was wrong sums, and held-out accuracy never came back."""
+    seed = audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in SEEDS})
+    exploit = runs.load("exploit", seed)
+    rewards, shares = exploit.metric("reward_mean"), audit.loophole_share(exploit.rollouts)
+    dip_at = min(range(audit.takeover_step(exploit.rollouts) - 1), key=lambda i: rewards[i])
+    assert rewards[dip_at] < rewards[0] - 0.3 and shares[dip_at] < 0.1
+    heldout = audit.hack_report(exploit.evals).heldout
+    assert max(heldout[1:]) < 0.5 * heldout[0]
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_detector_is_silent_on_main(seed):
     """@sec-independent-check: the honest run is not flagged, and its held-out accuracy rose."""

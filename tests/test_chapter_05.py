@@ -30,6 +30,7 @@ def test_reward_hack_diverges_and_fools_the_training_reward_rule(seed):
     scores = sel.checkpoint_scores(runs.load("exploit", seed))
     assert scores[-1].train_reward.value > scores[0].train_reward.value + 0.1
     assert scores[-1].heldout.value < scores[0].heldout.value - 0.1
+    assert scores[1].heldout.value < scores[0].heldout.value - 0.1 and scores[-1].train_reward.value > 0.95
     by_reward = sel.select_checkpoint(scores, "training reward")
     by_validation = sel.select_checkpoint(scores, "validation accuracy")
     assert by_reward.heldout.value < by_validation.heldout.value
