@@ -151,3 +151,12 @@ def test_a_second_load_is_served_from_the_cache(main):
     assert again.path == main.path == runs.entry_path("main", 0, 2)
     assert again.record["run_id"] == main.record["run_id"]
     assert [c["weights_hash"] for c in again.log["checkpoints"]] == [c["weights_hash"] for c in main.log["checkpoints"]]
+
+
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
+def test_base_answers_about_half_and_main_lifts_it_by_at_least_0_15(seed):
+    """The recipe the book relies on (issue 2): base is neither hopeless nor solved, and RL helps held-out sums."""
+    before, after = runs.load("main", seed).eval_at(0), runs.load("main", seed).eval_at()
+    assert 0.35 <= before["heldout_expected_reward"] <= 0.65
+    assert after["heldout_expected_reward"] - before["heldout_expected_reward"] >= 0.15
+    assert after["heldout_greedy_accuracy"] > before["heldout_greedy_accuracy"]
