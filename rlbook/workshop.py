@@ -319,12 +319,12 @@ def one_update(policy: Policy, task: Task, group_size: int = 16, seed: int = 0, 
 def plot_update(demo: UpdateDemo):
     """Each answer's probability before and after the update, coloured by its advantage's sign (chapter 1)."""
     rows = demo.table()
-    fig, ax = plots.figure(7, 3.2)
+    fig, ax = plots.figure(max(7.0, 0.95 * len(rows)), 3.4)  # room for each answer's three-line label
     x = np.arange(len(rows))
     colours = [plots.TEAL if (r[3] or 0) > 0 else plots.ORANGE if (r[3] or 0) < 0 else plots.GREY for r in rows]
     ax.bar(x - 0.2, [r[4] for r in rows], 0.4, color=colours, alpha=0.45, label="before")
     ax.bar(x + 0.2, [r[5] for r in rows], 0.4, color=colours, label="after")
-    names = [f"{_show(r[0])}\n{r[1]}\u00d7, A={r[3]:+.2f}" if r[3] is not None else f"{_show(r[0])}\nnot sampled"
+    names = [f"{_show(r[0])}\n{r[1]}\u00d7\nA={r[3]:+.2f}" if r[3] is not None else f"{_show(r[0])}\nnot\nsampled"
              for r in rows]
     ax.set_xticks(x, names, family="monospace", fontsize=8)
     ax.set_ylabel("probability of the whole answer")

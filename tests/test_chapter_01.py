@@ -79,3 +79,10 @@ def test_captions_match_the_code():
     assert f"a group of {MAIN.group_size} samples" in text
     assert f"in {workshop.N_SAMPLES} samples at temperature 1" in text
     assert f"rollouts ({MAIN.group_size} answers per prompt)" in text
+
+
+def test_cooling_raises_some_heldout_sums_and_lowers_others(setup):
+    _, policy, _, _ = setup
+    cooled = [workshop.exact_expected_reward(policy, t, 0.25) - workshop.exact_expected_reward(policy, t, 1.0)
+              for t in world.split("heldout")]
+    assert any(d > 0 for d in cooled) and any(d < 0 for d in cooled)
