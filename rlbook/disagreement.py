@@ -16,6 +16,7 @@ feedback"; Lightman et al. (2023), "Let's Verify Step by Step".
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -324,6 +325,15 @@ def code(text: str) -> str:
     return f"`{text!r}`"
 
 
+def quoted_as_code(reason: str) -> str:
+    """A verifier's reason with each quoted piece, such as ``' 7'``, shown as a code span (ch2's tables).
+
+    As plain Markdown the quotes would be typeset as curly ones and a quoted
+    newline would vanish; :func:`code` shows them exactly.
+    """
+    return re.sub(r"'([^']*)'", lambda m: code(m.group(1)), reason)
+
+
 SPEC_NAMES = {
     "task_input": "task input", "permitted_actions": "permitted actions", "end_condition": "end condition",
     "reward_source": "reward source", "accepted": "accepted", "incorrect": "incorrect", "malformed": "malformed",
@@ -362,7 +372,7 @@ def shortcut_markdown(verifier: rw.Verifier | None = None) -> str:
         process = "n/a" if r["process"] is None else f"{r['process']:.1f}"
         prompt = f"`{r['prompt']}`" if r["prompt"] else "(empty)"
         rows.append([r["case"], prompt, code(r["completion"]), r["status"], f"{r['reward']:.0f}", process,
-                     r["reason"].replace("!=", "\u2260")])
+                     quoted_as_code(r["reason"]).replace("!=", "\u2260")])
     return markdown_table(["case", "prompt", "completion", "status", "reward", "process", "reason"], rows,
                           "llllrrl")
 

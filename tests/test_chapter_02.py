@@ -48,6 +48,8 @@ def test_disagreement_claims(seed):
     assert counts[d.RIGHT_INVALID] > 0 and counts[d.PARTIAL_CREDIT] > 0
     assert counts[d.VALID_MALFORMED] + counts[d.VALID_INCOMPLETE] > 0
     assert d.right_invalid_summary(judged)["total"] == counts[d.RIGHT_INVALID]
+    pc = d.partial_credit_summary(judged)
+    assert pc["first_valid"] + pc["second_valid"] == pc["total"] == counts[d.PARTIAL_CREDIT]
     pair = d.figure_rollouts(judged)
     assert len(pair) == 2 and pair[0].prompt == pair[1].prompt
     assert pair[0].process_pass and pair[0].outcome_pass and pair[1].kind == d.RIGHT_INVALID

@@ -109,6 +109,8 @@ def test_markdown_table_escapes_pipes_outside_code_only():
         d.markdown_table(["a"], [["x", "y"]])
     assert d.markdown_table(["long"], [["x" * 100]]).splitlines()[1] == "|:" + "-" * d.MAX_RULE + "|"
     assert d.code("7\n#") == "`'7\\n#'`"
+    assert d.quoted_as_code("answer ' 7' has a space") == "answer `' 7'` has a space"
+    assert d.quoted_as_code("text after it: '7\n'") == "text after it: `'7\\n'`"
 
 
 def test_spec_and_shortcut_tables_come_from_the_rewards_module():
