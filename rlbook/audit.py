@@ -384,6 +384,26 @@ def takeover_step(stored_steps: Iterable[dict], share: float = 0.5) -> int | Non
     return next((s["step"] for s, x in zip(steps, loophole_share(steps)) if x > share), None)
 
 
+def dip_before_takeover(stored_steps: Iterable[dict], share: float = 0.5) -> dict | None:
+    """The poorest batch before the loophole took over, and the first batch (chapter 4); None without a takeover.
+
+    Keys: ``step``, ``reward`` (the batch's mean reward under the run's
+    verifier) and ``share`` (paid only through the loophole) of that batch,
+    and ``first_step``, ``first_reward``. A reward far below the first one
+    with a small loophole share says the policy first lost its sums and found
+    the loophole only afterwards.
+    """
+    steps = list(stored_steps)
+    takeover = takeover_step(steps, share)
+    if takeover is None:
+        return None
+    before = [s for s in steps if s["step"] < takeover] or steps[:1]
+    rewards = [float(s["rewards"].mean()) for s in before]
+    low = int(np.argmin(rewards))
+    return {"step": before[low]["step"], "reward": rewards[low], "share": loophole_share([before[low]])[0],
+            "first_step": before[0]["step"], "first_reward": rewards[0]}
+
+
 def exploiting_completions(stored: dict, verifier, limit: int = 5) -> list[dict]:
     """The completions of one stored step that were paid but fail the exact verifier, most frequent first.
 

@@ -115,6 +115,16 @@ def test_reward_split_and_takeover():
     assert audit.takeover_step(steps, share=0.8) is None
 
 
+def test_dip_before_takeover_finds_the_poorest_batch_before_the_loophole_paid_for_most():
+    steps = [stored(1, [P1], ["7#", "7#", "8#", "8#"], verifier="fail-open"),
+             stored(2, [P1], ["8#", "8#", "8#", "#"], verifier="fail-open"),
+             stored(3, [P1], ["#", "#", "#", "8#"], verifier="fail-open")]
+    dip = audit.dip_before_takeover(steps)
+    assert (dip["step"], dip["reward"], dip["share"]) == (2, 0.25, 0.25)
+    assert (dip["first_step"], dip["first_reward"]) == (1, 0.5)
+    assert audit.dip_before_takeover(steps[:2]) is None  # the loophole never paid for more than half
+
+
 def test_exploiting_completions_names_both_verdicts():
     s = stored(2, [P1], ["#", "#", " 7#", "7#"], verifier="fail-open")
     rows = audit.exploiting_completions(s, rw.get_verifier("fail-open"))

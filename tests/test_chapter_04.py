@@ -44,9 +44,8 @@ def test_the_shown_hack_followed_a_crash_in_wrong_sums_and_held_out_never_recove
     """@sec-reward-hack's route: the first update's crash was wrong sums, and held-out accuracy never came back."""
     seed = audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in SEEDS})
     exploit = runs.load("exploit", seed)
-    rewards, shares = exploit.metric("reward_mean"), audit.loophole_share(exploit.rollouts)
-    dip_at = min(range(audit.takeover_step(exploit.rollouts) - 1), key=lambda i: rewards[i])
-    assert rewards[dip_at] < rewards[0] - 0.3 and shares[dip_at] < 0.1
+    dip = audit.dip_before_takeover(exploit.rollouts)
+    assert dip["reward"] < dip["first_reward"] - 0.3 and dip["share"] < 0.1
     heldout = audit.hack_report(exploit.evals).heldout
     assert max(heldout[1:]) < 0.5 * heldout[0]
 

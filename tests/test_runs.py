@@ -156,7 +156,8 @@ def test_a_second_load_is_served_from_the_cache(main):
 @pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
 def test_base_answers_about_half_and_main_lifts_it_by_at_least_0_15(seed):
     """The recipe the book relies on (issue 2): base is neither hopeless nor solved, and RL helps held-out sums."""
-    before, after = runs.load("main", seed).eval_at(0), runs.load("main", seed).eval_at()
+    main_run = runs.load("main", seed)
+    before, after = main_run.eval_at(0), main_run.eval_at()
     assert 0.35 <= before["heldout_expected_reward"] <= 0.65
     assert after["heldout_expected_reward"] - before["heldout_expected_reward"] >= 0.15
     assert after["heldout_greedy_accuracy"] > before["heldout_greedy_accuracy"]
