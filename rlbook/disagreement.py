@@ -509,12 +509,14 @@ def figure_rollouts(judged: list[Judged]) -> list[Judged]:
     """Two real rollouts for fig-outcome-process-reward: a disagreement and, if possible, an agreement.
 
     The disagreement is the first rollout whose right answer comes through
-    an invalid step (else the first with partial credit); the agreement is an
-    accepted rollout with valid steps, of the same prompt when one exists.
+    an invalid step (else the first with partial credit), preferring one
+    whose prompt also has an accepted rollout with valid steps; that rollout
+    is the agreement (any such rollout if no prompt has both).
     """
-    bad = next((j for j in judged if j.kind == RIGHT_INVALID), None) or next(
-        (j for j in judged if j.kind == PARTIAL_CREDIT), None)
     good = [j for j in judged if j.outcome_pass and j.process_pass]
+    agreeing = {j.prompt for j in good}
+    bads = [j for j in judged if j.kind == RIGHT_INVALID] or [j for j in judged if j.kind == PARTIAL_CREDIT]
+    bad = next((j for j in bads if j.prompt in agreeing), bads[0] if bads else None)
     if bad is None:
         return good[:1]
     same = [j for j in good if j.prompt == bad.prompt]

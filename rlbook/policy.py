@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import torch
 import torch.nn.functional as F
@@ -152,6 +152,23 @@ def _init_weights(module: nn.Module) -> None:
         nn.init.normal_(module.weight, std=0.02)
     if isinstance(module, nn.Linear) and module.bias is not None:
         nn.init.zeros_(module.bias)
+
+
+def widened(policy: Policy, block_size: int) -> Policy:
+    """A copy of ``policy`` that reads ``block_size`` characters of context.
+
+    Every weight is copied; the position embeddings beyond the old context
+    start from a fresh initialisation (drawn from torch's global generator,
+    so seed it first). ``process-base`` (chapter 2) continues ``base``'s
+    pretrained policy this way with a longer context for its longer prompts.
+    """
+    if block_size < policy.cfg.block_size:
+        raise ValueError(f"cannot shorten a context of {policy.cfg.block_size} to {block_size}")
+    wider = Policy(replace(policy.cfg, block_size=block_size))
+    state = policy.state_dict()
+    state["pos.weight"] = torch.cat([state["pos.weight"], wider.pos.weight.detach()[policy.cfg.block_size:]])
+    wider.load_state_dict(state)
+    return wider
 
 
 def token_logprobs(policy: Policy, ids: torch.Tensor) -> torch.Tensor:

@@ -36,7 +36,12 @@ RESULT_MODULES = ("world", "policy", "sampling", "rewards", "advantages", "losse
 
 @dataclass(frozen=True)
 class RunSpec:
-    """A named run: a base (pretraining + SFT) or an RL run from a parent run."""
+    """A named run: a base (pretraining + SFT) or an RL run from a parent run.
+
+    An RL run starts from its parent's last checkpoint. A base run with a
+    parent continues the parent's *pretrained* checkpoint (step 0, before
+    SFT) rather than a fresh policy.
+    """
 
     name: str
     description: str
@@ -72,8 +77,9 @@ RUNS: dict[str, RunSpec] = {spec.name: spec for spec in [
             rl=replace(MAIN, steps=40, faults=((8, "verifier_outage"), (15, "malformed_burst"), (22, "nan_loss")))),
     RunSpec("abort", "injected verifier outages in a row until the abort criterion stops the run", "base",
             rl=replace(MAIN, steps=40, faults=tuple((s, "verifier_outage") for s in range(10, 40)))),
-    RunSpec("process-base", "multi-step world: pretraining on equations and chains, SFT on 60 examples",
-            pretrain=PretrainConfig(world="multi", steps=3000, block_size=24, space_prob=0.3), sft=SFTConfig(steps=300)),
+    RunSpec("process-base", "multi-step world: base's pretrained policy, pretrained further on equations and chains "
+            "with a context of 24, then SFT on 60 examples", "base",
+            pretrain=PretrainConfig(world="multi", steps=1000, block_size=24, space_prob=0.3), sft=SFTConfig(steps=300)),
     RunSpec("process-outcome", "multi-step RL, outcome reward only", "process-base", rl=MULTI),
     RunSpec("process-shaped", "multi-step RL, outcome + 0.5 x step validity", "process-base",
             rl=replace(MULTI, verifier="exact+process")),
@@ -252,19 +258,23 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
 
 
 def _train(s: RunSpec, seed: int, threads: int, entry: Path) -> tuple[dict, dict]:
-    if s.rl is None:
-        return _train_base(s, seed, threads)
-    parent = load(s.parent, seed, threads)
+    parent = load(s.parent, seed, threads) if s.parent else None
     torch.set_num_threads(threads)
+    if s.rl is None:
+        return _train_base(s, parent, seed, threads)
     return _train_rl(s, parent, seed, threads, entry)
 
 
-def _train_base(s: RunSpec, seed: int, threads: int) -> tuple[dict, dict]:
-    """Pretraining then SFT; checkpoints 0 (pretrained) and 1 (after SFT), each evaluated."""
+def _train_base(s: RunSpec, parent: Run | None, seed: int, threads: int) -> tuple[dict, dict]:
+    """Pretraining (fresh, or continuing the parent's pretrained checkpoint) then SFT.
+
+    Checkpoints 0 (pretrained) and 1 (after SFT), each evaluated.
+    """
     world = s.pretrain.world
     probe = RLConfig(world=world, budget=4 if world == "single" else 8, eval_n=32 if world == "single" else 16)
     started = time.perf_counter()
-    policy = pretrain(s.pretrain, seed, desc=f"{s.name}: pretrain")
+    start = parent.policy(0) if parent else None
+    policy = pretrain(s.pretrain, seed, desc=f"{s.name}: pretrain", start=start)
     pretrain_seconds = time.perf_counter() - started
     log = {"metrics": [], "evals": [], "checkpoints": [], "rollouts": [], "interventions": [], "aborted_updates": [],
            "status": "completed", "timing": {"pretrain_seconds": pretrain_seconds}}
@@ -274,7 +284,7 @@ def _train_base(s: RunSpec, seed: int, threads: int) -> tuple[dict, dict]:
     log["timing"]["sft_seconds"] = time.perf_counter() - started
     _base_checkpoint(policy, probe, seed, s.name, 1, "sft", log)
     log["wall_seconds"] = pretrain_seconds + log["timing"]["sft_seconds"]
-    return _base_record(s, seed, threads, log, probe), log
+    return _base_record(s, parent, seed, threads, log, probe), log
 
 
 def _base_checkpoint(policy: Policy, probe: RLConfig, seed: int, name: str, step: int, label: str, log: dict) -> None:
@@ -361,8 +371,11 @@ def _common_record(s: RunSpec, seed: int, threads: int, log: dict, cfg: RLConfig
         checkpoints=checkpoints, evaluations=evaluations)
 
 
-def _base_record(s: RunSpec, seed: int, threads: int, log: dict, probe: RLConfig) -> dict:
+def _base_record(s: RunSpec, parent: Run | None, seed: int, threads: int, log: dict, probe: RLConfig) -> dict:
     base = {"name": "random-init", "version": "none", "weights_hash": "none"}
+    if parent:
+        first = parent.log["checkpoints"][0]
+        base = {"name": parent.name, "version": first["version"], "weights_hash": first["weights_hash"]}
     record = _common_record(s, seed, threads, log, probe, base)
     record.update(
         sampling={"temperature": 1.0, "group_size": probe.eval_n, "prompts_per_step": 0, "token_budget": probe.budget},

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from .policy import Policy, PolicyConfig
+from .policy import Policy, PolicyConfig, widened
 from .progress import progress
 from .world import EOT, Task, encode, equation_line, split
 
@@ -87,10 +87,14 @@ def lr_at(step: int, steps: int, peak: float, warmup: int) -> float:
     return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress_frac)))
 
 
-def pretrain(cfg: PretrainConfig, seed: int, desc: str = "pretrain") -> Policy:
-    """Train a fresh policy to predict the next character of equation lines."""
+def pretrain(cfg: PretrainConfig, seed: int, desc: str = "pretrain", start: Policy | None = None) -> Policy:
+    """Train a policy to predict the next character of equation lines.
+
+    The policy is fresh, or a copy of ``start`` (already pretrained, perhaps
+    on another world) widened to ``cfg.block_size`` and trained further.
+    """
     torch.manual_seed(seed)
-    policy = Policy(PolicyConfig(block_size=cfg.block_size))
+    policy = Policy(PolicyConfig(block_size=cfg.block_size)) if start is None else widened(start, cfg.block_size)
     stream = equation_stream(cfg, chars=cfg.steps * 64 + 10_000, seed=seed)
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.01)

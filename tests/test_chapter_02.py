@@ -46,7 +46,9 @@ def test_disagreement_claims(seed):
     assert cells[rows.index("incorrect"), columns.index(1.0)] == 0  # valid steps imply the right sum
     counts = d.kind_counts(judged)
     assert counts[d.RIGHT_INVALID] > 0 and counts[d.PARTIAL_CREDIT] > 0
-    assert counts[d.VALID_MALFORMED] + counts[d.VALID_INCOMPLETE] > 0
+    valid_end = counts[d.VALID_MALFORMED] + counts[d.VALID_INCOMPLETE]
+    # The chapter says the valid-end cell is empty only when every rollout with two valid steps is accepted.
+    assert valid_end > 0 or all(j.outcome_pass for j in judged if j.process == 1.0)
     assert d.right_invalid_summary(judged)["total"] == counts[d.RIGHT_INVALID]
     pc = d.partial_credit_summary(judged)
     assert pc["first_valid"] + pc["second_valid"] == pc["total"] == counts[d.PARTIAL_CREDIT]
@@ -55,7 +57,7 @@ def test_disagreement_claims(seed):
     assert pair[0].process_pass and pair[0].outcome_pass and pair[1].kind == d.RIGHT_INVALID
     shown = ch2.exercise_rows(judged, avoid=frozenset({pair[-1].prompt}))
     assert any(j.disagrees for j in shown) and pair[-1].prompt not in {j.prompt for j in shown}
-    assert np.mean([j.process_pass for j in judged if j.outcome_pass]) > 0.9
+    assert np.mean([j.process_pass for j in judged if j.outcome_pass]) > 0.75  # "mostly through valid steps"
     prompts, completions = [j.prompt for j in judged], [j.completion for j in judged]
     assert ch2.check_process_scorer(ch2.reference_process_score, prompts, completions).passed
 
@@ -64,6 +66,10 @@ def test_disagreement_claims(seed):
 def test_shaped_against_outcome_only_claims():
     rl = {name: [runs.load(name, s) for s in SEEDS] for name in ("process-outcome", "process-shaped")}
     claims = d.comparison_claims(d.compare(rl))
-    assert claims["outcome_validity_fell"] == 0  # the chapter's prose says outcome-only RL did not wreck the steps
+    # The figure's alt text: both rewards raise accuracy on every seed, outcome-only validity stays near its
+    # start, the shaped run ends above it on every seed, and the invalid-step share stays below 0.2.
+    assert claims["outcome_accuracy_rose"] == claims["shaped_accuracy_rose"] == len(SEEDS)
+    assert abs(claims["outcome_end_validity"] - claims["outcome_start_validity"]) < 0.05
+    assert claims["validity_gap_min"] > 0
     rates = [rate for seeds in rl.values() for r in seeds for rate in d.kind_rate_over_training(r, every=4)[1]]
-    assert max(rates) < 0.1
+    assert max(rates) < 0.2

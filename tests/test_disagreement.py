@@ -141,6 +141,9 @@ def test_step_notes_and_figure_rollouts():
     assert d.step_notes(missing)[1] == ("", False, "step 2 missing")
     assert [j.completion for j in d.figure_rollouts(judged)] == ["7,12#", "6,12#"]
     assert [j.completion for j in d.figure_rollouts(judged[:1] + judged[2:])] == ["7,12#", "7,13#"]
+    # A disagreement whose prompt has an agreeing rollout is preferred to an earlier one whose prompt has none.
+    other = d.judge(["U:1+1+1?|A:"], ["3,3#"])
+    assert [j.completion for j in d.figure_rollouts(other + judged)] == ["7,12#", "6,12#"]
 
 
 def test_draw_rollout_puts_one_box_per_part():

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rlbook.policy import Checkpoint, Policy, PolicyConfig, token_logprobs, weights_hash
-from rlbook.world import encode
+from rlbook.policy import Checkpoint, Policy, PolicyConfig, token_logprobs, weights_hash, widened
+from rlbook.world import VOCAB, encode
 
 
 def fresh(seed: int = 0, **cfg) -> Policy:
@@ -148,3 +148,21 @@ def test_checkpoint_is_a_snapshot_not_a_view():
     with torch.no_grad():
         policy.tok.weight.add_(1.0)
     assert weights_hash(ckpt.load()) == before != weights_hash(policy)
+
+
+def test_widened_copies_every_weight_and_adds_positions():
+    torch.manual_seed(0)
+    policy = Policy(PolicyConfig())
+    torch.manual_seed(1)
+    wider = widened(policy, 24)
+    assert wider.cfg == PolicyConfig(block_size=24)
+    for name, tensor in policy.state_dict().items():
+        assert torch.equal(wider.state_dict()[name][:len(tensor)], tensor), name
+    ids = torch.tensor([encode("U:3+4?|A:7#")])
+    assert torch.equal(wider(ids)[0], policy(ids)[0])  # the same function on contexts both can read
+    assert wider(torch.zeros(1, 24, dtype=torch.long))[0].shape == (1, 24, len(VOCAB))
+
+
+def test_widened_refuses_to_shorten_the_context():
+    with pytest.raises(ValueError, match="cannot shorten"):
+        widened(Policy(PolicyConfig(block_size=24)), 16)

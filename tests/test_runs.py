@@ -38,9 +38,10 @@ def test_named_specs():
     assert runs.spec("process-outcome").parent == "process-base"
     for name, s in runs.RUNS.items():
         assert s.name == name and s.description
-        assert (s.rl is None) == (s.parent is None)
+        assert s.parent is not None or s.rl is None  # every RL run has a parent
         if s.parent:
-            assert runs.RUNS[s.parent].rl is None  # every RL run starts from a base run
+            assert runs.RUNS[s.parent].rl is None  # every run continues a base run, never an RL run
+    assert runs.spec("process-base").parent == "base" and runs.spec("process-base").rl is None
 
 
 def test_cache_key_is_stable_and_changes_with_seed_threads_and_name():

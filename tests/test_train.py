@@ -140,3 +140,13 @@ def test_pretrain_uses_the_configured_context():
     policy = pretrain(PretrainConfig(steps=1, batch=2, warmup=1, block_size=24), seed=0)
     assert policy.cfg.block_size == 24
     assert policy(torch.tensor([encode("U:1+2+3?|A:3,6#")]))[0].shape == (1, 15, 21)
+
+
+def test_pretrain_can_continue_a_pretrained_policy_with_a_longer_context(one_thread):
+    start = pretrain(TINY, seed=0)
+    before = weights_hash(start)
+    longer = PretrainConfig(world="multi", steps=2, batch=4, warmup=1, block_size=24)
+    continued = pretrain(longer, seed=0, start=start)
+    assert weights_hash(start) == before  # the starting policy is copied, not trained in place
+    assert continued.cfg.block_size == 24 and continued is not start
+    assert weights_hash(pretrain(longer, seed=0, start=start)) == weights_hash(continued)
