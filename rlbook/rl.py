@@ -190,10 +190,22 @@ def generated_logprobs(policy: Policy, rollouts: Rollouts) -> tuple[torch.Tensor
     return logp, entropy
 
 
+def reference_logprobs(reference: Policy, rollouts: Rollouts) -> torch.Tensor:
+    """Log-probs of the recorded tokens under the frozen reference policy, without a gradient.
+
+    The reference never changes and a batch is fixed, so :func:`train_rl`
+    reads them once per batch, however many updates it makes on the batch.
+    """
+    with torch.no_grad():
+        return generated_logprobs(reference, rollouts)[0]
+
+
 def update(policy: Policy, opt: torch.optim.Optimizer, batch: Batch, cfg: RLConfig,
-           reference: Policy | None = None, poison: bool = False) -> dict:
+           ref_logp: torch.Tensor | None = None, poison: bool = False) -> dict:
     """One gradient step on a batch; returns the loss statistics.
 
+    ``ref_logp`` (from :func:`reference_logprobs`) gives the KL to the
+    reference, logged and, with ``cfg.kl_beta > 0``, added to the loss.
     A non-finite loss is not applied: the step is skipped and reported in
     ``stats["finite"] = False`` so the loop can record an intervention.
     """
@@ -203,9 +215,7 @@ def update(policy: Policy, opt: torch.optim.Optimizer, batch: Batch, cfg: RLConf
     loss, stats = losses.token_loss(cfg.loss, logp, rollouts.logprobs, batch.advantages, mask,
                                     how=cfg.aggregation, max_tokens=cfg.budget, **cfg.loss_params())
     kl = torch.zeros(())
-    if reference is not None:
-        with torch.no_grad():
-            ref_logp, _ = generated_logprobs(reference, rollouts)
+    if ref_logp is not None:
         kl = losses.aggregate(losses.kl_k3(logp, ref_logp), mask, cfg.aggregation, cfg.budget)
         if cfg.kl_beta > 0:
             loss = loss + cfg.kl_beta * kl
@@ -394,8 +404,9 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
         if ok:
             pool.append(batch)
             learn = pool[0]
+            ref_logp = reference_logprobs(reference, learn.rollouts)
             for _ in range(cfg.updates_per_batch):
-                stats = update(policy, opt, learn, cfg, reference, poison="nan_loss" in faults)
+                stats = update(policy, opt, learn, cfg, ref_logp, poison="nan_loss" in faults)
             if not stats["finite"]:
                 ok = False
                 log["aborted_updates"].append({"step": step, "reason": "non-finite loss", "measurement": str(stats["loss"])})

@@ -54,7 +54,7 @@ from . import record as rec
 from . import rewards as rw
 from . import runs
 from .policy import Policy, PolicyConfig, weights_hash
-from .rl import Batch, RLConfig, checkpoint_eval, credit, make_verifier, score_guarded, update
+from .rl import Batch, RLConfig, checkpoint_eval, credit, make_verifier, reference_logprobs, score_guarded, update
 from .sampling import sample
 from .world import EOT, EOT_ID, VOCAB, decode, split
 
@@ -997,7 +997,8 @@ def rlbook_step_seconds(policy: Policy, cfg: RLConfig, repeats: int, seed: int =
                           generator=gen)
         rewards, statuses, _ = score_guarded(verifier, rollouts, cfg.guard.verifier_timeout_s)
         advantages, used = credit(cfg, rewards, statuses)
-        update(policy, opt, Batch(step, rollouts, rewards, statuses, advantages, used), cfg, reference)
+        ref_logp = None if reference is None else reference_logprobs(reference, rollouts)
+        update(policy, opt, Batch(step, rollouts, rewards, statuses, advantages, used), cfg, ref_logp)
         times.append(time.perf_counter() - start)
     return times[1:]
 

@@ -19,6 +19,7 @@ from rlbook.rl import (
     generated_logprobs,
     guard_batch,
     new_log,
+    reference_logprobs,
     rollout_metrics,
     score_guarded,
     train_rl,
@@ -169,8 +170,17 @@ def test_kl_to_an_identical_reference_is_zero():
     policy = fresh_policy(2)
     batch = hand_batch(policy, [1.0, -1.0])
     opt = torch.optim.AdamW(policy.parameters(), lr=1e-2)
-    stats = update(policy, opt, batch, RLConfig(group_size=2, kl_beta=0.1), reference=copy.deepcopy(policy))
+    ref_logp = reference_logprobs(copy.deepcopy(policy), batch.rollouts)
+    stats = update(policy, opt, batch, RLConfig(group_size=2, kl_beta=0.1), ref_logp=ref_logp)
     assert stats["kl"] == pytest.approx(0.0, abs=1e-7)
+
+
+def test_reference_logprobs_are_the_recorded_tokens_logprobs_without_a_gradient():
+    policy = fresh_policy(2)
+    batch = hand_batch(policy, [1.0, -1.0])
+    ref_logp = reference_logprobs(policy, batch.rollouts)
+    assert not ref_logp.requires_grad
+    assert torch.equal(ref_logp, generated_logprobs(policy, batch.rollouts)[0].detach())
 
 
 def test_a_non_finite_loss_is_not_applied():
