@@ -7,7 +7,6 @@ two) is a ratio of two measurements taken in the same invocation.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import platform
 import resource
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from . import runs
+from . import prefetch, runs
 from .policy import Policy
 from .sampling import sample
 from .world import split
@@ -124,33 +123,15 @@ def training_flop_fractions(pipeline: dict, peak: float) -> dict:
             "rl_update_flops": update_rate, "rl_update_fraction": update_rate / peak}
 
 
-def _train_one(name: str, threads: int) -> None:
-    """Train (or find cached) one run for seed 0; a worker of :func:`all_runs_seconds`."""
-    runs.load(name, 0, threads)
-
-
-def training_order(names: list[str]) -> list[str]:
-    """``names`` with the runs that others start from first, otherwise in their given order."""
-    parents = {runs.spec(n).parent for n in names}
-    return sorted(names, key=lambda n: n not in parents)
-
-
 def all_runs_seconds(names: list[str], threads: int, jobs: int = 2) -> float:
     """Wall time to train every named run the book needs, seed 0, from an empty cache, ``jobs`` at a time.
 
-    Runs that others start from go first (:func:`training_order`), so that a
-    worker seldom waits for a parent another worker is still training (the
-    cache's lock makes it wait, never train the parent twice). Idle OpenMP
-    threads sleep rather than spin, so that the workers do not steal each
-    other's cores.
+    The same worker pool that ``rlbook build`` uses (:func:`rlbook.prefetch.train_all`).
     """
     # Set before the workers start, so that their torch sees it.
     with tempfile.TemporaryDirectory() as tmp, _environment(RLBOOK_CACHE=tmp, RLBOOK_PROGRESS="0",
                                                              OMP_WAIT_POLICY="PASSIVE"):
-        start = time.perf_counter()
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            pool.starmap(_train_one, [(n, threads) for n in training_order(names)], chunksize=1)
-        return time.perf_counter() - start
+        return prefetch.train_all([(name, 0) for name in names], threads, jobs, out=lambda line: None)
 
 
 def book_seconds(root: Path, cache: str | None) -> float:

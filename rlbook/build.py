@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -244,7 +245,7 @@ def pandoc_path() -> str:
 
 
 def build_book(root: Path | None = None, backend: str = "auto", only: str | None = None,
-               out: Callable[[str], None] = print, jobs: int = DEFAULT_JOBS) -> int:
+               out: Callable[[str], None] = print, jobs: int = DEFAULT_JOBS, prefetch: bool = False) -> int:
     """Execute the book's pages and write the website to ``root/_book``; return the exit code.
 
     0: built. 1: a cell failed (its page, cell and traceback are printed and
@@ -253,7 +254,10 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     ``_quarto.yml`` lists is missing). With ``only``, that page alone is
     executed; the other pages reuse their notebooks from the last build
     (``_build/notebooks``), or are shown without outputs when there is none.
-    ``jobs`` pages are executed at once, each in its own kernel.
+    ``jobs`` pages are executed at once, each in its own kernel. With
+    ``prefetch`` (``rlbook build`` sets it), a whole-book build also trains
+    the book's missing runs ahead of the pages, ``jobs`` at a time
+    (:func:`start_prefetch`).
     """
     started = time.perf_counter()
     if jobs < 1:
@@ -275,12 +279,19 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
         return 2
     notebooks_dir = root / "_build" / "notebooks"
     notebooks_dir.mkdir(parents=True, exist_ok=True)
+    prefetcher = start_prefetch(root, jobs) if prefetch and only is None else None
     try:
         notebooks = _execute_pages(root, pages, selected, notebooks_dir, out, jobs)
-    except CellFailure as failure:
-        out(failure.report())
+    except BaseException as err:  # a failed page or Ctrl-C: stop training runs nobody will read
+        if prefetcher is not None:
+            stop_prefetch(prefetcher)
+        if not isinstance(err, CellFailure):
+            raise
+        out(err.report())
         out("The previous _book/ was left as it was.")
         return 1
+    if prefetcher is not None:
+        report_prefetch(prefetcher, root, out)
     if chosen == "quarto":
         code = _render_quarto(root, only and selected[0], notebooks_dir, out)
     else:
@@ -288,6 +299,43 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     if code == 0:
         out(f"book written to {root / '_book' / 'index.html'} ({chosen}) in {time.perf_counter() - started:.1f} s")
     return code
+
+
+def start_prefetch(root: Path, jobs: int) -> subprocess.Popen:
+    """Start ``python -m rlbook.prefetch`` beside the pages: it trains the runs they will need, ``jobs`` at a time.
+
+    Its output goes to ``_build/logs/prefetch.log``. With every run cached it
+    exits at once; otherwise the pages wait on the cache's lock for the runs
+    its workers are training, instead of training them one after another.
+    """
+    logs = root / "_build" / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    with open(logs / "prefetch.log", "w") as log:
+        return subprocess.Popen(prefetch_command(jobs), cwd=root, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, env=dict(os.environ, RLBOOK_PROGRESS="0"))
+
+
+def prefetch_command(jobs: int) -> list[str]:
+    """The command :func:`start_prefetch` runs."""
+    return [sys.executable, "-m", "rlbook.prefetch", "--jobs", str(jobs)]
+
+
+def stop_prefetch(process: subprocess.Popen) -> None:
+    """Stop the prefetch and its workers (an RL run they interrupt keeps its resume point)."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+    process.wait()
+
+
+def report_prefetch(process: subprocess.Popen, root: Path, out: Callable[[str], None]) -> None:
+    """Wait for the prefetch to finish the book's runs the pages did not ask for, and print its last line."""
+    code = process.wait()
+    lines = (root / "_build" / "logs" / "prefetch.log").read_text().splitlines()
+    if code != 0:
+        out(f"rlbook build: training runs ahead of the pages failed (exit {code}); "
+            "see _build/logs/prefetch.log")
+    elif lines:
+        out(lines[-1])
 
 
 def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path,

@@ -234,7 +234,7 @@ def cmd_build(args) -> int:
     from .build import DEFAULT_JOBS, build_book
 
     return build_book(None, backend=args.backend, only=args.only,
-                      jobs=DEFAULT_JOBS if args.jobs is None else args.jobs)
+                      jobs=DEFAULT_JOBS if args.jobs is None else args.jobs, prefetch=True)
 
 
 def cmd_bench(args) -> int:

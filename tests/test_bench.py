@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from rlbook import bench, runs
+from rlbook import bench
 
 
 def test_spread_is_median_with_range_and_count():
@@ -16,15 +16,6 @@ def test_environment_is_put_back_after_the_block(monkeypatch):
     with bench._environment(RLBOOK_CACHE="/tmp/x", OMP_WAIT_POLICY="PASSIVE"):
         assert os.environ["RLBOOK_CACHE"] == "/tmp/x" and os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
     assert os.environ["RLBOOK_CACHE"] == "/somewhere" and "OMP_WAIT_POLICY" not in os.environ
-
-
-def test_training_order_puts_parents_first_and_keeps_the_rest_in_order():
-    order = bench.training_order(["main", "process-outcome", "process-base", "base", "ppo"])
-    assert order == ["process-base", "base", "main", "process-outcome", "ppo"]
-    every = bench.training_order(list(runs.RUNS))
-    for name in every:
-        parent = runs.spec(name).parent
-        assert parent is None or every.index(parent) < every.index(name)
 
 
 def test_markdown_lists_every_figure_with_its_unit():

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from rlbook import build
 from rlbook.build import build_book, choose_backend, inline_expressions, select_pages, swap_in
 from rlbook.html import relative_href
 from rlbook.lint import Page
@@ -292,6 +295,39 @@ def test_a_failing_page_stops_the_page_running_beside_it(tmp_path):
     assert build_book(root, backend="pandoc", out=lines.append, jobs=2) == 1
     assert "FAILED chapters/02-second.qmd" in "\n".join(lines)
     assert not (root / "_build" / "notebooks" / "01-first.ipynb").exists()  # stopped before its last cell
+
+
+def fake_prefetch(monkeypatch, code: str) -> None:
+    """Make the build's prefetch run ``code`` instead of training the real book's runs."""
+    monkeypatch.setattr(build, "prefetch_command", lambda jobs: [sys.executable, "-c", code])
+
+
+def test_prefetch_runs_beside_the_pages_and_its_last_line_is_reported(tmp_path, monkeypatch):
+    fake_prefetch(monkeypatch, "print('[1/1] base seed 0: 1.0 s'); print('trained 1 runs in 1.0 s, 2 at a time')")
+    root = write_book(tmp_path)
+    lines: list[str] = []
+    assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0
+    assert "trained 1 runs in 1.0 s, 2 at a time" in lines
+    assert "[1/1] base seed 0: 1.0 s" in (root / "_build" / "logs" / "prefetch.log").read_text()
+
+
+def test_a_failed_prefetch_is_reported_and_only_one_page_needs_none(tmp_path, monkeypatch):
+    fake_prefetch(monkeypatch, "raise SystemExit(3)")
+    root = write_book(tmp_path)
+    lines: list[str] = []
+    assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0
+    assert any("exit 3" in line and "prefetch.log" in line for line in lines)
+    (root / "_build" / "logs" / "prefetch.log").unlink()
+    assert build_book(root, backend="pandoc", only="02-second", out=[].append, prefetch=True) == 0
+    assert not (root / "_build" / "logs" / "prefetch.log").exists()
+
+
+def test_a_failing_page_stops_the_prefetch(tmp_path, monkeypatch):
+    fake_prefetch(monkeypatch, "import time; time.sleep(120)")
+    root = write_book(tmp_path, second=FAILING)
+    started = time.perf_counter()
+    assert build_book(root, backend="pandoc", out=[].append, prefetch=True) == 1
+    assert time.perf_counter() - started < 60
 
 
 def test_unknown_page_or_backend_is_a_usage_error(tmp_path):

@@ -1,0 +1,122 @@
+"""Train the runs the book needs before its pages ask for them, several at a time.
+
+A page trains the runs it loads one after another, so a build from an empty
+cache used to leave a core idle while one chapter trained its comparison runs.
+``rlbook build`` therefore starts ``python -m rlbook.prefetch`` next to the
+pages: it hands every run the book needs that the cache lacks to a pool of
+worker processes, the runs that others start from first and the costly ones
+early, so that both cores stay busy. A page that asks for a run a worker is
+training waits for it on the cache's lock; nothing is ever trained twice.
+``rlbook bench`` times the same pool on every named run of seed 0.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable
+
+from . import runs
+
+BOOK_SEEDS = (0, 1, 2)
+# Runs that the chapters show for seed 0 only (chapter 4's stale and selection
+# runs, chapters 4 and 5's injected faults); every other run is compared over
+# BOOK_SEEDS somewhere in the book.
+SEED_ZERO_ONLY = frozenset({"stale", "accepted-only", "faults", "abort"})
+
+
+def book_runs() -> list[tuple[str, int]]:
+    """Every (run, seed) pair that the book's pages load."""
+    return [(name, seed) for name in runs.RUNS for seed in BOOK_SEEDS if seed == 0 or name not in SEED_ZERO_ONLY]
+
+
+def depth(name: str) -> int:
+    """How many runs ``name`` descends from: 0 for ``base``, 1 for ``main`` or ``process-base``, and so on."""
+    parent = runs.spec(name).parent
+    return 0 if parent is None else 1 + depth(parent)
+
+
+def relative_cost(name: str) -> float:
+    """A rough guide to an RL run's training time, used only to start the costly runs early.
+
+    Its steps times the forward passes each makes (one per update, one for
+    the reference, one for sampling) times the tokens of its rollouts.
+    """
+    rl = runs.spec(name).rl
+    if rl is None:
+        raise ValueError(f"{name!r} is not an RL run")
+    return rl.steps * (rl.updates_per_batch + 2) * (rl.prompts_per_step or 60) * rl.group_size * rl.budget
+
+
+def training_order(pairs: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """``pairs`` ordered so that a worker seldom waits: parents before children, costly runs first.
+
+    Generation by generation (:func:`depth`); within one, the runs that
+    others start from, then RL runs by falling :func:`relative_cost`, so the
+    last runs to start are the cheapest and the workers finish nearly together.
+    """
+    parents = {runs.spec(name).parent for name, _ in pairs}
+
+    def key(pair: tuple[str, int]) -> tuple:
+        name, seed = pair
+        rl = runs.spec(name).rl
+        return depth(name), name not in parents, 0.0 if rl is None else -relative_cost(name), seed
+
+    return sorted(pairs, key=key)
+
+
+def is_cached(name: str, seed: int, threads: int) -> bool:
+    """Whether the cache holds a finished entry for the run (its checksums are checked only when it is loaded)."""
+    return (runs.entry_path(name, seed, threads) / "manifest.json").is_file()
+
+
+def _train_one(pair: tuple[str, int], threads: int) -> tuple[str, int, float]:
+    started = time.perf_counter()
+    runs.load(pair[0], pair[1], threads)
+    return pair[0], pair[1], time.perf_counter() - started
+
+
+def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS, jobs: int = 2,
+              out: Callable[[str], None] = print) -> float:
+    """Train (or find cached) every run of ``pairs``, ``jobs`` at a time; return the wall time in seconds.
+
+    Set ``OMP_WAIT_POLICY=PASSIVE`` before calling (the workers inherit the
+    environment): idle OpenMP threads then sleep rather than spin, and the
+    workers do not steal each other's cores.
+    """
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    todo = training_order(pairs)
+    train = functools.partial(_train_one, threads=threads)
+    started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        if jobs == 1:  # one at a time needs no worker processes
+            finished = map(train, todo)
+        else:
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs))
+            finished = pool.imap_unordered(train, todo)
+        for done, (name, seed, seconds) in enumerate(finished, 1):
+            out(f"[{done}/{len(todo)}] {name} seed {seed}: {seconds:.1f} s")
+    return time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m rlbook.prefetch [--jobs N]``: train the book's missing runs; 0 when all are cached."""
+    parser = argparse.ArgumentParser(prog="python -m rlbook.prefetch", description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=2, help="runs trained at once (default 2)")
+    args = parser.parse_args(argv)
+    missing = [p for p in book_runs() if not is_cached(*p, runs.DEFAULT_THREADS)]
+    if not missing:
+        return 0
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    seconds = train_all(missing, jobs=args.jobs, out=lambda line: print(line, flush=True))
+    print(f"trained {len(missing)} runs in {seconds:.1f} s, {args.jobs} at a time", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Training the book's runs ahead of its pages, several at a time (rlbook.prefetch)."""
+from __future__ import annotations
+
+import pytest
+
+from rlbook import prefetch, runs
+
+
+def test_book_runs_are_named_runs_for_the_book_seeds():
+    pairs = prefetch.book_runs()
+    assert len(pairs) == len(set(pairs))
+    assert {name for name, _ in pairs} == set(runs.RUNS)
+    assert {seed for _, seed in pairs} == set(prefetch.BOOK_SEEDS)
+    assert ("main", 2) in pairs and ("faults", 0) in pairs and ("faults", 1) not in pairs
+    assert prefetch.SEED_ZERO_ONLY <= set(runs.RUNS)
+
+
+def test_depth_counts_the_runs_a_run_descends_from():
+    assert prefetch.depth("base") == 0
+    assert prefetch.depth("main") == prefetch.depth("process-base") == 1
+    assert prefetch.depth("process-shaped") == 2
+
+
+def test_relative_cost_grows_with_updates_and_steps():
+    assert prefetch.relative_cost("ppo") > prefetch.relative_cost("pg")  # 4 updates a batch against 1
+    assert prefetch.relative_cost("main") > prefetch.relative_cost("pg")  # 100 steps against 60
+    with pytest.raises(ValueError, match="not an RL run"):
+        prefetch.relative_cost("base")
+
+
+def test_training_order_puts_parents_first_and_costly_runs_early():
+    order = prefetch.training_order(prefetch.book_runs())
+    assert sorted(order) == sorted(prefetch.book_runs())
+    for name, seed in order:
+        parent = runs.spec(name).parent
+        assert parent is None or order.index((parent, seed)) < order.index((name, seed))
+    assert order[:3] == [("base", 0), ("base", 1), ("base", 2)]
+    assert order.index(("process-base", 0)) < order.index(("main", 0))  # a parent of other runs goes first
+    assert order.index(("ppo", 2)) < order.index(("pg", 0))  # the costly runs of a generation start first
+
+
+def test_train_all_one_at_a_time_trains_in_this_process(tmp_path, monkeypatch):
+    monkeypatch.setenv("RLBOOK_CACHE", str(tmp_path))
+    monkeypatch.setenv("RLBOOK_PROGRESS", "0")
+    tiny = runs.RunSpec("tiny", "a tiny base run", pretrain=runs.PretrainConfig(steps=2, batch=2, warmup=1),
+                        sft=runs.SFTConfig(steps=1, replay_batch=2))
+    monkeypatch.setitem(runs.RUNS, "tiny", tiny)
+    lines = []
+    seconds = prefetch.train_all([("tiny", 0)], threads=1, jobs=1, out=lines.append)
+    assert seconds > 0 and len(lines) == 1 and lines[0].startswith("[1/1] tiny seed 0")
+    assert prefetch.is_cached("tiny", 0, 1) and not prefetch.is_cached("tiny", 1, 1)
+    with pytest.raises(ValueError, match="at least 1"):
+        prefetch.train_all([("tiny", 0)], jobs=0)
+
+
+def test_train_all_with_workers_finds_a_cached_run():
+    runs.load("base", 0)  # cached by the other tests; the worker process loads it from the same cache
+    lines = []
+    prefetch.train_all([("base", 0)], jobs=2, out=lines.append)
+    assert len(lines) == 1 and lines[0].startswith("[1/1] base seed 0")
+    assert prefetch.is_cached("base", 0, runs.DEFAULT_THREADS)
+
+
+def test_the_command_returns_0_when_every_book_run_is_cached(monkeypatch, capsys):
+    monkeypatch.setattr(prefetch, "is_cached", lambda name, seed, threads: True)
+    assert prefetch.main([]) == 0
+    assert capsys.readouterr().out == ""
