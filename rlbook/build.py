@@ -16,11 +16,11 @@ only when every page succeeded, so a failing cell leaves the previous
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -256,8 +256,8 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     (``_build/notebooks``), or are shown without outputs when there is none.
     ``jobs`` pages are executed at once, each in its own kernel. With
     ``prefetch`` (``rlbook build`` sets it), a whole-book build also trains
-    the book's missing runs ahead of the pages, ``jobs`` at a time
-    (:func:`start_prefetch`).
+    the book's missing runs before the pages, ``jobs`` at a time
+    (:func:`prefetch_runs`).
     """
     started = time.perf_counter()
     if jobs < 1:
@@ -279,19 +279,14 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
         return 2
     notebooks_dir = root / "_build" / "notebooks"
     notebooks_dir.mkdir(parents=True, exist_ok=True)
-    prefetcher = start_prefetch(root, jobs) if prefetch and only is None else None
+    if prefetch and only is None:
+        prefetch_runs(root, jobs, out)
     try:
         notebooks = _execute_pages(root, pages, selected, notebooks_dir, out, jobs)
-    except BaseException as err:  # a failed page or Ctrl-C: stop training runs nobody will read
-        if prefetcher is not None:
-            stop_prefetch(prefetcher)
-        if not isinstance(err, CellFailure):
-            raise
-        out(err.report())
+    except CellFailure as failure:
+        out(failure.report())
         out("The previous _book/ was left as it was.")
         return 1
-    if prefetcher is not None:
-        report_prefetch(prefetcher, root, out)
     if chosen == "quarto":
         code = _render_quarto(root, only and selected[0], notebooks_dir, out)
     else:
@@ -301,41 +296,50 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     return code
 
 
-def start_prefetch(root: Path, jobs: int) -> subprocess.Popen:
-    """Start ``python -m rlbook.prefetch`` beside the pages: it trains the runs they will need, ``jobs`` at a time.
+def prefetch_runs(root: Path, jobs: int, out: Callable[[str], None]) -> None:
+    """Train the book's missing runs before the pages run, ``jobs`` at a time (``python -m rlbook.prefetch``).
 
-    Its output goes to ``_build/logs/prefetch.log``. With every run cached it
-    exits at once; otherwise the pages wait on the cache's lock for the runs
-    its workers are training, instead of training them one after another.
+    A page trains the runs it loads one after another; the prefetch keeps
+    every core busy instead, and the pages then find their runs cached. Its
+    progress lines are passed to ``out``. When it succeeds, the fingerprint
+    of the code and cache it trained for is written to
+    ``_build/prefetch-done``, and later builds skip it (without even starting
+    Python with torch) until the fingerprint changes. If it fails, the pages
+    still train what they need themselves.
     """
-    logs = root / "_build" / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    with open(logs / "prefetch.log", "w") as log:
-        return subprocess.Popen(prefetch_command(jobs), cwd=root, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True, env=dict(os.environ, RLBOOK_PROGRESS="0"))
+    marker = root / "_build" / "prefetch-done"
+    fingerprint = prefetch_fingerprint()
+    if marker.is_file() and marker.read_text() == fingerprint:
+        return
+    process = subprocess.Popen(prefetch_command(jobs), cwd=root, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, env=dict(os.environ, RLBOOK_PROGRESS="0"))
+    for line in process.stdout:
+        out(line.rstrip())
+    code = process.wait()
+    if code != 0:
+        out(f"rlbook build: training the runs ahead of the pages failed (exit {code}); the pages train what they need")
+        return
+    marker.write_text(fingerprint)
 
 
 def prefetch_command(jobs: int) -> list[str]:
-    """The command :func:`start_prefetch` runs."""
+    """The command :func:`prefetch_runs` runs."""
     return [sys.executable, "-m", "rlbook.prefetch", "--jobs", str(jobs)]
 
 
-def stop_prefetch(process: subprocess.Popen) -> None:
-    """Stop the prefetch and its workers (an RL run they interrupt keeps its resume point)."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-    process.wait()
+def prefetch_fingerprint() -> str:
+    """A hash of what the cached runs depend on that can be read without importing torch.
 
-
-def report_prefetch(process: subprocess.Popen, root: Path, out: Callable[[str], None]) -> None:
-    """Wait for the prefetch to finish the book's runs the pages did not ask for, and print its last line."""
-    code = process.wait()
-    lines = (root / "_build" / "logs" / "prefetch.log").read_text().splitlines()
-    if code != 0:
-        out(f"rlbook build: training runs ahead of the pages failed (exit {code}); "
-            "see _build/logs/prefetch.log")
-    elif lines:
-        out(lines[-1])
+    rlbook's source files (a superset of the modules in a run's cache key)
+    and the ``RLBOOK_CACHE`` setting. Deleting cache entries by hand does not
+    change it: the pages then retrain those runs themselves.
+    """
+    digest = hashlib.sha256(os.environ.get("RLBOOK_CACHE", "").encode())
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path,
@@ -357,6 +361,8 @@ def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebook
             out(f"[{number}/{len(pages)}] {page.source}: not executed in this build, shown without outputs")
             notebooks[page.stem] = qmd_to_notebook((root / page.source).read_text(encoding="utf-8"))
     stop = threading.Event()
+    seconds_file = root / "_build" / "page-seconds.json"
+    seconds = json.loads(seconds_file.read_text()) if seconds_file.is_file() else {}
 
     def execute(number: int, page: Page) -> tuple[str, nbformat.NotebookNode]:
         tick = time.perf_counter()
@@ -364,11 +370,12 @@ def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebook
         nb = execute_notebook(qmd_to_notebook(text), (root / page.source).parent, page.source, text,
                               log=logs / f"{page.stem}.kernel.log", stop=stop)
         nbformat.write(nb, notebooks_dir / f"{page.stem}.ipynb")
-        out(f"[{number}/{len(pages)}] {page.source}: executed in {time.perf_counter() - tick:.1f} s")
+        seconds[page.stem] = time.perf_counter() - tick
+        out(f"[{number}/{len(pages)}] {page.source}: executed in {seconds[page.stem]:.1f} s")
         return page.stem, nb
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(execute, number, page) for number, page in enumerate(pages, 1) if page in selected]
+        futures = [pool.submit(execute, number, page) for number, page in longest_first(pages, selected, seconds)]
         try:
             for future in as_completed(futures):
                 stem, nb = future.result()
@@ -377,7 +384,18 @@ def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebook
             stop.set()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+    seconds_file.write_text(json.dumps(seconds, indent=1))
     return notebooks
+
+
+def longest_first(pages: list[Page], selected: list[Page], seconds: dict[str, float]) -> list[tuple[int, Page]]:
+    """The selected pages with their numbers, the slowest in the last build first (new pages before all).
+
+    With several pages executing at once, starting the long ones first keeps
+    a short page from being the only one left running at the end.
+    """
+    numbered = [(number, page) for number, page in enumerate(pages, 1) if page in selected]
+    return sorted(numbered, key=lambda item: -seconds.get(item[1].stem, float("inf")))
 
 
 def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable[[str], None]) -> int:

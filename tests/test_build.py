@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from rlbook import build
-from rlbook.build import build_book, choose_backend, inline_expressions, select_pages, swap_in
+from rlbook.build import build_book, choose_backend, inline_expressions, longest_first, select_pages, swap_in
 from rlbook.html import relative_href
 from rlbook.lint import Page
 
@@ -302,32 +301,43 @@ def fake_prefetch(monkeypatch, code: str) -> None:
     monkeypatch.setattr(build, "prefetch_command", lambda jobs: [sys.executable, "-c", code])
 
 
-def test_prefetch_runs_beside_the_pages_and_its_last_line_is_reported(tmp_path, monkeypatch):
+def test_the_prefetch_runs_before_the_pages_and_is_skipped_once_it_has_succeeded(tmp_path, monkeypatch):
     fake_prefetch(monkeypatch, "print('[1/1] base seed 0: 1.0 s'); print('trained 1 runs in 1.0 s, 2 at a time')")
     root = write_book(tmp_path)
     lines: list[str] = []
     assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0
-    assert "trained 1 runs in 1.0 s, 2 at a time" in lines
-    assert "[1/1] base seed 0: 1.0 s" in (root / "_build" / "logs" / "prefetch.log").read_text()
+    assert lines[:2] == ["[1/1] base seed 0: 1.0 s", "trained 1 runs in 1.0 s, 2 at a time"]
+    assert (root / "_build" / "prefetch-done").read_text() == build.prefetch_fingerprint()
+    fake_prefetch(monkeypatch, "raise SystemExit('must not run')")
+    lines.clear()
+    assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0
+    assert not any("must not run" in line or "failed" in line for line in lines)
 
 
-def test_a_failed_prefetch_is_reported_and_only_one_page_needs_none(tmp_path, monkeypatch):
+def test_the_fingerprint_follows_the_cache_setting(monkeypatch):
+    monkeypatch.setenv("RLBOOK_CACHE", "/one")
+    first = build.prefetch_fingerprint()
+    assert re.fullmatch(r"[0-9a-f]{16}", first) and build.prefetch_fingerprint() == first
+    monkeypatch.setenv("RLBOOK_CACHE", "/two")
+    assert build.prefetch_fingerprint() != first
+
+
+def test_a_failed_prefetch_is_reported_and_the_pages_still_run(tmp_path, monkeypatch):
     fake_prefetch(monkeypatch, "raise SystemExit(3)")
     root = write_book(tmp_path)
     lines: list[str] = []
     assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0
-    assert any("exit 3" in line and "prefetch.log" in line for line in lines)
-    (root / "_build" / "logs" / "prefetch.log").unlink()
-    assert build_book(root, backend="pandoc", only="02-second", out=[].append, prefetch=True) == 0
-    assert not (root / "_build" / "logs" / "prefetch.log").exists()
+    assert any("exit 3" in line for line in lines)
+    assert not (root / "_build" / "prefetch-done").exists()
 
 
-def test_a_failing_page_stops_the_prefetch(tmp_path, monkeypatch):
-    fake_prefetch(monkeypatch, "import time; time.sleep(120)")
-    root = write_book(tmp_path, second=FAILING)
-    started = time.perf_counter()
-    assert build_book(root, backend="pandoc", out=[].append, prefetch=True) == 1
-    assert time.perf_counter() - started < 60
+def test_one_page_or_no_prefetch_runs_no_prefetch(tmp_path, monkeypatch):
+    fake_prefetch(monkeypatch, "raise SystemExit(3)")
+    root = write_book(tmp_path)
+    lines: list[str] = []
+    assert build_book(root, backend="pandoc", only="02-second", out=lines.append, prefetch=True) == 0
+    assert build_book(root, backend="pandoc", out=lines.append) == 0
+    assert not any("exit 3" in line for line in lines)
 
 
 def test_unknown_page_or_backend_is_a_usage_error(tmp_path):
@@ -373,3 +383,17 @@ def test_swap_in_replaces_the_folder_whole(tmp_path):
     swap_in(tmp_path / "new", tmp_path / "final")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["final"]
     assert [p.name for p in (tmp_path / "final").iterdir()] == ["a"]
+
+
+def test_pages_start_slowest_first_and_new_pages_before_all():
+    pages = [Page("index.qmd", "front", None, "P"), Page("chapters/01-a.qmd", "main", "1", "A"),
+             Page("chapters/02-b.qmd", "main", "2", "B"), Page("chapters/03-c.qmd", "main", "3", "C")]
+    seconds = {"index": 0.1, "01-a": 2.0, "02-b": 7.0}
+    order = longest_first(pages, pages[1:], seconds)
+    assert [(number, page.stem) for number, page in order] == [(4, "03-c"), (3, "02-b"), (2, "01-a")]
+
+
+def test_the_build_records_each_page_s_seconds(book):
+    root, _ = book
+    seconds = json.loads((root / "_build" / "page-seconds.json").read_text())
+    assert set(seconds) == {"index", "01-first", "02-second", "references"} and all(v > 0 for v in seconds.values())
