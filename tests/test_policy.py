@@ -166,3 +166,20 @@ def test_widened_copies_every_weight_and_adds_positions():
 def test_widened_refuses_to_shorten_the_context():
     with pytest.raises(ValueError, match="cannot shorten"):
         widened(Policy(PolicyConfig(block_size=24)), 16)
+
+
+def test_long_sequences_take_the_written_out_path_with_the_same_result(monkeypatch):
+    import rlbook.policy as policy_module
+
+    policy = fresh(3, block_size=24)
+    ids = torch.randint(0, len(VOCAB), (4, 22), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        written = policy(ids)[0]
+        monkeypatch.setattr(policy_module, "FUSED_CAUSAL_STEPS", 24)
+        fused = policy(ids)[0]
+        changed = ids.clone()
+        changed[:, 15:] = (changed[:, 15:] + 1) % len(VOCAB)
+        monkeypatch.setattr(policy_module, "FUSED_CAUSAL_STEPS", 16)
+        later = policy(changed)[0]
+    assert torch.allclose(written, fused, atol=1e-5)
+    assert torch.equal(later[:, :15], written[:, :15])  # still causal: later tokens leave earlier logits alone
