@@ -2,12 +2,13 @@
 
 A page trains the runs it loads one after another, so a build from an empty
 cache used to leave a core idle while one chapter trained its comparison runs.
-``rlbook build`` therefore starts ``python -m rlbook.prefetch`` next to the
+``rlbook build`` therefore runs ``python -m rlbook.prefetch`` before the
 pages: it hands every run the book needs that the cache lacks to a pool of
 worker processes, the runs that others start from first and the costly ones
-early, so that both cores stay busy. A page that asks for a run a worker is
-training waits for it on the cache's lock; nothing is ever trained twice.
-``rlbook bench`` times the same pool on every named run of seed 0.
+early, so that both cores stay busy, and the pages then find their runs
+cached. A process that asks for a run a worker is training waits for it on
+the cache's lock; nothing is ever trained twice. ``rlbook bench`` times the
+same pool on every named run of seed 0.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import time
 from collections.abc import Callable
 
 from . import runs
+from .world import split
 
 BOOK_SEEDS = (0, 1, 2)
 # Runs that the chapters show for seed 0 only (chapter 4's stale and selection
@@ -49,7 +51,8 @@ def relative_cost(name: str) -> float:
     rl = runs.spec(name).rl
     if rl is None:
         raise ValueError(f"{name!r} is not an RL run")
-    return rl.steps * (rl.updates_per_batch + 2) * (rl.prompts_per_step or 60) * rl.group_size * rl.budget
+    prompts = rl.prompts_per_step or len(split("train", rl.world))
+    return rl.steps * (rl.updates_per_batch + 2) * prompts * rl.group_size * rl.budget
 
 
 def training_order(pairs: list[tuple[str, int]]) -> list[tuple[str, int]]:
@@ -109,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rlbook.prefetch", description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2, help="runs trained at once (default 2)")
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
     missing = [p for p in book_runs() if not is_cached(*p, runs.DEFAULT_THREADS)]
     if not missing:
         return 0

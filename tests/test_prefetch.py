@@ -65,3 +65,9 @@ def test_the_command_returns_0_when_every_book_run_is_cached(monkeypatch, capsys
     monkeypatch.setattr(prefetch, "is_cached", lambda name, seed, threads: True)
     assert prefetch.main([]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_the_command_refuses_fewer_than_one_job(capsys):
+    with pytest.raises(SystemExit) as err:
+        prefetch.main(["--jobs", "0"])
+    assert err.value.code == 2 and "--jobs must be at least 1" in capsys.readouterr().err
