@@ -73,3 +73,11 @@ def test_shaped_against_outcome_only_claims():
     assert claims["validity_gap_min"] > 0
     rates = [rate for seeds in rl.values() for r in seeds for rate in d.kind_rate_over_training(r, every=4)[1]]
     assert max(rates) < 0.2
+
+
+@pytest.mark.parametrize("seed", PROCESS_SEEDS)
+def test_process_base_starts_from_a_policy_that_knows_the_plain_sums(seed):
+    from rlbook import selection
+
+    assert runs.spec("process-base").parent == "base"
+    assert selection.plain_equation_accuracy(runs.load("base", seed).policy(0)) > 0.9
