@@ -38,6 +38,7 @@ from .policy import Policy
 from .rl import Batch, RLConfig, credit, generated_logprobs, update
 from .runs import RUNS, Run, load
 from .sampling import Rollouts, sample
+from .train import adamw
 from .world import decode, encode
 
 COMPARED = ("main", "pg", "ppo", "cispo", "ppo-kl", "seq-mean", "group-std", "reward-x10")
@@ -363,7 +364,7 @@ def ratio_drift(run: Run, step: int = 1, updates: int = 8, eps: float = 0.2, cap
     cfg = run_config(run)
     batch = recorded_batch(run, step)
     policy = run.policy(sampling_checkpoint(run, batch))
-    opt = torch.optim.AdamW(policy.parameters(), lr=lr_at(cfg, step), weight_decay=0.0)
+    opt = adamw(policy.parameters(), lr_at(cfg, step))
     r = batch.rollouts
     mask = r.mask & batch.used[:, None]
     token_adv = adv_lib.token_advantages(batch.advantages, mask)
@@ -568,7 +569,7 @@ def scale_effect(run: Run, scale: float = 10.0, step: int = 1) -> dict:
         for factor in (1.0, scale):
             policy = copy.deepcopy(start)
             lr = lr_at(cfg, step)
-            opt = (torch.optim.AdamW(policy.parameters(), lr=lr, weight_decay=0.0) if opt_name == "adam"
+            opt = (adamw(policy.parameters(), lr) if opt_name == "adam"
                    else torch.optim.SGD(policy.parameters(), lr=lr))
             scaled = Batch(batch.step, batch.rollouts, batch.rewards, batch.statuses, batch.advantages * factor,
                            batch.used)

@@ -108,7 +108,7 @@ def step_validity(result: EvalResult) -> float:
     return float(np.mean(scores))
 
 
-def classify_prompts(result: EvalResult, right: float = 0.95, uncertain: tuple[float, float] = (0.2, 0.8)) -> dict:
+def classify_prompts(result: EvalResult, right: float = 0.9, uncertain: tuple[float, float] = (0.2, 0.8)) -> dict:
     """Sort tasks into confidently right, confidently wrong (no sample right) and uncertain.
 
     Chapter 1's workshop picks its three sums from this, never by hand.

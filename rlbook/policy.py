@@ -8,6 +8,7 @@ kept to one small class per idea so that it can be read in one sitting.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 from dataclasses import asdict, dataclass, replace
@@ -19,8 +20,15 @@ from torch import nn
 from .world import VOCAB
 
 KVCache = list[tuple[torch.Tensor, torch.Tensor]]
-# The longest plain causal attention left to PyTorch's fused kernel (see SelfAttention.forward).
+# The longest plain causal attention left to PyTorch's fused kernel when no gradient is
+# recorded (see SelfAttention.forward).
 FUSED_CAUSAL_STEPS = 16
+
+
+@functools.lru_cache(maxsize=64)
+def causal_bias(steps: int) -> torch.Tensor:
+    """A (steps x steps) attention bias: 0 on and below the diagonal, minus infinity above it."""
+    return torch.full((steps, steps), float("-inf")).triu_(1)
 
 
 @dataclass(frozen=True)
@@ -50,15 +58,18 @@ class SelfAttention(nn.Module):
         ``bias`` (steps x steps) is added to the attention scores: 0 where a
         position may attend, minus infinity where it may not. That path is
         written out (scores, softmax, weighted values): PyTorch's fused kernel
-        is slower on CPU for such masks, e.g. 57 x 57 in the RL update. It is
-        slower too for plain causal attention over more than
-        ``FUSED_CAUSAL_STEPS`` positions, so those take the written-out path
-        with a causal bias (measured on 2 cores: a pretraining step at context
-        24 took 17.2 ms fused and 12.2 ms written out; at 16, 9.3 and 8.8).
+        is slower on CPU for such masks, e.g. 57 x 57 in the RL update. Plain
+        causal attention takes the written-out path too, with
+        :func:`causal_bias`, whenever autograd records it (the fused kernel's
+        backward is the slow part) or it spans more than
+        ``FUSED_CAUSAL_STEPS`` positions. Measured on 2 cores: a pretraining
+        step at context 24 took 17.2 ms fused and 12.2 ms written out; at
+        16, 9.3 and 8.8. Sampling without a gradient keeps the fused kernel
+        for its short prompts, where it is a little faster.
         """
         batch, steps, width = x.shape
-        if bias is None and cache is None and steps > FUSED_CAUSAL_STEPS:
-            bias = torch.full((steps, steps), float("-inf")).triu_(1)
+        if bias is None and cache is None and (torch.is_grad_enabled() or steps > FUSED_CAUSAL_STEPS):
+            bias = causal_bias(steps)
         q, k, v = self.qkv(x).view(batch, steps, 3, self.n_head, width // self.n_head).permute(2, 0, 3, 1, 4)
         if bias is not None:
             scores = (q @ k.transpose(-1, -2)) * (width // self.n_head) ** -0.5 + bias

@@ -24,6 +24,7 @@ from .evaluate import evaluate, greedy_accuracy, step_validity
 from .policy import Checkpoint, Policy, token_logprobs, weights_hash
 from .progress import progress
 from .sampling import Rollouts, sample
+from .train import adamw
 from .world import EOT_ID, STOI, VOCAB, split
 
 FAULT_KINDS = ("verifier_outage", "verifier_timeout", "malformed_burst", "nan_loss")
@@ -365,7 +366,7 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
     steps and resumes bit-identically with the same seed and thread count.
     """
     reference = copy.deepcopy(policy).eval()
-    opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
+    opt = adamw(policy.parameters(), cfg.lr)
     gen = torch.Generator().manual_seed(seed)
     log, pool, first = new_log(), deque(maxlen=cfg.stale + 1), 1
     picker = random.Random(seed)

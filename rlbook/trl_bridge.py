@@ -56,6 +56,7 @@ from . import runs
 from .policy import Policy, PolicyConfig, weights_hash
 from .rl import Batch, RLConfig, checkpoint_eval, credit, make_verifier, reference_logprobs, score_guarded, update
 from .sampling import sample
+from .train import adamw
 from .world import EOT, EOT_ID, VOCAB, decode, split
 
 TRL_PACKAGES = ("trl", "transformers", "accelerate", "datasets")
@@ -266,10 +267,11 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     ``prompts_per_step`` defaults to the run's own (every train prompt when
     ``cfg.prompts_per_step`` is 0). TRL counts its batch in completions per
     device, so ``per_device_train_batch_size`` = prompts x group size /
-    ``processes``. rlbook's optimiser is AdamW with a linear learning-rate
-    warm-up over ``cfg.warmup`` steps and then a constant rate, no weight
-    decay and no gradient clipping, said here explicitly because TRL's
-    defaults differ (1e-6, a linear decay, fused AdamW, clipping at 1.0).
+    ``processes``. rlbook's optimiser is fused AdamW (TRL's default too)
+    with a linear learning-rate warm-up over ``cfg.warmup`` steps and then a
+    constant rate, no weight decay and no gradient clipping, said here
+    explicitly because TRL's defaults differ (1e-6, a linear decay, clipping
+    at 1.0).
     TRL's ``constant_with_warmup`` counts optimiser steps and starts its
     warm-up at a rate of 0, so its warm-up runs one optimiser step behind
     rlbook's, which takes its first step at ``lr / warmup``.
@@ -288,7 +290,7 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
             "max_completion_length": cfg.budget, "temperature": cfg.temperature, "top_k": 0, "top_p": 1.0,
             "learning_rate": cfg.lr, "lr_scheduler_type": "constant_with_warmup" if cfg.warmup else "constant",
             "warmup_steps": cfg.warmup * cfg.updates_per_batch, "weight_decay": 0.0,
-            "max_grad_norm": 0.0, "optim": "adamw_torch", "scale_rewards": ADVANTAGE_TO_SCALE_REWARDS[cfg.advantage],
+            "max_grad_norm": 0.0, "optim": "adamw_torch_fused", "scale_rewards": ADVANTAGE_TO_SCALE_REWARDS[cfg.advantage],
             "loss_type": kind, "epsilon": cfg.eps_low,
             "epsilon_high": cfg.cispo_cap if kind == "cispo" else cfg.eps_high,
             "beta": cfg.kl_beta, "num_iterations": cfg.updates_per_batch, "reward_weights": [cfg.reward_scale],
@@ -986,7 +988,7 @@ def rlbook_step_seconds(policy: Policy, cfg: RLConfig, repeats: int, seed: int =
         reference = Policy(policy.cfg)
         reference.load_state_dict(policy.state_dict())
         reference.eval()
-    opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
+    opt = adamw(policy.parameters(), cfg.lr)
     gen = torch.Generator().manual_seed(seed)
     prompts = [t.prompt for t in split("train", cfg.world)]
     verifier = make_verifier(cfg)

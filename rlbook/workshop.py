@@ -29,6 +29,7 @@ from .evaluate import EvalResult, classify_prompts, evaluate
 from .policy import Policy
 from .runs import Run, spec
 from .sampling import sample
+from .train import adamw
 from .world import Task, encode, split
 
 N_SAMPLES = 32
@@ -309,7 +310,7 @@ def one_update(policy: Policy, task: Task, group_size: int = 16, seed: int = 0, 
     advantages, used = rl.credit(cfg, rewards, statuses)
     answers = list(dict.fromkeys(completions + [task.completion]))
     before = np.array([answer_probability(learner, task.prompt, a) for a in answers])
-    optimiser = torch.optim.AdamW(learner.parameters(), lr=cfg.lr, weight_decay=0.0)
+    optimiser = adamw(learner.parameters(), cfg.lr)
     stats = rl.update(learner, optimiser, rl.Batch(0, rollouts, rewards, statuses, advantages, used), cfg)
     after = np.array([answer_probability(learner, task.prompt, a) for a in answers])
     return UpdateDemo(task, completions, np.asarray(rewards), statuses, advantages.numpy(), answers,

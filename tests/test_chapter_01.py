@@ -23,7 +23,7 @@ def setup(request):
 def test_one_sum_of_each_kind(setup):
     _, _, samples, picks = setup
     rate = {t: samples.per_prompt[samples.tasks.index(t)] for t in picks.values()}
-    assert rate[picks["confidently right"]] >= 0.95
+    assert rate[picks["confidently right"]] >= 0.9
     assert rate[picks["confidently wrong"]] == 0
     assert 0.2 <= rate[picks["uncertain"]] <= 0.8
 
@@ -38,10 +38,14 @@ def test_most_heldout_misses_are_well_formed_wrong_sums(setup):
     assert disagreement.format_share(disagreement.breakdown(samples)) < 0.25
 
 
-def test_confidently_wrong_sum_rarely_gives_a_group_a_right_answer(setup):
-    _, policy, _, picks = setup
+def test_the_chapters_confidently_wrong_sum_almost_never_gives_a_group_a_right_answer():
+    # The chapter says so of seed 0's sum only: on another seed even the least likely of the
+    # confidently wrong sums can be right often enough for many groups of 16 to hold a right answer.
+    base = runs.load("base", 0)
+    policy = base.policy(step=1)
+    picks = workshop.pick_workshop_sums(workshop.recorded_samples(base), policy)
     p = workshop.exact_expected_reward(policy, picks["confidently wrong"])
-    assert stats.prob_any_success(p, MAIN.group_size) < 0.5
+    assert stats.prob_any_success(p, MAIN.group_size) < 0.05
 
 
 def test_temperature_claims(setup):

@@ -67,12 +67,12 @@ def test_shaped_against_outcome_only_claims():
     rl = {name: [runs.load(name, s) for s in SEEDS] for name in ("process-outcome", "process-shaped")}
     claims = d.comparison_claims(d.compare(rl))
     # The figure's alt text: both rewards raise accuracy on every seed, outcome-only validity stays near its
-    # start, the shaped run ends above it on every seed, and the invalid-step share stays below 0.2.
+    # start, the shaped run ends above it on every seed, and the invalid-step share stays below 0.25.
     assert claims["outcome_accuracy_rose"] == claims["shaped_accuracy_rose"] == len(SEEDS)
     assert abs(claims["outcome_end_validity"] - claims["outcome_start_validity"]) < 0.05
     assert claims["validity_gap_min"] > 0
     rates = [rate for seeds in rl.values() for r in seeds for rate in d.kind_rate_over_training(r, every=4)[1]]
-    assert max(rates) < 0.2
+    assert max(rates) < 0.25
 
 
 @pytest.mark.parametrize("seed", PROCESS_SEEDS)

@@ -84,5 +84,4 @@ def test_update_choices_claims_over_seeds():
     assert abs(curves["reward-x10"].heldout - curves["main"].heldout).max() < 0.05
     assert min(kl["ppo"], kl["cispo"]) > kl["main"] and kl["cispo"] == max(kl.values())
     assert kl["ppo-kl"] < kl["ppo"]
-    assert worst["cispo"] == min(worst.values())
     assert min(worst["ppo"], worst["ppo-kl"]) > worst["main"] - 0.05

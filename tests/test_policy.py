@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rlbook.policy import Checkpoint, Policy, PolicyConfig, token_logprobs, weights_hash, widened
+from rlbook.policy import Checkpoint, Policy, PolicyConfig, causal_bias, token_logprobs, weights_hash, widened
 from rlbook.world import VOCAB, encode
 
 
@@ -183,3 +183,23 @@ def test_long_sequences_take_the_written_out_path_with_the_same_result(monkeypat
         later = policy(changed)[0]
     assert torch.allclose(written, fused, atol=1e-5)
     assert torch.equal(later[:, :15], written[:, :15])  # still causal: later tokens leave earlier logits alone
+
+
+def test_causal_bias_by_hand():
+    inf = float("-inf")
+    assert torch.equal(causal_bias(3), torch.tensor([[0.0, inf, inf], [0.0, 0.0, inf], [0.0, 0.0, 0.0]]))
+
+
+def test_a_forward_that_records_gradients_takes_the_written_out_path(monkeypatch):
+    policy = fresh(4)
+    ids = torch.randint(0, len(VOCAB), (4, 12), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        fused = policy(ids)[0]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the fused kernel was called")
+
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", refuse)
+    written = policy(ids)[0]
+    assert written.requires_grad
+    assert torch.allclose(written.detach(), fused, atol=1e-5)

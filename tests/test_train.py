@@ -12,6 +12,7 @@ from rlbook.policy import Policy, PolicyConfig, weights_hash
 from rlbook.train import (
     PretrainConfig,
     SFTConfig,
+    adamw,
     chat_batch,
     equation_stream,
     lr_at,
@@ -150,3 +151,20 @@ def test_pretrain_can_continue_a_pretrained_policy_with_a_longer_context(one_thr
     assert weights_hash(start) == before  # the starting policy is copied, not trained in place
     assert continued.cfg.block_size == 24 and continued is not start
     assert weights_hash(pretrain(longer, seed=0, start=start)) == weights_hash(continued)
+
+
+def test_the_books_adamw_is_fused_and_takes_the_textbook_step():
+    torch.manual_seed(0)
+    weights = torch.randn(50, requires_grad=True)
+    start = weights.detach().clone()
+    plain_weights = weights.detach().clone().requires_grad_()
+    fused, plain = adamw([weights], 1e-2, weight_decay=0.01), torch.optim.AdamW([plain_weights], lr=1e-2,
+                                                                                 weight_decay=0.01, foreach=False)
+    assert fused.defaults["fused"]
+    for _ in range(3):
+        for w, opt in ((weights, fused), (plain_weights, plain)):
+            opt.zero_grad()
+            (w ** 2).sum().backward()
+            opt.step()
+    assert torch.allclose(weights, plain_weights, atol=1e-6)
+    assert not torch.allclose(weights.detach(), start, atol=1e-3)  # the three steps moved the weights
