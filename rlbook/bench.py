@@ -16,14 +16,19 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 
 from . import prefetch, runs
-from .policy import Policy
+from .policy import Policy, PolicyConfig
 from .sampling import sample
+from .train import adamw, descend, equation_stream, next_char_loss, random_windows
 from .world import split
+
+# The matrix-multiply kernels of a training step, as the torch profiler names them.
+MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm")
 
 
 def _spread(values: list[float]) -> dict:
@@ -123,6 +128,48 @@ def training_flop_fractions(pipeline: dict, peak: float) -> dict:
             "rl_update_flops": update_rate, "rl_update_fraction": update_rate / peak}
 
 
+def _pretrain_step(batch: int, seed: int = 0):
+    """One step of ``base``'s pretraining recipe with ``batch`` windows, as a function to call repeatedly."""
+    cfg = replace(runs.spec("base").pretrain, batch=batch)
+    torch.manual_seed(seed)
+    policy = Policy(PolicyConfig(block_size=cfg.block_size))
+    stream = equation_stream(cfg, chars=100_000, seed=seed)
+    gen = torch.Generator().manual_seed(seed)
+    opt = adamw(policy.parameters(), cfg.lr, weight_decay=0.01)
+    return lambda: descend(opt, next_char_loss(policy, random_windows(stream, batch, cfg.block_size, gen)))
+
+
+def pretrain_step_bound(repeats: int, peak: float, batches: tuple[int, ...] = (128, 512), steps: int = 20) -> dict:
+    """What bounds pretraining's share of matmul FLOP/s: larger batches, and the time left to matmuls.
+
+    Times a pretraining step at each batch size (rounds interleaved, so a
+    change in the machine's speed hits every size alike) with its share of
+    the measured matmul FLOP/s (6 x params x tokens), and, with the torch
+    profiler, the share of a step's operator time spent in matmul kernels.
+    """
+    step_fns = {batch: _pretrain_step(batch) for batch in batches}
+    seconds: dict[int, list[float]] = {batch: [] for batch in batches}
+    for fn in step_fns.values():
+        fn()
+    for _ in range(repeats):
+        for batch, fn in step_fns.items():
+            seconds[batch].append(min(_timed(fn, steps)))
+    params = Policy(PolicyConfig()).num_parameters()
+    block = runs.spec("base").pretrain.block_size
+    result = {"batches": {}}
+    for batch in batches:
+        spread = _spread(seconds[batch])
+        result["batches"][batch] = {"step_seconds": spread,
+                                    "fraction": 6 * params * batch * block / spread["median"] / peak}
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        for _ in range(steps):
+            step_fns[batches[0]]()
+    ops = prof.key_averages()
+    total = sum(op.self_cpu_time_total for op in ops)
+    result["matmul_time_share"] = sum(op.self_cpu_time_total for op in ops if op.key in MATMUL_OPS) / total
+    return result
+
+
 def all_runs_seconds(names: list[str], threads: int, jobs: int = 2) -> float:
     """Wall time to train every named run the book needs, seed 0, from an empty cache, ``jobs`` at a time.
 
@@ -155,6 +202,7 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     pipeline = fresh_pipeline(1 if quick else 3, threads)
     report["fractions"] = training_flop_fractions(pipeline, report["matmul_flops"]["median"])
     report["pipeline"] = pipeline
+    report["pretrain_bound"] = pretrain_step_bound(repeats, report["matmul_flops"]["median"])
     policy = runs.load("base", 0, threads).policy()
     report["sampling"] = sampling_throughput(policy, repeats)
     torch.set_num_threads(1)
@@ -197,6 +245,10 @@ def markdown(report: dict) -> str:
         f"| pretraining, share of matmul FLOP/s | {f['pretrain_fraction']:.1%} ({f['pretrain_flops'] / 1e9:.2f} GFLOP/s, "
         f"{f['parameters']:,} parameters) |",
         f"| RL update, share of matmul FLOP/s | {f['rl_update_fraction']:.1%} ({f['rl_update_flops'] / 1e9:.2f} GFLOP/s) |",
+        *(f"| pretraining step, {batch} windows | {_fmt(b['step_seconds'], 1000, ' ms')}, "
+          f"{b['fraction']:.1%} of matmul FLOP/s |" for batch, b in report["pretrain_bound"]["batches"].items()),
+        f"| pretraining step, operator time in matmul kernels (torch profiler) | "
+        f"{report['pretrain_bound']['matmul_time_share']:.0%} |",
         f"| peak memory (this process) | {report['peak_memory_mb']:.0f} MB |",
     ]
     for key, label in (("all_runs_seconds", "every named run, seed 0, empty cache, two at a time"),
