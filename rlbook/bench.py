@@ -139,35 +139,36 @@ def _pretrain_step(batch: int, seed: int = 0):
     return lambda: descend(opt, next_char_loss(policy, random_windows(stream, batch, cfg.block_size, gen)))
 
 
-def pretrain_step_bound(repeats: int, peak: float, batches: tuple[int, ...] = (128, 512), steps: int = 20) -> dict:
+def pretrain_step_bound(repeats: int, batches: tuple[int, ...] = (128, 512), steps: int = 20) -> dict:
     """What bounds pretraining's share of matmul FLOP/s: larger batches, and the time left to matmuls.
 
-    Times a pretraining step at each batch size (rounds interleaved, so a
-    change in the machine's speed hits every size alike) with its share of
-    the measured matmul FLOP/s (6 x params x tokens), and, with the torch
-    profiler, the share of a step's operator time spent in matmul kernels.
+    In each of ``repeats`` rounds it measures the machine's matmul FLOP/s and
+    then times a pretraining step at each batch size (the fastest of
+    ``steps`` steps), so that every share (6 x params x tokens over the
+    round's own matmul rate) is a ratio taken in one stretch of time, whatever
+    the machine's speed does between rounds. With the torch profiler it also
+    measures the share of a step's operator time spent in matmul kernels.
     """
     step_fns = {batch: _pretrain_step(batch) for batch in batches}
-    seconds: dict[int, list[float]] = {batch: [] for batch in batches}
     for fn in step_fns.values():
         fn()
-    for _ in range(repeats):
-        for batch, fn in step_fns.items():
-            seconds[batch].append(min(_timed(fn, steps)))
     params = Policy(PolicyConfig()).num_parameters()
     block = runs.spec("base").pretrain.block_size
-    result = {"batches": {}}
-    for batch in batches:
-        spread = _spread(seconds[batch])
-        result["batches"][batch] = {"step_seconds": spread,
-                                    "fraction": 6 * params * batch * block / spread["median"] / peak}
+    seconds: dict[int, list[float]] = {batch: [] for batch in batches}
+    shares: dict[int, list[float]] = {batch: [] for batch in batches}
+    for _ in range(repeats):
+        peak = matmul_flops(1)["median"]
+        for batch, fn in step_fns.items():
+            seconds[batch].append(min(_timed(fn, steps)))
+            shares[batch].append(6 * params * batch * block / seconds[batch][-1] / peak)
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         for _ in range(steps):
             step_fns[batches[0]]()
     ops = prof.key_averages()
     total = sum(op.self_cpu_time_total for op in ops)
-    result["matmul_time_share"] = sum(op.self_cpu_time_total for op in ops if op.key in MATMUL_OPS) / total
-    return result
+    return {"batches": {batch: {"step_seconds": _spread(seconds[batch]), "fraction": _spread(shares[batch])}
+                        for batch in batches},
+            "matmul_time_share": sum(op.self_cpu_time_total for op in ops if op.key in MATMUL_OPS) / total}
 
 
 def all_runs_seconds(names: list[str], threads: int, jobs: int = 2) -> float:
@@ -202,7 +203,7 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     pipeline = fresh_pipeline(1 if quick else 3, threads)
     report["fractions"] = training_flop_fractions(pipeline, report["matmul_flops"]["median"])
     report["pipeline"] = pipeline
-    report["pretrain_bound"] = pretrain_step_bound(repeats, report["matmul_flops"]["median"])
+    report["pretrain_bound"] = pretrain_step_bound(repeats)
     policy = runs.load("base", 0, threads).policy()
     report["sampling"] = sampling_throughput(policy, repeats)
     torch.set_num_threads(1)
@@ -245,8 +246,9 @@ def markdown(report: dict) -> str:
         f"| pretraining, share of matmul FLOP/s | {f['pretrain_fraction']:.1%} ({f['pretrain_flops'] / 1e9:.2f} GFLOP/s, "
         f"{f['parameters']:,} parameters) |",
         f"| RL update, share of matmul FLOP/s | {f['rl_update_fraction']:.1%} ({f['rl_update_flops'] / 1e9:.2f} GFLOP/s) |",
-        *(f"| pretraining step, {batch} windows | {_fmt(b['step_seconds'], 1000, ' ms')}, "
-          f"{b['fraction']:.1%} of matmul FLOP/s |" for batch, b in report["pretrain_bound"]["batches"].items()),
+        *(f"| pretraining step, {batch} windows | {_fmt(b['step_seconds'], 1000, ' ms')}; "
+          f"{_fmt(b['fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |"
+          for batch, b in report["pretrain_bound"]["batches"].items()),
         f"| pretraining step, operator time in matmul kernels (torch profiler) | "
         f"{report['pretrain_bound']['matmul_time_share']:.0%} |",
         f"| peak memory (this process) | {report['peak_memory_mb']:.0f} MB |",
