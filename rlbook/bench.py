@@ -90,11 +90,18 @@ def _environment(**settings: str):
 
 
 def fresh_pipeline(repeats: int, threads: int) -> dict:
-    """Wall time of base (pretraining + SFT) and main (RL), trained from an empty cache."""
-    pre, sft, rl, per_step, sampling_s, update_s = [], [], [], [], [], []
+    """Wall time of base (pretraining + SFT) and main (RL), trained from an empty cache.
+
+    Before each of the two runs it measures the matmul FLOP/s again, so that
+    :func:`training_flop_fractions` divides by the machine's speed of the
+    moment rather than of the start of the benchmark.
+    """
+    pre, sft, rl, per_step, sampling_s, update_s, peak_pre, peak_rl = [], [], [], [], [], [], [], []
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as tmp, _environment(RLBOOK_CACHE=tmp):
+            peak_pre.append(matmul_flops(1)["median"])
             base = runs.load("base", 0, threads)
+            peak_rl.append(matmul_flops(1)["median"])
             main = runs.load("main", 0, threads)
         pre.append(base.log["timing"]["pretrain_seconds"])
         sft.append(base.log["timing"]["sft_seconds"])
@@ -105,27 +112,31 @@ def fresh_pipeline(repeats: int, threads: int) -> dict:
         update_s.append(statistics.median(m["update_seconds"] for m in steps))
     return {"pretrain_seconds": _spread(pre), "sft_seconds": _spread(sft), "rl_seconds": _spread(rl),
             "rl_step_seconds": _spread(per_step), "rl_step_sampling_seconds": _spread(sampling_s),
-            "rl_step_update_seconds": _spread(update_s), "base": base, "main": main}
+            "rl_step_update_seconds": _spread(update_s), "base": base, "main": main,
+            "paired": {"pretrain": list(zip(pre, peak_pre)), "update": list(zip(update_s, peak_rl))}}
 
 
-def training_flop_fractions(pipeline: dict, peak: float) -> dict:
-    """Fraction of measured matmul FLOP/s reached by pretraining and by the RL update (6 x params x tokens).
+def training_flop_fractions(pipeline: dict) -> dict:
+    """Fraction of matmul FLOP/s reached by pretraining and by the RL update (6 x params x tokens).
 
-    The RL update's tokens are those it reads (a group's prompt once); the
-    reference policy's forward pass for the logged KL is not counted.
+    Each repeat of :func:`fresh_pipeline` gives one fraction, against the
+    matmul rate measured just before that run. The RL update's tokens are
+    those it reads (a group's prompt once); the reference policy's forward
+    pass for the logged KL is not counted.
     """
-    base, main = pipeline.pop("base"), pipeline.pop("main")
+    base, main, paired = pipeline.pop("base"), pipeline.pop("main"), pipeline.pop("paired")
     params = base.policy().num_parameters()
     cfg = runs.spec("base").pretrain
-    pre_tokens = cfg.steps * cfg.batch * cfg.block_size
-    pre_rate = 6 * params * pre_tokens / pipeline["pretrain_seconds"]["median"]
+    pre_flop = 6 * params * cfg.steps * cfg.batch * cfg.block_size
     rl_cfg = runs.spec("main").rl
     prompts = split("train")
     # The tokens the update reads: each prompt once per group, then each rollout's own tokens.
     update_tokens = len(prompts) * len(prompts[0].prompt) + len(prompts) * rl_cfg.group_size * (rl_cfg.budget - 1)
-    update_rate = 6 * params * update_tokens / pipeline["rl_step_update_seconds"]["median"]
-    return {"parameters": params, "pretrain_flops": pre_rate, "pretrain_fraction": pre_rate / peak,
-            "rl_update_flops": update_rate, "rl_update_fraction": update_rate / peak}
+    update_flop = 6 * params * update_tokens
+    return {"parameters": params, "pretrain_flops": pre_flop / pipeline["pretrain_seconds"]["median"],
+            "pretrain_fraction": _spread([pre_flop / s / peak for s, peak in paired["pretrain"]]),
+            "rl_update_flops": update_flop / pipeline["rl_step_update_seconds"]["median"],
+            "rl_update_fraction": _spread([update_flop / s / peak for s, peak in paired["update"]])}
 
 
 def _pretrain_step(batch: int, seed: int = 0):
@@ -201,7 +212,7 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
                           "python": platform.python_version(), "processor": platform.processor() or platform.machine()}}
     report["matmul_flops"] = matmul_flops(repeats)
     pipeline = fresh_pipeline(1 if quick else 3, threads)
-    report["fractions"] = training_flop_fractions(pipeline, report["matmul_flops"]["median"])
+    report["fractions"] = training_flop_fractions(pipeline)
     report["pipeline"] = pipeline
     report["pretrain_bound"] = pretrain_step_bound(repeats)
     policy = runs.load("base", 0, threads).policy()
@@ -243,9 +254,10 @@ def markdown(report: dict) -> str:
         f"| KV cache speed-up (same run) | {s['cache_speedup']:.2f}x |",
         f"| 2 threads over 1 thread, sampling | {s['two_threads_over_one']:.2f}x |",
         f"| float32 matmul (512^3) | {_fmt(report['matmul_flops'], 1e-9, ' GFLOP/s')} |",
-        f"| pretraining, share of matmul FLOP/s | {f['pretrain_fraction']:.1%} ({f['pretrain_flops'] / 1e9:.2f} GFLOP/s, "
-        f"{f['parameters']:,} parameters) |",
-        f"| RL update, share of matmul FLOP/s | {f['rl_update_fraction']:.1%} ({f['rl_update_flops'] / 1e9:.2f} GFLOP/s) |",
+        f"| pretraining, share of matmul FLOP/s measured just before | {_fmt(f['pretrain_fraction'], 100, '%')}; "
+        f"{f['pretrain_flops'] / 1e9:.2f} GFLOP/s, {f['parameters']:,} parameters |",
+        f"| RL update, share of matmul FLOP/s measured just before | {_fmt(f['rl_update_fraction'], 100, '%')}; "
+        f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s |",
         *(f"| pretraining step, {batch} windows | {_fmt(b['step_seconds'], 1000, ' ms')}; "
           f"{_fmt(b['fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |"
           for batch, b in report["pretrain_bound"]["batches"].items()),

@@ -25,8 +25,8 @@ def test_markdown_lists_every_figure_with_its_unit():
                                                "rl_step_sampling_seconds", "rl_step_update_seconds")},
               "sampling": {"sequences": 3200, "kv_cache": spread, "no_cache": spread, "cache_speedup": 3.0,
                            "two_threads_over_one": 1.2},
-              "matmul_flops": spread, "fractions": {"parameters": 27328, "pretrain_flops": 2e10, "pretrain_fraction": 0.1,
-                                                    "rl_update_flops": 1e10, "rl_update_fraction": 0.05},
+              "matmul_flops": spread, "fractions": {"parameters": 27328, "pretrain_flops": 2e10, "pretrain_fraction": spread,
+                                                    "rl_update_flops": 1e10, "rl_update_fraction": spread},
               "peak_memory_mb": 500.0, "all_runs_seconds": 100.0, "book_seconds_empty_cache": 300.0,
               "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
               "peak_memory_children_mb": 600.0,
@@ -35,6 +35,8 @@ def test_markdown_lists_every_figure_with_its_unit():
                                  "matmul_time_share": 0.31}}
     text = bench.markdown(report)
     assert "| RL step | 60.7 ms (range 60-62.2, n=3) |" in text
+    assert ("| pretraining, share of matmul FLOP/s measured just before | 6.07% (range 6-6.22, n=3); 20.00 GFLOP/s, "
+            "27,328 parameters |") in text
     assert "| every named run, seed 0, empty cache, two at a time | 100.0 s |" in text
     assert "| whole book executed, empty run cache (once) | 300.0 s |" in text
     assert "| whole book executed, warm run cache | 19 s (range 18.5-20.1, n=3) |" in text
@@ -51,3 +53,20 @@ def test_the_pretraining_bound_times_each_batch_and_finds_the_matmuls():
         assert entry["step_seconds"]["n"] == entry["fraction"]["n"] == 2 and entry["step_seconds"]["min"] > 0
         assert 0 < entry["fraction"]["min"] <= entry["fraction"]["max"]
     assert 0 < bound["matmul_time_share"] < 1
+
+
+def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
+    class Fake:
+        def policy(self):
+            return bench.Policy(bench.PolicyConfig())
+
+    cfg = bench.runs.spec("base").pretrain
+    flop = 6 * 27_328 * cfg.steps * cfg.batch * cfg.block_size
+    pipeline = {"base": Fake(), "main": Fake(), "pretrain_seconds": bench._spread([10.0, 20.0]),
+                "rl_step_update_seconds": bench._spread([0.02, 0.02]),
+                "paired": {"pretrain": [(10.0, flop / 10.0), (20.0, flop / 20.0)], "update": [(0.02, 1e12)] * 2}}
+    fractions = bench.training_flop_fractions(pipeline)
+    # The second repeat took twice as long while the machine's matmuls were half as fast: the same share.
+    assert fractions["pretrain_fraction"] == {"median": 1.0, "min": 1.0, "max": 1.0, "n": 2}
+    assert fractions["pretrain_flops"] == flop / 15.0  # the rate itself uses the median time
+    assert "base" not in pipeline and "paired" not in pipeline
