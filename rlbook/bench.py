@@ -140,14 +140,18 @@ def training_flop_fractions(pipeline: dict) -> dict:
 
 
 def _pretrain_step(batch: int, seed: int = 0):
-    """One step of ``base``'s pretraining recipe with ``batch`` windows, as a function to call repeatedly."""
+    """One step of ``base``'s pretraining recipe with ``batch`` windows, as a function to call repeatedly.
+
+    Returns the function and the number of parameters of the policy it trains.
+    """
     cfg = replace(runs.spec("base").pretrain, batch=batch)
     torch.manual_seed(seed)
     policy = Policy(PolicyConfig(block_size=cfg.block_size))
     stream = equation_stream(cfg, chars=100_000, seed=seed)
     gen = torch.Generator().manual_seed(seed)
     opt = adamw(policy.parameters(), cfg.lr, weight_decay=0.01)
-    return lambda: descend(opt, next_char_loss(policy, random_windows(stream, batch, cfg.block_size, gen)))
+    step = lambda: descend(opt, next_char_loss(policy, random_windows(stream, batch, cfg.block_size, gen)))
+    return step, policy.num_parameters()
 
 
 def pretrain_step_bound(repeats: int, batches: tuple[int, ...] = (128, 512), steps: int = 20) -> dict:
@@ -160,10 +164,11 @@ def pretrain_step_bound(repeats: int, batches: tuple[int, ...] = (128, 512), ste
     the machine's speed does between rounds. With the torch profiler it also
     measures the share of a step's operator time spent in matmul kernels.
     """
-    step_fns = {batch: _pretrain_step(batch) for batch in batches}
+    steppers = {batch: _pretrain_step(batch) for batch in batches}
+    step_fns = {batch: fn for batch, (fn, _) in steppers.items()}
+    params = steppers[batches[0]][1]
     for fn in step_fns.values():
         fn()
-    params = Policy(PolicyConfig()).num_parameters()
     block = runs.spec("base").pretrain.block_size
     seconds: dict[int, list[float]] = {batch: [] for batch in batches}
     shares: dict[int, list[float]] = {batch: [] for batch in batches}
