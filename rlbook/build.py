@@ -47,9 +47,10 @@ CELL_TIMEOUT_S = 1800
 BACKENDS = ("auto", "quarto", "pandoc")
 
 DEFAULT_JOBS = 2
-"""Pages executed at once. One run's training keeps two cores only partly busy
-(its operations are too small to split well), so two kernels side by side
-finish the book sooner, whether its runs are cached or still to be trained."""
+"""Pages executed at once unless ``--jobs`` says otherwise. A page's operations
+are too small to split well over cores, so two kernels side by side finish the
+book sooner. (The runs trained ahead of the pages go one per usable core:
+:func:`rlbook.prefetch.usable_cores`.)"""
 
 
 def project_root() -> Path:
@@ -245,7 +246,7 @@ def pandoc_path() -> str:
 
 
 def build_book(root: Path | None = None, backend: str = "auto", only: str | None = None,
-               out: Callable[[str], None] = print, jobs: int = DEFAULT_JOBS, prefetch: bool = False) -> int:
+               out: Callable[[str], None] = print, jobs: int | None = None, prefetch: bool = False) -> int:
     """Execute the book's pages and write the website to ``root/_book``; return the exit code.
 
     0: built. 1: a cell failed (its page, cell and traceback are printed and
@@ -254,17 +255,18 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     ``_quarto.yml`` lists is missing). With ``only``, that page alone is
     executed; the other pages reuse their notebooks from the last build
     (``_build/notebooks``), or are shown without outputs when there is none.
-    ``jobs`` pages are executed at once, each in its own kernel. With
-    ``prefetch`` (``rlbook build`` sets it), a whole-book build also trains
-    the book's missing runs before the pages, ``jobs`` at a time
+    ``jobs`` pages (default :data:`DEFAULT_JOBS`) are executed at once,
+    each in its own kernel. With ``prefetch`` (``rlbook build`` sets it), a
+    whole-book build also trains the book's missing runs before the pages,
+    ``jobs`` at a time or, by default, one per usable core
     (:func:`prefetch_runs`).
     """
     started = time.perf_counter()
-    if jobs < 1:
+    if jobs is not None and jobs < 1:
         out(f"rlbook build: --jobs must be at least 1, got {jobs}")
         return 2
     os.environ["RLBOOK_BUILDING"] = "1"  # the kernels inherit it: no progress bars in the pages
-    if jobs > 1:
+    if jobs != 1:
         # Idle OpenMP threads sleep instead of spinning, so that two kernels do
         # not steal each other's cores (measured: two runs side by side took
         # 65 s spinning and 12 s sleeping; the numbers are the same either way).
@@ -282,7 +284,7 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     if prefetch and only is None:
         prefetch_runs(root, jobs, out)
     try:
-        notebooks = _execute_pages(root, pages, selected, notebooks_dir, out, jobs)
+        notebooks = _execute_pages(root, pages, selected, notebooks_dir, out, jobs or DEFAULT_JOBS)
     except CellFailure as failure:
         out(failure.report())
         out("The previous _book/ was left as it was.")
@@ -296,8 +298,10 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     return code
 
 
-def prefetch_runs(root: Path, jobs: int, out: Callable[[str], None]) -> None:
+def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> None:
     """Train the book's missing runs before the pages run, ``jobs`` at a time (``python -m rlbook.prefetch``).
+
+    ``jobs=None`` leaves the number to the prefetch: one run per usable core.
 
     A page trains the runs it loads one after another; the prefetch keeps
     every core busy instead, and the pages then find their runs cached. Its
@@ -322,9 +326,9 @@ def prefetch_runs(root: Path, jobs: int, out: Callable[[str], None]) -> None:
     marker.write_text(fingerprint)
 
 
-def prefetch_command(jobs: int) -> list[str]:
+def prefetch_command(jobs: int | None) -> list[str]:
     """The command :func:`prefetch_runs` runs."""
-    return [sys.executable, "-m", "rlbook.prefetch", "--jobs", str(jobs)]
+    return [sys.executable, "-m", "rlbook.prefetch", *([] if jobs is None else ["--jobs", str(jobs)])]
 
 
 def prefetch_fingerprint() -> str:

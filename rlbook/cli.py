@@ -114,7 +114,8 @@ def build_parser() -> Parser:
     p = sub.add_parser("build", help="execute the chapters and build the HTML book")
     p.add_argument("--backend", choices=("auto", "quarto", "pandoc"), default="auto")
     p.add_argument("--only", default=None, help="build only this chapter (file stem, e.g. 01-rl-loop)")
-    p.add_argument("--jobs", type=int, default=None, help="pages executed at once, each in its own kernel (default 2)")
+    p.add_argument("--jobs", type=int, default=None, help="pages executed at once, each in its own kernel (default 2), and runs trained at once "
+                   "before them (default: one per usable core)")
 
     p = sub.add_parser("bench", help="measure the speed the book promises")
     p.add_argument("--json", action="store_true")
@@ -126,7 +127,7 @@ def build_parser() -> Parser:
 
 def _common(p: argparse.ArgumentParser, json_flag: bool) -> None:
     p.add_argument("--seed", type=non_negative_int, default=0)
-    p.add_argument("--threads", type=positive_int, default=None, help="torch threads (default 2)")
+    p.add_argument("--threads", type=positive_int, default=None, help="torch threads (default 1)")
     if json_flag:
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -231,10 +232,9 @@ def cmd_audit(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from .build import DEFAULT_JOBS, build_book
+    from .build import build_book
 
-    return build_book(None, backend=args.backend, only=args.only,
-                      jobs=DEFAULT_JOBS if args.jobs is None else args.jobs, prefetch=True)
+    return build_book(None, backend=args.backend, only=args.only, jobs=args.jobs, prefetch=True)
 
 
 def cmd_bench(args) -> int:

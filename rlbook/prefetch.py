@@ -31,6 +31,14 @@ BOOK_SEEDS = (0, 1, 2)
 SEED_ZERO_ONLY = frozenset({"stale", "accepted-only", "faults", "abort"})
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: the default number of runs trained at once (one thread each)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows have no affinity call
+        return os.cpu_count() or 1
+
+
 def book_runs() -> list[tuple[str, int]]:
     """Every (run, seed) pair that the book's pages load."""
     return [(name, seed) for name in runs.RUNS for seed in BOOK_SEEDS if seed == 0 or name not in SEED_ZERO_ONLY]
@@ -83,14 +91,17 @@ def _train_one(pair: tuple[str, int], threads: int) -> tuple[str, int, float]:
     return pair[0], pair[1], time.perf_counter() - started
 
 
-def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS, jobs: int = 2,
+def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS, jobs: int | None = None,
               out: Callable[[str], None] = print) -> float:
     """Train (or find cached) every run of ``pairs``, ``jobs`` at a time; return the wall time in seconds.
+
+    ``jobs`` defaults to :func:`usable_cores`, so each core trains one run.
 
     Set ``OMP_WAIT_POLICY=PASSIVE`` before calling (the workers inherit the
     environment): idle OpenMP threads then sleep rather than spin, and the
     workers do not steal each other's cores.
     """
+    jobs = usable_cores() if jobs is None else jobs
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     todo = training_order(pairs)
@@ -110,7 +121,8 @@ def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS,
 def main(argv: list[str] | None = None) -> int:
     """``python -m rlbook.prefetch [--jobs N]``: train the book's missing runs; 0 when all are cached."""
     parser = argparse.ArgumentParser(prog="python -m rlbook.prefetch", description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=2, help="runs trained at once (default 2)")
+    parser.add_argument("--jobs", type=int, default=usable_cores(),
+                        help="runs trained at once (default: the usable cores, here %(default)s)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")

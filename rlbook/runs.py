@@ -29,7 +29,12 @@ from .policy import Checkpoint, Policy
 from .rl import Guard, RLConfig, RLState, checkpoint_eval, train_rl
 from .train import PretrainConfig, SFTConfig, pretrain, sft
 
-DEFAULT_THREADS = 2
+# Each run trains on one thread; the book gets its parallelism by training runs side by side
+# (rlbook.prefetch), one per core. On 2 cores, two one-thread runs at a time trained the 17
+# seed-0 runs in 69 s against 87 s for two two-thread runs at a time (interleaved, 2 rounds):
+# two-thread runs sharing two cores spend their time waking each other's threads for tensors
+# too small to split. A run alone is slower on one thread (base 16 s against 12 s).
+DEFAULT_THREADS = 1
 RESULT_MODULES = ("world", "policy", "sampling", "rewards", "advantages", "losses", "train", "rl", "evaluate",
                   "stats", "runs", "record")
 
@@ -235,7 +240,7 @@ def entry_path(name: str, seed: int, threads: int) -> Path:
 def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = False) -> Run:
     """The named run for ``seed``: from the cache, or trained now and cached.
 
-    ``threads`` (default 2) is set for torch while training, and the caller's
+    ``threads`` (default :data:`DEFAULT_THREADS`, 1) is set for torch while training, and the caller's
     thread count is restored afterwards: the same seed and thread count give
     bit-identical runs on the same machine.
     """

@@ -1,11 +1,10 @@
 """Shared fixtures of the reliability tests (test_cli, test_cache, test_interrupt, test_faults).
 
 The project's cached seed-0 base, and a tiny run in a temporary cache: four
-RL steps from that base, on one thread. One thread because two threads on a
-busy two-core machine make the tiny tensors of these runs tens of times
-slower. The base entry is copied from the project cache and filed under the
-one-thread key of ``base`` (it was trained with two threads), so no test
-ever retrains the base.
+RL steps from that base, on one thread (the book's default, and the fastest
+on a busy two-core machine, where two threads make the tiny tensors of these
+runs tens of times slower). The base entry is copied from the project cache
+into the temporary one, so no test ever retrains the base.
 """
 from __future__ import annotations
 

@@ -128,7 +128,7 @@ def test_records_validate_and_name_the_run(base, main):
     for run in (base, main):
         record = rec.validate(run.record)
         assert record["run_name"] == run.name and record["seed"] == 0
-        assert record["threads"] == run.threads == 2
+        assert record["threads"] == run.threads == runs.DEFAULT_THREADS == 1
         assert record["status"] == run.log["status"] == "completed"
         assert [c["weights_hash"] for c in record["checkpoints"]] == [c["weights_hash"] for c in run.log["checkpoints"]]
         assert record["prompt_split"]["counts"] == {"sft": 30, "train": 60, "heldout": 40, "validation": 20, "test": 20}
