@@ -160,3 +160,44 @@ def test_gradient_variance_is_quadratic_in_the_offset():
     b = (v[2] - v[0]) / 4
     assert math.isclose(result.best_offset, -b / d, rel_tol=1e-5, abs_tol=1e-8)
     assert result.rollouts_per_estimate == 8 and result.repeats == 3
+
+
+def aborted_run() -> Run:
+    """A fake run that the guard stopped at step 6: KL jumps at step 3, then three batches are excluded."""
+    kl = [0.1, 0.12, 5.0, 4.0, None, None]
+    malformed = [0.01, 0.02, 0.01, 0.6, 0.7, 0.8]
+    reward = [0.5, 0.6, 0.4, 0.1, 0.05, 0.02]
+    metrics = [{"step": i + 1, "kl": k, "malformed_rate": m, "reward_mean": r, "clip_fraction": 0.0}
+               for i, (k, m, r) in enumerate(zip(kl, malformed, reward))]
+    log = {"metrics": metrics, "evals": [{"step": 0, "heldout_expected_reward": 0.5}],
+           "abort": {"step": 6, "reason": "3 consecutive batches excluded or paused", "threshold": 3}}
+    return Run("ppo-kl", 0, 1, {}, log, Path("."))
+
+
+def test_stop_story_reads_the_jump_and_the_stop():
+    story = credit.stop_story(aborted_run(), before=2)
+    assert story == {"jump_step": 3, "kl_before": 0.12, "kl_jump": 5.0, "malformed_before": 0.02,
+                     "malformed_peak": 0.8, "reward_before": 0.6, "reward_last": 0.02, "stopped": 6}
+
+
+def test_stop_story_refuses_a_finished_run(run):
+    with pytest.raises(ValueError, match="was not aborted"):
+        credit.stop_story(run)
+
+
+def test_update_curves_count_an_aborted_seed_only_where_it_got(monkeypatch):
+    finished = aborted_run()
+    finished.log = dict(finished.log, evals=[{"step": 0, "heldout_expected_reward": 0.5},
+                                             {"step": 5, "heldout_expected_reward": 0.7}])
+    del finished.log["abort"]
+    finished.log["metrics"] = [dict(m, kl=0.2) for m in finished.metrics]
+    stopped = aborted_run()
+    monkeypatch.setattr(credit, "load", lambda name, seed: finished if seed == 1 else stopped)
+    c = credit.update_curves(("ppo-kl",), seeds=(0, 1), last_step=6)["ppo-kl"]
+    assert c.stopped == {0: 6}
+    assert c.eval_steps.tolist() == [0, 5]
+    assert np.isnan(c.heldout[0, 1]) and c.final.tolist() == [0.7]
+    assert c.kl.shape == (2, 6) and np.isnan(c.kl[0, 4:]).all()
+    assert c.recent_kl(steps=2) == 0.2  # only the seed that got there
+    row = credit.comparison_table({"ppo-kl": c})[0]
+    assert row["aborted"] == "seed 0 at step 6" and row["held-out, step 5"] == "0.700 (0.700–0.700)"
