@@ -20,7 +20,7 @@ def test_environment_is_put_back_after_the_block(monkeypatch):
 
 def test_markdown_lists_every_figure_with_its_unit():
     spread = {"median": 0.0607, "min": 0.06, "max": 0.0622, "n": 3}
-    report = {"machine": {"cores": 2, "threads": 2, "torch": "t", "python": "3.11", "processor": "x86_64"},
+    report = {"machine": {"cores": 2, "threads": 1, "jobs": 2, "torch": "t", "python": "3.11", "processor": "x86_64"},
               "pipeline": {k: spread for k in ("pretrain_seconds", "sft_seconds", "rl_seconds", "rl_step_seconds",
                                                "rl_step_sampling_seconds", "rl_step_update_seconds")},
               "sampling": {"sequences": 3200, "kv_cache": spread, "no_cache": spread, "cache_speedup": 3.0,
@@ -37,7 +37,7 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert "| RL step | 60.7 ms (range 60-62.2, n=3) |" in text
     assert ("| pretraining, share of matmul FLOP/s measured just before | 6.07% (range 6-6.22, n=3); 20.00 GFLOP/s, "
             "27,328 parameters |") in text
-    assert "| every named run, seed 0, empty cache, two at a time | 100.0 s |" in text
+    assert "| every named run, seed 0, empty cache, 2 at a time | 100.0 s |" in text
     assert "| whole book executed, empty run cache (once) | 300.0 s |" in text
     assert "| whole book executed, warm run cache | 19 s (range 18.5-20.1, n=3) |" in text
     assert "| peak memory (largest child process) | 600 MB |" in text
