@@ -149,7 +149,7 @@ def test_a_second_load_is_served_from_the_cache(main):
     again = runs.load("main", 0)
     assert again.cached is True
     assert again.seconds < 10
-    assert again.path == main.path == runs.entry_path("main", 0, 2)
+    assert again.path == main.path == runs.entry_path("main", 0, runs.DEFAULT_THREADS)
     assert again.record["run_id"] == main.record["run_id"]
     assert [c["weights_hash"] for c in again.log["checkpoints"]] == [c["weights_hash"] for c in main.log["checkpoints"]]
 
