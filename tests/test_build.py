@@ -397,3 +397,8 @@ def test_the_build_records_each_page_s_seconds(book):
     root, _ = book
     seconds = json.loads((root / "_build" / "page-seconds.json").read_text())
     assert set(seconds) == {"index", "01-first", "02-second", "references"} and all(v > 0 for v in seconds.values())
+
+
+def test_prefetch_command_passes_jobs_only_when_given():
+    assert build.prefetch_command(None)[1:] == ["-m", "rlbook.prefetch"]
+    assert build.prefetch_command(3)[1:] == ["-m", "rlbook.prefetch", "--jobs", "3"]

@@ -1,6 +1,8 @@
 """Training the book's runs ahead of its pages, several at a time (rlbook.prefetch)."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from rlbook import prefetch, runs
@@ -71,3 +73,10 @@ def test_the_command_refuses_fewer_than_one_job(capsys):
     with pytest.raises(SystemExit) as err:
         prefetch.main(["--jobs", "0"])
     assert err.value.code == 2 and "--jobs must be at least 1" in capsys.readouterr().err
+
+
+def test_usable_cores_is_the_affinity_set_or_the_cpu_count(monkeypatch):
+    assert 1 <= prefetch.usable_cores() <= (os.cpu_count() or 1)
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert prefetch.usable_cores() == 1
