@@ -24,7 +24,7 @@ def test_markdown_lists_every_figure_with_its_unit():
               "pipeline": {k: spread for k in ("pretrain_seconds", "sft_seconds", "rl_seconds", "rl_step_seconds",
                                                "rl_step_sampling_seconds", "rl_step_update_seconds")},
               "sampling": {"sequences": 3200, "kv_cache": spread, "no_cache": spread, "cache_speedup": 3.0,
-                           "two_threads_over_one": 1.2},
+                           "kv_cache_two_threads": 250000.0, "two_threads_over_one": 1.2},
               "matmul_flops": spread, "fractions": {"parameters": 27328, "pretrain_flops": 2e10, "pretrain_fraction": spread,
                                                     "rl_update_flops": 1e10, "rl_update_fraction": spread},
               "peak_memory_mb": 500.0, "all_runs_seconds": 100.0, "book_seconds_empty_cache": 300.0,
@@ -39,6 +39,8 @@ def test_markdown_lists_every_figure_with_its_unit():
             "27,328 parameters |") in text
     assert "| every named run, seed 0, empty cache, 2 at a time | 100.0 s |" in text
     assert "| whole book executed, empty run cache (once) | 300.0 s |" in text
+    assert "| sampling, same sequences, KV cache, 2 threads | 2.5e+05 tok/s |" in text
+    assert "Machine: 2 cores, torch threads per run: 1, torch t, Python 3.11, x86_64." in text
     assert "| whole book executed, warm run cache | 19 s (range 18.5-20.1, n=3) |" in text
     assert "| peak memory (largest child process) | 600 MB |" in text
     assert ("| pretraining step, 512 windows | 60.7 ms (range 60-62.2, n=3); 6.07% (range 6-6.22, n=3) of the "
