@@ -509,7 +509,8 @@ def stop_story(run: Run, before: int = 3) -> dict:
     ``malformed_before`` the largest malformed share in the ``before`` steps
     before the jump and ``malformed_peak`` the largest afterwards;
     ``reward_before`` and ``reward_last`` the mean training reward before the
-    jump and at the last step; ``stopped`` the step the run stopped at.
+    jump and at the last step; ``stopped`` the step the run stopped at and
+    ``threshold`` the excluded batches in a row that stopped it.
     """
     if "abort" not in run.log:
         raise ValueError(f"{run.name} seed {run.seed} was not aborted")
@@ -519,7 +520,8 @@ def stop_story(run: Run, before: int = 3) -> dict:
     return {"jump_step": int(run.metric("step")[jump]), "kl_before": float(kl[jump - 1]), "kl_jump": float(kl[jump]),
             "malformed_before": float(malformed[max(0, jump - before):jump].max()),
             "malformed_peak": float(malformed[jump:].max()), "reward_before": float(reward[jump - 1]),
-            "reward_last": float(reward[-1]), "stopped": int(run.log["abort"]["step"])}
+            "reward_last": float(reward[-1]), "stopped": int(run.log["abort"]["step"]),
+            "threshold": int(run.log["abort"]["threshold"])}
 
 
 def comparison_table(curves: dict[str, Curves]) -> list[dict]:

@@ -40,6 +40,7 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert "| every named run, seed 0, empty cache, 2 at a time | 100.0 s |" in text
     assert "| whole book executed, empty run cache (once) | 300.0 s |" in text
     assert "| sampling, same sequences, KV cache, 2 threads | 2.5e+05 tok/s |" in text
+    assert "| 2 threads over 1, sampling (same run) | 1.20x |" in text
     assert "Machine: 2 cores, torch threads per run: 1, torch t, Python 3.11, x86_64." in text
     assert "| whole book executed, warm run cache | 19 s (range 18.5-20.1, n=3) |" in text
     assert "| peak memory (largest child process) | 600 MB |" in text

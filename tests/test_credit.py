@@ -177,7 +177,8 @@ def aborted_run() -> Run:
 def test_stop_story_reads_the_jump_and_the_stop():
     story = credit.stop_story(aborted_run(), before=2)
     assert story == {"jump_step": 3, "kl_before": 0.12, "kl_jump": 5.0, "malformed_before": 0.02,
-                     "malformed_peak": 0.8, "reward_before": 0.6, "reward_last": 0.02, "stopped": 6}
+                     "malformed_peak": 0.8, "reward_before": 0.6, "reward_last": 0.02, "stopped": 6,
+                     "threshold": 3}
 
 
 def test_stop_story_refuses_a_finished_run(run):
