@@ -42,6 +42,18 @@ class PolicyConfig:
     d_model: int = 32
 
 
+def attend_written(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """softmax(q k^T / sqrt(d) + bias) v, for q, k, v of shape (batch, heads, steps, d): attention written out.
+
+    The scaled scores and the bias are added in one ``baddbmm``, which is
+    quicker on CPU than a matmul, a scaling and an addition.
+    """
+    batch, heads, steps, size = q.shape
+    scores = torch.baddbmm(bias, (q * size ** -0.5).reshape(batch * heads, steps, size),
+                           k.reshape(batch * heads, steps, size).transpose(-1, -2))
+    return (torch.softmax(scores, dim=-1) @ v.reshape(batch * heads, steps, size)).view(batch, heads, steps, size)
+
+
 class SelfAttention(nn.Module):
     """Multi-head causal self-attention with an optional key/value cache."""
 
@@ -51,39 +63,69 @@ class SelfAttention(nn.Module):
         self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
         self.out = nn.Linear(cfg.d_model, cfg.d_model)
 
+    def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Queries, keys and values of ``x`` (batch, steps, width), each (batch, heads, steps, width / heads)."""
+        batch, steps, width = x.shape
+        return self.qkv(x).view(batch, steps, 3, self.n_head, width // self.n_head).permute(2, 0, 3, 1, 4)
+
+    def merged(self, y: torch.Tensor) -> torch.Tensor:
+        """The heads' outputs (batch, heads, steps, width / heads) side by side, through the output projection."""
+        batch, heads, steps, size = y.shape
+        return self.out(y.transpose(1, 2).reshape(batch, steps, heads * size))
+
     def forward(self, x: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None = None,
                 bias: torch.Tensor | None = None):
         """Attend causally (continuing from ``cache`` if given), or under ``bias``.
 
         ``bias`` (steps x steps) is added to the attention scores: 0 where a
-        position may attend, minus infinity where it may not. That path is
-        written out (scores, softmax, weighted values): PyTorch's fused kernel
-        is slower on CPU for such masks, e.g. 57 x 57 in the RL update. Plain
-        causal attention takes the written-out path too, with
-        :func:`causal_bias`, whenever autograd records it (the fused kernel's
-        backward is the slow part) or it spans more than
-        ``FUSED_CAUSAL_STEPS`` positions. Measured on 2 cores: a pretraining
-        step at context 24 took 17.2 ms fused and 12.2 ms written out; at
-        16, 9.3 and 8.8. Sampling without a gradient keeps the fused kernel
-        for its short prompts, where it is a little faster.
+        position may attend, minus infinity where it may not (the RL update's
+        grouped reading, :meth:`Policy.read_groups`); plain causal attention
+        uses :func:`causal_bias`. Attention under ``bias``, attention that
+        autograd records, and causal reads of more than ``FUSED_CAUSAL_STEPS``
+        positions are written out (:func:`attend_written`); the rest goes to
+        PyTorch's fused kernel. Its backward pass is slow on CPU at these
+        sizes: on one thread (``rlbook bench``'s machine, interleaved rounds)
+        a grouped read of the RL update with its backward pass took 15.9 ms
+        written out against 17.8 ms fused. Without a gradient the two are
+        level (6.5 against 6.4 ms), and writing that read out too gives the
+        reference policy's log-probabilities exactly the numbers the update
+        computes for the same weights.
         """
         batch, steps, width = x.shape
-        if bias is None and cache is None and (torch.is_grad_enabled() or steps > FUSED_CAUSAL_STEPS):
-            bias = causal_bias(steps)
-        q, k, v = self.qkv(x).view(batch, steps, 3, self.n_head, width // self.n_head).permute(2, 0, 3, 1, 4)
-        if bias is not None:
-            scores = (q @ k.transpose(-1, -2)) * (width // self.n_head) ** -0.5 + bias
-            y = torch.softmax(scores, dim=-1) @ v
-        else:
-            mask = None
-            if cache is not None:
-                past = cache[0].shape[2]
-                k = torch.cat([cache[0], k], dim=2)
-                v = torch.cat([cache[1], v], dim=2)
-                # New position i sees every cached position and the new ones up to i.
-                mask = torch.ones(steps, past + steps, dtype=torch.bool).tril(past) if steps > 1 else None
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=cache is None and steps > 1)
-        return self.out(y.transpose(1, 2).reshape(batch, steps, width)), (k, v)
+        q, k, v = self.heads(x)
+        if cache is None and (bias is not None or torch.is_grad_enabled() or steps > FUSED_CAUSAL_STEPS):
+            return self.merged(attend_written(q, k, v, causal_bias(steps) if bias is None else bias)), (k, v)
+        mask = None
+        if cache is not None:
+            past = cache[0].shape[2]
+            k = torch.cat([cache[0], k], dim=2)
+            v = torch.cat([cache[1], v], dim=2)
+            # New position i sees every cached position and the new ones up to i.
+            mask = torch.ones(steps, past + steps, dtype=torch.bool).tril(past) if steps > 1 else None
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=cache is None and steps > 1)
+        return self.merged(y), (k, v)
+
+    def step(self, x: torch.Tensor, prompt: tuple[torch.Tensor, torch.Tensor],
+             own: tuple[torch.Tensor, torch.Tensor], t: int) -> torch.Tensor:
+        """Attention for token ``t`` of G answers per prompt, ``x`` of shape (P, G, width).
+
+        Each new token attends to its prompt's keys and values ``prompt``
+        (P, heads, Lp, width / heads), shared by the prompt's G answers, and to
+        its own answer's tokens 0..t, whose keys and values ``own`` (P, heads,
+        G, budget, width / heads) holds; this token's are written into slot
+        ``t`` of ``own``. The scores of a token span only Lp + t + 1 keys, too
+        few for PyTorch's softmax kernel on CPU, so the softmax is written out.
+        """
+        q, k, v = self.heads(x)
+        own[0][:, :, :, t], own[1][:, :, :, t] = k, v
+        own_k, own_v = own[0][:, :, :, :t + 1], own[1][:, :, :, :t + 1]
+        scores = torch.cat([q @ prompt[0].transpose(-1, -2), (own_k @ q[..., None])[..., 0]], dim=-1)
+        scores = (scores - scores.amax(dim=-1, keepdim=True)) * q.shape[-1] ** -0.5
+        weights = scores.exp_()
+        weights = weights / weights.sum(dim=-1, keepdim=True)
+        read = prompt[0].shape[2]
+        y = weights[..., :read] @ prompt[1] + (weights[..., None, read:] @ own_v)[..., 0, :]
+        return self.merged(y)
 
 
 class Block(nn.Module):
@@ -100,6 +142,11 @@ class Block(nn.Module):
         attended, new_cache = self.attn(self.ln1(x), cache, bias)
         x = x + attended
         return x + self.mlp(self.ln2(x)), new_cache
+
+    def step(self, x: torch.Tensor, prompt, own, t: int) -> torch.Tensor:
+        """The block for token ``t`` of G answers per prompt (see :meth:`SelfAttention.step`)."""
+        x = x + self.attn.step(self.ln1(x), prompt, own, t)
+        return x + self.mlp(self.ln2(x))
 
 
 class Policy(nn.Module):
@@ -162,8 +209,62 @@ class Policy(nn.Module):
         after_tokens = logits[:, prompt_len:].reshape(n_prompts, groups, steps, -1)
         return torch.cat([after_prompt, after_tokens], dim=2)
 
+    def start_groups(self, prompts: torch.Tensor, groups: int, budget: int) -> tuple[torch.Tensor, GroupCache]:
+        """Read each prompt (P, Lp) once, before ``groups`` answers of up to ``budget`` tokens are written to it.
+
+        Returns the next-character logits after each prompt (P, vocab) and
+        the :class:`GroupCache` that :meth:`step_groups` continues from.
+        """
+        if prompts.shape[1] + budget > self.cfg.block_size + 1:
+            raise ValueError(f"prompt of {prompts.shape[1]} tokens plus a budget of {budget} exceeds "
+                             f"the context of {self.cfg.block_size}")
+        logits, cache = self(prompts)
+        n_prompts, heads, _, size = cache[0][0].shape
+        own = [(torch.zeros(n_prompts, heads, groups, budget, size), torch.zeros(n_prompts, heads, groups, budget, size))
+               for _ in self.blocks]
+        return logits[:, -1], GroupCache(cache, own, prompts.shape[1])
+
+    def step_groups(self, tokens: torch.Tensor, cache: GroupCache) -> torch.Tensor:
+        """Logits after the next token of every answer, ``tokens`` of shape (P, G); returns (P, G, vocab).
+
+        Sampling (chapter 1) writes G answers to each prompt this way: every
+        answer reads its prompt through keys and values computed once for the
+        whole group, and the answers of a batch stay in place when some of
+        them end, which costs less on CPU than moving the unfinished ones.
+        """
+        t = cache.written
+        if t >= cache.budget or cache.prompt_len + t >= self.cfg.block_size:
+            raise ValueError(f"answer token {t + 1} exceeds the budget of {cache.budget} or the context of "
+                             f"{self.cfg.block_size}")
+        x = self.tok(tokens) + self.pos.weight[cache.prompt_len + t]
+        for block, prompt, own in zip(self.blocks, cache.prompt, cache.own):
+            x = block.step(x, prompt, own, t)
+        cache.written += 1
+        return self.head(self.ln_f(x))
+
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
+
+
+@dataclass
+class GroupCache:
+    """Keys and values kept while G answers are written to each of P prompts (see :meth:`Policy.step_groups`).
+
+    ``prompt`` holds each layer's keys and values of the prompts, (P, heads,
+    Lp, width / heads), ``own`` those of the answers' tokens so far, (P, heads,
+    G, budget, width / heads), and ``written`` how many tokens each answer has
+    been given so far.
+    """
+
+    prompt: KVCache
+    own: KVCache
+    prompt_len: int
+    written: int = 0
+
+    @property
+    def budget(self) -> int:
+        """How many answer tokens ``own`` has room for."""
+        return self.own[0][0].shape[3]
 
 
 def _init_weights(module: nn.Module) -> None:

@@ -115,9 +115,14 @@ def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 
     """Sample ``n`` episodes for each prompt, batched, with a key/value cache.
 
     Each episode ends at the end-of-turn mark or after ``budget`` generated
-    tokens. With ``use_cache=False`` every step re-reads the whole sequence
-    (the slow way, kept so that ``rlbook bench`` can measure what the cache buys).
-    With ``greedy=True`` each step takes the most probable token instead of a
+    tokens. Each prompt is read once, and its group of ``n`` answers is
+    written from that reading (:meth:`Policy.step_groups`); every row draws a
+    token at every step, and a row that has ended keeps its end. With
+    ``use_cache=False`` every step re-reads each unfinished sequence in full
+    instead (the slow way, kept so that ``rlbook bench`` can measure what the
+    cache buys); it draws the same random numbers, so it writes the same
+    tokens. With
+    ``greedy=True`` each step takes the most probable token instead of a
     sample (greedy accuracy, chapter 5); log-probs are then those at T = 1.
     """
     if not temperature > 0:
@@ -134,25 +139,23 @@ def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 
     tokens = torch.full((rows, budget), EOT_ID, dtype=torch.long)
     logprobs = torch.zeros(rows, budget)
     mask = torch.zeros(rows, budget, dtype=torch.bool)
-    # Each prompt is read once; its group's rows share the result.
-    logits, cache = policy(ids[::n])
+    logits, cache = policy.start_groups(ids[::n], n, budget)
     logits = logits.repeat_interleave(n, dim=0)
-    cache = [(k.repeat_interleave(n, dim=0), v.repeat_interleave(n, dim=0)) for k, v in cache]
-    seq = ids
-    active = torch.arange(rows)  # the rows still writing; finished rows drop out of the batch
+    writing = torch.ones(rows, dtype=torch.bool)  # the rows that have not ended yet
     for t in range(budget):
-        token, logp = _next_token(logits[:, -1], temperature, generator, greedy)
-        tokens[active, t], logprobs[active, t], mask[active, t] = token, logp, True
-        going = token != EOT_ID
-        if t == budget - 1 or not going.any():
+        token, logp = _next_token(logits, temperature, generator, greedy)
+        tokens[:, t] = torch.where(writing, token, EOT_ID)
+        logprobs[:, t] = torch.where(writing, logp, 0.0)
+        mask[:, t] = writing
+        writing &= token != EOT_ID
+        if t == budget - 1 or not writing.any():
             break
-        active, token = active[going], token[going]
         if use_cache:
-            cache = [(k[going], v[going]) for k, v in cache]
-            logits, cache = policy(token[:, None], cache, start=start + t)
-        else:
-            seq = torch.cat([seq[going], token[:, None]], dim=1)
-            logits, _ = policy(seq)
+            logits = policy.step_groups(tokens[:, t].view(-1, n), cache).reshape(rows, -1)
+        else:  # re-read the unfinished rows in full; the others keep drawing, and their draws are thrown away
+            live = writing.nonzero()[:, 0]
+            logits = torch.zeros_like(logits)
+            logits[live] = policy(torch.cat([ids[live], tokens[live, :t + 1]], dim=1))[0][:, -1]
     policy.train(was_training)
     settings = {"temperature": float(temperature), "token_budget": int(budget), "group_size": int(n),
                 "decoding": "greedy" if greedy else "sample", "kv_cache": bool(use_cache)}
