@@ -24,7 +24,9 @@ class EvalResult:
     """Rewards of ``n`` samples on each of a list of tasks, with the settings used.
 
     ``rewards`` has shape (tasks, n); ``statuses`` and ``completions`` are
-    lists of lists in the same layout.
+    lists of lists in the same layout. ``rollouts``, when :func:`evaluate`
+    made the result, are the sampled rollouts themselves, so that another
+    verifier can score the same answers.
     """
 
     tasks: list[Task]
@@ -32,6 +34,7 @@ class EvalResult:
     statuses: list[list[str]]
     completions: list[list[str]]
     settings: dict = field(default_factory=dict)
+    rollouts: Rollouts | None = None
 
     @property
     def per_prompt(self) -> np.ndarray:
@@ -94,7 +97,7 @@ def evaluate(policy: Policy, tasks: list[Task], n: int = 32, temperature: float 
                 "template": "U:a+b?|A:" if tasks[0].world == "single" else "U:a+b+c?|A:"}
     shape = (len(tasks), n)
     return EvalResult(tasks, rewards.reshape(shape), [statuses[i * n:(i + 1) * n] for i in range(len(tasks))],
-                      [texts[i * n:(i + 1) * n] for i in range(len(tasks))], settings)
+                      [texts[i * n:(i + 1) * n] for i in range(len(tasks))], settings, rollouts)
 
 
 def greedy_accuracy(policy: Policy, tasks: list[Task], budget: int = 4, verifier=None) -> float:

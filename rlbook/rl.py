@@ -255,8 +255,7 @@ def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int) -> dict
     heldout = evaluate(policy, split("heldout", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact, seed=eval_seed)
     train = evaluate(policy, split("train", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact,
                      seed=eval_seed + 1)
-    train_rollouts = Rollouts(*_eval_rollouts(train, cfg))
-    train_rewards, _, error = score_guarded(make_verifier(cfg), train_rollouts, cfg.guard.verifier_timeout_s)
+    train_rewards, _, error = score_guarded(make_verifier(cfg), train.rollouts, cfg.guard.verifier_timeout_s)
     entry = {"step": step, "heldout_expected_reward": heldout.expected_reward,
              "heldout_per_prompt": heldout.per_prompt.round(5).tolist(),
              "heldout_greedy_accuracy": greedy_accuracy(policy, split("heldout", cfg.world), cfg.budget, exact),
@@ -267,21 +266,6 @@ def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int) -> dict
     if cfg.world == "multi":
         entry["heldout_step_validity"] = step_validity(heldout)
     return entry
-
-
-def _eval_rollouts(result, cfg: RLConfig) -> tuple:
-    """Rollout fields carrying an evaluation's prompts and completions, for re-scoring with another verifier."""
-    from .world import encode
-
-    prompts = [t.prompt for t in result.tasks for _ in range(result.rewards.shape[1])]
-    texts = [c for row in result.completions for c in row]
-    ids = torch.tensor([encode(p) for p in prompts], dtype=torch.long)
-    tokens = torch.full((len(texts), cfg.budget), EOT_ID, dtype=torch.long)
-    mask = torch.zeros(len(texts), cfg.budget, dtype=torch.bool)
-    for i, text in enumerate(texts):
-        tokens[i, :len(text)] = torch.tensor(encode(text), dtype=torch.long)
-        mask[i, :len(text)] = True
-    return prompts, ids, tokens, torch.zeros(len(texts), cfg.budget), mask, "eval"
 
 
 @dataclass

@@ -101,6 +101,9 @@ def test_evaluate_a_policy_that_writes_sevens():
     assert 0.15 < r.per_prompt[0] < 0.35 and r.per_prompt[1] == 0.0
     assert r.settings == {"n": 200, "temperature": 1.0, "token_budget": 4, "decoding": "sample", "seed": 1,
                           "verifier": "exact@1.0", "policy_version": "sevens@0", "template": "U:a+b?|A:"}
+    # The rollouts behind the result, kept so that another verifier can score the very same answers.
+    assert r.rollouts.completions() == [text for row in r.completions for text in row]
+    assert r.rollouts.prompts == [t.prompt for t in tasks for _ in range(200)]
 
 
 def test_evaluate_is_seeded():

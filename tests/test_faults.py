@@ -147,7 +147,7 @@ def bad_verifier_at(monkeypatch, step: int, verifier) -> None:
     real, calls = rl.score_guarded, []
 
     def score(run_verifier, rollouts, timeout_s, fault=None):
-        if rollouts.policy_version == "eval":  # a checkpoint evaluation, not a training batch
+        if len(rollouts) != ROWS:  # a checkpoint evaluation, not a training batch
             return real(run_verifier, rollouts, timeout_s, fault)
         calls.append(step)
         return real(verifier if len(calls) == step else run_verifier, rollouts, timeout_s, fault)
