@@ -8,7 +8,7 @@ worker processes, the runs that others start from first and the costly ones
 early, so that both cores stay busy, and the pages then find their runs
 cached. A process that asks for a run a worker is training waits for it on
 the cache's lock; nothing is ever trained twice. ``rlbook bench`` times the
-same pool on every named run of seed 0.
+same pool on every run the book needs.
 """
 from __future__ import annotations
 
@@ -66,16 +66,21 @@ def relative_cost(name: str) -> float:
 def training_order(pairs: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """``pairs`` ordered so that a worker seldom waits: parents before children, costly runs first.
 
-    Generation by generation (:func:`depth`); within one, the runs that
-    others start from, then RL runs by falling :func:`relative_cost`, so the
-    last runs to start are the cheapest and the workers finish nearly together.
+    Generation by generation (:func:`depth`); within one, the first seed of
+    each base run (it trains the pretraining that every seed shares, see
+    :data:`rlbook.runs.PRETRAIN_SEED`), then RL runs by falling
+    :func:`relative_cost`, then the other seeds of the base runs, which only
+    fine-tune once that pretraining is there, so that no worker waits for it
+    while RL runs are left to train. The last runs to start are cheap, and
+    the workers finish nearly together.
     """
-    parents = {runs.spec(name).parent for name, _ in pairs}
+    first_seed = {name: min(seed for n, seed in pairs if n == name) for name, _ in pairs}
 
     def key(pair: tuple[str, int]) -> tuple:
         name, seed = pair
         rl = runs.spec(name).rl
-        return depth(name), name not in parents, 0.0 if rl is None else -relative_cost(name), seed
+        rank = 1 if rl is not None else (0 if seed == first_seed[name] else 2)
+        return depth(name), rank, 0.0 if rl is None else -relative_cost(name), seed
 
     return sorted(pairs, key=key)
 

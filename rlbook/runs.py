@@ -19,8 +19,10 @@ import shutil
 import signal
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -35,6 +37,11 @@ from .train import PretrainConfig, SFTConfig, pretrain, sft
 # two-thread runs sharing two cores spend their time waking each other's threads for tensors
 # too small to split. A run alone is slower on one thread (base 16 s against 12 s).
 DEFAULT_THREADS = 1
+# Every seed of a base run starts SFT from one pretrained policy, trained with this seed and cached
+# once: as in RL for language models, where every RL seed starts from the same pretrained model, a
+# run's seeds differ in SFT's replayed windows and in everything RL samples, not in pretraining.
+# Pretraining was a quarter of the book's training time when each seed had its own.
+PRETRAIN_SEED = 0
 RESULT_MODULES = ("world", "policy", "sampling", "rewards", "advantages", "losses", "train", "rl", "evaluate",
                   "stats", "runs", "record")
 
@@ -45,7 +52,8 @@ class RunSpec:
 
     An RL run starts from its parent's last checkpoint. A base run with a
     parent continues the parent's *pretrained* checkpoint (step 0, before
-    SFT) rather than a fresh policy.
+    SFT) rather than a fresh policy. A base run's pretraining is the same for
+    every seed (see :data:`PRETRAIN_SEED`); its seeds part at SFT.
     """
 
     name: str
@@ -189,8 +197,8 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _read_entry(entry: Path) -> tuple[dict, dict] | None:
-    """The (record, log) of a cache entry, or None when it is absent or fails its checksums."""
+def _read_entry(entry: Path, read: Callable[[Path], Any]) -> Any:
+    """``read(entry)`` of a cache entry, or None when it is absent or fails its checksums."""
     manifest = entry / "manifest.json"
     if not entry.exists():
         return None
@@ -202,23 +210,34 @@ def _read_entry(entry: Path) -> tuple[dict, dict] | None:
         for file, digest in sums.items():
             if _digest(entry / file) != digest:
                 raise ValueError(f"checksum mismatch in {file}")
-        return rec.load(entry / "record.json"), torch.load(entry / "log.pt", weights_only=False)
+        return read(entry)
     except Exception as err:  # noqa: BLE001 - any damage means: rebuild
         warnings.warn(f"cache entry {entry.name} is damaged ({err}); rebuilding it", stacklevel=3)
         return None
 
 
-def _write_entry(entry: Path, record: dict, log: dict) -> None:
-    """Write a cache entry atomically: into a temporary folder, then renamed into place."""
+def _read_run(entry: Path) -> tuple[dict, dict]:
+    return rec.load(entry / "record.json"), torch.load(entry / "log.pt", weights_only=False)
+
+
+def _write_entry(entry: Path, write: Callable[[Path], None]) -> None:
+    """Write a cache entry atomically: ``write(folder)`` fills a temporary folder, which is then renamed into place."""
     tmp = entry.with_name(entry.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    torch.save(log, tmp / "log.pt")
-    rec.save(record, tmp / "record.json")
-    sums = {f: _digest(tmp / f) for f in ("log.pt", "record.json")}
+    write(tmp)
+    sums = {f.name: _digest(f) for f in sorted(tmp.iterdir())}
     (tmp / "manifest.json").write_text(json.dumps(sums, indent=1))
     shutil.rmtree(entry, ignore_errors=True)
     os.replace(tmp, entry)
+
+
+def _write_run(record: dict, log: dict) -> Callable[[Path], None]:
+    """What :func:`_write_entry` writes for a run: its log and its record."""
+    def write(folder: Path) -> None:
+        torch.save(log, folder / "log.pt")
+        rec.save(record, folder / "record.json")
+    return write
 
 
 @contextlib.contextmanager
@@ -248,7 +267,7 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
     entry = entry_path(name, seed, threads)
     started = time.perf_counter()
     with _locked(entry.with_name(entry.name + ".lock")):
-        found = None if rebuild else _read_entry(entry)
+        found = None if rebuild else _read_entry(entry, _read_run)
         if found is None:
             before = torch.get_num_threads()
             torch.set_num_threads(threads)
@@ -256,7 +275,7 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
                 record, log = _train(spec(name), seed, threads, entry)
             finally:
                 torch.set_num_threads(before)
-            _write_entry(entry, record, log)
+            _write_entry(entry, _write_run(record, log))
             return Run(name, seed, threads, record, log, entry, False, time.perf_counter() - started)
     record, log = found
     return Run(name, seed, threads, record, log, entry, True, time.perf_counter() - started)
@@ -270,25 +289,57 @@ def _train(s: RunSpec, seed: int, threads: int, entry: Path) -> tuple[dict, dict
     return _train_rl(s, parent, seed, threads, entry)
 
 
-def _train_base(s: RunSpec, parent: Run | None, seed: int, threads: int) -> tuple[dict, dict]:
-    """Pretraining (fresh, or continuing the parent's pretrained checkpoint) then SFT.
+def pretrained_key(name: str, threads: int) -> str:
+    """Hash of a base run's pretraining: its configuration, the pretraining it continues, threads and code.
 
-    Checkpoints 0 (pretrained) and 1 (after SFT), each evaluated.
+    It leaves out the run's seed: every seed shares the pretraining (:data:`PRETRAIN_SEED`).
+    """
+    s = spec(name)
+    if s.pretrain is None:
+        raise ValueError(f"{name!r} is not a base run")
+    parent = pretrained_key(s.parent, threads) if s.parent else ""
+    text = json.dumps([repr(s.pretrain), parent, PRETRAIN_SEED, threads, code_hash()])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _pretrained(s: RunSpec, parent: Run | None, threads: int) -> tuple[Policy, float, bool]:
+    """The pretrained policy of base run ``s``: from the cache, or trained now (once for every seed) and cached.
+
+    Returns the policy, the seconds its pretraining took when it was trained,
+    and whether it was trained in this call. A base run with a parent
+    continues the parent's pretrained checkpoint, itself shared by every seed.
+    """
+    entry = cache_root() / f"{s.name}-pretrained-t{threads}-{pretrained_key(s.name, threads)}"
+    with _locked(entry.with_name(entry.name + ".lock")):
+        found = _read_entry(entry, lambda e: torch.load(e / "pretrained.pt", weights_only=False))
+        if found is not None:
+            return found["checkpoint"].load(), found["seconds"], False
+        started = time.perf_counter()
+        start = parent.policy(0) if parent else None
+        policy = pretrain(s.pretrain, PRETRAIN_SEED, desc=f"{s.name}: pretrain", start=start)
+        seconds = time.perf_counter() - started
+        saved = {"checkpoint": Checkpoint.of(policy, f"{s.name}@pretrained"), "seconds": seconds}
+        _write_entry(entry, lambda folder: torch.save(saved, folder / "pretrained.pt"))
+        return policy, seconds, True
+
+
+def _train_base(s: RunSpec, parent: Run | None, seed: int, threads: int) -> tuple[dict, dict]:
+    """The shared pretrained policy (:func:`_pretrained`), then SFT with this run's seed.
+
+    Checkpoints 0 (pretrained) and 1 (after SFT), each evaluated with this run's seed.
     """
     world = s.pretrain.world
     probe = RLConfig(world=world, budget=4 if world == "single" else 8, eval_n=32 if world == "single" else 16)
-    started = time.perf_counter()
-    start = parent.policy(0) if parent else None
-    policy = pretrain(s.pretrain, seed, desc=f"{s.name}: pretrain", start=start)
-    pretrain_seconds = time.perf_counter() - started
+    policy, pretrain_seconds, trained = _pretrained(s, parent, threads)
     log = {"metrics": [], "evals": [], "checkpoints": [], "rollouts": [], "interventions": [], "aborted_updates": [],
-           "status": "completed", "timing": {"pretrain_seconds": pretrain_seconds}}
+           "status": "completed",
+           "timing": {"pretrain_seconds": pretrain_seconds, "pretrained_now": trained, "pretrain_seed": PRETRAIN_SEED}}
     _base_checkpoint(policy, probe, seed, s.name, 0, "pretrained", log)
     started = time.perf_counter()
     sft(policy, s.sft, s.pretrain, seed, desc=f"{s.name}: sft")
     log["timing"]["sft_seconds"] = time.perf_counter() - started
     _base_checkpoint(policy, probe, seed, s.name, 1, "sft", log)
-    log["wall_seconds"] = pretrain_seconds + log["timing"]["sft_seconds"]
+    log["wall_seconds"] = (pretrain_seconds if trained else 0.0) + log["timing"]["sft_seconds"]
     return _base_record(s, parent, seed, threads, log, probe), log
 
 
@@ -388,7 +439,7 @@ def _base_record(s: RunSpec, parent: Run | None, seed: int, threads: int, log: d
         advantage={"method": "none (supervised)", "eps": None, "ddof": None},
         update={"loss": "cross-entropy on answer tokens", "clip": None, "aggregation": "token_mean",
                 "lr": s.sft.lr, "optimizer": "AdamW", "steps": s.pretrain.steps + s.sft.steps, "updates_per_batch": 1,
-                "schedule": {"pretrain": repr(s.pretrain), "sft": repr(s.sft)}},
+                "schedule": {"pretrain": repr(s.pretrain), "pretrain_seed": PRETRAIN_SEED, "sft": repr(s.sft)}},
         reference={"kl_beta": 0.0, "estimator": None, "policy": None},
         cost={"wall_seconds": round(log["wall_seconds"], 3), "generated_tokens": 0, "rollouts": 0,
               "gradient_steps": s.pretrain.steps + s.sft.steps})

@@ -38,6 +38,8 @@ def test_training_order_puts_parents_first_and_costly_runs_early():
         assert parent is None or order.index((parent, seed)) < order.index((name, seed))
     assert order[:3] == [("base", 0), ("base", 1), ("base", 2)]
     assert order.index(("process-base", 0)) < order.index(("main", 0))  # a parent of other runs goes first
+    # The other seeds of process-base only fine-tune after seed 0's pretraining: they wait behind the RL runs.
+    assert order.index(("ppo", 0)) < order.index(("process-base", 1)) < order.index(("process-shaped", 1))
     assert order.index(("ppo", 2)) < order.index(("pg", 0))  # the costly runs of a generation start first
 
 

@@ -154,6 +154,60 @@ def test_a_second_load_is_served_from_the_cache(main):
     assert [c["weights_hash"] for c in again.log["checkpoints"]] == [c["weights_hash"] for c in main.log["checkpoints"]]
 
 
+# --- one pretraining for every seed -------------------------------------------------------------------------
+
+TINY_BASE = runs.RunSpec("tiny-base", "a tiny base run", pretrain=runs.PretrainConfig(steps=3, batch=4, warmup=1),
+                         sft=runs.SFTConfig(steps=2, replay_batch=2))
+
+
+def test_pretrained_key_leaves_out_the_seed_and_follows_the_pretraining(monkeypatch):
+    key = runs.pretrained_key("base", 1)
+    assert re.fullmatch(r"[0-9a-f]{16}", key) and runs.pretrained_key("base", 2) != key
+    assert runs.pretrained_key("process-base", 1) not in (key, runs.pretrained_key("process-base", 2))
+    base_spec = runs.RUNS["base"]
+    monkeypatch.setitem(runs.RUNS, "base", replace(base_spec, sft=replace(base_spec.sft, steps=1)))
+    assert runs.pretrained_key("base", 1) == key  # SFT is not part of pretraining...
+    process_key = runs.pretrained_key("process-base", 1)
+    monkeypatch.setitem(runs.RUNS, "base", replace(base_spec, pretrain=replace(base_spec.pretrain, steps=1)))
+    assert runs.pretrained_key("base", 1) != key  # ...pretraining is,
+    assert runs.pretrained_key("process-base", 1) != process_key  # and so is the pretraining a run continues
+    with pytest.raises(ValueError, match="not a base run"):
+        runs.pretrained_key("main", 1)
+
+
+def test_the_seeds_of_a_base_run_share_one_pretraining_trained_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("RLBOOK_CACHE", str(tmp_path))
+    monkeypatch.setenv("RLBOOK_PROGRESS", "0")
+    monkeypatch.setitem(runs.RUNS, "tiny-base", TINY_BASE)
+    first, second = runs.load("tiny-base", 0, 1), runs.load("tiny-base", 3, 1)
+    assert first.log["timing"]["pretrained_now"] and not second.log["timing"]["pretrained_now"]
+    assert first.log["timing"]["pretrain_seed"] == second.log["timing"]["pretrain_seed"] == runs.PRETRAIN_SEED
+    pretrained = [run.log["checkpoints"][0]["weights_hash"] for run in (first, second)]
+    tuned = [run.log["checkpoints"][1]["weights_hash"] for run in (first, second)]
+    assert pretrained[0] == pretrained[1] and tuned[0] != tuned[1]  # the seeds part at SFT
+    assert second.record["update"]["schedule"]["pretrain_seed"] == runs.PRETRAIN_SEED
+    assert len(list(tmp_path.glob("tiny-base-pretrained-t1-*/pretrained.pt"))) == 1
+
+
+def test_a_damaged_pretraining_entry_is_trained_again_identically(tmp_path, monkeypatch):
+    monkeypatch.setenv("RLBOOK_CACHE", str(tmp_path))
+    monkeypatch.setenv("RLBOOK_PROGRESS", "0")
+    monkeypatch.setitem(runs.RUNS, "tiny-base", TINY_BASE)
+    first = runs.load("tiny-base", 0, 1)
+    (stored,) = tmp_path.glob("tiny-base-pretrained-t1-*/pretrained.pt")
+    stored.write_bytes(b"garbage")
+    with pytest.warns(UserWarning, match="damaged"):
+        again = runs.load("tiny-base", 0, 1, rebuild=True)
+    assert again.log["timing"]["pretrained_now"]
+    assert again.log["checkpoints"][0]["weights_hash"] == first.log["checkpoints"][0]["weights_hash"]
+
+
+def test_the_book_runs_of_every_seed_start_from_one_pretrained_policy():
+    for name in ("base", "process-base"):
+        hashes = {runs.load(name, seed).log["checkpoints"][0]["weights_hash"] for seed in (0, 1)}
+        assert len(hashes) == 1, name
+
+
 @pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
 def test_base_answers_about_half_and_main_lifts_it_by_at_least_0_15(seed):
     """The recipe the book relies on (issue 2): base is neither hopeless nor solved, and RL helps held-out sums."""
