@@ -52,12 +52,20 @@ class SFTConfig:
     arithmetic learnt in pretraining (0 turns replay off). The default 175
     steps teach the chat format only in part: ``base`` answers about half of
     the held-out sums right though it knows more of them in plain text.
+
+    Each step's gradient is clipped to a norm of ``max_grad_norm`` (None:
+    no clipping). Without it, a late loss spike could wreck a run: one seed
+    of ``process-base`` went from 0.51 to 0.04 held-out accuracy in its last
+    step, when the gradient norm jumped from about 5 to 170. With the clip,
+    12 of 12 seeds and numerical variants of ``base`` and ``process-base``
+    ended between 0.38 and 0.52.
     """
 
     steps: int = 175
     lr: float = 1e-3
     replay: float = 1.0
     replay_batch: int = 64
+    max_grad_norm: float | None = 1.0
 
 
 def _stream_tasks(cfg: PretrainConfig, rng: random.Random) -> Task:
@@ -104,10 +112,12 @@ def random_windows(stream: torch.Tensor, batch: int, block_size: int, gen: torch
     return stream[starts[:, None] + torch.arange(block_size + 1)]
 
 
-def descend(opt: torch.optim.Optimizer, loss: torch.Tensor) -> None:
-    """One gradient step on ``loss``: clear the old gradients, backpropagate, update."""
+def descend(opt: torch.optim.Optimizer, loss: torch.Tensor, max_norm: float | None = None) -> None:
+    """One gradient step on ``loss``: clear the old gradients, backpropagate, clip to ``max_norm`` if given, update."""
     opt.zero_grad(set_to_none=True)
     loss.backward()
+    if max_norm is not None:
+        torch.nn.utils.clip_grad_norm_([p for group in opt.param_groups for p in group["params"]], max_norm)
     opt.step()
 
 
@@ -163,5 +173,5 @@ def sft(policy: Policy, cfg: SFTConfig, stream_cfg: PretrainConfig, seed: int, d
         if cfg.replay > 0:
             windows = random_windows(stream, cfg.replay_batch, stream_cfg.block_size, gen)
             loss = loss + cfg.replay * next_char_loss(policy, windows)
-        descend(opt, loss)
+        descend(opt, loss, cfg.max_grad_norm)
     return policy

@@ -14,6 +14,7 @@ from rlbook.train import (
     SFTConfig,
     adamw,
     chat_batch,
+    descend,
     equation_stream,
     lr_at,
     next_char_loss,
@@ -168,3 +169,19 @@ def test_the_books_adamw_is_fused_and_takes_the_textbook_step():
             opt.step()
     assert torch.allclose(weights, plain_weights, atol=1e-6)
     assert not torch.allclose(weights.detach(), start, atol=1e-3)  # the three steps moved the weights
+
+
+def test_descend_clips_the_gradient_to_max_norm_when_asked():
+    torch.manual_seed(0)
+    policy = Policy(PolicyConfig())
+    windows = torch.randint(0, 21, (4, 17), generator=torch.Generator().manual_seed(1))
+    norm = lambda: torch.cat([p.grad.flatten() for p in policy.parameters()]).norm().item()
+    opt = adamw(policy.parameters(), 1e-3)
+    descend(opt, 100 * next_char_loss(policy, windows))  # a large gradient, left as it is
+    assert norm() > 1.0
+    descend(opt, 100 * next_char_loss(policy, windows), max_norm=0.5)
+    assert norm() == pytest.approx(0.5, rel=1e-4)
+
+
+def test_sft_clips_by_default():
+    assert SFTConfig().max_grad_norm == 1.0
