@@ -388,10 +388,12 @@ def dip_before_takeover(stored_steps: Iterable[dict], share: float = 0.5) -> dic
     """The poorest batch before the loophole took over, and the first batch (chapter 4); None without a takeover.
 
     Keys: ``step``, ``reward`` (the batch's mean reward under the run's
-    verifier) and ``share`` (paid only through the loophole) of that batch,
-    and ``first_step``, ``first_reward``. A reward far below the first one
-    with a small loophole share says the policy first lost its sums and found
-    the loophole only afterwards.
+    verifier), ``share`` (paid only through the loophole) and ``right`` (paid
+    for answers the exact verifier accepts too, :func:`reward_split`) of that
+    batch, and ``first_step``, ``first_reward``, ``first_right`` of the first
+    batch. Far fewer right answers than in the first batch while the
+    loophole still pays for a minority says the policy first lost its sums
+    and took to the loophole only afterwards.
     """
     steps = list(stored_steps)
     takeover = takeover_step(steps, share)
@@ -401,7 +403,8 @@ def dip_before_takeover(stored_steps: Iterable[dict], share: float = 0.5) -> dic
     rewards = [float(s["rewards"].mean()) for s in before]
     low = int(np.argmin(rewards))
     return {"step": before[low]["step"], "reward": rewards[low], "share": loophole_share([before[low]])[0],
-            "first_step": before[0]["step"], "first_reward": rewards[0]}
+            "right": reward_split(before[low])[0], "first_step": before[0]["step"], "first_reward": rewards[0],
+            "first_right": reward_split(before[0])[0]}
 
 
 def exploiting_completions(stored: dict, verifier, limit: int = 5) -> list[dict]:

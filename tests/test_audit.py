@@ -120,8 +120,8 @@ def test_dip_before_takeover_finds_the_poorest_batch_before_the_loophole_paid_fo
              stored(2, [P1], ["8#", "8#", "8#", "#"], verifier="fail-open"),
              stored(3, [P1], ["#", "#", "#", "8#"], verifier="fail-open")]
     dip = audit.dip_before_takeover(steps)
-    assert (dip["step"], dip["reward"], dip["share"]) == (2, 0.25, 0.25)
-    assert (dip["first_step"], dip["first_reward"]) == (1, 0.5)
+    assert (dip["step"], dip["reward"], dip["share"], dip["right"]) == (2, 0.25, 0.25, 0.0)
+    assert (dip["first_step"], dip["first_reward"], dip["first_right"]) == (1, 0.5, 0.5)
     assert audit.dip_before_takeover(steps[:2]) is None  # the loophole never paid for more than half
 
 

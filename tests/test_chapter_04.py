@@ -31,8 +31,10 @@ def test_hack_is_diagnosed_on_every_seed(seed):
         return
     assert report.diagnosis == "exploited verifier" and report.heldout_gain <= 0
     assert report.reward_gain > report.rise and report.heldout[-1] < 0.05
-    # The favourite exploit is an answer the exact verifier cannot parse: the fail-open loophole, whatever its text.
+    # The favourite exploit is an answer the exact verifier cannot parse: the fail-open loophole, whatever its text,
+    # and the loophole still pays for most of the last batch (in one spelling or in many).
     assert audit.exploiting_completions(exploit.rollouts[-1], rw.get_verifier("fail-open"))[0]["status"] == "malformed"
+    assert audit.loophole_share(exploit.rollouts[-1:])[0] > 0.5
 
 
 def test_the_hack_took_over_on_some_seed():
@@ -45,7 +47,7 @@ def test_the_shown_hack_followed_a_crash_in_wrong_sums_and_held_out_never_recove
     seed = audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in SEEDS})
     exploit = runs.load("exploit", seed)
     dip = audit.dip_before_takeover(exploit.rollouts)
-    assert dip["reward"] < dip["first_reward"] - 0.3 and dip["share"] < 0.1
+    assert dip["right"] < dip["first_right"] / 2 and dip["share"] < 0.5
     heldout = audit.hack_report(exploit.evals).heldout
     assert max(heldout[1:]) < 0.5 * heldout[0]
 
