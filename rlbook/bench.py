@@ -117,12 +117,14 @@ def fresh_pipeline(repeats: int, threads: int) -> dict:
 
 
 def training_flop_fractions(pipeline: dict) -> dict:
-    """Fraction of matmul FLOP/s reached by pretraining and by the RL update (6 x params x tokens).
+    """Fraction of matmul FLOP/s reached by pretraining and by the RL update.
 
-    Each repeat of :func:`fresh_pipeline` gives one fraction, against the
-    matmul rate measured just before that run. The RL update's tokens are
-    those it reads (a group's prompt once); the reference policy's forward
-    pass for the logged KL is not counted.
+    Pretraining counts 6 x params x tokens (forward and backward). The RL
+    update counts the same for the policy plus 2 x params x tokens for the
+    reference policy's forward pass (the logged KL), which the update's time
+    includes; its tokens are those it reads (a group's prompt once). Each
+    repeat of :func:`fresh_pipeline` gives one fraction, against the matmul
+    rate measured just before that run.
     """
     base, main, paired = pipeline.pop("base"), pipeline.pop("main"), pipeline.pop("paired")
     params = base.policy().num_parameters()
@@ -132,7 +134,7 @@ def training_flop_fractions(pipeline: dict) -> dict:
     prompts = split("train")
     # The tokens the update reads: each prompt once per group, then each rollout's own tokens.
     update_tokens = len(prompts) * len(prompts[0].prompt) + len(prompts) * rl_cfg.group_size * (rl_cfg.budget - 1)
-    update_flop = 6 * params * update_tokens
+    update_flop = (6 + 2) * params * update_tokens
     return {"parameters": params, "pretrain_flops": pre_flop / pipeline["pretrain_seconds"]["median"],
             "pretrain_fraction": _spread([pre_flop / s / peak for s, peak in paired["pretrain"]]),
             "rl_update_flops": update_flop / pipeline["rl_step_update_seconds"]["median"],
@@ -187,15 +189,15 @@ def pretrain_step_bound(repeats: int, batches: tuple[int, ...] = (128, 512), ste
             "matmul_time_share": sum(op.self_cpu_time_total for op in ops if op.key in MATMUL_OPS) / total}
 
 
-def all_runs_seconds(names: list[str], threads: int, jobs: int) -> float:
-    """Wall time to train every named run the book needs, seed 0, from an empty cache, ``jobs`` at a time.
+def all_runs_seconds(pairs: list[tuple[str, int]], threads: int, jobs: int) -> float:
+    """Wall time to train the (run, seed) ``pairs`` from an empty cache, ``jobs`` at a time.
 
     The same worker pool that ``rlbook build`` uses (:func:`rlbook.prefetch.train_all`).
     """
     # Set before the workers start, so that their torch sees it.
     with tempfile.TemporaryDirectory() as tmp, _environment(RLBOOK_CACHE=tmp, RLBOOK_PROGRESS="0",
                                                              OMP_WAIT_POLICY="PASSIVE"):
-        return prefetch.train_all([(name, 0) for name in names], threads, jobs, out=lambda line: None)
+        return prefetch.train_all(pairs, threads, jobs, out=lambda line: None)
 
 
 def book_seconds(root: Path, cache: str | None) -> float:
@@ -230,7 +232,8 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     report["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if not quick:
         report["machine"]["jobs"] = prefetch.usable_cores()
-        report["all_runs_seconds"] = all_runs_seconds(list(runs.RUNS), threads, report["machine"]["jobs"])
+        report["machine"]["book_runs"] = len(prefetch.book_runs())
+        report["all_runs_seconds"] = all_runs_seconds(prefetch.book_runs(), threads, report["machine"]["jobs"])
         root = Path(__file__).resolve().parent.parent
         with tempfile.TemporaryDirectory() as tmp:
             report["book_seconds_empty_cache"] = book_seconds(root, tmp)
@@ -274,7 +277,8 @@ def markdown(report: dict) -> str:
         f"{report['pretrain_bound']['matmul_time_share']:.0%} |",
         f"| peak memory (this process) | {report['peak_memory_mb']:.0f} MB |",
     ]
-    for key, label in (("all_runs_seconds", f"every named run, seed 0, empty cache, {m.get('jobs')} at a time"),
+    for key, label in (("all_runs_seconds", f"every run the book needs ({m.get('book_runs')} runs), empty cache, "
+                                            f"{m.get('jobs')} at a time"),
                        ("book_seconds_empty_cache", "whole book executed, empty run cache (once)")):
         if key in report:
             lines.append(f"| {label} | {report[key]:.1f} s |")

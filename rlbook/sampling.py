@@ -121,9 +121,9 @@ def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 
     ``use_cache=False`` every step re-reads each unfinished sequence in full
     instead (the slow way, kept so that ``rlbook bench`` can measure what the
     cache buys); it draws the same random numbers, so it writes the same
-    tokens. With
-    ``greedy=True`` each step takes the most probable token instead of a
-    sample (greedy accuracy, chapter 5); log-probs are then those at T = 1.
+    tokens. With ``greedy=True`` each step takes the most probable token
+    instead of a sample (greedy accuracy, chapter 5); log-probs are then
+    those at T = 1.
     """
     if not temperature > 0:
         raise ValueError(f"temperature must be a positive number, got {temperature!r}")

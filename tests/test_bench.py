@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from rlbook import bench
 
 
@@ -20,7 +22,8 @@ def test_environment_is_put_back_after_the_block(monkeypatch):
 
 def test_markdown_lists_every_figure_with_its_unit():
     spread = {"median": 0.0607, "min": 0.06, "max": 0.0622, "n": 3}
-    report = {"machine": {"cores": 2, "threads": 1, "jobs": 2, "torch": "t", "python": "3.11", "processor": "x86_64"},
+    report = {"machine": {"cores": 2, "threads": 1, "jobs": 2, "book_runs": 43, "torch": "t", "python": "3.11",
+                          "processor": "x86_64"},
               "pipeline": {k: spread for k in ("pretrain_seconds", "sft_seconds", "rl_seconds", "rl_step_seconds",
                                                "rl_step_sampling_seconds", "rl_step_update_seconds")},
               "sampling": {"sequences": 3200, "kv_cache": spread, "no_cache": spread, "cache_speedup": 3.0,
@@ -37,7 +40,7 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert "| RL step | 60.7 ms (range 60-62.2, n=3) |" in text
     assert ("| pretraining, share of matmul FLOP/s measured just before | 6.07% (range 6-6.22, n=3); 20.00 GFLOP/s, "
             "27,328 parameters |") in text
-    assert "| every named run, seed 0, empty cache, 2 at a time | 100.0 s |" in text
+    assert "| every run the book needs (43 runs), empty cache, 2 at a time | 100.0 s |" in text
     assert "| whole book executed, empty run cache (once) | 300.0 s |" in text
     assert "| sampling, same sequences, KV cache, 2 threads | 2.5e+05 tok/s |" in text
     assert "| 2 threads over 1, sampling (same run) | 1.20x |" in text
@@ -73,3 +76,7 @@ def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
     assert fractions["pretrain_fraction"] == {"median": 1.0, "min": 1.0, "max": 1.0, "n": 2}
     assert fractions["pretrain_flops"] == flop / 15.0  # the rate itself uses the median time
     assert "base" not in pipeline and "paired" not in pipeline
+    # The update's forward and backward pass (6) and the reference policy's forward pass (2), per token read.
+    prompts = bench.split("train")
+    tokens = len(prompts) * len(prompts[0].prompt) + len(prompts) * 16 * 3
+    assert fractions["rl_update_fraction"]["median"] == pytest.approx(8 * 27_328 * tokens / 0.02 / 1e12)
