@@ -82,7 +82,7 @@ def build_parser() -> Parser:
     p = sub.add_parser("run", help="train (or load from the cache) one of the book's named runs")
     p.add_argument("name", type=run_name)
     _common(p, json_flag=True)
-    p.add_argument("--rebuild", action="store_true", help="ignore the cache and train again")
+    p.add_argument("--rebuild", action="store_true", help="train this run again even if it is cached (its parent and shared pretraining stay cached)")
 
     p = sub.add_parser("sample", help="the workshop: sample a prompt n times and judge the answers")
     p.add_argument("prompt", type=task_prompt)

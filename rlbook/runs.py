@@ -261,7 +261,9 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
 
     ``threads`` (default :data:`DEFAULT_THREADS`, 1) is set for torch while training, and the caller's
     thread count is restored afterwards: the same seed and thread count give
-    bit-identical runs on the same machine.
+    bit-identical runs on the same machine. ``rebuild`` trains this run again
+    even when it is cached; its parent, and a base run's shared pretraining,
+    still come from the cache.
     """
     threads = threads or DEFAULT_THREADS
     entry = entry_path(name, seed, threads)
