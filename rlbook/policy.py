@@ -222,7 +222,7 @@ class Policy(nn.Module):
         n_prompts, heads, _, size = cache[0][0].shape
         own = [(torch.zeros(n_prompts, heads, groups, budget, size), torch.zeros(n_prompts, heads, groups, budget, size))
                for _ in self.blocks]
-        return logits[:, -1], GroupCache(cache, own, prompts.shape[1])
+        return logits[:, -1], GroupCache(cache, own)
 
     def step_groups(self, tokens: torch.Tensor, cache: GroupCache) -> torch.Tensor:
         """Logits after the next token of every answer, ``tokens`` of shape (P, G); returns (P, G, vocab).
@@ -258,8 +258,12 @@ class GroupCache:
 
     prompt: KVCache
     own: KVCache
-    prompt_len: int
     written: int = 0
+
+    @property
+    def prompt_len(self) -> int:
+        """How many tokens each prompt has (Lp)."""
+        return self.prompt[0][0].shape[2]
 
     @property
     def budget(self) -> int:

@@ -130,16 +130,25 @@ def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 
     if budget <= 0:
         raise ValueError(f"the token budget must be positive, got {budget}")
     repeated, ids = prompt_batch(prompts, n)
-    start = ids.shape[1]
-    if start + budget > policy.cfg.block_size + 1:
-        raise ValueError(f"prompt of {start} tokens plus a budget of {budget} exceeds the context of {policy.cfg.block_size}")
     was_training = policy.training
     policy.eval()
+    try:
+        tokens, logprobs, mask = _write_answers(policy, ids, n, temperature, budget, generator, use_cache, greedy)
+    finally:
+        policy.train(was_training)
+    settings = {"temperature": float(temperature), "token_budget": int(budget), "group_size": int(n),
+                "decoding": "greedy" if greedy else "sample", "kv_cache": bool(use_cache)}
+    return Rollouts(repeated, ids, tokens, logprobs, mask, getattr(policy, "version", "unversioned"), settings)
+
+
+def _write_answers(policy: Policy, ids: torch.Tensor, n: int, temperature: float, budget: int,
+                   generator: torch.Generator | None, use_cache: bool, greedy: bool):
+    """The decoding loop of :func:`sample`: tokens, log-probs and mask of ``n`` answers per prompt of ``ids``."""
     rows = ids.shape[0]
     tokens = torch.full((rows, budget), EOT_ID, dtype=torch.long)
     logprobs = torch.zeros(rows, budget)
     mask = torch.zeros(rows, budget, dtype=torch.bool)
-    logits, cache = policy.start_groups(ids[::n], n, budget)
+    logits, cache = policy.start_groups(ids[::n], n, budget)  # refuses a prompt and budget longer than the context
     logits = logits.repeat_interleave(n, dim=0)
     writing = torch.ones(rows, dtype=torch.bool)  # the rows that have not ended yet
     for t in range(budget):
@@ -156,7 +165,4 @@ def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 
             live = writing.nonzero()[:, 0]
             logits = torch.zeros_like(logits)
             logits[live] = policy(torch.cat([ids[live], tokens[live, :t + 1]], dim=1))[0][:, -1]
-    policy.train(was_training)
-    settings = {"temperature": float(temperature), "token_budget": int(budget), "group_size": int(n),
-                "decoding": "greedy" if greedy else "sample", "kv_cache": bool(use_cache)}
-    return Rollouts(repeated, ids, tokens, logprobs, mask, getattr(policy, "version", "unversioned"), settings)
+    return tokens, logprobs, mask

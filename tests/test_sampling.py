@@ -57,6 +57,9 @@ def test_sampling_restores_training_mode():
     policy.train()
     sample(policy, PROMPTS[:1], generator=gen(0))
     assert policy.training
+    with pytest.raises(ValueError, match="exceeds the context"):
+        sample(policy, PROMPTS[:1], budget=9)
+    assert policy.training  # even when sampling refuses
     policy.eval()
     sample(policy, PROMPTS[:1], generator=gen(0))
     assert not policy.training
