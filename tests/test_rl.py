@@ -15,10 +15,12 @@ from rlbook.rl import (
     RLConfig,
     corrupt,
     credit,
+    distinct_answers,
     distinct_prompts,
     generated_logprobs,
     guard_batch,
     new_log,
+    packed_reads,
     reference_logprobs,
     rollout_metrics,
     score_guarded,
@@ -101,12 +103,30 @@ def test_distinct_prompts_refuse_rows_too_long_for_one_integer():
         distinct_prompts(torch.zeros(2, 15, dtype=torch.long))
 
 
+@pytest.mark.parametrize("width", [4, 12])  # 12 tokens are too many for one integer: torch.unique over rows
+def test_distinct_answers_equal_torch_unique_over_prompt_and_answer(width):
+    gen = torch.Generator().manual_seed(width)
+    row_prompt = torch.randint(0, 5, (200,), generator=gen)
+    tokens = torch.randint(0, 3, (200, width), generator=gen)
+    expected, inverse = torch.unique(torch.cat([row_prompt[:, None], tokens], dim=1), dim=0, return_inverse=True)
+    answer_prompt, answers, row_answer = distinct_answers(row_prompt, tokens)
+    assert torch.equal(answer_prompt, expected[:, 0]) and torch.equal(answers, expected[:, 1:])
+    assert torch.equal(row_answer, inverse)
+
+
+def test_packed_reads_give_each_prompt_one_read_per_three_answers():
+    read_prompt, read, place = packed_reads(torch.tensor([0, 0, 0, 0, 1, 2, 2]), 3, per_read=3)
+    assert read_prompt.tolist() == [0, 0, 1, 2]  # prompt 0's four answers need two reads
+    assert read.tolist() == [0, 0, 0, 1, 2, 3, 3] and place.tolist() == [0, 1, 2, 0, 0, 0, 1]
+
+
 def test_generated_logprobs_share_prompts_yet_equal_full_rows_in_value_and_gradient():
     policy = fresh_policy(3)
-    prompts = ["U:3+4?|A:"] * 3 + ["U:9+8?|A:"] * 2
-    tokens = torch.tensor([encode(t) for t in ["7###", "8###", "17##", "17##", "1#7#"]])
+    # Prompt 1 has four distinct answers (two reads of it), one of them twice; prompt 2 repeats one answer.
+    prompts = ["U:3+4?|A:"] * 5 + ["U:9+8?|A:"] * 3
+    tokens = torch.tensor([encode(t) for t in ["7###", "8###", "7###", "9###", "1###", "17##", "17##", "1#7#"]])
     ids = torch.tensor([encode(p) for p in prompts])
-    rollouts = Rollouts(prompts, ids, tokens, torch.zeros(5, 4), torch.ones(5, 4, dtype=torch.bool), "hand@0", {})
+    rollouts = Rollouts(prompts, ids, tokens, torch.zeros(8, 4), torch.ones(8, 4, dtype=torch.bool), "hand@0", {})
     shared, _ = generated_logprobs(policy, rollouts)
     shared.sum().backward()
     shared_grads = [p.grad.clone() for p in policy.parameters()]
