@@ -105,28 +105,6 @@ class SelfAttention(nn.Module):
         y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=cache is None and steps > 1)
         return self.merged(y), (k, v)
 
-    def step(self, x: torch.Tensor, prompt: tuple[torch.Tensor, torch.Tensor],
-             own: tuple[torch.Tensor, torch.Tensor], t: int) -> torch.Tensor:
-        """Attention for token ``t`` of G answers per prompt, ``x`` of shape (P, G, width).
-
-        Each new token attends to its prompt's keys and values ``prompt``
-        (P, heads, Lp, width / heads), shared by the prompt's G answers, and to
-        its own answer's tokens 0..t, whose keys and values ``own`` (P, heads,
-        G, budget, width / heads) holds; this token's are written into slot
-        ``t`` of ``own``. The scores of a token span only Lp + t + 1 keys, too
-        few for PyTorch's softmax kernel on CPU, so the softmax is written out.
-        """
-        q, k, v = self.heads(x)
-        own[0][:, :, :, t], own[1][:, :, :, t] = k, v
-        own_k, own_v = own[0][:, :, :, :t + 1], own[1][:, :, :, :t + 1]
-        scores = torch.cat([q @ prompt[0].transpose(-1, -2), (own_k @ q[..., None])[..., 0]], dim=-1)
-        scores = (scores - scores.amax(dim=-1, keepdim=True)) * q.shape[-1] ** -0.5
-        weights = scores.exp_()
-        weights = weights / weights.sum(dim=-1, keepdim=True)
-        read = prompt[0].shape[2]
-        y = weights[..., :read] @ prompt[1] + (weights[..., None, read:] @ own_v)[..., 0, :]
-        return self.merged(y)
-
 
 class Block(nn.Module):
     """One transformer block: pre-norm attention then a pre-norm MLP, each residual."""
@@ -142,11 +120,6 @@ class Block(nn.Module):
         attended, new_cache = self.attn(self.ln1(x), cache, bias)
         x = x + attended
         return x + self.mlp(self.ln2(x)), new_cache
-
-    def step(self, x: torch.Tensor, prompt, own, t: int) -> torch.Tensor:
-        """The block for token ``t`` of G answers per prompt (see :meth:`SelfAttention.step`)."""
-        x = x + self.attn.step(self.ln1(x), prompt, own, t)
-        return x + self.mlp(self.ln2(x))
 
 
 class Policy(nn.Module):
@@ -209,66 +182,8 @@ class Policy(nn.Module):
         after_tokens = logits[:, prompt_len:].reshape(n_prompts, groups, steps, -1)
         return torch.cat([after_prompt, after_tokens], dim=2)
 
-    def start_groups(self, prompts: torch.Tensor, groups: int, budget: int) -> tuple[torch.Tensor, GroupCache]:
-        """Read each prompt (P, Lp) once, before ``groups`` answers of up to ``budget`` tokens are written to it.
-
-        Returns the next-character logits after each prompt (P, vocab) and
-        the :class:`GroupCache` that :meth:`step_groups` continues from.
-        """
-        if prompts.shape[1] + budget > self.cfg.block_size + 1:
-            raise ValueError(f"prompt of {prompts.shape[1]} tokens plus a budget of {budget} exceeds "
-                             f"the context of {self.cfg.block_size}")
-        logits, cache = self(prompts)
-        n_prompts, heads, _, size = cache[0][0].shape
-        own = [(torch.zeros(n_prompts, heads, groups, budget, size), torch.zeros(n_prompts, heads, groups, budget, size))
-               for _ in self.blocks]
-        return logits[:, -1], GroupCache(cache, own)
-
-    def step_groups(self, tokens: torch.Tensor, cache: GroupCache) -> torch.Tensor:
-        """Logits after the next token of every answer, ``tokens`` of shape (P, G); returns (P, G, vocab).
-
-        Sampling (chapter 1) writes G answers to each prompt this way: every
-        answer reads its prompt through keys and values computed once for the
-        whole group, and the answers of a batch stay in place when some of
-        them end, which costs less on CPU than moving the unfinished ones.
-        """
-        t = cache.written
-        if t >= cache.budget or cache.prompt_len + t >= self.cfg.block_size:
-            raise ValueError(f"answer token {t + 1} exceeds the budget of {cache.budget} or the context of "
-                             f"{self.cfg.block_size}")
-        x = self.tok(tokens) + self.pos.weight[cache.prompt_len + t]
-        for block, prompt, own in zip(self.blocks, cache.prompt, cache.own):
-            x = block.step(x, prompt, own, t)
-        cache.written += 1
-        return self.head(self.ln_f(x))
-
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
-
-
-@dataclass
-class GroupCache:
-    """Keys and values kept while G answers are written to each of P prompts (see :meth:`Policy.step_groups`).
-
-    ``prompt`` holds each layer's keys and values of the prompts, (P, heads,
-    Lp, width / heads), ``own`` those of the answers' tokens so far, (P, heads,
-    G, budget, width / heads), and ``written`` how many tokens each answer has
-    been given so far.
-    """
-
-    prompt: KVCache
-    own: KVCache
-    written: int = 0
-
-    @property
-    def prompt_len(self) -> int:
-        """How many tokens each prompt has (Lp)."""
-        return self.prompt[0][0].shape[2]
-
-    @property
-    def budget(self) -> int:
-        """How many answer tokens ``own`` has room for."""
-        return self.own[0][0].shape[3]
 
 
 def _init_weights(module: nn.Module) -> None:

@@ -214,28 +214,3 @@ def test_attend_written_equals_the_fused_kernel_under_any_mask():
     bias = torch.zeros(7, 7).masked_fill_(~allowed, float("-inf"))
     fused = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
     assert torch.allclose(attend_written(q, k, v, bias), fused, atol=1e-6)
-
-
-def test_group_steps_give_the_logits_of_reading_each_answer_in_full():
-    policy = fresh(6)
-    prompts = ids_of("U:3+4?|A:", "U:9+8?|A:")
-    answers = torch.randint(0, len(VOCAB), (2, 3, 4), generator=torch.Generator().manual_seed(3))  # 2 prompts x 3 answers
-    with torch.no_grad():
-        first, cache = policy.start_groups(prompts, groups=3, budget=5)
-        stepped = [first[:, None].expand(-1, 3, -1)] + [policy.step_groups(answers[:, :, t], cache) for t in range(4)]
-        for p in range(2):
-            for g in range(3):
-                full, _ = policy(torch.cat([prompts[p], answers[p, g]])[None])
-                for t, logits in enumerate(stepped):
-                    assert torch.allclose(logits[p, g], full[0, 8 + t], atol=1e-5)
-
-
-def test_group_steps_refuse_to_run_past_the_budget_or_the_context():
-    policy = fresh()
-    with pytest.raises(ValueError, match="exceeds the context of 16"):
-        policy.start_groups(ids_of("U:3+4?|A:"), groups=2, budget=9)
-    _, cache = policy.start_groups(ids_of("U:3+4?|A:"), groups=2, budget=2)
-    policy.step_groups(torch.zeros(1, 2, dtype=torch.long), cache)
-    policy.step_groups(torch.zeros(1, 2, dtype=torch.long), cache)
-    with pytest.raises(ValueError, match="budget of 2"):
-        policy.step_groups(torch.zeros(1, 2, dtype=torch.long), cache)

@@ -8,7 +8,7 @@ import torch
 
 from rlbook.policy import Policy, PolicyConfig, token_logprobs
 from rlbook.rl import generated_logprobs
-from rlbook.sampling import Rollouts, prompt_batch, sample
+from rlbook.sampling import Rollouts, _children, prompt_batch, sample
 from policies import constant_policy, random_policy
 from rlbook.world import EOT_ID, STOI, VOCAB, encode
 
@@ -105,6 +105,26 @@ def test_cache_and_no_cache_give_identical_tokens():
     assert torch.equal(fast.tokens, slow.tokens) and torch.equal(fast.mask, slow.mask)
     assert torch.allclose(fast.logprobs, slow.logprobs, atol=1e-5)
     assert slow.settings["kv_cache"] is False
+
+
+def test_children_are_the_distinct_prefix_token_pairs_in_order():
+    prefix = torch.tensor([0, 0, 1, 0, 1, 2])
+    token = torch.tensor([5, 5, 5, 3, 5, 3])
+    parent, child_token, child = _children(prefix, token)
+    assert parent.tolist() == [0, 0, 1, 2] and child_token.tolist() == [3, 5, 5, 3]
+    assert child.tolist() == [1, 1, 2, 0, 2, 3]  # each row's pair
+
+
+def test_rows_that_share_a_prefix_are_read_once(monkeypatch):
+    policy = constant_policy({"1": 0.98, "#": 0.02})  # nearly every answer starts "11"
+    reads = []
+    real = Policy.forward
+    monkeypatch.setattr(Policy, "forward", lambda self, ids, cache=None, start=0: reads.append(ids.shape[0]) or real(self, ids, cache, start))
+    r = sample(policy, PROMPTS, n=16, budget=3, generator=gen(1))
+    assert reads[0] == len(PROMPTS)  # each prompt once, not once per row
+    distinct_prefixes = [len({(p, tuple(row[:t + 1])) for p, row, m in zip(r.prompts, r.tokens.tolist(), r.mask[:, t + 1].tolist()) if m})
+                         for t in range(2)]
+    assert reads[1:] == distinct_prefixes and max(reads[1:]) < len(r) // 4
 
 
 def test_rows_end_at_eot_or_budget_and_after_end_is_masked():
