@@ -73,11 +73,6 @@ class EvalResult:
         return sorted(((t, c, s) for t, (c, s) in seen.items()), key=lambda x: -x[1])
 
 
-def judge(verifier, rollouts: Rollouts) -> tuple[np.ndarray, list[str]]:
-    """Rewards and statuses of a batch of rollouts under ``verifier``."""
-    return rw.score(verifier, rollouts.prompts, rollouts.completions())
-
-
 def evaluate(policy: Policy, tasks: list[Task], n: int = 32, temperature: float = 1.0, budget: int = 4,
              verifier=None, seed: int = 0, greedy: bool = False) -> EvalResult:
     """Sample ``n`` answers per task and score them: expected reward by sampling.
@@ -89,8 +84,8 @@ def evaluate(policy: Policy, tasks: list[Task], n: int = 32, temperature: float 
     gen = torch.Generator().manual_seed(seed)
     rollouts = sample(policy, [t.prompt for t in tasks], n=n, temperature=temperature, budget=budget,
                       generator=gen, greedy=greedy)
-    rewards, statuses = judge(verifier, rollouts)
     texts = rollouts.completions()
+    rewards, statuses = rw.score(verifier, rollouts.prompts, texts)
     settings = {"n": n, "temperature": None if greedy else temperature, "token_budget": budget,
                 "decoding": "greedy" if greedy else "sample", "seed": seed,
                 "verifier": f"{verifier.name}@{verifier.version}", "policy_version": rollouts.policy_version,
