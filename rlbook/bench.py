@@ -21,11 +21,11 @@ from pathlib import Path
 
 import torch
 
-from . import prefetch, runs
+from . import prefetch, rl, runs
 from .policy import Policy, PolicyConfig
 from .sampling import sample
 from .train import adamw, descend, equation_stream, next_char_loss, random_windows
-from .world import split
+from .world import encode, split
 
 # The matrix-multiply kernels of a training step, as the torch profiler names them.
 MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm")
@@ -116,15 +116,36 @@ def fresh_pipeline(repeats: int, threads: int) -> dict:
             "paired": {"pretrain": list(zip(pre, peak_pre)), "update": list(zip(update_s, peak_rl))}}
 
 
+def update_tokens_read(main: runs.Run) -> float:
+    """Median over ``main``'s steps of the token positions its update reads for one batch.
+
+    The update reads each distinct (prompt, answer) pair of the batch once,
+    up to :data:`rlbook.rl.ANSWERS_PER_READ` of them after each copy of a
+    prompt, padding included (:func:`rlbook.rl.generated_logprobs`).
+    """
+    counts = []
+    for stored in main.rollouts:
+        group = len(stored["tokens"]) // len(stored["prompts"])
+        ids = torch.tensor([encode(p) for p in stored["prompts"]]).repeat_interleave(group, dim=0)
+        prompts, row_prompt = rl.distinct_prompts(ids)
+        answer_prompt, answers, _ = rl.distinct_answers(row_prompt, stored["tokens"].long())
+        reads = len(rl.packed_reads(answer_prompt, len(prompts), rl.ANSWERS_PER_READ)[0])
+        counts.append(reads * (prompts.shape[1] + rl.ANSWERS_PER_READ * (answers.shape[1] - 1)))
+    return statistics.median(counts)
+
+
 def training_flop_fractions(pipeline: dict) -> dict:
     """Fraction of matmul FLOP/s reached by pretraining and by the RL update.
 
     Pretraining counts 6 x params x tokens (forward and backward). The RL
     update counts the same for the policy plus 2 x params x tokens for the
     reference policy's forward pass (the logged KL), which the update's time
-    includes; its tokens are those it reads (a group's prompt once). Each
-    repeat of :func:`fresh_pipeline` gives one fraction, against the matmul
-    rate measured just before that run.
+    includes. Its tokens are those it reads (:func:`update_tokens_read`);
+    ``rl_update_every_rollout_fraction`` counts instead the tokens of every
+    rollout after its group's one prompt, as if no two rollouts were alike,
+    which is the work the update stands for rather than the work it does.
+    Each repeat of :func:`fresh_pipeline` gives one fraction, against the
+    matmul rate measured just before that run.
     """
     base, main, paired = pipeline.pop("base"), pipeline.pop("main"), pipeline.pop("paired")
     params = base.policy().num_parameters()
@@ -132,13 +153,13 @@ def training_flop_fractions(pipeline: dict) -> dict:
     pre_flop = 6 * params * cfg.steps * cfg.batch * cfg.block_size
     rl_cfg = runs.spec("main").rl
     prompts = split("train")
-    # The tokens the update reads: each prompt once per group, then each rollout's own tokens.
-    update_tokens = len(prompts) * len(prompts[0].prompt) + len(prompts) * rl_cfg.group_size * (rl_cfg.budget - 1)
-    update_flop = (6 + 2) * params * update_tokens
+    every_rollout = len(prompts) * len(prompts[0].prompt) + len(prompts) * rl_cfg.group_size * (rl_cfg.budget - 1)
+    update_flop, every_flop = (6 + 2) * params * update_tokens_read(main), (6 + 2) * params * every_rollout
     return {"parameters": params, "pretrain_flops": pre_flop / pipeline["pretrain_seconds"]["median"],
             "pretrain_fraction": _spread([pre_flop / s / peak for s, peak in paired["pretrain"]]),
             "rl_update_flops": update_flop / pipeline["rl_step_update_seconds"]["median"],
-            "rl_update_fraction": _spread([update_flop / s / peak for s, peak in paired["update"]])}
+            "rl_update_fraction": _spread([update_flop / s / peak for s, peak in paired["update"]]),
+            "rl_update_every_rollout_fraction": _spread([every_flop / s / peak for s, peak in paired["update"]])}
 
 
 def _pretrain_step(batch: int, seed: int = 0):
@@ -269,7 +290,8 @@ def markdown(report: dict) -> str:
         f"| pretraining, share of matmul FLOP/s measured just before | {_fmt(f['pretrain_fraction'], 100, '%')}; "
         f"{f['pretrain_flops'] / 1e9:.2f} GFLOP/s, {f['parameters']:,} parameters |",
         f"| RL update, share of matmul FLOP/s measured just before | {_fmt(f['rl_update_fraction'], 100, '%')}; "
-        f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s |",
+        f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s, counting the tokens it reads |",
+        f"| RL update, share as if it read every rollout | {_fmt(f['rl_update_every_rollout_fraction'], 100, '%')} |",
         *(f"| pretraining step, {batch} windows | {_fmt(b['step_seconds'], 1000, ' ms')}; "
           f"{_fmt(b['fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |"
           for batch, b in report["pretrain_bound"]["batches"].items()),

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 
 import pytest
+import torch
 
 from rlbook import bench
 
@@ -29,7 +30,8 @@ def test_markdown_lists_every_figure_with_its_unit():
               "sampling": {"sequences": 3200, "kv_cache": spread, "no_cache": spread, "cache_speedup": 3.0,
                            "kv_cache_two_threads": 250000.0, "two_threads_over_one": 1.2},
               "matmul_flops": spread, "fractions": {"parameters": 27328, "pretrain_flops": 2e10, "pretrain_fraction": spread,
-                                                    "rl_update_flops": 1e10, "rl_update_fraction": spread},
+                                                    "rl_update_flops": 1e10, "rl_update_fraction": spread,
+                                                    "rl_update_every_rollout_fraction": spread},
               "peak_memory_mb": 500.0, "all_runs_seconds": 100.0, "book_seconds_empty_cache": 300.0,
               "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
               "peak_memory_children_mb": 600.0,
@@ -50,6 +52,8 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert ("| pretraining step, 512 windows | 60.7 ms (range 60-62.2, n=3); 6.07% (range 6-6.22, n=3) of the "
             "matmul FLOP/s measured in the same rounds |") in text
     assert "| pretraining step, operator time in matmul kernels (torch profiler) | 31% |" in text
+    assert "| RL update, share as if it read every rollout | 6.07% (range 6-6.22, n=3) |" in text
+    assert "GFLOP/s, counting the tokens it reads |" in text
 
 
 def test_the_pretraining_bound_times_each_batch_and_finds_the_matmuls():
@@ -63,6 +67,11 @@ def test_the_pretraining_bound_times_each_batch_and_finds_the_matmuls():
 
 def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
     class Fake:
+        # One stored batch: two prompts x 4 rollouts; the first prompt's four answers are all "7#",
+        # the second's three distinct answers ("17#", "18#" twice, "1#"). One read of prompt 1, one of prompt 2.
+        rollouts = [{"prompts": ["U:3+4?|A:", "U:9+8?|A:"],
+                     "tokens": torch.tensor([bench.encode(a) for a in ["7###"] * 4 + ["17##", "18##", "18##", "1###"]])}]
+
         def policy(self):
             return bench.Policy(bench.PolicyConfig())
 
@@ -76,7 +85,9 @@ def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
     assert fractions["pretrain_fraction"] == {"median": 1.0, "min": 1.0, "max": 1.0, "n": 2}
     assert fractions["pretrain_flops"] == flop / 15.0  # the rate itself uses the median time
     assert "base" not in pipeline and "paired" not in pipeline
-    # The update's forward and backward pass (6) and the reference policy's forward pass (2), per token read.
+    # The update's forward and backward pass (6) and the reference policy's forward pass (2), per token read:
+    # two reads, each a prompt of 9 and room for 3 answers of 3 read tokens.
+    assert fractions["rl_update_fraction"]["median"] == pytest.approx(8 * 27_328 * 2 * (9 + 3 * 3) / 0.02 / 1e12)
     prompts = bench.split("train")
-    tokens = len(prompts) * len(prompts[0].prompt) + len(prompts) * 16 * 3
-    assert fractions["rl_update_fraction"]["median"] == pytest.approx(8 * 27_328 * tokens / 0.02 / 1e12)
+    every = len(prompts) * len(prompts[0].prompt) + len(prompts) * 16 * 3
+    assert fractions["rl_update_every_rollout_fraction"]["median"] == pytest.approx(8 * 27_328 * every / 0.02 / 1e12)
