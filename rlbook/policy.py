@@ -85,11 +85,12 @@ class SelfAttention(nn.Module):
         positions are written out (:func:`attend_written`); the rest goes to
         PyTorch's fused kernel. Its backward pass is slow on CPU at these
         sizes: on one thread (``rlbook bench``'s machine, interleaved rounds)
-        a grouped read of the RL update with its backward pass took 15.9 ms
-        written out against 17.8 ms fused. Without a gradient the two are
-        level (6.5 against 6.4 ms), and writing that read out too gives the
-        reference policy's log-probabilities exactly the numbers the update
-        computes for the same weights.
+        the grouped reads of one RL batch of ``main`` with their backward
+        pass took 6.5 ms written out against 7.1 ms fused. Without a gradient
+        the fused kernel is a little quicker (2.5 against 2.9 ms), but
+        writing that read out too gives the reference policy's
+        log-probabilities exactly the numbers the update computes for the
+        same weights.
         """
         batch, steps, width = x.shape
         q, k, v = self.heads(x)
