@@ -121,16 +121,14 @@ def update_tokens_read(main: runs.Run) -> float:
 
     The update reads each distinct (prompt, answer) pair of the batch once,
     up to :data:`rlbook.rl.ANSWERS_PER_READ` of them after each copy of a
-    prompt, padding included (:func:`rlbook.rl.generated_logprobs`).
+    prompt, padding included (:func:`rlbook.rl.pack_answers`).
     """
     counts = []
     for stored in main.rollouts:
         group = len(stored["tokens"]) // len(stored["prompts"])
         ids = torch.tensor([encode(p) for p in stored["prompts"]]).repeat_interleave(group, dim=0)
-        prompts, row_prompt = rl.distinct_prompts(ids)
-        answer_prompt, answers, _ = rl.distinct_answers(row_prompt, stored["tokens"].long())
-        reads = len(rl.packed_reads(answer_prompt, len(prompts), rl.ANSWERS_PER_READ)[0])
-        counts.append(reads * (prompts.shape[1] + rl.ANSWERS_PER_READ * (answers.shape[1] - 1)))
+        packed = rl.pack_answers(ids, stored["tokens"].long())
+        counts.append(packed.prompts.numel() + packed.grid.numel())
     return statistics.median(counts)
 
 

@@ -155,6 +155,16 @@ def credit(cfg: RLConfig, rewards: np.ndarray, statuses: list[str]) -> tuple[tor
     return advantages, torch.ones(len(statuses), dtype=torch.bool)
 
 
+def _as_integers(rows: torch.Tensor) -> torch.Tensor:
+    """Each row of token ids read as one integer in base ``len(VOCAB)``, the first token most significant."""
+    return rows @ (len(VOCAB) ** torch.arange(rows.shape[1] - 1, -1, -1))
+
+
+def _first_rows(inverse: torch.Tensor) -> torch.Tensor:
+    """For each distinct value that ``inverse`` indexes, the index of one row holding it."""
+    return torch.zeros(int(inverse.max()) + 1, dtype=torch.long).scatter_(0, inverse, torch.arange(len(inverse)))
+
+
 def distinct_prompts(prompt_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The distinct rows of ``prompt_ids`` in sorted order, and the index of each row among them.
 
@@ -166,10 +176,8 @@ def distinct_prompts(prompt_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tens
     width = prompt_ids.shape[1]
     if len(VOCAB) ** width >= 2 ** 63:
         raise ValueError(f"prompts of {width} tokens are too long to read as one 64-bit integer")
-    keys = prompt_ids @ (len(VOCAB) ** torch.arange(width - 1, -1, -1))
-    _, row_prompt = torch.unique(keys, sorted=True, return_inverse=True)
-    firsts = torch.zeros(int(row_prompt.max()) + 1, dtype=torch.long).scatter_(0, row_prompt, torch.arange(len(keys)))
-    return prompt_ids[firsts], row_prompt
+    _, row_prompt = torch.unique(_as_integers(prompt_ids), sorted=True, return_inverse=True)
+    return prompt_ids[_first_rows(row_prompt)], row_prompt
 
 
 def distinct_answers(row_prompt: torch.Tensor, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -185,11 +193,11 @@ def distinct_answers(row_prompt: torch.Tensor, tokens: torch.Tensor) -> tuple[to
     """
     width = tokens.shape[1]
     if (int(row_prompt.max()) + 1) * len(VOCAB) ** width < 2 ** 63:
-        keys = row_prompt * len(VOCAB) ** width + tokens @ (len(VOCAB) ** torch.arange(width - 1, -1, -1))
+        keys = row_prompt * len(VOCAB) ** width + _as_integers(tokens)
         _, row_answer = torch.unique(keys, sorted=True, return_inverse=True)
     else:
         _, row_answer = torch.unique(torch.cat([row_prompt[:, None], tokens], dim=1), dim=0, return_inverse=True)
-    firsts = torch.zeros(int(row_answer.max()) + 1, dtype=torch.long).scatter_(0, row_answer, torch.arange(len(tokens)))
+    firsts = _first_rows(row_answer)
     return row_prompt[firsts], tokens[firsts], row_answer
 
 
@@ -206,6 +214,35 @@ def packed_reads(answer_prompt: torch.Tensor, n_prompts: int, per_read: int) -> 
     reads = (counts + per_read - 1) // per_read
     read = (reads.cumsum(0) - reads)[answer_prompt] + slot // per_read
     return torch.repeat_interleave(torch.arange(n_prompts), reads), read, slot % per_read
+
+
+@dataclass
+class PackedAnswers:
+    """A batch's distinct answers laid out for :meth:`Policy.read_groups` (see :func:`pack_answers`).
+
+    ``prompts`` (R, Lp) and ``grid`` (R, ANSWERS_PER_READ, T - 1) are the R
+    reads: a prompt, then up to :data:`ANSWERS_PER_READ` of its distinct
+    answers, each without its last token (nothing reads what follows it),
+    padded with the end-of-turn id. ``answers`` (D, T) are the distinct answers,
+    each at ``grid[read, place]``, and ``row`` (B,) gives each row's answer.
+    """
+
+    prompts: torch.Tensor
+    grid: torch.Tensor
+    answers: torch.Tensor
+    read: torch.Tensor
+    place: torch.Tensor
+    row: torch.Tensor
+
+
+def pack_answers(prompt_ids: torch.Tensor, tokens: torch.Tensor) -> PackedAnswers:
+    """The reads that :func:`generated_logprobs` makes of a batch (``rlbook bench`` counts their tokens)."""
+    prompts, row_prompt = distinct_prompts(prompt_ids)
+    answer_prompt, answers, row_answer = distinct_answers(row_prompt, tokens)
+    read_prompt, read, place = packed_reads(answer_prompt, len(prompts), ANSWERS_PER_READ)
+    grid = torch.full((len(read_prompt), ANSWERS_PER_READ, answers.shape[1] - 1), EOT_ID, dtype=torch.long)
+    grid[read, place] = answers[:, :-1]
+    return PackedAnswers(prompts[read_prompt], grid, answers, read, place, row_answer)
 
 
 def generated_logprobs(policy: Policy, rollouts: Rollouts) -> tuple[torch.Tensor, torch.Tensor]:
@@ -226,16 +263,12 @@ def generated_logprobs(policy: Policy, rollouts: Rollouts) -> tuple[torch.Tensor
       whose answers do not fill the last such read is padded with answers
       that are read and thrown away.
     """
-    prompts, row_prompt = distinct_prompts(rollouts.prompt_ids)
-    answer_prompt, answers, row_answer = distinct_answers(row_prompt, rollouts.tokens)
-    read_prompt, read, place = packed_reads(answer_prompt, len(prompts), ANSWERS_PER_READ)
-    grid = torch.full((len(read_prompt), ANSWERS_PER_READ, answers.shape[1] - 1), EOT_ID, dtype=torch.long)
-    grid[read, place] = answers[:, :-1]
-    logits = policy.read_groups(prompts[read_prompt], grid)[read, place]
+    packed = pack_answers(rollouts.prompt_ids, rollouts.tokens)
+    logits = policy.read_groups(packed.prompts, packed.grid)[packed.read, packed.place]
     logp_all = torch.log_softmax(logits, dim=-1)
-    logp = logp_all.gather(-1, answers[:, :, None]).squeeze(-1)
+    logp = logp_all.gather(-1, packed.answers[:, :, None]).squeeze(-1)
     entropy = -(logp_all.exp() * logp_all).sum(-1)
-    return logp[row_answer], entropy[row_answer]
+    return logp[packed.row], entropy[packed.row]
 
 
 def reference_logprobs(reference: Policy, rollouts: Rollouts) -> torch.Tensor:
