@@ -12,7 +12,7 @@ import random
 import threading
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import torch
@@ -361,7 +361,10 @@ class RLState:
     picker: tuple | None = None
 
     def save(self, path) -> None:
-        torch.save(asdict(self), path)
+        """Write the state to ``path``. Its fields go to ``torch.save`` as they are:
+        ``dataclasses.asdict`` would first deep-copy the whole log, which cost
+        more than writing it."""
+        torch.save({f.name: getattr(self, f.name) for f in fields(self)}, path)
 
     @classmethod
     def load(cls, path) -> "RLState":
@@ -428,6 +431,8 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
     ``on_checkpoint(state)`` is called with a resumable :class:`RLState` at
     every checkpoint, so an interrupted run loses at most ``checkpoint_every``
     steps and resumes bit-identically with the same seed and thread count.
+    The state shares the run's live weights, optimiser state and log, which
+    training goes on changing: save it (or copy it) before returning.
     """
     reference = copy.deepcopy(policy).eval()
     opt = adamw(policy.parameters(), cfg.lr)
@@ -492,8 +497,8 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
         if step % cfg.checkpoint_every == 0 or step == cfg.steps:
             _checkpoint(policy, cfg, seed, name, step, log)
             if on_checkpoint is not None:
-                on_checkpoint(RLState(step, copy.deepcopy(policy.state_dict()), copy.deepcopy(opt.state_dict()),
-                                      gen.get_state(), list(pool), copy.deepcopy(log), picker.getstate()))
+                on_checkpoint(RLState(step, policy.state_dict(), opt.state_dict(), gen.get_state(), list(pool), log,
+                                      picker.getstate()))
     if log["status"] == "running":
         log["status"] = "completed"
     policy.version = f"{name}@{log['checkpoints'][-1]['step']}"
