@@ -363,21 +363,15 @@ def _train_rl(s: RunSpec, parent: Run, seed: int, threads: int, entry: Path) -> 
     state = None
     if state_file.exists():
         try:
-            state = RLState.load(state_file)
+            state = _resume_point(partial)
         except Exception as err:  # noqa: BLE001 - a damaged resume point means: start again
             warnings.warn(f"resume state of {entry.name} is damaged ({err}); starting the run again", stacklevel=3)
     policy = parent.policy()
-
-    def keep(st: RLState) -> None:
-        partial.mkdir(parents=True, exist_ok=True)
-        st.save(partial / "state.tmp")
-        os.replace(partial / "state.tmp", state_file)
-
     previous = signal.getsignal(signal.SIGTERM)
     if previous in (signal.SIG_DFL, None):
         signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        log = train_rl(policy, s.rl, seed, s.name, state=state, on_checkpoint=keep)
+        log = train_rl(policy, s.rl, seed, s.name, state=state, on_checkpoint=_keeper(partial, state))
     except KeyboardInterrupt:
         last = RLState.load(state_file).step if state_file.exists() else None
         _save_interrupted(s, parent, seed, threads, partial, last)
@@ -389,6 +383,48 @@ def _train_rl(s: RunSpec, parent: Run, seed: int, threads: int, entry: Path) -> 
     return _rl_record(s, parent, seed, threads, log), log
 
 
+def _keeper(partial: Path, resumed: RLState | None) -> Callable[[RLState], None]:
+    """The checkpoint callback that keeps a run's resume point in ``partial``.
+
+    Each call writes the log entries added since the previous call to
+    ``log-<step>.pt`` and everything else (weights, optimiser, random
+    states, the log's other fields and its list lengths) to ``state.pt``,
+    replaced last, so that a write cut short leaves the previous resume
+    point whole. Writing the whole growing log at every checkpoint cost
+    ``main`` about 0.17 s of its 2.4 s.
+    """
+    written = {k: len(v) for k, v in resumed.log.items() if isinstance(v, list)} if resumed else {}
+
+    def keep(st: RLState) -> None:
+        partial.mkdir(parents=True, exist_ok=True)
+        lists = {k: v for k, v in st.log.items() if isinstance(v, list)}
+        new = {k: v[written.get(k, 0):] for k, v in lists.items()}
+        torch.save(new, partial / "log.tmp")
+        os.replace(partial / "log.tmp", partial / f"log-{st.step:06d}.pt")
+        written.update((k, len(v)) for k, v in lists.items())
+        head = {k: v for k, v in st.log.items() if k not in lists}
+        replace(st, log=dict(head, list_lengths=dict(written))).save(partial / "state.tmp")
+        os.replace(partial / "state.tmp", partial / "state.pt")
+
+    return keep
+
+
+def _resume_point(partial: Path) -> RLState:
+    """The resume point that :func:`_keeper` left in ``partial``, its log put back together from the pieces."""
+    state = RLState.load(partial / "state.pt")
+    lengths = state.log.pop("list_lengths")
+    log = {k: [] for k in lengths}
+    for piece in sorted(partial.glob("log-*.pt")):
+        if int(piece.stem.removeprefix("log-")) <= state.step:  # later pieces belong to a save cut short
+            for k, entries in torch.load(piece, weights_only=False).items():
+                log[k].extend(entries)
+    found = {k: len(v) for k, v in log.items()}
+    if found != lengths:
+        raise ValueError(f"the log pieces hold {found} entries where the state expects {lengths}")
+    state.log.update(log)
+    return state
+
+
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
@@ -396,7 +432,7 @@ def _raise_interrupt(signum, frame):
 def _save_interrupted(s: RunSpec, parent: Run, seed: int, threads: int, partial: Path, last: int | None) -> None:
     """Leave a run record marked interrupted, naming the last resumable checkpoint."""
     partial.mkdir(parents=True, exist_ok=True)
-    log = RLState.load(partial / "state.pt").log if last is not None else {
+    log = _resume_point(partial).log if last is not None else {
         "metrics": [], "evals": [], "checkpoints": [], "rollouts": [], "interventions": [], "aborted_updates": [],
         "wall_seconds": 0.0}
     log = dict(log, status="interrupted")
@@ -457,8 +493,10 @@ def _rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> d
     base = {"name": parent.name, "version": last["version"], "weights_hash": last["weights_hash"]}
     record = _common_record(s, seed, threads, log, cfg, base)
     verifier = get_verifier(cfg.verifier, cfg.verifier_version)
-    statuses = [STATUSES[int(i)] for r in log["rollouts"] for i in r["statuses"]]
-    labels = {st: statuses.count(st) for st in STATUSES if statuses.count(st)}
+    by_status = sum((torch.bincount(r["statuses"].long(), minlength=len(STATUSES)) for r in log["rollouts"]),
+                    torch.zeros(len(STATUSES), dtype=torch.long))
+    labels = {st: int(n) for st, n in zip(STATUSES, by_status) if n}
+    rollouts = int(by_status.sum())
     tokens = int(sum(int(r["lengths"].sum()) for r in log["rollouts"]))
     used = int(sum(int(r["used"].sum()) for r in log["rollouts"] if not _excluded(log, r["step"])))
     steps_done = len(log["metrics"])
@@ -482,8 +520,8 @@ def _rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> d
                              "stale_rollouts_steps": cfg.stale, "reward_scale": cfg.reward_scale}},
         reference={"kl_beta": cfg.kl_beta, "estimator": "k3", "policy": base["version"]},
         cost={"wall_seconds": round(log["wall_seconds"], 3), "generated_tokens": tokens,
-              "rollouts": len(statuses), "gradient_steps": updates},
-        rollouts_before_filtering=len(statuses), rollouts_used=used,
+              "rollouts": rollouts, "gradient_steps": updates},
+        rollouts_before_filtering=rollouts, rollouts_used=used,
         selection_rule="keep accepted" if cfg.selection == "accepted" else "none",
         failures={"by_status": {k: v for k, v in labels.items() if k != "accepted"}, "verifier_errors": errors},
         aborted_updates=log["aborted_updates"], interventions=log["interventions"])

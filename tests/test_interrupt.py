@@ -71,7 +71,7 @@ def test_ctrl_c_after_a_checkpoint_leaves_an_interrupted_record_and_resumes_iden
         runs.load("tiny", 0, 1)
     assert not runs.entry_path("tiny", 0, 1).exists()  # no cache entry pretends the run is complete
     partial = partial_of()
-    assert sorted(p.name for p in partial.iterdir()) == ["record.json", "state.pt"]
+    assert sorted(p.name for p in partial.iterdir()) == ["log-000002.pt", "record.json", "state.pt"]
     record = rec.load(partial / "record.json")
     assert record["status"] == "interrupted"
     assert record["interrupted"] == {"step": 2, "last_checkpoint": str(partial / "state.pt")}
@@ -113,6 +113,26 @@ def test_a_damaged_partial_state_is_reported_and_the_run_restarts(tiny_cache, ti
     with pytest.warns(UserWarning, match="state"):
         run = runs.load("tiny", 0, 1)
     assert_same_as_reference(run, tiny_reference)
+
+
+def test_a_missing_log_piece_is_reported_and_the_run_restarts(tiny_cache, tiny_reference, monkeypatch):
+    interrupt_at(monkeypatch, 4)
+    with pytest.raises(KeyboardInterrupt):
+        runs.load("tiny", 0, 1)
+    (partial_of() / "log-000002.pt").unlink()
+    with pytest.warns(UserWarning, match="log pieces hold"):
+        run = runs.load("tiny", 0, 1)
+    assert_same_as_reference(run, tiny_reference)
+
+
+def test_a_log_piece_from_a_save_cut_short_is_left_out(tiny_cache, tiny_reference, monkeypatch):
+    """A piece written after the state it follows (the save stopped between its two files) is not read."""
+    interrupt_at(monkeypatch, 4)
+    with pytest.raises(KeyboardInterrupt):
+        runs.load("tiny", 0, 1)
+    piece = partial_of() / "log-000002.pt"
+    (partial_of() / "log-000004.pt").write_bytes(piece.read_bytes())
+    assert_same_as_reference(runs.load("tiny", 0, 1), tiny_reference)
 
 
 def slow_cli_run(stderr: str) -> None:
