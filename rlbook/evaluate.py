@@ -101,8 +101,17 @@ def greedy_accuracy(policy: Policy, tasks: list[Task], budget: int = 4, verifier
 
 
 def step_validity(result: EvalResult) -> float:
-    """Mean process score (share of valid steps) over all samples of a multi-step evaluation."""
-    scores = [rw.process_score(t.prompt, c).score for t, row in zip(result.tasks, result.completions) for c in row]
+    """Mean process score (share of valid steps) over all samples of a multi-step evaluation.
+
+    Each distinct (prompt, completion) is judged once, as in :func:`rlbook.rewards.score`.
+    """
+    judged: dict[tuple[str, str], float] = {}
+    scores = []
+    for task, row in zip(result.tasks, result.completions):
+        for completion in row:
+            if (task.prompt, completion) not in judged:
+                judged[task.prompt, completion] = rw.process_score(task.prompt, completion).score
+            scores.append(judged[task.prompt, completion])
     return float(np.mean(scores))
 
 
