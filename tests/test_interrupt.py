@@ -66,11 +66,8 @@ def test_the_reference_run_learns_from_its_samples_at_every_step(tiny_reference)
 
 def test_ctrl_c_after_a_checkpoint_leaves_an_interrupted_record_and_resumes_identically(
         tiny_cache, tiny_reference, monkeypatch):
-    interrupt_at(monkeypatch, 4)
-    with pytest.raises(KeyboardInterrupt):
-        runs.load("tiny", 0, 1)
+    partial = interrupted_after_step_2(monkeypatch)
     assert not runs.entry_path("tiny", 0, 1).exists()  # no cache entry pretends the run is complete
-    partial = partial_of()
     assert sorted(p.name for p in partial.iterdir()) == ["log-000002.pt", "record.json", "state.pt"]
     record = rec.load(partial / "record.json")
     assert record["status"] == "interrupted"
@@ -104,34 +101,36 @@ def test_the_command_line_reports_an_interrupt_in_one_line(tiny_cache, monkeypat
     assert rec.load(partial_of() / "record.json")["status"] == "interrupted"
 
 
-def test_a_damaged_partial_state_is_reported_and_the_run_restarts(tiny_cache, tiny_reference, monkeypatch):
+def interrupted_after_step_2(monkeypatch) -> Path:
+    """Ctrl-C the tiny run during checkpoint 4, after its step-2 state was saved; returns the partial folder."""
     interrupt_at(monkeypatch, 4)
     with pytest.raises(KeyboardInterrupt):
         runs.load("tiny", 0, 1)
-    state = partial_of() / "state.pt"
+    return partial_of()
+
+
+def truncate_the_state(partial: Path) -> None:
+    state = partial / "state.pt"
     state.write_bytes(state.read_bytes()[:100])
-    with pytest.warns(UserWarning, match="state"):
-        run = runs.load("tiny", 0, 1)
-    assert_same_as_reference(run, tiny_reference)
 
 
-def test_a_missing_log_piece_is_reported_and_the_run_restarts(tiny_cache, tiny_reference, monkeypatch):
-    interrupt_at(monkeypatch, 4)
-    with pytest.raises(KeyboardInterrupt):
-        runs.load("tiny", 0, 1)
-    (partial_of() / "log-000002.pt").unlink()
-    with pytest.warns(UserWarning, match="log pieces hold"):
+def lose_a_log_piece(partial: Path) -> None:
+    (partial / "log-000002.pt").unlink()
+
+
+@pytest.mark.parametrize("damage, warning", [(truncate_the_state, "state"), (lose_a_log_piece, "log pieces hold")])
+def test_a_damaged_partial_state_is_reported_and_the_run_restarts(tiny_cache, tiny_reference, monkeypatch,
+                                                                  damage, warning):
+    damage(interrupted_after_step_2(monkeypatch))
+    with pytest.warns(UserWarning, match=warning):
         run = runs.load("tiny", 0, 1)
     assert_same_as_reference(run, tiny_reference)
 
 
 def test_a_log_piece_from_a_save_cut_short_is_left_out(tiny_cache, tiny_reference, monkeypatch):
     """A piece written after the state it follows (the save stopped between its two files) is not read."""
-    interrupt_at(monkeypatch, 4)
-    with pytest.raises(KeyboardInterrupt):
-        runs.load("tiny", 0, 1)
-    piece = partial_of() / "log-000002.pt"
-    (partial_of() / "log-000004.pt").write_bytes(piece.read_bytes())
+    partial = interrupted_after_step_2(monkeypatch)
+    (partial / "log-000004.pt").write_bytes((partial / "log-000002.pt").read_bytes())
     assert_same_as_reference(runs.load("tiny", 0, 1), tiny_reference)
 
 
