@@ -361,9 +361,11 @@ class RLState:
     picker: tuple | None = None
 
     def save(self, path) -> None:
-        """Write the state to ``path``. Its fields go to ``torch.save`` as they are:
-        ``dataclasses.asdict`` would first deep-copy the whole log, which cost
-        more than writing it."""
+        """Write the state's fields to ``path`` with ``torch.save``.
+
+        Not through ``dataclasses.asdict``: it would first deep-copy the whole
+        log, which cost more than writing it.
+        """
         torch.save({f.name: getattr(self, f.name) for f in fields(self)}, path)
 
     @classmethod
