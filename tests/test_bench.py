@@ -32,7 +32,7 @@ def test_markdown_lists_every_figure_with_its_unit():
               "matmul_flops": spread, "fractions": {"parameters": 27328, "pretrain_flops": 2e10, "pretrain_fraction": spread,
                                                     "rl_update_flops": 1e10, "rl_update_fraction": spread,
                                                     "rl_update_every_rollout_fraction": spread},
-              "peak_memory_mb": 500.0, "all_runs_seconds": 100.0, "book_seconds_empty_cache": 300.0,
+              "peak_memory_mb": 500.0, "all_runs": {"seconds": 100.0, "jobs": 2, "work_seconds": 150.0, "head_seconds": 10.0}, "book_seconds_empty_cache": 300.0,
               "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
               "peak_memory_children_mb": 600.0,
               "pretrain_bound": {"batches": {128: {"step_seconds": spread, "fraction": spread},
@@ -43,6 +43,9 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert ("| pretraining, share of matmul FLOP/s measured just before | 6.07% (range 6-6.22, n=3); 20.00 GFLOP/s, "
             "27,328 parameters |") in text
     assert "| every run the book needs (43 runs), empty cache, 2 at a time | 100.0 s |" in text
+    assert "| those runs' training, as each run timed it (no loading, writing or waiting) | 150.0 s |" in text
+    assert "| of which `base`'s pretraining, which every other run waits for | 10.0 s |" in text
+    assert "| so at best, 2 at a time: pretraining, then the rest shared evenly | 80.0 s |" in text
     assert "| whole book executed, empty run cache (once) | 300.0 s |" in text
     assert "| sampling, same sequences, KV cache, 2 threads | 2.5e+05 tok/s |" in text
     assert "| 2 threads over 1, sampling (same run) | 1.20x |" in text
@@ -54,6 +57,16 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert "| pretraining step, operator time in matmul kernels (torch profiler) | 31% |" in text
     assert "| RL update, share as if it read every rollout | 6.07% (range 6-6.22, n=3) |" in text
     assert "GFLOP/s, counting the tokens it reads |" in text
+
+
+def test_training_work_counts_shared_pretraining_once_and_only_base_s_as_the_head():
+    def base_log(pretrain: float, now: bool, sft: float) -> dict:
+        return {"timing": {"pretrain_seconds": pretrain, "pretrained_now": now, "sft_seconds": sft}, "wall_seconds": 0.0}
+
+    logs = [("base", base_log(9.0, True, 1.5)), ("base", base_log(9.0, False, 1.0)),  # seed 1 found it cached
+            ("process-base", base_log(12.0, True, 3.0)),  # continues base's pretraining: not the head
+            ("main", {"wall_seconds": 2.5}), ("ppo", {"wall_seconds": 2.0})]
+    assert bench.training_work(logs) == {"work_seconds": 9.0 + 1.5 + 1.0 + 12.0 + 3.0 + 2.5 + 2.0, "head_seconds": 9.0}
 
 
 def test_the_pretraining_bound_times_each_batch_and_finds_the_matmuls():
