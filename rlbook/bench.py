@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -217,9 +216,10 @@ def all_runs(pairs: list[tuple[str, int]], threads: int, jobs: int) -> dict:
     # Set before the workers start, so that their torch sees it.
     with tempfile.TemporaryDirectory() as tmp, _environment(RLBOOK_CACHE=tmp, RLBOOK_PROGRESS="0",
                                                              OMP_WAIT_POLICY="PASSIVE"):
-        seconds = prefetch.train_all(pairs, threads, jobs, out=lambda line: None)
+        trained = prefetch.train_all(pairs, threads, jobs, out=lambda line: None)
         logs = [(name, runs.load(name, seed, threads).log) for name, seed in pairs]
-    return {"seconds": seconds, "jobs": jobs, **training_work(logs)}
+    return {"seconds": trained.seconds, "jobs": jobs, "worker_peak_memory_mb": trained.peak_memory_mb,
+            **training_work(logs)}
 
 
 def training_work(logs: list[tuple[str, dict]]) -> dict:
@@ -274,7 +274,7 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     torch.set_num_threads(threads)
     report["sampling"]["two_threads_over_one"] = (report["sampling"]["kv_cache_two_threads"]
                                                   / report["sampling"]["kv_cache"]["median"])
-    report["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    report["peak_memory_mb"] = prefetch.peak_memory_mb()
     if not quick:
         report["machine"]["jobs"] = prefetch.usable_cores()
         report["machine"]["book_runs"] = len(prefetch.book_runs())
@@ -283,7 +283,6 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             report["book_seconds_empty_cache"] = book_seconds(root, tmp)
             report["book_seconds_warm_cache"] = _spread([book_seconds(root, tmp) for _ in range(3)])
-        report["peak_memory_children_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return report
 
 
@@ -336,8 +335,9 @@ def markdown(report: dict) -> str:
         lines.append(f"| whole book executed, empty run cache (once) | {report['book_seconds_empty_cache']:.1f} s |")
     if "book_seconds_warm_cache" in report:
         lines.append(f"| whole book executed, warm run cache | {_fmt(report['book_seconds_warm_cache'], unit=' s')} |")
-    if "peak_memory_children_mb" in report:
-        lines.append(f"| peak memory (largest child process) | {report['peak_memory_children_mb']:.0f} MB |")
+    if "all_runs" in report:
+        lines.append(f"| peak memory of a worker that trained those runs | "
+                     f"{report['all_runs']['worker_peak_memory_mb']:.0f} MB |")
     return "\n".join(lines) + "\n"
 
 

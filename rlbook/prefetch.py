@@ -17,9 +17,12 @@ import contextlib
 import functools
 import multiprocessing
 import os
+import resource
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
 
 from . import runs
 from .world import split
@@ -90,15 +93,40 @@ def is_cached(name: str, seed: int, threads: int) -> bool:
     return (runs.entry_path(name, seed, threads) / "manifest.json").is_file()
 
 
-def _train_one(pair: tuple[str, int], threads: int) -> tuple[str, int, float]:
+def peak_memory_mb() -> float:
+    """This process's peak resident memory in MB.
+
+    On Linux it reads ``VmHWM``, the peak of the process's own address
+    space: ``ru_maxrss`` would also count the pages a spawned worker shared
+    with its parent before it started Python afresh, so every worker would
+    seem as large as the process that started it.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kB on Linux, bytes on macOS
+    return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
+
+
+class Trained(NamedTuple):
+    """What :func:`train_all` reports: its wall time and the largest peak memory of a process that trained."""
+
+    seconds: float
+    peak_memory_mb: float
+
+
+def _train_one(pair: tuple[str, int], threads: int) -> tuple[str, int, float, float]:
     started = time.perf_counter()
     runs.load(pair[0], pair[1], threads)
-    return pair[0], pair[1], time.perf_counter() - started
+    return pair[0], pair[1], time.perf_counter() - started, peak_memory_mb()
 
 
 def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS, jobs: int | None = None,
-              out: Callable[[str], None] = print) -> float:
-    """Train (or find cached) every run of ``pairs``, ``jobs`` at a time; return the wall time in seconds.
+              out: Callable[[str], None] = print) -> Trained:
+    """Train (or find cached) every run of ``pairs``, ``jobs`` at a time; return the wall time and peak memory.
 
     ``jobs`` defaults to :func:`usable_cores`, so each core trains one run.
 
@@ -118,9 +146,11 @@ def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS,
         else:
             pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs))
             finished = pool.imap_unordered(train, todo)
-        for done, (name, seed, seconds) in enumerate(finished, 1):
+        peak = 0.0
+        for done, (name, seed, seconds, memory) in enumerate(finished, 1):
             out(f"[{done}/{len(todo)}] {name} seed {seed}: {seconds:.1f} s")
-    return time.perf_counter() - started
+            peak = max(peak, memory)
+    return Trained(time.perf_counter() - started, peak)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     if not missing:
         return 0
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    seconds = train_all(missing, jobs=args.jobs, out=lambda line: print(line, flush=True))
-    print(f"trained {len(missing)} runs in {seconds:.1f} s, {args.jobs} at a time", flush=True)
+    trained = train_all(missing, jobs=args.jobs, out=lambda line: print(line, flush=True))
+    print(f"trained {len(missing)} runs in {trained.seconds:.1f} s, {args.jobs} at a time", flush=True)
     return 0
 
 
