@@ -159,14 +159,14 @@ def training_flop_fractions(pipeline: dict) -> dict:
             "rl_update_every_rollout_fraction": _spread([every_flop / s / peak for s, peak in paired["update"]])}
 
 
-def _pretrain_step(batch: int, seed: int = 0):
-    """One step of ``base``'s pretraining recipe with ``batch`` windows, as a function to call repeatedly.
+def _pretrain_step(batch: int, width: int, seed: int = 0):
+    """One step of ``base``'s pretraining recipe with ``batch`` windows and model width ``width``, as a function.
 
     Returns the function and the number of parameters of the policy it trains.
     """
     cfg = replace(runs.spec("base").pretrain, batch=batch)
     torch.manual_seed(seed)
-    policy = Policy(PolicyConfig(block_size=cfg.block_size))
+    policy = Policy(PolicyConfig(block_size=cfg.block_size, d_model=width))
     stream = equation_stream(cfg, chars=100_000, seed=seed)
     gen = torch.Generator().manual_seed(seed)
     opt = adamw(policy.parameters(), cfg.lr, weight_decay=0.01)
@@ -174,37 +174,48 @@ def _pretrain_step(batch: int, seed: int = 0):
     return step, policy.num_parameters()
 
 
-def pretrain_step_bound(repeats: int, batches: tuple[int, ...] = (128, 512), steps: int = 20) -> dict:
-    """What bounds pretraining's share of matmul FLOP/s: larger batches, and the time left to matmuls.
+# (windows, model width) of the pretraining steps that pretrain_step_bound times: the book's, a batch four
+# times larger, and the book's batch on wider models than the book's (d_model 32).
+BOUND_SHAPES = ((128, 32), (512, 32), (128, 48), (128, 64))
 
-    In each of ``repeats`` rounds it measures the machine's matmul FLOP/s and
-    then times a pretraining step at each batch size (the fastest of
-    ``steps`` steps), so that every share (6 x params x tokens over the
-    round's own matmul rate) is a ratio taken in one stretch of time, whatever
-    the machine's speed does between rounds. With the torch profiler it also
-    measures the share of a step's operator time spent in matmul kernels.
+
+def pretrain_step_bound(repeats: int, shapes: tuple[tuple[int, int], ...] = BOUND_SHAPES, steps: int = 20) -> dict:
+    """What bounds pretraining's share of matmul FLOP/s: the batch, the model's width, and the time left to matmuls.
+
+    ``shapes`` are (windows, width) pairs; the first is the book's. In each
+    of ``repeats`` rounds it measures the machine's matmul FLOP/s and then
+    times a pretraining step of each shape (the fastest of ``steps`` steps),
+    so that every share (6 x params x tokens over the round's own matmul
+    rate) is a ratio taken in one stretch of time, whatever the machine's
+    speed does between rounds. With the torch profiler it also measures the
+    share of the first shape's operator time spent in matmul kernels.
     """
-    steppers = {batch: _pretrain_step(batch) for batch in batches}
-    step_fns = {batch: fn for batch, (fn, _) in steppers.items()}
-    params = steppers[batches[0]][1]
-    for fn in step_fns.values():
+    steppers = [_pretrain_step(batch, width) for batch, width in shapes]
+    for fn, _ in steppers:
         fn()
     block = runs.spec("base").pretrain.block_size
-    seconds: dict[int, list[float]] = {batch: [] for batch in batches}
-    shares: dict[int, list[float]] = {batch: [] for batch in batches}
+    seconds: list[list[float]] = [[] for _ in shapes]
+    shares: list[list[float]] = [[] for _ in shapes]
     for _ in range(repeats):
         peak = matmul_flops(1)["median"]
-        for batch, fn in step_fns.items():
-            seconds[batch].append(min(_timed(fn, steps)))
-            shares[batch].append(6 * params * batch * block / seconds[batch][-1] / peak)
+        for i, ((batch, _), (fn, params)) in enumerate(zip(shapes, steppers)):
+            seconds[i].append(min(_timed(fn, steps)))
+            shares[i].append(6 * params * batch * block / seconds[i][-1] / peak)
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         for _ in range(steps):
-            step_fns[batches[0]]()
+            steppers[0][0]()
     ops = prof.key_averages()
     total = sum(op.self_cpu_time_total for op in ops)
-    return {"batches": {batch: {"step_seconds": _spread(seconds[batch]), "fraction": _spread(shares[batch])}
-                        for batch in batches},
+    return {"shapes": [{"windows": batch, "width": width, "parameters": params, "step_seconds": _spread(secs),
+                        "fraction": _spread(share)}
+                       for (batch, width), (_, params), secs, share in zip(shapes, steppers, seconds, shares)],
             "matmul_time_share": sum(op.self_cpu_time_total for op in ops if op.key in MATMUL_OPS) / total}
+
+
+def _bound_row(shape: dict, book_width: int) -> str:
+    wider = "" if shape["width"] == book_width else f", width {shape['width']} ({shape['parameters']:,} parameters)"
+    return (f"| pretraining step, {shape['windows']} windows{wider} | {_fmt(shape['step_seconds'], 1000, ' ms')}; "
+            f"{_fmt(shape['fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |")
 
 
 def all_runs(pairs: list[tuple[str, int]], threads: int, jobs: int) -> dict:
@@ -315,9 +326,7 @@ def markdown(report: dict) -> str:
         f"| RL update, share of matmul FLOP/s measured just before | {_fmt(f['rl_update_fraction'], 100, '%')}; "
         f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s, counting the tokens it reads |",
         f"| RL update, share as if it read every rollout | {_fmt(f['rl_update_every_rollout_fraction'], 100, '%')} |",
-        *(f"| pretraining step, {batch} windows | {_fmt(b['step_seconds'], 1000, ' ms')}; "
-          f"{_fmt(b['fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |"
-          for batch, b in report["pretrain_bound"]["batches"].items()),
+        *(_bound_row(shape, PolicyConfig().d_model) for shape in report["pretrain_bound"]["shapes"]),
         f"| pretraining step, operator time in matmul kernels (torch profiler) | "
         f"{report['pretrain_bound']['matmul_time_share']:.0%} |",
         f"| peak memory (this process) | {report['peak_memory_mb']:.0f} MB |",

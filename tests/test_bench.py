@@ -35,8 +35,12 @@ def test_markdown_lists_every_figure_with_its_unit():
               "peak_memory_mb": 500.0, "all_runs": {"seconds": 100.0, "jobs": 2, "work_seconds": 150.0, "head_seconds": 10.0,
                            "worker_peak_memory_mb": 600.0}, "book_seconds_empty_cache": 300.0,
               "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
-              "pretrain_bound": {"batches": {128: {"step_seconds": spread, "fraction": spread},
-                                             512: {"step_seconds": spread, "fraction": spread}},
+              "pretrain_bound": {"shapes": [{"windows": 128, "width": 32, "parameters": 27328,
+                                              "step_seconds": spread, "fraction": spread},
+                                             {"windows": 512, "width": 32, "parameters": 27328,
+                                              "step_seconds": spread, "fraction": spread},
+                                             {"windows": 128, "width": 64, "parameters": 103808,
+                                              "step_seconds": spread, "fraction": spread}],
                                  "matmul_time_share": 0.31}}
     text = bench.markdown(report)
     assert "| RL step | 60.7 ms (range 60-62.2, n=3) |" in text
@@ -54,6 +58,9 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert "| peak memory of a worker that trained those runs | 600 MB |" in text
     assert ("| pretraining step, 512 windows | 60.7 ms (range 60-62.2, n=3); 6.07% (range 6-6.22, n=3) of the "
             "matmul FLOP/s measured in the same rounds |") in text
+    assert ("| pretraining step, 128 windows, width 64 (103,808 parameters) | 60.7 ms (range 60-62.2, n=3); 6.07% "
+            "(range 6-6.22, n=3) of the matmul FLOP/s measured in the same rounds |") in text
+    assert "| pretraining step, 128 windows |" in text
     assert "| pretraining step, operator time in matmul kernels (torch profiler) | 31% |" in text
     assert "| RL update, share as if it read every rollout | 6.07% (range 6-6.22, n=3) |" in text
     assert "GFLOP/s, counting the tokens it reads |" in text
@@ -69,10 +76,12 @@ def test_training_work_counts_shared_pretraining_once_and_only_base_s_as_the_hea
     assert bench.training_work(logs) == {"work_seconds": 9.0 + 1.5 + 1.0 + 12.0 + 3.0 + 2.5 + 2.0, "head_seconds": 9.0}
 
 
-def test_the_pretraining_bound_times_each_batch_and_finds_the_matmuls():
-    bound = bench.pretrain_step_bound(repeats=2, batches=(8, 16), steps=2)
-    assert set(bound["batches"]) == {8, 16}
-    for entry in bound["batches"].values():
+def test_the_pretraining_bound_times_each_shape_and_finds_the_matmuls():
+    bound = bench.pretrain_step_bound(repeats=2, shapes=((8, 32), (16, 32), (8, 48)), steps=2)
+    assert [(e["windows"], e["width"]) for e in bound["shapes"]] == [(8, 32), (16, 32), (8, 48)]
+    assert bound["shapes"][0]["parameters"] == bench.Policy(bench.PolicyConfig()).num_parameters()
+    assert bound["shapes"][2]["parameters"] > bound["shapes"][0]["parameters"]
+    for entry in bound["shapes"]:
         assert entry["step_seconds"]["n"] == entry["fraction"]["n"] == 2 and entry["step_seconds"]["min"] > 0
         assert 0 < entry["fraction"]["min"] <= entry["fraction"]["max"]
     assert 0 < bound["matmul_time_share"] < 1
