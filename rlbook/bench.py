@@ -6,6 +6,7 @@ two) is a ratio of two measurements taken in the same invocation.
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 import platform
@@ -21,6 +22,7 @@ from pathlib import Path
 import torch
 
 from . import prefetch, rl, runs
+from . import rewards as rw
 from .policy import Policy, PolicyConfig
 from .sampling import sample
 from .train import adamw, descend, equation_stream, next_char_loss, random_windows
@@ -218,6 +220,46 @@ def _bound_row(shape: dict, book_width: int) -> str:
             f"{_fmt(shape['fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |")
 
 
+def update_bound(policy: Policy, repeats: int, prompt_counts: tuple[int, ...] = (1, 60), steps: int = 20) -> dict:
+    """What bounds the RL update's share of matmul FLOP/s: what a call costs, against what a token read costs.
+
+    For each k of ``prompt_counts`` it samples a batch of ``main``'s recipe
+    from ``policy`` on the first k training prompts. In each of ``repeats``
+    rounds it measures the machine's matmul FLOP/s, then times one update
+    (:func:`rlbook.rl.update`, without the reference's read) on each batch,
+    the fastest of ``steps``, on a copy of the policy. The smallest batch's
+    time is about what a call costs however little it reads; the extra time
+    of the largest over its extra tokens read is what one more token costs,
+    and its share (6 x params per token) is what the update would reach if
+    calls cost nothing.
+    """
+    cfg = runs.spec("main").rl
+    learner = copy.deepcopy(policy)
+    opt = adamw(learner.parameters(), cfg.lr)
+    tasks = split("train", cfg.world)
+    gen = torch.Generator().manual_seed(0)
+    batches, tokens = [], []
+    for k in prompt_counts:
+        rollouts = sample(policy, [t.prompt for t in tasks[:k]], n=cfg.group_size, budget=cfg.budget, generator=gen)
+        rewards, statuses = rw.score(rl.make_verifier(cfg), rollouts.prompts, rollouts.completions())
+        batches.append(rl.Batch(1, rollouts, rewards, statuses, *rl.credit(cfg, rewards, statuses)))
+        packed = rl.pack_answers(rollouts.prompt_ids, rollouts.tokens)
+        tokens.append(packed.prompts.numel() + packed.grid.numel())
+    for batch in batches:
+        rl.update(learner, opt, batch, cfg)
+    seconds: list[list[float]] = [[] for _ in batches]
+    per_token, shares = [], []
+    for _ in range(repeats):
+        peak = matmul_flops(1)["median"]
+        for i, batch in enumerate(batches):
+            seconds[i].append(min(_timed(lambda: rl.update(learner, opt, batch, cfg), steps)))
+        per_token.append((seconds[-1][-1] - seconds[0][-1]) / (tokens[-1] - tokens[0]))
+        shares.append(6 * policy.num_parameters() / per_token[-1] / peak)
+    return {"batches": [{"prompts": k, "tokens": n, "seconds": _spread(secs)}
+                        for k, n, secs in zip(prompt_counts, tokens, seconds)],
+            "per_token_seconds": _spread(per_token), "per_token_fraction": _spread(shares)}
+
+
 def all_runs(pairs: list[tuple[str, int]], threads: int, jobs: int) -> dict:
     """Wall time to train the (run, seed) ``pairs`` from an empty cache, ``jobs`` at a time, and the work in it.
 
@@ -285,6 +327,7 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     torch.set_num_threads(threads)
     report["sampling"]["two_threads_over_one"] = (report["sampling"]["kv_cache_two_threads"]
                                                   / report["sampling"]["kv_cache"]["median"])
+    report["update_bound"] = update_bound(policy, repeats)
     report["peak_memory_mb"] = prefetch.peak_memory_mb()
     if not quick:
         report["machine"]["jobs"] = prefetch.usable_cores()
@@ -329,6 +372,12 @@ def markdown(report: dict) -> str:
         *(_bound_row(shape, PolicyConfig().d_model) for shape in report["pretrain_bound"]["shapes"]),
         f"| pretraining step, operator time in matmul kernels (torch profiler) | "
         f"{report['pretrain_bound']['matmul_time_share']:.0%} |",
+        *(f"| RL update alone (no reference read), {b['prompts']} prompt{'s' * (b['prompts'] > 1)} x "
+          f"{runs.spec('main').rl.group_size} answers, {b['tokens']:,} tokens read | {_fmt(b['seconds'], 1000, ' ms')} |"
+          for b in report["update_bound"]["batches"]),
+        f"| RL update, each token read beyond the smallest batch | "
+        f"{_fmt(report['update_bound']['per_token_seconds'], 1e6, ' µs')}; "
+        f"{_fmt(report['update_bound']['per_token_fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |",
         f"| peak memory (this process) | {report['peak_memory_mb']:.0f} MB |",
     ]
     if "all_runs" in report:

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from rlbook import bench
+from rlbook.policy import weights_hash
 
 
 def test_spread_is_median_with_range_and_count():
@@ -41,7 +42,11 @@ def test_markdown_lists_every_figure_with_its_unit():
                                               "step_seconds": spread, "fraction": spread},
                                              {"windows": 128, "width": 64, "parameters": 103808,
                                               "step_seconds": spread, "fraction": spread}],
-                                 "matmul_time_share": 0.31}}
+                                 "matmul_time_share": 0.31},
+              "update_bound": {"batches": [{"prompts": 1, "tokens": 36, "seconds": spread},
+                                           {"prompts": 60, "tokens": 1368, "seconds": spread}],
+                               "per_token_seconds": {"median": 4.5e-6, "min": 4.4e-6, "max": 4.6e-6, "n": 3},
+                               "per_token_fraction": spread}}
     text = bench.markdown(report)
     assert "| RL step | 60.7 ms (range 60-62.2, n=3) |" in text
     assert ("| pretraining, share of matmul FLOP/s measured just before | 6.07% (range 6-6.22, n=3); 20.00 GFLOP/s, "
@@ -61,6 +66,11 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert ("| pretraining step, 128 windows, width 64 (103,808 parameters) | 60.7 ms (range 60-62.2, n=3); 6.07% "
             "(range 6-6.22, n=3) of the matmul FLOP/s measured in the same rounds |") in text
     assert "| pretraining step, 128 windows |" in text
+    assert ("| RL update alone (no reference read), 1 prompt x 16 answers, 36 tokens read | 60.7 ms (range 60-62.2, "
+            "n=3) |") in text
+    assert "| RL update alone (no reference read), 60 prompts x 16 answers, 1,368 tokens read |" in text
+    assert ("| RL update, each token read beyond the smallest batch | 4.5 µs (range 4.4-4.6, n=3); 6.07% (range "
+            "6-6.22, n=3) of the matmul FLOP/s measured in the same rounds |") in text
     assert "| pretraining step, operator time in matmul kernels (torch profiler) | 31% |" in text
     assert "| RL update, share as if it read every rollout | 6.07% (range 6-6.22, n=3) |" in text
     assert "GFLOP/s, counting the tokens it reads |" in text
@@ -85,6 +95,18 @@ def test_the_pretraining_bound_times_each_shape_and_finds_the_matmuls():
         assert entry["step_seconds"]["n"] == entry["fraction"]["n"] == 2 and entry["step_seconds"]["min"] > 0
         assert 0 < entry["fraction"]["min"] <= entry["fraction"]["max"]
     assert 0 < bound["matmul_time_share"] < 1
+
+
+def test_the_update_bound_times_a_small_and_a_large_batch_and_prices_a_token():
+    policy = bench.Policy(bench.PolicyConfig())
+    before = weights_hash(policy)
+    bound = bench.update_bound(policy, repeats=2, prompt_counts=(1, 4), steps=2)
+    assert [b["prompts"] for b in bound["batches"]] == [1, 4]
+    small, large = bound["batches"]
+    assert 0 < small["tokens"] < large["tokens"]
+    assert all(b["seconds"]["n"] == 2 and b["seconds"]["min"] > 0 for b in bound["batches"])
+    assert bound["per_token_seconds"]["n"] == bound["per_token_fraction"]["n"] == 2
+    assert weights_hash(policy) == before  # the updates train a copy
 
 
 def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
