@@ -275,10 +275,54 @@ def reference_logprobs(reference: Policy, rollouts: Rollouts) -> torch.Tensor:
     """Log-probs of the recorded tokens under the frozen reference policy, without a gradient.
 
     The reference never changes and a batch is fixed, so :func:`train_rl`
-    reads them once per batch, however many updates it makes on the batch.
+    needs them once per batch, however many updates it makes on the batch,
+    and reads them once per run for each (prompt, answer) pair
+    (:class:`ReferenceMemo`). Like sampling, it reads in
+    ``torch.inference_mode`` and hands back an ordinary copy (see
+    :func:`rlbook.sampling.sample`).
     """
-    with torch.no_grad():
-        return generated_logprobs(reference, rollouts)[0]
+    with torch.inference_mode():
+        logp = generated_logprobs(reference, rollouts)[0]
+    return logp.clone()
+
+
+def row_keys(rollouts: Rollouts) -> list[bytes]:
+    """Each row's prompt and answer ids as one ``bytes`` key (every token id fits in a byte)."""
+    rows = torch.cat([rollouts.prompt_ids, rollouts.tokens], dim=1).to(torch.uint8)
+    width, data = rows.shape[1], rows.numpy().tobytes()
+    return [data[start:start + width] for start in range(0, len(data), width)]
+
+
+@dataclass
+class ReferenceMemo:
+    """The reference policy's log-probs of every (prompt, answer) pair a run has sampled, each read once.
+
+    The reference never changes, and most of a batch's pairs were sampled
+    at an earlier step too: a memorised prompt gets the same answer step
+    after step (in ``main``, seven of every eight distinct pairs of a step
+    had come before). So :func:`train_rl` reads with the reference only the
+    pairs it has not met, and looks the others up. A pair keeps the numbers
+    of its first read, which can differ from a fresh read in the last bits
+    of float rounding, since the pairs read together differ. ``index`` maps
+    a pair's key (:func:`row_keys`) to its row of ``values``.
+    """
+
+    index: dict[bytes, int] = field(default_factory=dict)
+    values: torch.Tensor | None = None
+
+    def logprobs(self, reference: Policy, rollouts: Rollouts) -> torch.Tensor:
+        """The reference's log-probs of ``rollouts``' recorded tokens, as :func:`reference_logprobs` gives them."""
+        keys = row_keys(rollouts)
+        fresh: dict[bytes, int] = {}
+        for row, key in enumerate(keys):
+            if key not in self.index:
+                fresh.setdefault(key, row)
+        if fresh:
+            read = reference_logprobs(reference, rollouts.select(list(fresh.values())))
+            known = 0 if self.values is None else len(self.values)
+            self.values = read if self.values is None else torch.cat([self.values, read])
+            self.index.update(zip(fresh, range(known, known + len(fresh))))
+        return self.values[[self.index[key] for key in keys]]
 
 
 def update(policy: Policy, opt: torch.optim.Optimizer, batch: Batch, cfg: RLConfig,
@@ -359,6 +403,7 @@ class RLState:
     pool: list
     log: dict
     picker: tuple | None = None
+    reference: ReferenceMemo | None = None
 
     def save(self, path) -> None:
         """Write the state's fields to ``path`` with ``torch.save``.
@@ -433,14 +478,16 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
     ``on_checkpoint(state)`` is called with a resumable :class:`RLState` at
     every checkpoint, so an interrupted run loses at most ``checkpoint_every``
     steps and resumes bit-identically with the same seed and thread count.
-    The state shares the run's live weights, optimiser state and log, which
-    training goes on changing: save it (or copy it) before returning.
+    The state shares the run's live weights, optimiser state, log and
+    reference memo, which training goes on changing: save it (or copy it)
+    before returning.
     """
     reference = copy.deepcopy(policy).eval()
     opt = adamw(policy.parameters(), cfg.lr)
     gen = torch.Generator().manual_seed(seed)
     log, pool, first = new_log(), deque(maxlen=cfg.stale + 1), 1
     picker = random.Random(seed)
+    memo = ReferenceMemo()
     if state is not None:
         policy.load_state_dict(state.policy)
         opt.load_state_dict(state.optimizer)
@@ -449,6 +496,8 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
         pool.extend(state.pool)
         if state.picker is not None:
             picker.setstate(state.picker)
+        if state.reference is not None:
+            memo = state.reference
     else:
         _checkpoint(policy, cfg, seed, name, 0, log)
     verifier = make_verifier(cfg)
@@ -476,7 +525,7 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
         if ok:
             pool.append(batch)
             learn = pool[0]
-            ref_logp = reference_logprobs(reference, learn.rollouts)
+            ref_logp = memo.logprobs(reference, learn.rollouts)
             for _ in range(cfg.updates_per_batch):
                 stats = update(policy, opt, learn, cfg, ref_logp, poison="nan_loss" in faults)
             if not stats["finite"]:
@@ -500,7 +549,7 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
             _checkpoint(policy, cfg, seed, name, step, log)
             if on_checkpoint is not None:
                 on_checkpoint(RLState(step, policy.state_dict(), opt.state_dict(), gen.get_state(), list(pool), log,
-                                      picker.getstate()))
+                                      picker.getstate(), memo))
     if log["status"] == "running":
         log["status"] = "completed"
     policy.version = f"{name}@{log['checkpoints'][-1]['step']}"

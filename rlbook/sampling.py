@@ -119,7 +119,6 @@ def _next_token(logits: torch.Tensor, temperature: float, generator: torch.Gener
     return token, logp.gather(-1, token[:, None]).squeeze(-1)
 
 
-@torch.no_grad()
 def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 1.0, budget: int = 4,
            generator: torch.Generator | None = None, use_cache: bool = True, greedy: bool = False) -> Rollouts:
     """Sample ``n`` episodes for each prompt, batched, with a key/value cache.
@@ -134,6 +133,11 @@ def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 
     tokens. With ``greedy=True`` each step takes the most probable token
     instead of a sample (greedy accuracy, chapter 5); log-probs are then
     those at T = 1.
+
+    The policy is read in ``torch.inference_mode``, which skips autograd's
+    bookkeeping altogether and gives the same numbers as ``torch.no_grad``,
+    and the record is then copied out of it: tensors made in inference mode
+    may not take part in a gradient later, and the update's loss uses these.
     """
     if not temperature > 0:
         raise ValueError(f"temperature must be a positive number, got {temperature!r}")
@@ -143,9 +147,11 @@ def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 
     was_training = policy.training
     policy.eval()
     try:
-        tokens, logprobs, mask = _write_answers(policy, ids, n, temperature, budget, generator, use_cache, greedy)
+        with torch.inference_mode():
+            written = _write_answers(policy, ids, n, temperature, budget, generator, use_cache, greedy)
     finally:
         policy.train(was_training)
+    tokens, logprobs, mask = (t.clone() for t in written)
     settings = {"temperature": float(temperature), "token_budget": int(budget), "group_size": int(n),
                 "decoding": "greedy" if greedy else "sample", "kv_cache": bool(use_cache)}
     return Rollouts(repeated, ids, tokens, logprobs, mask, getattr(policy, "version", "unversioned"), settings)

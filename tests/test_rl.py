@@ -21,8 +21,10 @@ from rlbook.rl import (
     guard_batch,
     new_log,
     packed_reads,
+    ReferenceMemo,
     reference_logprobs,
     rollout_metrics,
+    row_keys,
     score_guarded,
     train_rl,
     update,
@@ -201,6 +203,31 @@ def test_reference_logprobs_are_the_recorded_tokens_logprobs_without_a_gradient(
     ref_logp = reference_logprobs(policy, batch.rollouts)
     assert not ref_logp.requires_grad
     assert torch.equal(ref_logp, generated_logprobs(policy, batch.rollouts)[0].detach())
+
+
+def test_row_keys_are_equal_exactly_for_equal_prompt_and_answer():
+    rollouts = hand_batch(fresh_policy(2), [1.0, -1.0]).rollouts.select([0, 1, 0, 0])
+    rollouts.prompt_ids[3, 2] = encode("5")[0]  # the last row asks 5+4 and answers as the first does
+    keys = row_keys(rollouts)
+    assert keys[0] == keys[2] and len({keys[0], keys[1], keys[3]}) == 3
+    assert len(keys[0]) == rollouts.prompt_ids.shape[1] + rollouts.tokens.shape[1]
+
+
+def test_the_reference_memo_reads_each_pair_once_and_hands_back_its_first_numbers():
+    reference = fresh_policy(2)
+    batch = hand_batch(reference, [1.0, -1.0])
+    memo = ReferenceMemo()
+    first = memo.logprobs(reference, batch.rollouts)
+    assert torch.allclose(first, reference_logprobs(reference, batch.rollouts), atol=1e-6)
+    # Known pairs are looked up, not read again: another "reference" would give other numbers.
+    again = memo.logprobs(fresh_policy(5), batch.rollouts.select([1, 0, 1]))
+    assert torch.equal(again, first[[1, 0, 1]])
+    # A new pair is read (with the policy given) and joins the memo.
+    new = copy.deepcopy(batch.rollouts)
+    new.tokens[0] = torch.tensor(encode("6#"))
+    mixed = memo.logprobs(reference, new)
+    assert len(memo.index) == 3 and torch.equal(mixed[1], first[1])
+    assert torch.allclose(mixed[0], reference_logprobs(reference, new)[0], atol=1e-6)
 
 
 def test_a_non_finite_loss_is_not_applied():

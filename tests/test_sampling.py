@@ -65,6 +65,15 @@ def test_sampling_restores_training_mode():
     assert not policy.training
 
 
+def test_the_record_is_made_of_ordinary_tensors_that_a_loss_may_use():
+    policy = random_policy(2)
+    r = sample(policy, PROMPTS, n=2, budget=4, generator=gen(3))
+    assert not any(t.is_inference() for t in (r.prompt_ids, r.tokens, r.logprobs, r.mask))
+    logp, _ = generated_logprobs(policy, r)
+    ((logp - r.logprobs).exp() * r.mask).sum().backward()  # raises if an inference tensor is saved for backward
+    assert policy.head.weight.grad is not None
+
+
 def test_recorded_logprobs_equal_the_policys_at_the_sampled_tokens():
     policy = random_policy(2).eval()
     r = sample(policy, PROMPTS, n=6, budget=4, generator=gen(3))
