@@ -24,7 +24,7 @@ import torch
 from . import prefetch, rl, runs
 from . import rewards as rw
 from .policy import Policy, PolicyConfig
-from .sampling import sample
+from .sampling import Rollouts, sample
 from .train import adamw, descend, equation_stream, next_char_loss, random_windows
 from .world import encode, split
 
@@ -117,20 +117,38 @@ def fresh_pipeline(repeats: int, threads: int) -> dict:
             "paired": {"pretrain": list(zip(pre, peak_pre)), "update": list(zip(update_s, peak_rl))}}
 
 
-def update_tokens_read(main: runs.Run) -> float:
-    """Median over ``main``'s steps of the token positions its update reads for one batch.
+def update_flop(main: runs.Run, params: int) -> float:
+    """Median over ``main``'s steps of the FLOPs of one step's update: 6 x ``params`` a token for the policy
+    (forward and backward), 2 x ``params`` a token for the reference's forward pass (the logged KL).
 
     The update reads each distinct (prompt, answer) pair of the batch once,
     up to :data:`rlbook.rl.ANSWERS_PER_READ` of them after each copy of a
-    prompt, padding included (:func:`rlbook.rl.pack_answers`).
+    prompt, padding included (:func:`rlbook.rl.pack_answers`). The reference
+    reads, packed the same way, only the pairs that the run had not met at
+    an earlier step (:class:`rlbook.rl.ReferenceMemo`).
     """
-    counts = []
+    seen: set[bytes] = set()
+    flops = []
     for stored in main.rollouts:
         group = len(stored["tokens"]) // len(stored["prompts"])
-        ids = torch.tensor([encode(p) for p in stored["prompts"]]).repeat_interleave(group, dim=0)
-        packed = rl.pack_answers(ids, stored["tokens"].long())
-        counts.append(packed.prompts.numel() + packed.grid.numel())
-    return statistics.median(counts)
+        prompts = [p for p in stored["prompts"] for _ in range(group)]
+        ids, tokens = torch.tensor([encode(p) for p in prompts]), stored["tokens"].long()
+        batch = Rollouts(prompts, ids, tokens, torch.zeros(tokens.shape), torch.ones(tokens.shape, dtype=torch.bool),
+                         "stored")
+        fresh: dict[bytes, int] = {}
+        for row, key in enumerate(rl.row_keys(batch)):
+            if key not in seen:
+                fresh.setdefault(key, row)
+        seen.update(fresh)
+        new = list(fresh.values())
+        reference_reads = _tokens_read(ids[new], tokens[new]) if new else 0
+        flops.append(6 * params * _tokens_read(ids, tokens) + 2 * params * reference_reads)
+    return statistics.median(flops)
+
+
+def _tokens_read(prompt_ids: torch.Tensor, tokens: torch.Tensor) -> int:
+    packed = rl.pack_answers(prompt_ids, tokens)
+    return packed.prompts.numel() + packed.grid.numel()
 
 
 def training_flop_fractions(pipeline: dict) -> dict:
@@ -139,10 +157,11 @@ def training_flop_fractions(pipeline: dict) -> dict:
     Pretraining counts 6 x params x tokens (forward and backward). The RL
     update counts the same for the policy plus 2 x params x tokens for the
     reference policy's forward pass (the logged KL), which the update's time
-    includes. Its tokens are those it reads (:func:`update_tokens_read`);
-    ``rl_update_every_rollout_fraction`` counts instead the tokens of every
-    rollout after its group's one prompt, as if no two rollouts were alike,
-    which is the work the update stands for rather than the work it does.
+    includes, each for the tokens it reads (:func:`update_flop`);
+    ``rl_update_every_rollout_fraction`` counts instead (6 + 2) x params for
+    the tokens of every rollout after its group's one prompt, as if no two
+    rollouts were alike, which is the work the update stands for rather
+    than the work it does.
     Each repeat of :func:`fresh_pipeline` gives one fraction, against the
     matmul rate measured just before that run.
     """
@@ -153,11 +172,11 @@ def training_flop_fractions(pipeline: dict) -> dict:
     rl_cfg = runs.spec("main").rl
     prompts = split("train")
     every_rollout = len(prompts) * len(prompts[0].prompt) + len(prompts) * rl_cfg.group_size * (rl_cfg.budget - 1)
-    update_flop, every_flop = (6 + 2) * params * update_tokens_read(main), (6 + 2) * params * every_rollout
+    step_flop, every_flop = update_flop(main, params), (6 + 2) * params * every_rollout
     return {"parameters": params, "pretrain_flops": pre_flop / pipeline["pretrain_seconds"]["median"],
             "pretrain_fraction": _spread([pre_flop / s / peak for s, peak in paired["pretrain"]]),
-            "rl_update_flops": update_flop / pipeline["rl_step_update_seconds"]["median"],
-            "rl_update_fraction": _spread([update_flop / s / peak for s, peak in paired["update"]]),
+            "rl_update_flops": step_flop / pipeline["rl_step_update_seconds"]["median"],
+            "rl_update_fraction": _spread([step_flop / s / peak for s, peak in paired["update"]]),
             "rl_update_every_rollout_fraction": _spread([every_flop / s / peak for s, peak in paired["update"]])}
 
 

@@ -97,6 +97,21 @@ def test_the_pretraining_bound_times_each_shape_and_finds_the_matmuls():
     assert 0 < bound["matmul_time_share"] < 1
 
 
+def test_the_update_flop_counts_the_reference_only_for_pairs_not_met_before():
+    class Fake:
+        # Step 1: one prompt, answers "7#" twice and "8#" twice (two pairs, one read of 9 + 3 x 3 tokens).
+        # Step 2: the same pairs again, which the reference has read; step 3: one pair new.
+        rollouts = [{"prompts": ["U:3+4?|A:"], "tokens": torch.tensor([bench.encode(a) for a in answers])}
+                    for answers in (["7###", "7###", "8###", "8###"], ["8###", "7###", "7###", "8###"],
+                                    ["7###", "6###", "7###", "7###"])]
+
+    read = 9 + 3 * 3
+    # Per step: 6 x params x 18 for the update, plus 2 x params x 18, 0 and 18 for the reference: the median is step 1's.
+    assert bench.update_flop(Fake(), 10) == 6 * 10 * read + 2 * 10 * read
+    Fake.rollouts = Fake.rollouts[1:2] * 3  # the same batch three times: read once by the reference
+    assert bench.update_flop(Fake(), 10) == 6 * 10 * read
+
+
 def test_the_update_bound_times_a_small_and_a_large_batch_and_prices_a_token():
     policy = bench.Policy(bench.PolicyConfig())
     before = weights_hash(policy)
