@@ -24,7 +24,7 @@ import torch
 from . import prefetch, rl, runs
 from . import rewards as rw
 from .policy import Policy, PolicyConfig
-from .sampling import Rollouts, sample
+from .sampling import sample
 from .train import adamw, descend, equation_stream, next_char_loss, random_windows
 from .world import encode, split
 
@@ -131,14 +131,9 @@ def update_flop(main: runs.Run, params: int) -> float:
     flops = []
     for stored in main.rollouts:
         group = len(stored["tokens"]) // len(stored["prompts"])
-        prompts = [p for p in stored["prompts"] for _ in range(group)]
-        ids, tokens = torch.tensor([encode(p) for p in prompts]), stored["tokens"].long()
-        batch = Rollouts(prompts, ids, tokens, torch.zeros(tokens.shape), torch.ones(tokens.shape, dtype=torch.bool),
-                         "stored")
-        fresh: dict[bytes, int] = {}
-        for row, key in enumerate(rl.row_keys(batch)):
-            if key not in seen:
-                fresh.setdefault(key, row)
+        ids = torch.tensor([encode(p) for p in stored["prompts"]]).repeat_interleave(group, dim=0)
+        tokens = stored["tokens"].long()
+        fresh = rl.unmet(rl.row_keys(ids, tokens), seen)
         seen.update(fresh)
         new = list(fresh.values())
         reference_reads = _tokens_read(ids[new], tokens[new]) if new else 0
@@ -147,6 +142,7 @@ def update_flop(main: runs.Run, params: int) -> float:
 
 
 def _tokens_read(prompt_ids: torch.Tensor, tokens: torch.Tensor) -> int:
+    """The token positions the update's packed reads of these rows hold, padding included."""
     packed = rl.pack_answers(prompt_ids, tokens)
     return packed.prompts.numel() + packed.grid.numel()
 
@@ -262,8 +258,7 @@ def update_bound(policy: Policy, repeats: int, prompt_counts: tuple[int, ...] = 
         rollouts = sample(policy, [t.prompt for t in tasks[:k]], n=cfg.group_size, budget=cfg.budget, generator=gen)
         rewards, statuses = rw.score(rl.make_verifier(cfg), rollouts.prompts, rollouts.completions())
         batches.append(rl.Batch(1, rollouts, rewards, statuses, *rl.credit(cfg, rewards, statuses)))
-        packed = rl.pack_answers(rollouts.prompt_ids, rollouts.tokens)
-        tokens.append(packed.prompts.numel() + packed.grid.numel())
+        tokens.append(_tokens_read(rollouts.prompt_ids, rollouts.tokens))
     for batch in batches:
         rl.update(learner, opt, batch, cfg)
     seconds: list[list[float]] = [[] for _ in batches]

@@ -286,11 +286,20 @@ def reference_logprobs(reference: Policy, rollouts: Rollouts) -> torch.Tensor:
     return logp.clone()
 
 
-def row_keys(rollouts: Rollouts) -> list[bytes]:
+def row_keys(prompt_ids: torch.Tensor, tokens: torch.Tensor) -> list[bytes]:
     """Each row's prompt and answer ids as one ``bytes`` key (every token id fits in a byte)."""
-    rows = torch.cat([rollouts.prompt_ids, rollouts.tokens], dim=1).to(torch.uint8)
+    rows = torch.cat([prompt_ids, tokens], dim=1).to(torch.uint8)
     width, data = rows.shape[1], rows.numpy().tobytes()
     return [data[start:start + width] for start in range(0, len(data), width)]
+
+
+def unmet(keys: list[bytes], met) -> dict[bytes, int]:
+    """Each key of ``keys`` not in ``met`` (a set or dict), with the first row that holds it, in row order."""
+    fresh: dict[bytes, int] = {}
+    for row, key in enumerate(keys):
+        if key not in met:
+            fresh.setdefault(key, row)
+    return fresh
 
 
 @dataclass
@@ -312,11 +321,8 @@ class ReferenceMemo:
 
     def logprobs(self, reference: Policy, rollouts: Rollouts) -> torch.Tensor:
         """The reference's log-probs of ``rollouts``' recorded tokens, as :func:`reference_logprobs` gives them."""
-        keys = row_keys(rollouts)
-        fresh: dict[bytes, int] = {}
-        for row, key in enumerate(keys):
-            if key not in self.index:
-                fresh.setdefault(key, row)
+        keys = row_keys(rollouts.prompt_ids, rollouts.tokens)
+        fresh = unmet(keys, self.index)
         if fresh:
             read = reference_logprobs(reference, rollouts.select(list(fresh.values())))
             known = 0 if self.values is None else len(self.values)

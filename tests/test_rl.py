@@ -27,6 +27,7 @@ from rlbook.rl import (
     row_keys,
     score_guarded,
     train_rl,
+    unmet,
     update,
 )
 from rlbook.sampling import Rollouts
@@ -208,9 +209,10 @@ def test_reference_logprobs_are_the_recorded_tokens_logprobs_without_a_gradient(
 def test_row_keys_are_equal_exactly_for_equal_prompt_and_answer():
     rollouts = hand_batch(fresh_policy(2), [1.0, -1.0]).rollouts.select([0, 1, 0, 0])
     rollouts.prompt_ids[3, 2] = encode("5")[0]  # the last row asks 5+4 and answers as the first does
-    keys = row_keys(rollouts)
+    keys = row_keys(rollouts.prompt_ids, rollouts.tokens)
     assert keys[0] == keys[2] and len({keys[0], keys[1], keys[3]}) == 3
     assert len(keys[0]) == rollouts.prompt_ids.shape[1] + rollouts.tokens.shape[1]
+    assert unmet(keys, {keys[1]}) == {keys[0]: 0, keys[3]: 3}  # first rows of the keys not met, in order
 
 
 def test_the_reference_memo_reads_each_pair_once_and_hands_back_its_first_numbers():
