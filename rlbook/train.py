@@ -153,6 +153,19 @@ def part_gradients(policy: Policy, parts: list[torch.Tensor], pool: ThreadPoolEx
         weight.grad = g
 
 
+def pretrain_step(policy: Policy, opt: torch.optim.Optimizer, windows: torch.Tensor, parts: int,
+                  pool: ThreadPoolExecutor) -> None:
+    """One gradient step on the next-character loss of ``windows``, read whole or in ``parts`` on ``pool``'s threads.
+
+    The step of :func:`pretrain`, which ``rlbook bench`` also times on its own.
+    """
+    if parts == 1:
+        descend(opt, next_char_loss(policy, windows))
+    else:
+        part_gradients(policy, list(windows.chunk(parts)), pool)
+        opt.step()
+
+
 def pretrain(cfg: PretrainConfig, seed: int, desc: str = "pretrain", start: Policy | None = None) -> Policy:
     """Train a policy to predict the next character of equation lines.
 
@@ -172,12 +185,7 @@ def pretrain(cfg: PretrainConfig, seed: int, desc: str = "pretrain", start: Poli
         for step in progress(range(cfg.steps), desc=desc):
             for group in opt.param_groups:
                 group["lr"] = lr_at(step, cfg.steps, cfg.lr, cfg.warmup)
-            windows = random_windows(stream, cfg.batch, cfg.block_size, gen)
-            if cfg.parts == 1:
-                descend(opt, next_char_loss(policy, windows))
-            else:
-                part_gradients(policy, list(windows.chunk(cfg.parts)), pool)
-                opt.step()
+            pretrain_step(policy, opt, random_windows(stream, cfg.batch, cfg.block_size, gen), cfg.parts, pool)
     return policy
 
 
