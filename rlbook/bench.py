@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +25,7 @@ from . import prefetch, rl, runs
 from . import rewards as rw
 from .policy import Policy, PolicyConfig
 from .sampling import sample
-from .train import adamw, equation_stream, pretrain_step, random_windows
+from .train import adamw, descend, equation_stream, next_char_loss, random_windows
 from .world import encode, split
 
 # The matrix-multiply kernels of a training step, as the torch profiler names them.
@@ -151,8 +150,7 @@ def _tokens_read(prompt_ids: torch.Tensor, tokens: torch.Tensor) -> int:
 def training_flop_fractions(pipeline: dict) -> dict:
     """Fraction of matmul FLOP/s reached by pretraining and by the RL update.
 
-    Pretraining counts 6 x params x tokens (forward and backward), over
-    the matmul rate of as many cores as it has threads (``parts``). The RL
+    Pretraining counts 6 x params x tokens (forward and backward). The RL
     update counts the same for the policy plus 2 x params x tokens for the
     reference policy's forward pass (the logged KL), which the update's time
     includes, each for the tokens it reads (:func:`update_flop`);
@@ -172,15 +170,14 @@ def training_flop_fractions(pipeline: dict) -> dict:
     every_rollout = len(prompts) * len(prompts[0].prompt) + len(prompts) * rl_cfg.group_size * (rl_cfg.budget - 1)
     step_flop, every_flop = update_flop(main, params), (6 + 2) * params * every_rollout
     return {"parameters": params, "pretrain_flops": pre_flop / pipeline["pretrain_seconds"]["median"],
-            "pretrain_threads": cfg.parts,
-            "pretrain_fraction": _spread([pre_flop / s / (peak * cfg.parts) for s, peak in paired["pretrain"]]),
+            "pretrain_fraction": _spread([pre_flop / s / peak for s, peak in paired["pretrain"]]),
             "rl_update_flops": step_flop / pipeline["rl_step_update_seconds"]["median"],
             "rl_update_fraction": _spread([step_flop / s / peak for s, peak in paired["update"]]),
             "rl_update_every_rollout_fraction": _spread([every_flop / s / peak for s, peak in paired["update"]])}
 
 
-def _pretrain_step(batch: int, width: int, parts: int, pool: ThreadPoolExecutor, seed: int = 0):
-    """One step of ``base``'s pretraining recipe with ``batch`` windows, model width ``width``, in ``parts``, as a function.
+def _pretrain_step(batch: int, width: int, seed: int = 0):
+    """One step of ``base``'s pretraining recipe with ``batch`` windows and model width ``width``, as a function.
 
     Returns the function and the number of parameters of the policy it trains.
     """
@@ -190,60 +187,52 @@ def _pretrain_step(batch: int, width: int, parts: int, pool: ThreadPoolExecutor,
     stream = equation_stream(cfg, chars=100_000, seed=seed)
     gen = torch.Generator().manual_seed(seed)
     opt = adamw(policy.parameters(), cfg.lr, weight_decay=0.01)
-    step = lambda: pretrain_step(policy, opt, random_windows(stream, batch, cfg.block_size, gen), parts, pool)
+    step = lambda: descend(opt, next_char_loss(policy, random_windows(stream, batch, cfg.block_size, gen)))
     return step, policy.num_parameters()
 
 
-# (windows, model width, parts) of the pretraining steps that pretrain_step_bound times: the book's step read
-# whole on one thread and as base reads it (runs.spec("base").pretrain.parts), a batch four times larger, and
-# the book's batch on wider models than the book's (d_model 32).
-BOUND_SHAPES = ((128, 32, 1), (128, 32, 2), (512, 32, 1), (128, 48, 1), (128, 64, 1))
+# (windows, model width) of the pretraining steps that pretrain_step_bound times: the book's, a batch four
+# times larger, and the book's batch on wider models than the book's (d_model 32).
+BOUND_SHAPES = ((128, 32), (512, 32), (128, 48), (128, 64))
 
 
-def pretrain_step_bound(repeats: int, shapes: tuple[tuple[int, int, int], ...] = BOUND_SHAPES,
-                        steps: int = 20) -> dict:
+def pretrain_step_bound(repeats: int, shapes: tuple[tuple[int, int], ...] = BOUND_SHAPES, steps: int = 20) -> dict:
     """What bounds pretraining's share of matmul FLOP/s: the batch, the model's width, and the time left to matmuls.
 
-    ``shapes`` are (windows, width, parts) triples; the first is the book's
-    step read whole. In each of ``repeats`` rounds it measures one thread's
-    matmul FLOP/s and then times a pretraining step of each shape (the
-    fastest of ``steps`` steps), so that every share (6 x params x tokens
-    over the round's own matmul rate, times the threads a step in parts
-    uses) is a ratio taken in one stretch of time, whatever the machine's
+    ``shapes`` are (windows, width) pairs; the first is the book's. In each
+    of ``repeats`` rounds it measures the machine's matmul FLOP/s and then
+    times a pretraining step of each shape (the fastest of ``steps`` steps),
+    so that every share (6 x params x tokens over the round's own matmul
+    rate) is a ratio taken in one stretch of time, whatever the machine's
     speed does between rounds. With the torch profiler it also measures the
     share of the first shape's operator time spent in matmul kernels.
     """
+    steppers = [_pretrain_step(batch, width) for batch, width in shapes]
+    for fn, _ in steppers:
+        fn()
     block = runs.spec("base").pretrain.block_size
-    with ThreadPoolExecutor(max(parts for _, _, parts in shapes) - 1 or 1) as pool:
-        steppers = [_pretrain_step(batch, width, parts, pool) for batch, width, parts in shapes]
-        for fn, _ in steppers:
-            fn()
-        seconds: list[list[float]] = [[] for _ in shapes]
-        shares: list[list[float]] = [[] for _ in shapes]
-        for _ in range(repeats):
-            peak = matmul_flops(1)["median"]
-            for i, ((batch, _, parts), (fn, params)) in enumerate(zip(shapes, steppers)):
-                seconds[i].append(min(_timed(fn, steps)))
-                shares[i].append(6 * params * batch * block / seconds[i][-1] / (peak * parts))
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
-            for _ in range(steps):
-                steppers[0][0]()
+    seconds: list[list[float]] = [[] for _ in shapes]
+    shares: list[list[float]] = [[] for _ in shapes]
+    for _ in range(repeats):
+        peak = matmul_flops(1)["median"]
+        for i, ((batch, _), (fn, params)) in enumerate(zip(shapes, steppers)):
+            seconds[i].append(min(_timed(fn, steps)))
+            shares[i].append(6 * params * batch * block / seconds[i][-1] / peak)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        for _ in range(steps):
+            steppers[0][0]()
     ops = prof.key_averages()
     total = sum(op.self_cpu_time_total for op in ops)
-    return {"shapes": [{"windows": batch, "width": width, "parts": parts, "parameters": params,
-                        "step_seconds": _spread(secs), "fraction": _spread(share)}
-                       for (batch, width, parts), (_, params), secs, share in zip(shapes, steppers, seconds, shares)],
+    return {"shapes": [{"windows": batch, "width": width, "parameters": params, "step_seconds": _spread(secs),
+                        "fraction": _spread(share)}
+                       for (batch, width), (_, params), secs, share in zip(shapes, steppers, seconds, shares)],
             "matmul_time_share": sum(op.self_cpu_time_total for op in ops if op.key in MATMUL_OPS) / total}
 
 
 def _bound_row(shape: dict, book_width: int) -> str:
     wider = "" if shape["width"] == book_width else f", width {shape['width']} ({shape['parameters']:,} parameters)"
-    parts = shape["parts"]
-    threads = f" in {parts} parts on {parts} threads" if parts > 1 else ""
-    cores = f"{parts} cores' " if parts > 1 else "the "
-    return (f"| pretraining step, {shape['windows']} windows{wider}{threads} | "
-            f"{_fmt(shape['step_seconds'], 1000, ' ms')}; "
-            f"{_fmt(shape['fraction'], 100, '%')} of {cores}matmul FLOP/s measured in the same rounds |")
+    return (f"| pretraining step, {shape['windows']} windows{wider} | {_fmt(shape['step_seconds'], 1000, ' ms')}; "
+            f"{_fmt(shape['fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |")
 
 
 def update_bound(policy: Policy, repeats: int, prompt_counts: tuple[int, ...] = (1, 60), steps: int = 20) -> dict:
@@ -308,8 +297,7 @@ def training_work(logs: list[tuple[str, dict]]) -> dict:
     and evaluations), leaving out loading, writing and waiting.
     ``head_seconds`` is the pretraining of the runs without a parent
     (``base``): every other run descends from it, so while it trains no
-    other worker has anything to do (its second thread takes the idle
-    core, see :class:`rlbook.train.PretrainConfig`). With ``jobs`` workers, the runs cannot
+    other worker has anything to do. With ``jobs`` workers, the runs cannot
     finish sooner than ``head + (work - head) / jobs``.
     """
     work = head = 0.0
@@ -390,8 +378,7 @@ def markdown(report: dict) -> str:
         f"| sampling, same sequences, KV cache, 2 threads | {s['kv_cache_two_threads']:.3g} tok/s |",
         f"| 2 threads over {m['threads']}, sampling (same run) | {s['two_threads_over_one']:.2f}x |",
         f"| float32 matmul (512^3) | {_fmt(report['matmul_flops'], 1e-9, ' GFLOP/s')} |",
-        f"| pretraining ({f['pretrain_threads']} threads), share of as many cores' matmul FLOP/s "
-        f"(one thread's, measured just before, x {f['pretrain_threads']}) | {_fmt(f['pretrain_fraction'], 100, '%')}; "
+        f"| pretraining, share of matmul FLOP/s measured just before | {_fmt(f['pretrain_fraction'], 100, '%')}; "
         f"{f['pretrain_flops'] / 1e9:.2f} GFLOP/s, {f['parameters']:,} parameters |",
         f"| RL update, share of matmul FLOP/s measured just before | {_fmt(f['rl_update_fraction'], 100, '%')}; "
         f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s, counting the tokens it reads |",

@@ -30,20 +30,17 @@ def test_markdown_lists_every_figure_with_its_unit():
                                                "rl_step_sampling_seconds", "rl_step_update_seconds")},
               "sampling": {"sequences": 3200, "kv_cache": spread, "no_cache": spread, "cache_speedup": 3.0,
                            "kv_cache_two_threads": 250000.0, "two_threads_over_one": 1.2},
-              "matmul_flops": spread, "fractions": {"parameters": 27328, "pretrain_flops": 2e10, "pretrain_threads": 2,
-                                                    "pretrain_fraction": spread,
+              "matmul_flops": spread, "fractions": {"parameters": 27328, "pretrain_flops": 2e10, "pretrain_fraction": spread,
                                                     "rl_update_flops": 1e10, "rl_update_fraction": spread,
                                                     "rl_update_every_rollout_fraction": spread},
               "peak_memory_mb": 500.0, "all_runs": {"seconds": 100.0, "jobs": 2, "work_seconds": 150.0, "head_seconds": 10.0,
                            "worker_peak_memory_mb": 600.0}, "book_seconds_empty_cache": 300.0,
               "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
-              "pretrain_bound": {"shapes": [{"windows": 128, "width": 32, "parts": 1, "parameters": 27328,
+              "pretrain_bound": {"shapes": [{"windows": 128, "width": 32, "parameters": 27328,
                                               "step_seconds": spread, "fraction": spread},
-                                             {"windows": 128, "width": 32, "parts": 2, "parameters": 27328,
+                                             {"windows": 512, "width": 32, "parameters": 27328,
                                               "step_seconds": spread, "fraction": spread},
-                                             {"windows": 512, "width": 32, "parts": 1, "parameters": 27328,
-                                              "step_seconds": spread, "fraction": spread},
-                                             {"windows": 128, "width": 64, "parts": 1, "parameters": 103808,
+                                             {"windows": 128, "width": 64, "parameters": 103808,
                                               "step_seconds": spread, "fraction": spread}],
                                  "matmul_time_share": 0.31},
               "update_bound": {"batches": [{"prompts": 1, "tokens": 36, "seconds": spread},
@@ -52,8 +49,8 @@ def test_markdown_lists_every_figure_with_its_unit():
                                "per_token_fraction": spread}}
     text = bench.markdown(report)
     assert "| RL step | 60.7 ms (range 60-62.2, n=3) |" in text
-    assert ("| pretraining (2 threads), share of as many cores' matmul FLOP/s (one thread's, measured just before, "
-            "x 2) | 6.07% (range 6-6.22, n=3); 20.00 GFLOP/s, 27,328 parameters |") in text
+    assert ("| pretraining, share of matmul FLOP/s measured just before | 6.07% (range 6-6.22, n=3); 20.00 GFLOP/s, "
+            "27,328 parameters |") in text
     assert "| every run the book needs (43 runs), empty cache, 2 at a time | 100.0 s |" in text
     assert "| those runs' training, as each run timed it (no loading, writing or waiting) | 150.0 s |" in text
     assert "| of which `base`'s pretraining, which every other run waits for | 10.0 s |" in text
@@ -69,8 +66,6 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert ("| pretraining step, 128 windows, width 64 (103,808 parameters) | 60.7 ms (range 60-62.2, n=3); 6.07% "
             "(range 6-6.22, n=3) of the matmul FLOP/s measured in the same rounds |") in text
     assert "| pretraining step, 128 windows |" in text
-    assert ("| pretraining step, 128 windows in 2 parts on 2 threads | 60.7 ms (range 60-62.2, n=3); 6.07% (range "
-            "6-6.22, n=3) of 2 cores' matmul FLOP/s measured in the same rounds |") in text
     assert ("| RL update alone (no reference read), 1 prompt x 16 answers, 36 tokens read | 60.7 ms (range 60-62.2, "
             "n=3) |") in text
     assert "| RL update alone (no reference read), 60 prompts x 16 answers, 1,368 tokens read |" in text
@@ -92,11 +87,10 @@ def test_training_work_counts_shared_pretraining_once_and_only_base_s_as_the_hea
 
 
 def test_the_pretraining_bound_times_each_shape_and_finds_the_matmuls():
-    shapes = ((8, 32, 1), (8, 32, 2), (16, 32, 1), (8, 48, 1))
-    bound = bench.pretrain_step_bound(repeats=2, shapes=shapes, steps=2)
-    assert [(e["windows"], e["width"], e["parts"]) for e in bound["shapes"]] == list(shapes)
+    bound = bench.pretrain_step_bound(repeats=2, shapes=((8, 32), (16, 32), (8, 48)), steps=2)
+    assert [(e["windows"], e["width"]) for e in bound["shapes"]] == [(8, 32), (16, 32), (8, 48)]
     assert bound["shapes"][0]["parameters"] == bench.Policy(bench.PolicyConfig()).num_parameters()
-    assert bound["shapes"][3]["parameters"] > bound["shapes"][0]["parameters"]
+    assert bound["shapes"][2]["parameters"] > bound["shapes"][0]["parameters"]
     for entry in bound["shapes"]:
         assert entry["step_seconds"]["n"] == entry["fraction"]["n"] == 2 and entry["step_seconds"]["min"] > 0
         assert 0 < entry["fraction"]["min"] <= entry["fraction"]["max"]
@@ -146,10 +140,8 @@ def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
                 "rl_step_update_seconds": bench._spread([0.02, 0.02]),
                 "paired": {"pretrain": [(10.0, flop / 10.0), (20.0, flop / 20.0)], "update": [(0.02, 1e12)] * 2}}
     fractions = bench.training_flop_fractions(pipeline)
-    # The second repeat took twice as long while the machine's matmuls were half as fast: the same share,
-    # over as many cores as base's pretraining has threads.
-    assert fractions["pretrain_threads"] == cfg.parts == 2
-    assert fractions["pretrain_fraction"] == {"median": 0.5, "min": 0.5, "max": 0.5, "n": 2}
+    # The second repeat took twice as long while the machine's matmuls were half as fast: the same share.
+    assert fractions["pretrain_fraction"] == {"median": 1.0, "min": 1.0, "max": 1.0, "n": 2}
     assert fractions["pretrain_flops"] == flop / 15.0  # the rate itself uses the median time
     assert "base" not in pipeline and "paired" not in pipeline
     # The update's forward and backward pass (6) and the reference policy's forward pass (2), per token read:
