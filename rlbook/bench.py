@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -176,8 +177,8 @@ def training_flop_fractions(pipeline: dict) -> dict:
             "rl_update_every_rollout_fraction": _spread([every_flop / s / peak for s, peak in paired["update"]])}
 
 
-def _pretrain_step(batch: int, width: int, seed: int = 0):
-    """One step of ``base``'s pretraining recipe with ``batch`` windows and model width ``width``, as a function.
+def _pretrain_step(batch: int, width: int, parts: int, pool: ThreadPoolExecutor, seed: int = 0):
+    """One step of ``base``'s pretraining recipe with ``batch`` windows, model width ``width``, in ``parts``, as a function.
 
     Returns the function and the number of parameters of the policy it trains.
     """
@@ -187,52 +188,94 @@ def _pretrain_step(batch: int, width: int, seed: int = 0):
     stream = equation_stream(cfg, chars=100_000, seed=seed)
     gen = torch.Generator().manual_seed(seed)
     opt = adamw(policy.parameters(), cfg.lr, weight_decay=0.01)
-    step = lambda: descend(opt, next_char_loss(policy, random_windows(stream, batch, cfg.block_size, gen)))
+
+    def step() -> None:
+        windows = random_windows(stream, batch, cfg.block_size, gen)
+        if parts == 1:
+            descend(opt, next_char_loss(policy, windows))
+        else:
+            gradients_in_parts(policy, windows, parts, pool)
+            opt.step()
+
     return step, policy.num_parameters()
 
 
-# (windows, model width) of the pretraining steps that pretrain_step_bound times: the book's, a batch four
-# times larger, and the book's batch on wider models than the book's (d_model 32).
-BOUND_SHAPES = ((128, 32), (512, 32), (128, 48), (128, 64))
+def gradients_in_parts(policy: Policy, windows: torch.Tensor, parts: int, pool: ThreadPoolExecutor) -> None:
+    """Set each weight's gradient to that of the mean next-character loss of ``windows``, read in ``parts``.
+
+    Each equal part's gradient is taken on a thread of its own (the first
+    on the calling thread, the others on ``pool``'s; PyTorch releases
+    Python's lock while it computes), and the parts' gradients are added
+    in part order, so the numbers do not depend on how the threads run.
+    ``base``'s pretraining could read its batch this way on the core that
+    idles while it trains (every other run waits for it), but the book does
+    not: the sum of the parts rounds differently from the whole batch's
+    gradient, which would draw every run's numbers anew.
+    """
+    weights = list(policy.parameters())
+    chunks = windows.chunk(parts)
+
+    def gradients(part: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return torch.autograd.grad(next_char_loss(policy, part) / parts, weights)
+
+    later = [pool.submit(gradients, part) for part in chunks[1:]]
+    summed = list(gradients(chunks[0]))
+    for future in later:
+        summed = [total + g for total, g in zip(summed, future.result())]
+    for weight, g in zip(weights, summed):
+        weight.grad = g
 
 
-def pretrain_step_bound(repeats: int, shapes: tuple[tuple[int, int], ...] = BOUND_SHAPES, steps: int = 20) -> dict:
+# (windows, model width, parts) of the pretraining steps that pretrain_step_bound times: the book's step, the
+# same step in two parts on two threads, a batch four times larger, and the book's batch on wider models than
+# the book's (d_model 32).
+BOUND_SHAPES = ((128, 32, 1), (128, 32, 2), (512, 32, 1), (128, 48, 1), (128, 64, 1))
+
+
+def pretrain_step_bound(repeats: int, shapes: tuple[tuple[int, int, int], ...] = BOUND_SHAPES,
+                        steps: int = 20) -> dict:
     """What bounds pretraining's share of matmul FLOP/s: the batch, the model's width, and the time left to matmuls.
 
-    ``shapes`` are (windows, width) pairs; the first is the book's. In each
-    of ``repeats`` rounds it measures the machine's matmul FLOP/s and then
-    times a pretraining step of each shape (the fastest of ``steps`` steps),
-    so that every share (6 x params x tokens over the round's own matmul
-    rate) is a ratio taken in one stretch of time, whatever the machine's
+    ``shapes`` are (windows, width, parts) triples; the first is the book's
+    step read whole. In each of ``repeats`` rounds it measures one thread's
+    matmul FLOP/s and then times a pretraining step of each shape (the
+    fastest of ``steps`` steps), so that every share (6 x params x tokens
+    over the round's own matmul rate, times the threads a step in parts
+    uses) is a ratio taken in one stretch of time, whatever the machine's
     speed does between rounds. With the torch profiler it also measures the
     share of the first shape's operator time spent in matmul kernels.
     """
-    steppers = [_pretrain_step(batch, width) for batch, width in shapes]
-    for fn, _ in steppers:
-        fn()
     block = runs.spec("base").pretrain.block_size
-    seconds: list[list[float]] = [[] for _ in shapes]
-    shares: list[list[float]] = [[] for _ in shapes]
-    for _ in range(repeats):
-        peak = matmul_flops(1)["median"]
-        for i, ((batch, _), (fn, params)) in enumerate(zip(shapes, steppers)):
-            seconds[i].append(min(_timed(fn, steps)))
-            shares[i].append(6 * params * batch * block / seconds[i][-1] / peak)
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
-        for _ in range(steps):
-            steppers[0][0]()
+    with ThreadPoolExecutor(max(parts for _, _, parts in shapes) - 1 or 1) as pool:
+        steppers = [_pretrain_step(batch, width, parts, pool) for batch, width, parts in shapes]
+        for fn, _ in steppers:
+            fn()
+        seconds: list[list[float]] = [[] for _ in shapes]
+        shares: list[list[float]] = [[] for _ in shapes]
+        for _ in range(repeats):
+            peak = matmul_flops(1)["median"]
+            for i, ((batch, _, parts), (fn, params)) in enumerate(zip(shapes, steppers)):
+                seconds[i].append(min(_timed(fn, steps)))
+                shares[i].append(6 * params * batch * block / seconds[i][-1] / (peak * parts))
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            for _ in range(steps):
+                steppers[0][0]()
     ops = prof.key_averages()
     total = sum(op.self_cpu_time_total for op in ops)
-    return {"shapes": [{"windows": batch, "width": width, "parameters": params, "step_seconds": _spread(secs),
-                        "fraction": _spread(share)}
-                       for (batch, width), (_, params), secs, share in zip(shapes, steppers, seconds, shares)],
+    return {"shapes": [{"windows": batch, "width": width, "parts": parts, "parameters": params,
+                        "step_seconds": _spread(secs), "fraction": _spread(share)}
+                       for (batch, width, parts), (_, params), secs, share in zip(shapes, steppers, seconds, shares)],
             "matmul_time_share": sum(op.self_cpu_time_total for op in ops if op.key in MATMUL_OPS) / total}
 
 
 def _bound_row(shape: dict, book_width: int) -> str:
     wider = "" if shape["width"] == book_width else f", width {shape['width']} ({shape['parameters']:,} parameters)"
-    return (f"| pretraining step, {shape['windows']} windows{wider} | {_fmt(shape['step_seconds'], 1000, ' ms')}; "
-            f"{_fmt(shape['fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |")
+    parts = shape["parts"]
+    threads = f" in {parts} parts on {parts} threads" if parts > 1 else ""
+    cores = f"{parts} cores' " if parts > 1 else "the "
+    return (f"| pretraining step, {shape['windows']} windows{wider}{threads} | "
+            f"{_fmt(shape['step_seconds'], 1000, ' ms')}; "
+            f"{_fmt(shape['fraction'], 100, '%')} of {cores}matmul FLOP/s measured in the same rounds |")
 
 
 def update_bound(policy: Policy, repeats: int, prompt_counts: tuple[int, ...] = (1, 60), steps: int = 20) -> dict:
@@ -358,6 +401,16 @@ def _fmt(s: dict, scale: float = 1.0, unit: str = "") -> str:
     return f"{s['median'] * scale:,.3g}{unit} (range {s['min'] * scale:,.3g}-{s['max'] * scale:,.3g}, n={s['n']})"
 
 
+def _parts_ratio(shapes: list[dict]) -> float | None:
+    """The median step time of the book's pretraining step in two parts over that of the whole step, if both were timed."""
+    book = {(e["windows"], e["width"]): e for e in shapes if e["parts"] == 1}
+    for entry in shapes:
+        whole = book.get((entry["windows"], entry["width"]))
+        if entry["parts"] == 2 and whole is not None:
+            return entry["step_seconds"]["median"] / whole["step_seconds"]["median"]
+    return None
+
+
 def markdown(report: dict) -> str:
     """The report as the Markdown of BENCHMARKS.md."""
     m, p, s, f = report["machine"], report["pipeline"], report["sampling"], report["fractions"]
@@ -403,6 +456,10 @@ def markdown(report: dict) -> str:
                   f"{a['work_seconds']:.1f} s |",
                   f"| of which `base`'s pretraining, which every other run waits for | {a['head_seconds']:.1f} s |",
                   f"| so at best, {a['jobs']} at a time: pretraining, then the rest shared evenly | {best:.1f} s |"]
+        ratio = _parts_ratio(report["pretrain_bound"]["shapes"])
+        if ratio is not None:
+            lines.append(f"| the same, were that pretraining read in two parts on two threads (its step {ratio:.2f}x "
+                         f"as long, above) | {best - a['head_seconds'] * (1 - ratio):.1f} s |")
     if "book_seconds_empty_cache" in report:
         lines.append(f"| whole book executed, empty run cache (once) | {report['book_seconds_empty_cache']:.1f} s |")
     if "book_seconds_warm_cache" in report:
