@@ -246,7 +246,7 @@ def pretrain_step_bound(repeats: int, shapes: tuple[tuple[int, int, int], ...] =
     share of the first shape's operator time spent in matmul kernels.
     """
     block = runs.spec("base").pretrain.block_size
-    with ThreadPoolExecutor(max(parts for _, _, parts in shapes) - 1 or 1) as pool:
+    with ThreadPoolExecutor(max(1, max(parts for _, _, parts in shapes) - 1)) as pool:
         steppers = [_pretrain_step(batch, width, parts, pool) for batch, width, parts in shapes]
         for fn, _ in steppers:
             fn()
