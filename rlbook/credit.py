@@ -501,6 +501,28 @@ def update_curves(names=COMPARED, seeds=(0, 1, 2), last_step: int = 60) -> dict[
     return curves
 
 
+# The runs that only rounding separates from ``main``: with one update per batch PPO's clipped objective has
+# the plain policy gradient as its gradient, and AdamW all but cancels a constant reward scale.
+DISGUISES = ("pg", "reward-x10")
+
+
+def rounding_gaps(curves: dict[str, Curves], names=DISGUISES) -> dict[str, tuple[float, float]]:
+    """For each run in ``names``, its largest held-out gap from ``main`` over the seeds: up to half-way, and overall.
+
+    Chapter 3 reads the first as "one run in disguise" and the second as
+    how far rounding alone moves one seed's ending value by the last
+    checkpoint: once a last-digit difference changes one sampled answer,
+    the two runs learn from different batches and drift apart.
+    """
+    main = curves["main"]
+    early = main.eval_steps <= main.eval_steps[-1] / 2
+    gaps = {}
+    for name in names:
+        gap = np.abs(curves[name].heldout - main.heldout)
+        gaps[name] = (float(gap[:, early].max()), float(gap.max()))
+    return gaps
+
+
 def stop_story(run: Run, before: int = 3) -> dict:
     """What a run that the guard aborted did in its last steps, from its log (chapter 3).
 

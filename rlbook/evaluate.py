@@ -115,10 +115,14 @@ def step_validity(result: EvalResult) -> float:
     return float(np.mean(scores))
 
 
-def classify_prompts(result: EvalResult, right: float = 0.9, uncertain: tuple[float, float] = (0.2, 0.8)) -> dict:
+def classify_prompts(result: EvalResult, right: float = 0.8, uncertain: tuple[float, float] = (0.2, 0.7)) -> dict:
     """Sort tasks into confidently right, confidently wrong (no sample right) and uncertain.
 
-    Chapter 1's workshop picks its three sums from this, never by hand.
+    Chapter 1's workshop picks its three sums from this, never by hand. The
+    bar for confidently right is 0.8 rather than 0.9 because a weak SFT draw
+    can leave no held-out sum at 0.9 (one seed of ``base`` topped out at 27
+    of 32 samples right in one numerical variant), while every seed met 0.8;
+    the uncertain band stops at 0.7 so that the kinds do not share a rate.
     """
     rates = result.per_prompt
     kinds = {"confidently right": [], "confidently wrong": [], "uncertain": []}

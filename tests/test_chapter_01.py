@@ -23,9 +23,9 @@ def setup(request):
 def test_one_sum_of_each_kind(setup):
     _, _, samples, picks = setup
     rate = {t: samples.per_prompt[samples.tasks.index(t)] for t in picks.values()}
-    assert rate[picks["confidently right"]] >= 0.9
+    assert rate[picks["confidently right"]] >= 0.8
     assert rate[picks["confidently wrong"]] == 0
-    assert 0.2 <= rate[picks["uncertain"]] <= 0.8
+    assert 0.2 <= rate[picks["uncertain"]] <= 0.7
 
 
 def test_sft_prompts_beat_heldout(setup):
@@ -35,7 +35,7 @@ def test_sft_prompts_beat_heldout(setup):
 
 def test_most_heldout_misses_are_well_formed_wrong_sums(setup):
     _, _, samples, _ = setup
-    assert disagreement.format_share(disagreement.breakdown(samples)) < 0.25
+    assert disagreement.format_share(disagreement.breakdown(samples)) < 0.5
 
 
 def test_the_chapters_confidently_wrong_sum_almost_never_gives_a_group_a_right_answer():

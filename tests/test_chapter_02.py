@@ -29,7 +29,7 @@ def test_pretrained_fails_on_format_and_sft_on_arithmetic(seed):
     _, rows = d.checkpoint_breakdowns(runs.load("base", seed), world.split("heldout"), n=32, budget=4, seed=seed)
     pre, sft = rows["pretrained"], rows["after SFT"]
     assert d.format_share(pre) > 0.99 and pre["right_number_rejected"] > 0
-    assert d.format_share(sft) < 0.25
+    assert d.format_share(sft) < 0.5  # "most failures are now wrong sums"
     assert sft["expected_reward"] > pre["expected_reward"]
 
 

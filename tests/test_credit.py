@@ -202,3 +202,15 @@ def test_update_curves_count_an_aborted_seed_only_where_it_got(monkeypatch):
     assert c.recent_kl(steps=2) == 0.2  # only the seed that got there
     row = credit.comparison_table({"ppo-kl": c})[0]
     assert row["aborted"] == "seed 0 at step 6" and row["held-out, step 5"] == "0.700 (0.700–0.700)"
+
+
+def test_rounding_gaps_split_the_checkpoints_at_half_way():
+    steps = np.array([0, 10, 20, 30, 40])
+
+    def curves(heldout) -> credit.Curves:
+        return credit.Curves("x", "", steps, np.array(heldout, dtype=float), np.zeros((2, 40)), np.zeros((2, 40)))
+
+    main = curves([[0.5, 0.6, 0.7, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7, 0.7]])
+    pg = curves([[0.5, 0.6, 0.71, 0.75, 0.8], [0.4, 0.52, 0.6, 0.7, 0.6]])
+    gaps = credit.rounding_gaps({"main": main, "pg": pg}, names=("pg",))
+    assert gaps["pg"] == pytest.approx((0.02, 0.1))  # steps 0-20 (half of 40), then all five

@@ -65,11 +65,11 @@ def rates_result(rates: list[float], n: int = 20) -> EvalResult:
 
 
 def test_classify_prompts_thresholds():
-    rates = [1.0, 0.9, 0.85, 0.8, 0.5, 0.2, 0.1, 0.05, 0.0]
+    rates = [1.0, 0.8, 0.75, 0.7, 0.5, 0.2, 0.1, 0.05, 0.0]
     kinds = classify_prompts(rates_result(rates))
     by_rate = {k: [rates[t.operands[1]] for t in v] for k, v in kinds.items()}
-    # 0.85 (between 0.8 and 0.9) and 0.1, 0.05 (above 0, below 0.2) belong to no class.
-    assert by_rate == {"confidently right": [1.0, 0.9], "confidently wrong": [0.0], "uncertain": [0.8, 0.5, 0.2]}
+    # 0.75 (between 0.7 and 0.8) and 0.1, 0.05 (above 0, below 0.2) belong to no class.
+    assert by_rate == {"confidently right": [1.0, 0.8], "confidently wrong": [0.0], "uncertain": [0.7, 0.5, 0.2]}
 
 
 def test_classify_prompts_custom_thresholds():

@@ -72,7 +72,7 @@ def _result(rates: dict[tuple[int, int], list[str]]) -> EvalResult:
 
 def test_picks_follow_the_rules():
     result = _result({
-        (1, 1): ["2#"] * 9 + ["3#"],           # 0.9: not confidently right, not uncertain
+        (1, 1): ["2#"] * 9 + ["3#"],           # 0.9: confidently right, but below 2+2
         (2, 2): ["4#"] * 10,                   # 1.0: confidently right
         (3, 3): ["5#"] * 6 + ["7#"] * 4,       # 0.0, favourite 6 of 10
         (4, 4): ["9#"] * 9 + ["7#"],           # 0.0, favourite 9 of 10: the most confident
