@@ -26,7 +26,7 @@ from . import prefetch, rl, runs
 from . import rewards as rw
 from .policy import Policy, PolicyConfig
 from .sampling import sample
-from .train import adamw, descend, equation_stream, next_char_loss, random_windows
+from .train import adamw, equation_stream, pretrain_step, random_windows
 from .world import encode, split
 
 # The matrix-multiply kernels of a training step, as the torch profiler names them.
@@ -151,7 +151,8 @@ def _tokens_read(prompt_ids: torch.Tensor, tokens: torch.Tensor) -> int:
 def training_flop_fractions(pipeline: dict) -> dict:
     """Fraction of matmul FLOP/s reached by pretraining and by the RL update.
 
-    Pretraining counts 6 x params x tokens (forward and backward). The RL
+    Pretraining counts 6 x params x tokens (forward and backward), over
+    the matmul rate of as many cores as it has threads (``parts``). The RL
     update counts the same for the policy plus 2 x params x tokens for the
     reference policy's forward pass (the logged KL), which the update's time
     includes, each for the tokens it reads (:func:`update_flop`);
@@ -171,7 +172,8 @@ def training_flop_fractions(pipeline: dict) -> dict:
     every_rollout = len(prompts) * len(prompts[0].prompt) + len(prompts) * rl_cfg.group_size * (rl_cfg.budget - 1)
     step_flop, every_flop = update_flop(main, params), (6 + 2) * params * every_rollout
     return {"parameters": params, "pretrain_flops": pre_flop / pipeline["pretrain_seconds"]["median"],
-            "pretrain_fraction": _spread([pre_flop / s / peak for s, peak in paired["pretrain"]]),
+            "pretrain_threads": cfg.parts,
+            "pretrain_fraction": _spread([pre_flop / s / (peak * cfg.parts) for s, peak in paired["pretrain"]]),
             "rl_update_flops": step_flop / pipeline["rl_step_update_seconds"]["median"],
             "rl_update_fraction": _spread([step_flop / s / peak for s, peak in paired["update"]]),
             "rl_update_every_rollout_fraction": _spread([every_flop / s / peak for s, peak in paired["update"]])}
@@ -188,47 +190,13 @@ def _pretrain_step(batch: int, width: int, parts: int, pool: ThreadPoolExecutor,
     stream = equation_stream(cfg, chars=100_000, seed=seed)
     gen = torch.Generator().manual_seed(seed)
     opt = adamw(policy.parameters(), cfg.lr, weight_decay=0.01)
-
-    def step() -> None:
-        windows = random_windows(stream, batch, cfg.block_size, gen)
-        if parts == 1:
-            descend(opt, next_char_loss(policy, windows))
-        else:
-            gradients_in_parts(policy, windows, parts, pool)
-            opt.step()
-
+    step = lambda: pretrain_step(policy, opt, random_windows(stream, batch, cfg.block_size, gen), parts, pool)
     return step, policy.num_parameters()
 
 
-def gradients_in_parts(policy: Policy, windows: torch.Tensor, parts: int, pool: ThreadPoolExecutor) -> None:
-    """Set each weight's gradient to that of the mean next-character loss of ``windows``, read in ``parts``.
-
-    Each equal part's gradient is taken on a thread of its own (the first
-    on the calling thread, the others on ``pool``'s; PyTorch releases
-    Python's lock while it computes), and the parts' gradients are added
-    in part order, so the numbers do not depend on how the threads run.
-    ``base``'s pretraining could read its batch this way on the core that
-    idles while it trains (every other run waits for it), but the book does
-    not: the sum of the parts rounds differently from the whole batch's
-    gradient, which would draw every run's numbers anew.
-    """
-    weights = list(policy.parameters())
-    chunks = windows.chunk(parts)
-
-    def gradients(part: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        return torch.autograd.grad(next_char_loss(policy, part) / parts, weights)
-
-    later = [pool.submit(gradients, part) for part in chunks[1:]]
-    summed = list(gradients(chunks[0]))
-    for future in later:
-        summed = [total + g for total, g in zip(summed, future.result())]
-    for weight, g in zip(weights, summed):
-        weight.grad = g
-
-
-# (windows, model width, parts) of the pretraining steps that pretrain_step_bound times: the book's step, the
-# same step in two parts on two threads, a batch four times larger, and the book's batch on wider models than
-# the book's (d_model 32).
+# (windows, model width, parts) of the pretraining steps that pretrain_step_bound times: the book's step read
+# whole on one thread and as base reads it (runs.spec("base").pretrain.parts), a batch four times larger, and
+# the book's batch on wider models than the book's (d_model 32).
 BOUND_SHAPES = ((128, 32, 1), (128, 32, 2), (512, 32, 1), (128, 48, 1), (128, 64, 1))
 
 
@@ -340,7 +308,8 @@ def training_work(logs: list[tuple[str, dict]]) -> dict:
     and evaluations), leaving out loading, writing and waiting.
     ``head_seconds`` is the pretraining of the runs without a parent
     (``base``): every other run descends from it, so while it trains no
-    other worker has anything to do. With ``jobs`` workers, the runs cannot
+    other worker has anything to do (its second thread takes the idle
+    core, see :class:`rlbook.train.PretrainConfig`). With ``jobs`` workers, the runs cannot
     finish sooner than ``head + (work - head) / jobs``.
     """
     work = head = 0.0
@@ -401,16 +370,6 @@ def _fmt(s: dict, scale: float = 1.0, unit: str = "") -> str:
     return f"{s['median'] * scale:,.3g}{unit} (range {s['min'] * scale:,.3g}-{s['max'] * scale:,.3g}, n={s['n']})"
 
 
-def _parts_ratio(shapes: list[dict]) -> float | None:
-    """The median step time of the book's pretraining step in two parts over that of the whole step, if both were timed."""
-    book = {(e["windows"], e["width"]): e for e in shapes if e["parts"] == 1}
-    for entry in shapes:
-        whole = book.get((entry["windows"], entry["width"]))
-        if entry["parts"] == 2 and whole is not None:
-            return entry["step_seconds"]["median"] / whole["step_seconds"]["median"]
-    return None
-
-
 def markdown(report: dict) -> str:
     """The report as the Markdown of BENCHMARKS.md."""
     m, p, s, f = report["machine"], report["pipeline"], report["sampling"], report["fractions"]
@@ -431,7 +390,8 @@ def markdown(report: dict) -> str:
         f"| sampling, same sequences, KV cache, 2 threads | {s['kv_cache_two_threads']:.3g} tok/s |",
         f"| 2 threads over {m['threads']}, sampling (same run) | {s['two_threads_over_one']:.2f}x |",
         f"| float32 matmul (512^3) | {_fmt(report['matmul_flops'], 1e-9, ' GFLOP/s')} |",
-        f"| pretraining, share of matmul FLOP/s measured just before | {_fmt(f['pretrain_fraction'], 100, '%')}; "
+        f"| pretraining ({f['pretrain_threads']} threads), share of as many cores' matmul FLOP/s "
+        f"(one thread's, measured just before, x {f['pretrain_threads']}) | {_fmt(f['pretrain_fraction'], 100, '%')}; "
         f"{f['pretrain_flops'] / 1e9:.2f} GFLOP/s, {f['parameters']:,} parameters |",
         f"| RL update, share of matmul FLOP/s measured just before | {_fmt(f['rl_update_fraction'], 100, '%')}; "
         f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s, counting the tokens it reads |",
@@ -456,10 +416,6 @@ def markdown(report: dict) -> str:
                   f"{a['work_seconds']:.1f} s |",
                   f"| of which `base`'s pretraining, which every other run waits for | {a['head_seconds']:.1f} s |",
                   f"| so at best, {a['jobs']} at a time: pretraining, then the rest shared evenly | {best:.1f} s |"]
-        ratio = _parts_ratio(report["pretrain_bound"]["shapes"])
-        if ratio is not None:
-            lines.append(f"| the same, were that pretraining read in two parts on two threads (its step {ratio:.2f}x "
-                         f"as long, above) | {best - a['head_seconds'] * (1 - ratio):.1f} s |")
     if "book_seconds_empty_cache" in report:
         lines.append(f"| whole book executed, empty run cache (once) | {report['book_seconds_empty_cache']:.1f} s |")
     if "book_seconds_warm_cache" in report:

@@ -92,7 +92,8 @@ RUNS: dict[str, RunSpec] = {spec.name: spec for spec in [
             rl=replace(MAIN, steps=40, faults=tuple((s, "verifier_outage") for s in range(10, 40)))),
     RunSpec("process-base", "multi-step world: base's pretrained policy, pretrained further on equations and chains "
             "with a context of 24, then SFT on 60 examples", "base",
-            pretrain=PretrainConfig(world="multi", steps=600, block_size=24, space_prob=0.3), sft=SFTConfig(steps=200)),
+            pretrain=PretrainConfig(world="multi", steps=600, block_size=24, space_prob=0.3, parts=1),
+            sft=SFTConfig(steps=200)),
     RunSpec("process-outcome", "multi-step RL, outcome reward only", "process-base", rl=MULTI),
     RunSpec("process-shaped", "multi-step RL, outcome + 0.5 x step validity", "process-base",
             rl=replace(MULTI, verifier="exact+process")),

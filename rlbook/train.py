@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import torch
@@ -31,6 +32,14 @@ class PretrainConfig:
     (``space_prob=0.1``) let 1,100 steps learn most of the addition table in
     plain text; ``base`` then keeps its chat answers well below that knowledge
     through a short SFT, which is what leaves RL something to do.
+
+    ``parts`` splits each batch into that many equal parts, each read on its
+    own Python thread (:func:`part_gradients`). ``base`` uses 2: its
+    pretraining is the one stretch of the book's training that nothing else
+    can run beside, since every run descends from it, so a second core
+    would otherwise sit idle. ``process-base`` uses 1: it trains while
+    another run holds the second core, where a second thread would only
+    contend for it.
     """
 
     world: str = "single"
@@ -41,6 +50,7 @@ class PretrainConfig:
     warmup: int = 100
     space_prob: float = 0.1
     chain_share: float = 0.3
+    parts: int = 2
 
 
 @dataclass(frozen=True)
@@ -121,21 +131,61 @@ def descend(opt: torch.optim.Optimizer, loss: torch.Tensor, max_norm: float | No
     opt.step()
 
 
+def part_gradients(policy: Policy, parts: list[torch.Tensor], pool: ThreadPoolExecutor) -> None:
+    """Set each weight's gradient to that of the mean loss over all ``parts`` (equal batches of windows).
+
+    Each part's loss is differentiated on a thread of its own (the first on
+    the calling thread, the others on ``pool``'s), since PyTorch lets go of
+    Python's lock while it computes; the parts' gradients are then added in
+    part order. So the numbers are the same however the threads happen to
+    be scheduled, or with the parts read one after another.
+    """
+    weights = list(policy.parameters())
+
+    def gradients(windows: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return torch.autograd.grad(next_char_loss(policy, windows) / len(parts), weights)
+
+    later = [pool.submit(gradients, windows) for windows in parts[1:]]
+    summed = list(gradients(parts[0]))
+    for future in later:
+        summed = [total + g for total, g in zip(summed, future.result())]
+    for weight, g in zip(weights, summed):
+        weight.grad = g
+
+
+def pretrain_step(policy: Policy, opt: torch.optim.Optimizer, windows: torch.Tensor, parts: int,
+                  pool: ThreadPoolExecutor) -> None:
+    """One gradient step on the next-character loss of ``windows``, read whole or in ``parts`` on ``pool``'s threads.
+
+    The step of :func:`pretrain`, which ``rlbook bench`` also times on its own.
+    """
+    if parts == 1:
+        descend(opt, next_char_loss(policy, windows))
+    else:
+        part_gradients(policy, list(windows.chunk(parts)), pool)
+        opt.step()
+
+
 def pretrain(cfg: PretrainConfig, seed: int, desc: str = "pretrain", start: Policy | None = None) -> Policy:
     """Train a policy to predict the next character of equation lines.
 
     The policy is fresh, or a copy of ``start`` (already pretrained, perhaps
     on another world) widened to ``cfg.block_size`` and trained further.
+    With ``cfg.parts`` > 1, each step's batch is read in parts on as many
+    threads (:func:`part_gradients`).
     """
+    if cfg.parts < 1 or cfg.batch % cfg.parts:
+        raise ValueError(f"parts must be at least 1 and divide the batch of {cfg.batch}, got {cfg.parts}")
     torch.manual_seed(seed)
     policy = Policy(PolicyConfig(block_size=cfg.block_size)) if start is None else widened(start, cfg.block_size)
     stream = equation_stream(cfg, chars=cfg.steps * 64 + 10_000, seed=seed)
     gen = torch.Generator().manual_seed(seed)
     opt = adamw(policy.parameters(), cfg.lr, weight_decay=0.01)
-    for step in progress(range(cfg.steps), desc=desc):
-        for group in opt.param_groups:
-            group["lr"] = lr_at(step, cfg.steps, cfg.lr, cfg.warmup)
-        descend(opt, next_char_loss(policy, random_windows(stream, cfg.batch, cfg.block_size, gen)))
+    with ThreadPoolExecutor(max(1, cfg.parts - 1)) as pool:
+        for step in progress(range(cfg.steps), desc=desc):
+            for group in opt.param_groups:
+                group["lr"] = lr_at(step, cfg.steps, cfg.lr, cfg.warmup)
+            pretrain_step(policy, opt, random_windows(stream, cfg.batch, cfg.block_size, gen), cfg.parts, pool)
     return policy
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
@@ -18,6 +19,7 @@ from rlbook.train import (
     equation_stream,
     lr_at,
     next_char_loss,
+    part_gradients,
     pretrain,
     sft,
 )
@@ -136,6 +138,35 @@ def test_sft_lowers_the_answer_loss_and_leaves_context_alone(one_thread):
     assert same is policy
     assert answer_loss() < before - 0.3
     assert policy.cfg.block_size == 16
+
+
+def test_part_gradients_add_the_parts_in_order_and_match_the_whole_batch(one_thread):
+    torch.manual_seed(0)
+    policy = Policy(PolicyConfig())
+    windows = equation_stream(PretrainConfig(), chars=2000, seed=3)[:17 * 32].view(32, 17)
+    weights = list(policy.parameters())
+    first, second = (torch.autograd.grad(next_char_loss(policy, half) / 2, weights) for half in windows.chunk(2))
+    whole = torch.autograd.grad(next_char_loss(policy, windows), weights)
+    with ThreadPoolExecutor(1) as pool:
+        part_gradients(policy, list(windows.chunk(2)), pool)
+    for weight, a, b, full in zip(weights, first, second, whole):
+        assert torch.equal(weight.grad, a + b)  # bit for bit: the sum order is fixed, whatever the threads did
+        assert torch.allclose(weight.grad, full, atol=1e-7)
+
+
+@pytest.mark.parametrize("parts", [0, 3])
+def test_pretrain_rejects_parts_that_do_not_divide_the_batch(parts):
+    with pytest.raises(ValueError, match="divide the batch of 16"):
+        pretrain(PretrainConfig(steps=1, batch=16, warmup=1, parts=parts), seed=0)
+
+
+def test_pretrain_in_parts_is_deterministic_and_close_to_one_part(one_thread):
+    small = PretrainConfig(steps=3, batch=16, warmup=1, parts=2)
+    halves = pretrain(small, seed=4)
+    assert weights_hash(pretrain(small, seed=4)) == weights_hash(halves)
+    whole = pretrain(PretrainConfig(steps=3, batch=16, warmup=1, parts=1), seed=4)
+    for a, b in zip(halves.parameters(), whole.parameters()):
+        assert torch.allclose(a, b, atol=1e-5)
 
 
 def test_pretrain_uses_the_configured_context():
