@@ -67,8 +67,8 @@ class SFTConfig:
     no clipping). Without it, a late loss spike could wreck a run: one seed
     of ``process-base`` went from about 0.5 to 0.04 held-out accuracy in its last
     step, when the gradient norm jumped from about 5 to 170. With the clip,
-    seeds 0-2 of ``base`` and ``process-base`` in four numerical variants
-    (24 runs) ended between 0.40 and 0.51.
+    seeds 0-2 of ``base`` and ``process-base`` in nine numerical variants
+    (54 runs) ended between 0.36 and 0.53 held-out expected reward.
     """
 
     steps: int = 175
