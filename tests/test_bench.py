@@ -34,8 +34,12 @@ def test_markdown_lists_every_figure_with_its_unit():
                                                     "pretrain_fraction": spread,
                                                     "rl_update_flops": 1e10, "rl_update_fraction": spread,
                                                     "rl_update_every_rollout_fraction": spread},
-              "peak_memory_mb": 500.0, "all_runs": {"seconds": 100.0, "jobs": 2, "work_seconds": 150.0, "head_seconds": 10.0,
-                           "worker_peak_memory_mb": 600.0}, "book_seconds_empty_cache": 300.0,
+              "peak_memory_mb": 500.0, "all_runs": {"seconds": {"median": 100.0, "min": 98.0, "max": 104.0, "n": 3}, "jobs": 2,
+                                                  "work_seconds": {"median": 150.0, "min": 149.0, "max": 151.0, "n": 3},
+                                                  "head_seconds": {"median": 10.0, "min": 9.5, "max": 10.5, "n": 3},
+                                                  "floor_seconds": {"median": 80.0, "min": 79.0, "max": 81.0, "n": 3},
+                                                  "worker_peak_memory_mb": 600.0},
+              "book_seconds_empty_cache": {"median": 300.0, "min": 290.0, "max": 310.0, "n": 3},
               "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
               "pretrain_bound": {"shapes": [{"windows": 128, "width": 32, "parts": 1, "parameters": 27328,
                                               "step_seconds": spread, "fraction": spread},
@@ -54,11 +58,12 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert "| RL step | 60.7 ms (range 60-62.2, n=3) |" in text
     assert ("| pretraining (2 threads), share of as many cores' matmul FLOP/s (one thread's, measured just before, "
             "x 2) | 6.07% (range 6-6.22, n=3); 20.00 GFLOP/s, 27,328 parameters |") in text
-    assert "| every run the book needs (43 runs), empty cache, 2 at a time | 100.0 s |" in text
-    assert "| those runs' training, as each run timed it (no loading, writing or waiting) | 150.0 s |" in text
-    assert "| of which `base`'s pretraining, which every other run waits for | 10.0 s |" in text
-    assert "| so at best, 2 at a time: pretraining, then the rest shared evenly | 80.0 s |" in text
-    assert "| whole book executed, empty run cache (once) | 300.0 s |" in text
+    assert "| every run the book needs (43 runs), empty cache, 2 at a time | 100 s (range 98-104, n=3) |" in text
+    assert ("| those runs' training, as each run timed it (no loading, writing or waiting) | 150 s (range 149-151, "
+            "n=3) |") in text
+    assert "| of which `base`'s pretraining, which every other run waits for | 10 s (range 9.5-10.5, n=3) |" in text
+    assert "| so at best, 2 at a time: pretraining, then the rest shared evenly | 80 s (range 79-81, n=3) |" in text
+    assert "| whole book executed, empty run cache | 300 s (range 290-310, n=3) |" in text
     assert "| sampling, same sequences, KV cache, 2 threads | 2.5e+05 tok/s |" in text
     assert "| 2 threads over 1, sampling (same run) | 1.20x |" in text
     assert "Machine: 2 cores, torch threads per run: 1, torch t, Python 3.11, x86_64." in text
@@ -158,3 +163,14 @@ def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
     prompts = bench.split("train")
     every = len(prompts) * len(prompts[0].prompt) + len(prompts) * 16 * 3
     assert fractions["rl_update_every_rollout_fraction"]["median"] == pytest.approx(8 * 27_328 * every / 0.02 / 1e12)
+
+
+def test_all_runs_spreads_each_repeat_and_its_floor(monkeypatch):
+    passes = iter([{"seconds": 60.0, "worker_peak_memory_mb": 400.0, "work_seconds": 100.0, "head_seconds": 8.0},
+                   {"seconds": 64.0, "worker_peak_memory_mb": 450.0, "work_seconds": 110.0, "head_seconds": 10.0},
+                   {"seconds": 62.0, "worker_peak_memory_mb": 420.0, "work_seconds": 104.0, "head_seconds": 9.0}])
+    monkeypatch.setattr(bench, "train_from_empty", lambda pairs, threads, jobs: next(passes))
+    report = bench.all_runs([("base", 0)], threads=1, jobs=2, repeats=3)
+    assert report["seconds"] == {"median": 62.0, "min": 60.0, "max": 64.0, "n": 3}
+    assert report["floor_seconds"] == {"median": 56.5, "min": 54.0, "max": 60.0, "n": 3}  # head + (work - head) / 2
+    assert report["worker_peak_memory_mb"] == 450.0 and report["jobs"] == 2
