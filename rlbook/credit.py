@@ -510,7 +510,7 @@ def rounding_gaps(curves: dict[str, Curves], names=DISGUISES) -> dict[str, tuple
     """For each run in ``names``, its largest held-out gap from ``main`` over the seeds: up to half-way, and overall.
 
     Chapter 3 reads the first as "one run in disguise" and the second as
-    how far rounding alone moves one seed's ending value by the last
+    how far rounding alone can move one seed's value by the last
     checkpoint: once a last-digit difference changes one sampled answer,
     the two runs learn from different batches and drift apart.
     """
