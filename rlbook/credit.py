@@ -506,8 +506,17 @@ def update_curves(names=COMPARED, seeds=(0, 1, 2), last_step: int = 60) -> dict[
 DISGUISES = ("pg", "reward-x10")
 
 
+# The least by which a run's worst seed must end below main's to count as lost (chapter 3), whatever rounding did.
+LOST_FLOOR = 0.1
+
+
+def half_way(curves: dict[str, Curves]) -> int:
+    """The step half-way through ``main``'s compared checkpoints (chapter 3's "up to step ...")."""
+    return int(curves["main"].eval_steps[-1]) // 2
+
+
 def rounding_gaps(curves: dict[str, Curves], names=DISGUISES) -> dict[str, tuple[float, float]]:
-    """For each run in ``names``, its largest held-out gap from ``main`` over the seeds: up to half-way, and overall.
+    """For each run in ``names``, its largest held-out gap from ``main`` over the seeds: up to :func:`half_way`, and overall.
 
     Chapter 3 reads the first as "one run in disguise" and the second as
     how far rounding alone can move one seed's value by the last
@@ -515,12 +524,21 @@ def rounding_gaps(curves: dict[str, Curves], names=DISGUISES) -> dict[str, tuple
     the two runs learn from different batches and drift apart.
     """
     main = curves["main"]
-    early = main.eval_steps <= main.eval_steps[-1] / 2
+    early = main.eval_steps <= half_way(curves)
     gaps = {}
     for name in names:
         gap = np.abs(curves[name].heldout - main.heldout)
         gaps[name] = (float(gap[:, early].max()), float(gap.max()))
     return gaps
+
+
+def lost_margin(gaps: dict[str, tuple[float, float]]) -> float:
+    """How far below ``main``'s worst seed a run's worst seed must end to have *lost a seed* (chapter 3).
+
+    The larger of :data:`LOST_FLOOR` and the late gaps of
+    :func:`rounding_gaps`: further than rounding alone moved a seed.
+    """
+    return max(LOST_FLOOR, *(late for _, late in gaps.values()))
 
 
 def stop_story(run: Run, before: int = 3) -> dict:

@@ -84,5 +84,5 @@ def test_update_choices_claims_over_seeds():
     assert all(early < 0.025 for early, _ in gaps.values())  # one run in three disguises, until rounding compounds
     assert min(kl["ppo"], kl["cispo"]) > kl["main"]  # which of them travels furthest, the chapter computes
     reused = ("ppo", "cispo", "ppo-kl")
-    margin = max(0.1, *(late for _, late in gaps.values()))
+    margin = credit.lost_margin(gaps)
     assert all(not curves[r].stopped and worst[r] >= worst["main"] - margin for r in curves if r not in reused)

@@ -213,4 +213,7 @@ def test_rounding_gaps_split_the_checkpoints_at_half_way():
     main = curves([[0.5, 0.6, 0.7, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7, 0.7]])
     pg = curves([[0.5, 0.6, 0.71, 0.75, 0.8], [0.4, 0.52, 0.6, 0.7, 0.6]])
     gaps = credit.rounding_gaps({"main": main, "pg": pg}, names=("pg",))
+    assert credit.half_way({"main": main}) == 20
     assert gaps["pg"] == pytest.approx((0.02, 0.1))  # steps 0-20 (half of 40), then all five
+    assert credit.lost_margin({"pg": (0.0, 0.03)}) == credit.LOST_FLOOR
+    assert credit.lost_margin({"pg": (0.0, 0.03), "reward-x10": (0.0, 0.15)}) == 0.15
