@@ -65,7 +65,7 @@ class RunSpec:
 
 
 MAIN = RLConfig()
-MULTI = RLConfig(world="multi", steps=80, group_size=8, prompts_per_step=64, budget=8, eval_n=16)
+MULTI = RLConfig(world="multi", steps=60, group_size=8, prompts_per_step=64, budget=8, eval_n=16)
 RUNS: dict[str, RunSpec] = {spec.name: spec for spec in [
     RunSpec("base", "pretraining on plain equations, then SFT on 30 chat examples",
             pretrain=PretrainConfig(), sft=SFTConfig()),
