@@ -24,10 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-import torch
-
 from . import runs
-from .train import adamw
 from .world import split
 
 BOOK_SEEDS = (0, 1, 2)
@@ -121,18 +118,6 @@ class Trained(NamedTuple):
     peak_memory_mb: float
 
 
-def ready_worker() -> None:
-    """Do at a worker's start the one-off set-up that its first run would otherwise pay for.
-
-    PyTorch imports its compiler (``torch._dynamo``, about 0.8 s here) the
-    first time a process builds an optimiser. A worker that starts by waiting
-    for ``base``'s pretraining has nothing else to do, so it builds a
-    throwaway optimiser then, rather than after the wait, when both cores
-    have runs to train.
-    """
-    adamw([torch.zeros(1, requires_grad=True)], lr=0.0)
-
-
 def _train_one(pair: tuple[str, int], threads: int) -> tuple[str, int, float, float]:
     started = time.perf_counter()
     runs.load(pair[0], pair[1], threads)
@@ -159,7 +144,7 @@ def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS,
         if jobs == 1:  # one at a time needs no worker processes
             finished = map(train, todo)
         else:
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs, initializer=ready_worker))
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs))
             finished = pool.imap_unordered(train, todo)
         peak = 0.0
         for done, (name, seed, seconds, memory) in enumerate(finished, 1):

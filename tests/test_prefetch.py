@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -87,9 +84,3 @@ def test_usable_cores_is_the_affinity_set_or_the_cpu_count(monkeypatch):
     monkeypatch.delattr(os, "sched_getaffinity", raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: None)
     assert prefetch.usable_cores() == 1
-
-
-def test_ready_worker_does_the_optimiser_set_up_that_torch_otherwise_does_at_the_first_run():
-    code = ("import sys; from rlbook import prefetch; assert 'torch._dynamo' not in sys.modules; "
-            "prefetch.ready_worker(); assert 'torch._dynamo' in sys.modules")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent)
