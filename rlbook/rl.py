@@ -20,6 +20,7 @@ import torch
 from . import advantages as adv_lib
 from . import losses
 from . import rewards as rw
+from .adamw import AdamW
 from .evaluate import evaluate, greedy_accuracy, step_validity
 from .policy import Checkpoint, Policy, token_logprobs, weights_hash
 from .progress import progress
@@ -331,7 +332,7 @@ class ReferenceMemo:
         return self.values[[self.index[key] for key in keys]]
 
 
-def update(policy: Policy, opt: torch.optim.Optimizer, batch: Batch, cfg: RLConfig,
+def update(policy: Policy, opt: AdamW | torch.optim.Optimizer, batch: Batch, cfg: RLConfig,
            ref_logp: torch.Tensor | None = None, poison: bool = False) -> dict:
     """One gradient step on a batch; returns the loss statistics.
 

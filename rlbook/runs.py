@@ -42,7 +42,7 @@ DEFAULT_THREADS = 1
 # run's seeds differ in SFT's replayed windows and in everything RL samples, not in pretraining.
 # Pretraining was a quarter of the book's training time when each seed had its own.
 PRETRAIN_SEED = 0
-RESULT_MODULES = ("world", "policy", "sampling", "rewards", "advantages", "losses", "train", "rl", "evaluate",
+RESULT_MODULES = ("world", "policy", "adamw", "sampling", "rewards", "advantages", "losses", "train", "rl", "evaluate",
                   "stats", "runs", "record")
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from .adamw import AdamW
 from .policy import Policy, PolicyConfig, widened
 from .progress import progress
 from .world import EOT, Task, encode, equation_line, split
@@ -105,15 +106,12 @@ def lr_at(step: int, steps: int, peak: float, warmup: int) -> float:
     return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress_frac)))
 
 
-def adamw(parameters, lr: float, weight_decay: float = 0.0) -> torch.optim.AdamW:
-    """The book's optimiser: AdamW in PyTorch's fused form, one kernel for every weight.
+def adamw(parameters, lr: float, weight_decay: float = 0.0) -> AdamW:
+    """The book's optimiser: AdamW written out over one flat vector of weights (:mod:`rlbook.adamw`).
 
-    Pretraining, SFT and every RL update (chapters 1 and 3) use it. The
-    fused form computes the same update as the textbook one-weight-at-a-time
-    loop up to float rounding, in a fraction of the time on a model this
-    small (``rlbook bench``).
+    Pretraining, SFT and every RL update (chapters 1 and 3) use it.
     """
-    return torch.optim.AdamW(parameters, lr=lr, weight_decay=weight_decay, fused=True)
+    return AdamW(parameters, lr=lr, weight_decay=weight_decay)
 
 
 def random_windows(stream: torch.Tensor, batch: int, block_size: int, gen: torch.Generator) -> torch.Tensor:
@@ -122,7 +120,7 @@ def random_windows(stream: torch.Tensor, batch: int, block_size: int, gen: torch
     return stream[starts[:, None] + torch.arange(block_size + 1)]
 
 
-def descend(opt: torch.optim.Optimizer, loss: torch.Tensor, max_norm: float | None = None) -> None:
+def descend(opt: AdamW, loss: torch.Tensor, max_norm: float | None = None) -> None:
     """One gradient step on ``loss``: clear the old gradients, backpropagate, clip to ``max_norm`` if given, update."""
     opt.zero_grad(set_to_none=True)
     loss.backward()
@@ -153,7 +151,7 @@ def part_gradients(policy: Policy, parts: list[torch.Tensor], pool: ThreadPoolEx
         weight.grad = g
 
 
-def pretrain_step(policy: Policy, opt: torch.optim.Optimizer, windows: torch.Tensor, parts: int,
+def pretrain_step(policy: Policy, opt: AdamW, windows: torch.Tensor, parts: int,
                   pool: ThreadPoolExecutor) -> None:
     """One gradient step on the next-character loss of ``windows``, read whole or in ``parts`` on ``pool``'s threads.
 

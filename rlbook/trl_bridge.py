@@ -267,8 +267,8 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     ``prompts_per_step`` defaults to the run's own (every train prompt when
     ``cfg.prompts_per_step`` is 0). TRL counts its batch in completions per
     device, so ``per_device_train_batch_size`` = prompts x group size /
-    ``processes``. rlbook's optimiser is fused AdamW (TRL's default too)
-    with a linear learning-rate warm-up over ``cfg.warmup`` steps and then a
+    ``processes``. rlbook's optimiser is AdamW (written out in
+    :mod:`rlbook.adamw`; TRL's default, PyTorch's fused AdamW, takes the same step) with a linear learning-rate warm-up over ``cfg.warmup`` steps and then a
     constant rate, no weight decay and no gradient clipping, said here
     explicitly because TRL's defaults differ (1e-6, a linear decay, clipping
     at 1.0).
