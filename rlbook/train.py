@@ -187,14 +187,14 @@ def pretrain(cfg: PretrainConfig, seed: int, desc: str = "pretrain", start: Poli
     return policy
 
 
-def chat_batch(tasks: list[Task]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Ids of ``prompt + completion`` for each task, padded with EOT, and a mask of answer positions.
+def chat_batch(tasks: list[Task], width: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Ids of ``prompt + completion`` for each task, padded with EOT (to ``width`` if longer), and a mask of answer positions.
 
     The mask marks the positions whose *next* token is part of the answer,
     so the loss is taken on answer tokens only, never on the prompt.
     """
     texts = [t.prompt + t.completion for t in tasks]
-    width = max(map(len, texts))
+    width = max(width, *map(len, texts))
     ids = torch.tensor([encode(x + EOT * (width - len(x))) for x in texts], dtype=torch.long)
     mask = torch.zeros(len(tasks), width - 1, dtype=torch.bool)
     for i, t in enumerate(tasks):
@@ -208,18 +208,30 @@ def next_char_loss(policy: Policy, windows: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), windows[:, 1:].reshape(-1))
 
 
+def sft_loss(policy: Policy, ids: torch.Tensor, mask: torch.Tensor, windows: torch.Tensor | None = None,
+             replay: float = 1.0) -> torch.Tensor:
+    """One SFT step's loss: cross-entropy on the answer tokens of the chat rows, plus ``replay`` times the windows' loss.
+
+    ``ids`` and ``mask`` come from :func:`chat_batch`; ``windows`` (as wide
+    as ``ids``) are replayed pretraining text, whose every next character
+    counts (:func:`next_char_loss`). The chat rows and the windows are read
+    in one pass of the policy: each row's logits depend on that row alone,
+    and one pass costs less than two on a model this small.
+    """
+    rows = ids if windows is None else torch.cat([ids, windows])
+    logits, _ = policy(rows[:, :-1])
+    losses = F.cross_entropy(logits.transpose(1, 2), rows[:, 1:], reduction="none")
+    loss = (losses[:len(ids)] * mask).sum() / mask.sum()
+    return loss if windows is None else loss + replay * losses[len(ids):].mean()
+
+
 def sft(policy: Policy, cfg: SFTConfig, stream_cfg: PretrainConfig, seed: int, desc: str = "sft") -> Policy:
-    """Fine-tune on the ``sft`` split's chat examples, loss on answer tokens only, with replay."""
-    ids, mask = chat_batch(split("sft", stream_cfg.world))
+    """Fine-tune on the ``sft`` split's chat examples, loss on answer tokens only, with replay (:func:`sft_loss`)."""
+    ids, mask = chat_batch(split("sft", stream_cfg.world), width=stream_cfg.block_size + 1 if cfg.replay > 0 else 0)
     stream = equation_stream(stream_cfg, chars=50_000, seed=seed + 100_000)
     gen = torch.Generator().manual_seed(seed + 100_000)
     opt = adamw(policy.parameters(), cfg.lr)
     for _ in progress(range(cfg.steps), desc=desc):
-        logits, _ = policy(ids[:, :-1])
-        losses = F.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none")
-        loss = (losses * mask).sum() / mask.sum()
-        if cfg.replay > 0:
-            windows = random_windows(stream, cfg.replay_batch, stream_cfg.block_size, gen)
-            loss = loss + cfg.replay * next_char_loss(policy, windows)
-        descend(opt, loss, cfg.max_grad_norm)
+        windows = random_windows(stream, cfg.replay_batch, stream_cfg.block_size, gen) if cfg.replay > 0 else None
+        descend(opt, sft_loss(policy, ids, mask, windows, cfg.replay), cfg.max_grad_norm)
     return policy

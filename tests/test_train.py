@@ -22,6 +22,7 @@ from rlbook.train import (
     part_gradients,
     pretrain,
     sft,
+    sft_loss,
 )
 from rlbook.world import EOT_ID, Task, decode, encode, split
 
@@ -65,6 +66,8 @@ def test_chat_batch_by_hand():
     # Position t predicts ids[t + 1]: the answer starts at index 9, so positions 8.. are marked.
     assert mask[0].nonzero().flatten().tolist() == [8, 9]
     assert mask[1].nonzero().flatten().tolist() == [8, 9, 10]
+    wide, wide_mask = chat_batch([Task((3, 4))], width=15)  # padded further, the answer marked as before
+    assert decode(wide[0]) == "U:3+4?|A:7" + "#" * 5 and wide_mask[0].nonzero().flatten().tolist() == [8, 9]
 
 
 def test_chat_batch_mask_covers_exactly_the_answer_positions():
@@ -199,6 +202,20 @@ def test_the_books_adamw_takes_the_textbook_step():
             opt.step()
     assert torch.allclose(weights, plain_weights, atol=1e-6)
     assert not torch.allclose(weights.detach(), start, atol=1e-3)  # the three steps moved the weights
+
+
+def test_sft_loss_reads_chat_rows_and_windows_in_one_pass_as_two_reads_would():
+    torch.manual_seed(0)
+    policy = Policy(PolicyConfig())
+    tasks = split("sft")[:5]
+    ids, mask = chat_batch(tasks, width=17)
+    windows = torch.randint(0, 21, (4, 17), generator=torch.Generator().manual_seed(1))
+    narrow_ids, narrow_mask = chat_batch(tasks)
+    logits, _ = policy(narrow_ids[:, :-1])
+    chat = (F.cross_entropy(logits.transpose(1, 2), narrow_ids[:, 1:], reduction="none") * narrow_mask).sum()
+    separately = chat / narrow_mask.sum() + 0.5 * next_char_loss(policy, windows)
+    assert sft_loss(policy, ids, mask, windows, replay=0.5).item() == pytest.approx(separately.item(), rel=1e-5)
+    assert sft_loss(policy, narrow_ids, narrow_mask).item() == pytest.approx((chat / narrow_mask.sum()).item(), rel=1e-6)
 
 
 def test_descend_clips_the_gradient_to_max_norm_when_asked():
