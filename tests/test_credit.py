@@ -204,16 +204,23 @@ def test_update_curves_count_an_aborted_seed_only_where_it_got(monkeypatch):
     assert row["aborted"] == "seed 0 at step 6" and row["held-out, step 5"] == "0.700 (0.700–0.700)"
 
 
-def test_rounding_gaps_split_the_checkpoints_at_half_way():
+def test_rounding_gaps_split_the_checkpoints_where_the_disguises_part_from_main():
     steps = np.array([0, 10, 20, 30, 40])
 
     def curves(heldout) -> credit.Curves:
         return credit.Curves("x", "", steps, np.array(heldout, dtype=float), np.zeros((2, 40)), np.zeros((2, 40)))
 
     main = curves([[0.5, 0.6, 0.7, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7, 0.7]])
-    pg = curves([[0.5, 0.6, 0.71, 0.75, 0.8], [0.4, 0.52, 0.6, 0.7, 0.6]])
-    gaps = credit.rounding_gaps({"main": main, "pg": pg}, names=("pg",))
-    assert credit.half_way({"main": main}) == 20
-    assert gaps["pg"] == pytest.approx((0.02, 0.1))  # steps 0-20 (half of 40), then all five
+    pg = curves([[0.5, 0.6, 0.703, 0.75, 0.8], [0.4, 0.502, 0.6, 0.7, 0.6]])
+    x10 = curves([[0.5, 0.6, 0.7, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7, np.nan]])  # a seed that stopped early
+    both = {"main": main, "pg": pg, "reward-x10": x10}
+    assert credit.agreed_until(both) == 20  # step 30: pg is 0.05 off on seed 0
+    assert credit.agreed_until(both, tol=0.0025) == 10
+    early = curves([[0.5, 0.7, 0.7, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7, 0.7]])
+    assert credit.agreed_until({"main": main, "pg": early}, names=("pg",)) == 0
+    with pytest.raises(ValueError, match="already differ from main at step 0"):
+        credit.agreed_until({"main": main, "pg": curves([[0.9] * 5] * 2)}, names=("pg",))
+    gaps = credit.rounding_gaps(both)
+    assert gaps["pg"] == pytest.approx((0.003, 0.1)) and gaps["reward-x10"] == (0.0, 0.0)
     assert credit.lost_margin({"pg": (0.0, 0.03)}) == credit.LOST_FLOOR
     assert credit.lost_margin({"pg": (0.0, 0.03), "reward-x10": (0.0, 0.15)}) == 0.15
