@@ -218,6 +218,9 @@ def sft_loss(policy: Policy, ids: torch.Tensor, mask: torch.Tensor, windows: tor
     in one pass of the policy: each row's logits depend on that row alone,
     and one pass costs less than two on a model this small.
     """
+    if windows is not None and windows.shape[1] != ids.shape[1]:
+        raise ValueError(f"the windows are {windows.shape[1]} tokens wide and the chat rows {ids.shape[1]}; "
+                         "pad the chat rows to the windows' width (chat_batch's width)")
     rows = ids if windows is None else torch.cat([ids, windows])
     logits, _ = policy(rows[:, :-1])
     losses = F.cross_entropy(logits.transpose(1, 2), rows[:, 1:], reduction="none")

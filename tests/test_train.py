@@ -216,6 +216,8 @@ def test_sft_loss_reads_chat_rows_and_windows_in_one_pass_as_two_reads_would():
     separately = chat / narrow_mask.sum() + 0.5 * next_char_loss(policy, windows)
     assert sft_loss(policy, ids, mask, windows, replay=0.5).item() == pytest.approx(separately.item(), rel=1e-5)
     assert sft_loss(policy, narrow_ids, narrow_mask).item() == pytest.approx((chat / narrow_mask.sum()).item(), rel=1e-6)
+    with pytest.raises(ValueError, match="17 tokens wide and the chat rows 11"):
+        sft_loss(policy, narrow_ids, narrow_mask, windows)
 
 
 def test_descend_clips_the_gradient_to_max_norm_when_asked():
