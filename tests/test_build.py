@@ -13,6 +13,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import psutil
 import pytest
 
 from rlbook import build
@@ -274,6 +275,15 @@ def test_a_failing_cell_names_page_and_cell_and_keeps_the_previous_book(tmp_path
     assert "FAILED chapters/02-second.qmd: cell 2 (line 8 of the page)" in report
     assert "y = x + 1" in report and "ValueError: this cell is broken on purpose" in report
     assert (root / "_book" / "index.html").read_text() == "the previous book"
+
+
+def test_a_page_leaves_no_kernel_running_whether_it_passes_or_fails(tmp_path):
+    # Each page's kernel holds a Python with torch loaded; one left running per page added up to
+    # gigabytes in a build of the real book.
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
+    root = write_book(tmp_path, second=FAILING)
+    assert build_book(root, backend="pandoc", out=[].append, jobs=1) == 1  # the first chapter passed
+    assert {child.pid for child in psutil.Process().children(recursive=True)} <= before
 
 
 def test_one_page_at_a_time_writes_the_same_book(book, tmp_path):
