@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+import psutil
 import torch
 
 from . import prefetch, rl, runs
@@ -336,15 +337,48 @@ def training_work(logs: list[tuple[str, dict]]) -> dict:
     return {"work_seconds": work, "head_seconds": head}
 
 
-def book_seconds(root: Path, cache: str | None) -> float:
-    """Wall time of executing the whole book (``rlbook build``) with the given run cache."""
+def tree_memory_mb(root: psutil.Process) -> float:
+    """Memory of ``root`` and every process under it, in MB: the sum of their proportional set sizes (PSS).
+
+    PSS divides each shared page among the processes that map it, so the
+    libraries that every worker and kernel loads (torch above all) count
+    once. Where the system does not report PSS (macOS, Windows), the unique
+    set size stands in for it, which leaves the shared pages out.
+    """
+    total = 0
+    for process in [root, *root.children(recursive=True)]:
+        try:
+            info = process.memory_full_info()
+        except psutil.Error:  # it ended meanwhile, or is not ours to read
+            continue
+        total += getattr(info, "pss", info.uss)
+    return total / 2 ** 20
+
+
+def book_run(root: Path, cache: str | None) -> tuple[float, float]:
+    """Wall time and peak memory of executing the whole book (``rlbook build``) with the given run cache.
+
+    The memory is the largest :func:`tree_memory_mb` of the build, sampled
+    every 0.2 s: the build, the workers that train its runs and its pages'
+    kernels together.
+    """
     env = dict(os.environ, RLBOOK_PROGRESS="0")
     if cache:
         env["RLBOOK_CACHE"] = cache
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "rlbook.cli", "build", "--backend", "pandoc"], cwd=root, check=True,
-                   env=env, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    command = [sys.executable, "-m", "rlbook.cli", "build", "--backend", "pandoc"]
+    build = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.DEVNULL)
+    tree, peak = psutil.Process(build.pid), 0.0
+    while True:
+        try:
+            build.wait(timeout=0.2)
+            break
+        except subprocess.TimeoutExpired:
+            peak = max(peak, tree_memory_mb(tree))
+    seconds = time.perf_counter() - start
+    if build.returncode:
+        raise subprocess.CalledProcessError(build.returncode, command)
+    return seconds, peak
 
 
 # How often the full report repeats its longest measurements: every run from an empty cache, and the whole book
@@ -379,8 +413,11 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
         root = Path(__file__).resolve().parent.parent
         with tempfile.TemporaryDirectory() as tmp:
             caches = [str(Path(tmp) / f"empty-{i}") for i in range(WHOLE_REPEATS)]
-            report["book_seconds_empty_cache"] = _spread([book_seconds(root, cache) for cache in caches])
-            report["book_seconds_warm_cache"] = _spread([book_seconds(root, caches[-1]) for _ in range(WHOLE_REPEATS)])
+            empty = [book_run(root, cache) for cache in caches]
+            warm = [book_run(root, caches[-1]) for _ in range(WHOLE_REPEATS)]
+            for kind, builds in (("empty", empty), ("warm", warm)):
+                report[f"book_seconds_{kind}_cache"] = _spread([seconds for seconds, _ in builds])
+                report[f"book_peak_memory_mb_{kind}_cache"] = max(peak for _, peak in builds)
     return report
 
 
@@ -435,10 +472,11 @@ def markdown(report: dict) -> str:
                   f"{_fmt(a['head_seconds'], unit=' s')} |",
                   f"| so at best, {a['jobs']} at a time: pretraining, then the rest shared evenly | "
                   f"{_fmt(a['floor_seconds'], unit=' s')} |"]
-    if "book_seconds_empty_cache" in report:
-        lines.append(f"| whole book executed, empty run cache | {_fmt(report['book_seconds_empty_cache'], unit=' s')} |")
-    if "book_seconds_warm_cache" in report:
-        lines.append(f"| whole book executed, warm run cache | {_fmt(report['book_seconds_warm_cache'], unit=' s')} |")
+    for kind in ("empty", "warm"):
+        if f"book_seconds_{kind}_cache" in report:
+            lines += [f"| whole book executed, {kind} run cache | {_fmt(report[f'book_seconds_{kind}_cache'], unit=' s')} |",
+                      f"| whole book, {kind} run cache: peak memory of the build, its workers and its kernels together "
+                      f"(PSS) | {report[f'book_peak_memory_mb_{kind}_cache']:.0f} MB |"]
     if "all_runs" in report:
         lines.append(f"| peak memory of a worker that trained those runs | "
                      f"{report['all_runs']['worker_peak_memory_mb']:.0f} MB |")

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
+import psutil
 import pytest
 import torch
 
@@ -41,6 +44,7 @@ def test_markdown_lists_every_figure_with_its_unit():
                                                   "worker_peak_memory_mb": 600.0},
               "book_seconds_empty_cache": {"median": 300.0, "min": 290.0, "max": 310.0, "n": 3},
               "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
+              "book_peak_memory_mb_empty_cache": 1234.4, "book_peak_memory_mb_warm_cache": 777.0,
               "pretrain_bound": {"shapes": [{"windows": 128, "width": 32, "parts": 1, "parameters": 27328,
                                               "step_seconds": spread, "fraction": spread},
                                              {"windows": 128, "width": 32, "parts": 2, "parameters": 27328,
@@ -68,6 +72,9 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert "| 2 threads over 1, sampling (same run) | 1.20x |" in text
     assert "Machine: 2 cores, torch threads per run: 1, torch t, Python 3.11, x86_64." in text
     assert "| whole book executed, warm run cache | 19 s (range 18.5-20.1, n=3) |" in text
+    assert ("| whole book, empty run cache: peak memory of the build, its workers and its kernels together (PSS) | "
+            "1234 MB |") in text
+    assert "| whole book, warm run cache: peak memory of the build, its workers and its kernels together (PSS) | 777 MB |" in text
     assert "| peak memory of a worker that trained those runs | 600 MB |" in text
     assert ("| pretraining step, 512 windows | 60.7 ms (range 60-62.2, n=3); 6.07% (range 6-6.22, n=3) of the "
             "matmul FLOP/s measured in the same rounds |") in text
@@ -84,6 +91,21 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert "| pretraining step, operator time in matmul kernels (torch profiler) | 31% |" in text
     assert "| RL update, share as if it read every rollout | 6.07% (range 6-6.22, n=3) |" in text
     assert "GFLOP/s, counting the tokens it reads |" in text
+
+
+def test_tree_memory_counts_the_processes_a_process_started():
+    # A child that has written to 200 MB of its own: the tree of this process counts them too.
+    child = subprocess.Popen([sys.executable, "-c", "import sys, time; b = bytearray(200 * 2**20); b[::4096] = b'x' * "
+                              "len(b[::4096]); print('ready', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        child_alone = bench.tree_memory_mb(psutil.Process(child.pid))
+        this_one_and_child = bench.tree_memory_mb(psutil.Process())
+        assert child_alone > 200
+        assert this_one_and_child > child_alone
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_training_work_counts_shared_pretraining_once_and_only_base_s_as_the_head():
