@@ -16,6 +16,7 @@ only when every page succeeded, so a failing cell leaves the previous
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -162,7 +163,24 @@ def execute_notebook(nb: nbformat.NotebookNode, cwd: Path, page: str, text: str,
         finally:
             if log:
                 log_file.close()
+            _close_event_loop()
     return nb
+
+
+def _close_event_loop() -> None:
+    """Close the event loop that the client's blocking calls ran on in this thread, unless it is running.
+
+    nbclient's blocking methods open an event loop for each thread they are
+    called on and leave it open; the build's page threads would leave theirs
+    to the garbage collector (a ResourceWarning each). The next page on the
+    same thread gets a new loop.
+    """
+    try:
+        loop = asyncio.get_event_loop()
+    except RuntimeError:  # this thread never had one
+        return
+    if not loop.is_running():
+        loop.close()
 
 
 def _plan(nb: nbformat.NotebookNode, page: str, text: str) -> list[_Step]:

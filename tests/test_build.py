@@ -7,9 +7,11 @@ inline ``{python}`` values; chapter 2 refers back to chapter 1.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sys
+import threading
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -284,6 +286,22 @@ def test_a_page_leaves_no_kernel_running_whether_it_passes_or_fails(tmp_path):
     root = write_book(tmp_path, second=FAILING)
     assert build_book(root, backend="pandoc", out=[].append, jobs=1) == 1  # the first chapter passed
     assert {child.pid for child in psutil.Process().children(recursive=True)} <= before
+
+
+def test_a_page_run_on_a_thread_closes_the_event_loop_it_ran_on(tmp_path):
+    # Left open, the loop (and its pair of sockets) is closed by the garbage collector once the
+    # thread ends, with a ResourceWarning each.
+    loops = []
+
+    def page():
+        text = "```{python}\nx = 1 + 1\n```\n"
+        build.execute_notebook(build.qmd_to_notebook(text), tmp_path, "page.qmd", text)
+        loops.append(asyncio.get_event_loop())
+
+    thread = threading.Thread(target=page)
+    thread.start()
+    thread.join()
+    assert len(loops) == 1 and loops[0].is_closed()
 
 
 def test_one_page_at_a_time_writes_the_same_book(book, tmp_path):
