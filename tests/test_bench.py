@@ -95,8 +95,8 @@ def test_markdown_lists_every_figure_with_its_unit():
 
 def test_tree_memory_counts_the_processes_a_process_started():
     # A child that has written to 200 MB of its own: the tree of this process counts them too.
-    child = subprocess.Popen([sys.executable, "-c", "import sys, time; b = bytearray(200 * 2**20); b[::4096] = b'x' * "
-                              "len(b[::4096]); print('ready', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    holds = "import time; b = bytearray(200 * 2**20); b[::4096] = b'x' * len(b[::4096]); print('ready', flush=True); time.sleep(60)"
+    child = subprocess.Popen([sys.executable, "-c", holds], stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "ready"
         child_alone = bench.tree_memory_mb(psutil.Process(child.pid))

@@ -284,7 +284,8 @@ def test_a_page_leaves_no_kernel_running_whether_it_passes_or_fails(tmp_path):
     # gigabytes in a build of the real book.
     before = {child.pid for child in psutil.Process().children(recursive=True)}
     root = write_book(tmp_path, second=FAILING)
-    assert build_book(root, backend="pandoc", out=[].append, jobs=1) == 1  # the first chapter passed
+    assert build_book(root, backend="pandoc", out=[].append, jobs=1) == 1
+    assert (root / "_build" / "notebooks" / "01-first.ipynb").is_file()  # the first chapter passed, the second failed
     assert {child.pid for child in psutil.Process().children(recursive=True)} <= before
 
 
