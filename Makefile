@@ -21,7 +21,7 @@ book: setup
 # missing ones first, one per core, is faster than the suite training them one
 # after another (a no-op when the cache is warm).
 test: setup
-	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.prefetch
+	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.runs.prefetch
 	$(BIN)/python -m pytest -q
 
 readme-figure: setup

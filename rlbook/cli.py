@@ -60,7 +60,7 @@ def temperature(text: str) -> float:
 
 
 def run_name(text: str) -> str:
-    from .runs import RUNS
+    from rlbook.runs import RUNS
 
     if text not in RUNS:
         raise argparse.ArgumentTypeError(f"unknown run {text!r}; known runs: {', '.join(RUNS)}")
@@ -68,7 +68,7 @@ def run_name(text: str) -> str:
 
 
 def task_prompt(text: str) -> str:
-    from .world import parse_prompt
+    from rlbook.core.world import parse_prompt
 
     if parse_prompt(text) is None:
         raise argparse.ArgumentTypeError(f"{text!r} is not a task prompt; write it like 'U:3+4?|A:' or 'U:3+4+5?|A:'")
@@ -133,7 +133,7 @@ def _common(p: argparse.ArgumentParser, json_flag: bool) -> None:
 
 
 def cmd_run(args) -> int:
-    from .runs import load
+    from rlbook.runs import load
 
     started = time.perf_counter()
     run = load(args.name, seed=args.seed, threads=args.threads, rebuild=args.rebuild)
@@ -151,7 +151,7 @@ def cmd_run(args) -> int:
 
 
 def _policy(args):
-    from .runs import load
+    from rlbook.runs import load
 
     run = load(args.run, seed=args.seed, threads=args.threads)
     if args.step is not None and args.step not in run.steps:
@@ -160,8 +160,8 @@ def _policy(args):
 
 
 def cmd_sample(args) -> int:
-    from .evaluate import evaluate
-    from .world import parse_prompt
+    from rlbook.core.evaluate import evaluate
+    from rlbook.core.world import parse_prompt
 
     task = parse_prompt(args.prompt)
     run, policy = _policy(args)
@@ -183,7 +183,7 @@ def cmd_sample(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from .rewards import get_verifier
+    from rlbook.core.rewards import get_verifier
 
     try:
         verifier = get_verifier(args.verifier, args.version)
@@ -197,15 +197,16 @@ def cmd_verify(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from .evaluate import evaluate, greedy_accuracy
-    from .world import split
+    from rlbook.core.evaluate import evaluate, greedy_accuracy
+    from rlbook.core.stats import mean_with_ci
+    from rlbook.core.world import split
 
     run, policy = _policy(args)
     world = run.record["prompt_split"]["world"]
     budget = run.record["sampling"]["token_budget"]
     tasks = split(args.split, world) if world == "single" or args.split != "all" else split("heldout", world)
     result = evaluate(policy, tasks, n=args.n, temperature=args.temperature, budget=budget, seed=args.seed)
-    est = result.estimate()
+    est = mean_with_ci(result.rewards)
     out = {"run": args.run, "policy": policy.version, "split": args.split, "prompts": len(tasks), "n": args.n,
            "temperature": args.temperature, "token_budget": budget, "expected_reward": est.value,
            "ci95": [est.lo, est.hi], "greedy_accuracy": greedy_accuracy(policy, tasks, budget),
@@ -215,7 +216,8 @@ def cmd_eval(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    from .record import RecordError, as_table, load
+    from rlbook.record import RecordError, load
+    from rlbook.record.display import as_table
 
     try:
         record = load(Path(args.record))
@@ -232,13 +234,13 @@ def cmd_audit(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from .build import build_book
+    from rlbook.publish.build import build_book
 
     return build_book(None, backend=args.backend, only=args.only, jobs=args.jobs, prefetch=True)
 
 
 def cmd_bench(args) -> int:
-    from .bench import main as bench_main
+    from rlbook.bench import main as bench_main
 
     return bench_main(args)
 

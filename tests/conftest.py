@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from rlbook import runs
-from rlbook.rl import RLConfig
+from rlbook.core.rl import RLConfig
 
 THREADS = 1
 TINY = RLConfig(steps=4, group_size=2, checkpoint_every=2, eval_n=2, lr=1e-4)

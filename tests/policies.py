@@ -5,8 +5,8 @@ import math
 
 import torch
 
-from rlbook.policy import Policy, PolicyConfig
-from rlbook.world import STOI, VOCAB
+from rlbook.core.policy import Policy, PolicyConfig
+from rlbook.core.world import STOI, VOCAB
 
 
 def random_policy(seed: int = 0) -> Policy:

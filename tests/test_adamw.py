@@ -1,4 +1,4 @@
-"""The book's AdamW (rlbook.adamw): torch.optim.AdamW's update over one flat vector, and its errors."""
+"""The book's AdamW (rlbook.core.adamw): torch.optim.AdamW's update over one flat vector, and its errors."""
 from __future__ import annotations
 
 import subprocess
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from rlbook.adamw import AdamW
-from rlbook.policy import Policy, PolicyConfig
-from rlbook.train import next_char_loss
+from rlbook.core.adamw import AdamW
+from rlbook.core.policy import Policy, PolicyConfig
+from rlbook.core.train import next_char_loss
 
 
 def _twins(seed: int = 0) -> tuple[Policy, Policy]:
@@ -102,8 +102,8 @@ def test_zero_grad_forgets_or_zeroes_the_gradients():
 
 
 def test_it_never_imports_torchs_compiler():
-    code = ("import sys, torch; from rlbook.adamw import AdamW; from rlbook.policy import Policy; "
-            "from rlbook.train import next_char_loss; p = Policy(); opt = AdamW(p.parameters(), lr=1e-3); "
+    code = ("import sys, torch; from rlbook.core.adamw import AdamW; from rlbook.core.policy import Policy; "
+            "from rlbook.core.train import next_char_loss; p = Policy(); opt = AdamW(p.parameters(), lr=1e-3); "
             "next_char_loss(p, torch.zeros(2, 17, dtype=torch.long)).backward(); opt.step(); "
             "opt.load_state_dict(opt.state_dict()); assert 'torch._dynamo' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent)

@@ -1,4 +1,4 @@
-"""Advantages on groups of rewards worked by hand (rlbook.advantages)."""
+"""Advantages on groups of rewards worked by hand (rlbook.core.advantages)."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlbook.advantages import (
+from rlbook.core.advantages import (
     ADVANTAGE_METHODS,
     batch_normalized,
     compute_advantages,

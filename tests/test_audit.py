@@ -1,14 +1,13 @@
-"""Tests for rlbook.audit (chapter 4), on small batches worked by hand."""
+"""Tests for rlbook.analysis.audit (chapter 4), on small batches worked by hand."""
 from __future__ import annotations
 
 import pytest
 import torch
+from policies import constant_policy
 
 from rlbook import audit
 from rlbook import rewards as rw
-from rlbook.world import EOT_ID, Task, encode
-
-from policies import constant_policy
+from rlbook.core.world import EOT_ID, Task, encode
 
 P1, P2 = "U:3+4?|A:", "U:5+5?|A:"
 
@@ -21,7 +20,7 @@ def batch(prompts, completions, verifier="exact", group_size=4, step=None):
 
 
 def stored(step, prompts, completions, verifier="exact", used=None, budget=4):
-    """A stored per-step rollout dict, laid out as rlbook.rl keeps it."""
+    """A stored per-step rollout dict, laid out as rlbook.core.rl keeps it."""
     rows = [p for p in prompts for _ in range(len(completions) // len(prompts))]
     rewards, statuses = rw.score(rw.get_verifier(verifier), rows, completions)
     tokens = torch.full((len(completions), budget), EOT_ID, dtype=torch.uint8)
@@ -193,7 +192,7 @@ def test_first_alarm_sees_only_the_past():
 
 
 def test_loophole_rate_is_zero_for_the_exact_verifier_itself():
-    from rlbook.policy import Policy, PolicyConfig
+    from rlbook.core.policy import Policy, PolicyConfig
 
     torch.manual_seed(0)
     policy = Policy(PolicyConfig())
@@ -203,7 +202,7 @@ def test_loophole_rate_is_zero_for_the_exact_verifier_itself():
 
 
 def test_temperature_audit_on_a_tiny_policy():
-    from rlbook.policy import Policy, PolicyConfig
+    from rlbook.core.policy import Policy, PolicyConfig
 
     torch.manual_seed(0)
     policy = Policy(PolicyConfig())

@@ -10,17 +10,18 @@ import pytest
 import torch
 
 from rlbook import bench
-from rlbook.policy import weights_hash
+from rlbook.bench import book, kernels
+from rlbook.core.policy import Policy, PolicyConfig, weights_hash
 
 
 def test_spread_is_median_with_range_and_count():
-    assert bench._spread([3.0, 1.0, 2.0]) == {"median": 2.0, "min": 1.0, "max": 3.0, "n": 3}
+    assert kernels.spread([3.0, 1.0, 2.0]) == {"median": 2.0, "min": 1.0, "max": 3.0, "n": 3}
 
 
 def test_environment_is_put_back_after_the_block(monkeypatch):
     monkeypatch.setenv("RLBOOK_CACHE", "/somewhere")
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
-    with bench._environment(RLBOOK_CACHE="/tmp/x", OMP_WAIT_POLICY="PASSIVE"):
+    with kernels.environment(RLBOOK_CACHE="/tmp/x", OMP_WAIT_POLICY="PASSIVE"):
         assert os.environ["RLBOOK_CACHE"] == "/tmp/x" and os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
     assert os.environ["RLBOOK_CACHE"] == "/somewhere" and "OMP_WAIT_POLICY" not in os.environ
 
@@ -99,8 +100,8 @@ def test_tree_memory_counts_the_processes_a_process_started():
     child = subprocess.Popen([sys.executable, "-c", holds], stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "ready"
-        child_alone = bench.tree_memory_mb(psutil.Process(child.pid))
-        this_one_and_child = bench.tree_memory_mb(psutil.Process())
+        child_alone = book.tree_memory_mb(psutil.Process(child.pid))
+        this_one_and_child = book.tree_memory_mb(psutil.Process())
         assert child_alone > 200
         assert this_one_and_child > child_alone
     finally:
@@ -115,14 +116,14 @@ def test_training_work_counts_shared_pretraining_once_and_only_base_s_as_the_hea
     logs = [("base", base_log(9.0, True, 1.5)), ("base", base_log(9.0, False, 1.0)),  # seed 1 found it cached
             ("process-base", base_log(12.0, True, 3.0)),  # continues base's pretraining: not the head
             ("main", {"wall_seconds": 2.5}), ("ppo", {"wall_seconds": 2.0})]
-    assert bench.training_work(logs) == {"work_seconds": 9.0 + 1.5 + 1.0 + 12.0 + 3.0 + 2.5 + 2.0, "head_seconds": 9.0}
+    assert book.training_work(logs) == {"work_seconds": 9.0 + 1.5 + 1.0 + 12.0 + 3.0 + 2.5 + 2.0, "head_seconds": 9.0}
 
 
 def test_the_pretraining_bound_times_each_shape_and_finds_the_matmuls():
     shapes = ((8, 32, 1), (8, 32, 2), (16, 32, 1), (8, 48, 1))
-    bound = bench.pretrain_step_bound(repeats=2, shapes=shapes, steps=2)
+    bound = kernels.pretrain_step_bound(repeats=2, shapes=shapes, steps=2)
     assert [(e["windows"], e["width"], e["parts"]) for e in bound["shapes"]] == list(shapes)
-    assert bound["shapes"][0]["parameters"] == bench.Policy(bench.PolicyConfig()).num_parameters()
+    assert bound["shapes"][0]["parameters"] == Policy(PolicyConfig()).num_parameters()
     assert bound["shapes"][3]["parameters"] > bound["shapes"][0]["parameters"]
     for entry in bound["shapes"]:
         assert entry["step_seconds"]["n"] == entry["fraction"]["n"] == 2 and entry["step_seconds"]["min"] > 0
@@ -134,21 +135,21 @@ def test_the_update_flop_counts_the_reference_only_for_pairs_not_met_before():
     class Fake:
         # Step 1: one prompt, answers "7#" twice and "8#" twice (two pairs, one read of 9 + 3 x 3 tokens).
         # Step 2: the same pairs again, which the reference has read; step 3: one pair new.
-        rollouts = [{"prompts": ["U:3+4?|A:"], "tokens": torch.tensor([bench.encode(a) for a in answers])}
+        rollouts = [{"prompts": ["U:3+4?|A:"], "tokens": torch.tensor([kernels.encode(a) for a in answers])}
                     for answers in (["7###", "7###", "8###", "8###"], ["8###", "7###", "7###", "8###"],
                                     ["7###", "6###", "7###", "7###"])]
 
     read = 9 + 3 * 3
     # Per step: 6 x params x 18 for the update, plus 2 x params x 18, 0 and 18 for the reference: the median is step 1's.
-    assert bench.update_flop(Fake(), 10) == 6 * 10 * read + 2 * 10 * read
+    assert kernels.update_flop(Fake(), 10) == 6 * 10 * read + 2 * 10 * read
     Fake.rollouts = Fake.rollouts[1:2] * 3  # the same batch three times: read once by the reference
-    assert bench.update_flop(Fake(), 10) == 6 * 10 * read
+    assert kernels.update_flop(Fake(), 10) == 6 * 10 * read
 
 
 def test_the_update_bound_times_a_small_and_a_large_batch_and_prices_a_token():
-    policy = bench.Policy(bench.PolicyConfig())
+    policy = Policy(PolicyConfig())
     before = weights_hash(policy)
-    bound = bench.update_bound(policy, repeats=2, prompt_counts=(1, 4), steps=2)
+    bound = kernels.update_bound(policy, repeats=2, prompt_counts=(1, 4), steps=2)
     assert [b["prompts"] for b in bound["batches"]] == [1, 4]
     small, large = bound["batches"]
     assert 0 < small["tokens"] < large["tokens"]
@@ -162,17 +163,17 @@ def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
         # One stored batch: two prompts x 4 rollouts; the first prompt's four answers are all "7#",
         # the second's three distinct answers ("17#", "18#" twice, "1#"). One read of prompt 1, one of prompt 2.
         rollouts = [{"prompts": ["U:3+4?|A:", "U:9+8?|A:"],
-                     "tokens": torch.tensor([bench.encode(a) for a in ["7###"] * 4 + ["17##", "18##", "18##", "1###"]])}]
+                     "tokens": torch.tensor([kernels.encode(a) for a in ["7###"] * 4 + ["17##", "18##", "18##", "1###"]])}]
 
         def policy(self):
-            return bench.Policy(bench.PolicyConfig())
+            return Policy(PolicyConfig())
 
-    cfg = bench.runs.spec("base").pretrain
+    cfg = kernels.runs.spec("base").pretrain
     flop = 6 * 27_328 * cfg.steps * cfg.batch * cfg.block_size
-    pipeline = {"base": Fake(), "main": Fake(), "pretrain_seconds": bench._spread([10.0, 20.0]),
-                "rl_step_update_seconds": bench._spread([0.02, 0.02]),
+    pipeline = {"base": Fake(), "main": Fake(), "pretrain_seconds": kernels.spread([10.0, 20.0]),
+                "rl_step_update_seconds": kernels.spread([0.02, 0.02]),
                 "paired": {"pretrain": [(10.0, flop / 10.0), (20.0, flop / 20.0)], "update": [(0.02, 1e12)] * 2}}
-    fractions = bench.training_flop_fractions(pipeline)
+    fractions = kernels.training_flop_fractions(pipeline)
     # The second repeat took twice as long while the machine's matmuls were half as fast: the same share,
     # over as many cores as base's pretraining has threads.
     assert fractions["pretrain_threads"] == cfg.parts == 2
@@ -182,7 +183,7 @@ def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
     # The update's forward and backward pass (6) and the reference policy's forward pass (2), per token read:
     # two reads, each a prompt of 9 and room for 3 answers of 3 read tokens.
     assert fractions["rl_update_fraction"]["median"] == pytest.approx(8 * 27_328 * 2 * (9 + 3 * 3) / 0.02 / 1e12)
-    prompts = bench.split("train")
+    prompts = kernels.split("train")
     every = len(prompts) * len(prompts[0].prompt) + len(prompts) * 16 * 3
     assert fractions["rl_update_every_rollout_fraction"]["median"] == pytest.approx(8 * 27_328 * every / 0.02 / 1e12)
 
@@ -191,8 +192,8 @@ def test_all_runs_spreads_each_repeat_and_its_floor(monkeypatch):
     passes = iter([{"seconds": 60.0, "worker_peak_memory_mb": 400.0, "work_seconds": 100.0, "head_seconds": 8.0},
                    {"seconds": 64.0, "worker_peak_memory_mb": 450.0, "work_seconds": 110.0, "head_seconds": 10.0},
                    {"seconds": 62.0, "worker_peak_memory_mb": 420.0, "work_seconds": 104.0, "head_seconds": 9.0}])
-    monkeypatch.setattr(bench, "train_from_empty", lambda pairs, threads, jobs: next(passes))
-    report = bench.all_runs([("base", 0)], threads=1, jobs=2, repeats=3)
+    monkeypatch.setattr(book, "train_from_empty", lambda pairs, threads, jobs: next(passes))
+    report = book.all_runs([("base", 0)], threads=1, jobs=2, repeats=3)
     assert report["seconds"] == {"median": 62.0, "min": 60.0, "max": 64.0, "n": 3}
     assert report["floor_seconds"] == {"median": 56.5, "min": 54.0, "max": 60.0, "n": 3}  # head + (work - head) / 2
     assert report["worker_peak_memory_mb"] == 450.0 and report["jobs"] == 2

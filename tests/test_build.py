@@ -19,9 +19,9 @@ import psutil
 import pytest
 
 from rlbook import build
-from rlbook.build import build_book, choose_backend, inline_expressions, longest_first, select_pages, swap_in
-from rlbook.html import relative_href
-from rlbook.lint import Page
+from rlbook.publish.build import build_book, choose_backend, inline_expressions, longest_first, select_pages, swap_in
+from rlbook.publish.html import relative_href
+from rlbook.publish.lint import Page
 
 QUARTO_YML = """\
 project:
@@ -429,5 +429,5 @@ def test_the_build_records_each_page_s_seconds(book):
 
 
 def test_prefetch_command_passes_jobs_only_when_given():
-    assert build.prefetch_command(None)[1:] == ["-m", "rlbook.prefetch"]
-    assert build.prefetch_command(3)[1:] == ["-m", "rlbook.prefetch", "--jobs", "3"]
+    assert build.prefetch_command(None)[1:] == ["-m", "rlbook.runs.prefetch"]
+    assert build.prefetch_command(3)[1:] == ["-m", "rlbook.runs.prefetch", "--jobs", "3"]

@@ -130,7 +130,7 @@ def test_a_crash_while_writing_leaves_no_half_entry(tiny_cache, tiny_reference, 
         raise OSError(28, "No space left on device")
 
     with monkeypatch.context() as m:
-        m.setattr(runs.rec, "save", disk_full)
+        m.setattr(rec, "save", disk_full)
         with pytest.raises(OSError, match="No space left"):
             runs.load("tiny", 0, 1)
     entry = runs.entry_path("tiny", 0, 1)

@@ -1,6 +1,6 @@
 """Chapter 3's claims about the runs hold for seeds 0, 1 and 2.
 
-Each test calls the same rlbook.credit functions as the chapter and asserts
+Each test calls the same rlbook.analysis.credit functions as the chapter and asserts
 what its prose says. Claims that need runs beyond base/main for seeds 1 and 2
 (the ablations, process-base) are marked slow for those seeds.
 """

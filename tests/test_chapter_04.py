@@ -1,7 +1,7 @@
 """Chapter 4's claims about its runs hold for seeds 0, 1 and 2.
 
 Each test recomputes a claim the chapter asserts, through the same
-``rlbook.audit`` functions. Claims on ``base``, ``main`` and ``exploit`` run
+``rlbook.analysis.audit`` functions. Claims on ``base``, ``main`` and ``exploit`` run
 for every seed; those that need the chapter's other runs (``stale``,
 ``accepted-only``, ``faults``, ``abort``) run for seed 0 and are marked slow
 for seeds 1 and 2, which need those runs trained.

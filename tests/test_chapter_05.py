@@ -1,7 +1,7 @@
 """The claims chapter 5 makes about the book's runs hold for seeds 0, 1 and 2.
 
 The chapter asserts the same things for seed 0 while it builds; these tests
-call the same rlbook.selection functions for every seed. ``base``, ``main``
+call the same rlbook.analysis.selection functions for every seed. ``base``, ``main``
 and ``exploit`` are loaded for all three seeds; the runs that only the record
 and misconception sections use (``faults``, ``process-base``) are loaded for
 seed 0 and marked slow for seeds 1 and 2.
@@ -17,9 +17,9 @@ import pytest  # noqa: E402
 from rlbook import record, rl, runs  # noqa: E402
 from rlbook import rewards as rw  # noqa: E402
 from rlbook import selection as sel  # noqa: E402
-from rlbook.evaluate import evaluate  # noqa: E402
-from rlbook.plots import figure  # noqa: E402
-from rlbook.world import split  # noqa: E402
+from rlbook.analysis.plots import figure  # noqa: E402
+from rlbook.core.evaluate import evaluate  # noqa: E402
+from rlbook.core.world import split  # noqa: E402
 
 SEEDS = [0, 1, 2]
 OTHER_RUN_SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]

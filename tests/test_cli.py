@@ -17,9 +17,9 @@ import torch
 
 from rlbook import cli, runs
 from rlbook import record as rec
-from rlbook.evaluate import evaluate, greedy_accuracy
-from rlbook.rewards import STATUSES
-from rlbook.world import Task, split
+from rlbook.core.evaluate import evaluate, greedy_accuracy
+from rlbook.core.rewards import STATUSES
+from rlbook.core.world import Task, split
 
 RLBOOK = Path(sys.executable).parent / "rlbook"
 PROMPT = "U:3+4?|A:"

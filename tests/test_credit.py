@@ -1,4 +1,4 @@
-"""rlbook.credit: chapter 3's measurements, on a small in-memory run and on values worked by hand."""
+"""rlbook.analysis.credit: chapter 3's measurements, on a small in-memory run and on values worked by hand."""
 from __future__ import annotations
 
 import copy
@@ -10,12 +10,12 @@ import pytest
 import torch
 
 from rlbook import credit
-from rlbook.policy import Checkpoint, Policy
-from rlbook.rl import Batch, RLConfig, _store
-from rlbook.rl import credit as run_credit
+from rlbook.core.policy import Checkpoint, Policy
+from rlbook.core.rl import Batch, RLConfig, _store
+from rlbook.core.rl import credit as run_credit
+from rlbook.core.sampling import Rollouts, sample
+from rlbook.core.world import split
 from rlbook.runs import Run
-from rlbook.sampling import Rollouts, sample
-from rlbook.world import encode, split
 
 
 def tiny_run(group_size: int = 4, prompts: int = 3) -> Run:
@@ -193,7 +193,7 @@ def test_update_curves_count_an_aborted_seed_only_where_it_got(monkeypatch):
     del finished.log["abort"]
     finished.log["metrics"] = [dict(m, kl=0.2) for m in finished.metrics]
     stopped = aborted_run()
-    monkeypatch.setattr(credit, "load", lambda name, seed: finished if seed == 1 else stopped)
+    monkeypatch.setattr(credit.compare, "load", lambda name, seed: finished if seed == 1 else stopped)
     c = credit.update_curves(("ppo-kl",), seeds=(0, 1), last_step=6)["ppo-kl"]
     assert c.stopped == {0: 6}
     assert c.eval_steps.tolist() == [0, 5]

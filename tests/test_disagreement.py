@@ -1,4 +1,4 @@
-"""Outcome and process verdicts side by side (rlbook.disagreement), on hand-made rollouts."""
+"""Outcome and process verdicts side by side (rlbook.analysis.disagreement), on hand-made rollouts."""
 from __future__ import annotations
 
 import matplotlib
@@ -10,9 +10,10 @@ import pytest
 import torch
 
 from rlbook import disagreement as d
+from rlbook import reward_spec
 from rlbook import rewards as rw
-from rlbook.evaluate import EvalResult
-from rlbook.world import Task, encode
+from rlbook.core.evaluate import EvalResult
+from rlbook.core.world import Task, encode
 
 P = Task((3, 4, 5)).prompt  # s1 = 7, s2 = 12
 HAND = {
@@ -113,18 +114,18 @@ def test_markdown_table_escapes_pipes_outside_code_only():
     assert d.quoted_as_code("text after it: '7\n'") == "text after it: `'7\\n'`"
 
 
-def test_spec_and_shortcut_tables_come_from_the_rewards_module():
+def test_spec_and_shortcut_tables_come_from_the_reward_spec():
     spec = d.spec_markdown(rw.ExactVerifier())
-    assert spec.count("\n") == 1 + len(rw.SPEC)
+    assert spec.count("\n") == 1 + len(reward_spec.SPEC)
     assert "exact 1.0" in spec and "**end condition**" in spec
     assert d.shortcut_mismatches() == []
     rows = d.shortcut_rows()
-    assert len(rows) == len(rw.SHORTCUT_CASES)
+    assert len(rows) == len(reward_spec.SHORTCUT_CASES)
     blind = next(r for r in rows if r["completion"] == "6,12#")
     assert (blind["status"], blind["reward"], blind["process"]) == ("accepted", 1.0, 0.0)
     assert next(r for r in rows if r["intended"] == "unverifiable")["process"] is None
     table = d.shortcut_markdown()
-    assert table.count("\n") == 1 + len(rw.SHORTCUT_CASES)
+    assert table.count("\n") == 1 + len(reward_spec.SHORTCUT_CASES)
     assert "| empty prompt | (empty) | `'7#'` |" in table
 
 

@@ -1,19 +1,16 @@
-"""Evaluation outside the training loop (rlbook.evaluate), on hand-made results and fixed policies."""
+"""Evaluation outside the training loop (rlbook.core.evaluate), on hand-made results and fixed policies."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
 import torch
+from policies import constant_policy
 
 from rlbook import runs
-from rlbook.evaluate import EvalResult, classify_prompts, evaluate, greedy_accuracy, step_validity
-from rlbook.policy import Policy, PolicyConfig
-from rlbook.rewards import get_verifier
-from rlbook.stats import wilson_interval
-from policies import constant_policy
-from rlbook.world import STOI, VOCAB, Task, split
+from rlbook.core.evaluate import EvalResult, evaluate, greedy_accuracy, step_validity
+from rlbook.core.rewards import get_verifier
+from rlbook.core.stats import pass_at_k_curve
+from rlbook.core.world import Task, split
 
 
 def hand_result() -> EvalResult:
@@ -46,37 +43,12 @@ def test_status_counts_leave_out_absent_statuses():
 def test_pass_at_k_by_hand():
     # Correct counts (4, 1, 0) of n = 4.  pass@1 = c/n; pass@2 for c = 1 is 1 - C(3,2)/C(4,2) = 0.5;
     # pass@4 is 1 whenever one sample is right.
-    curve = hand_result().pass_at_k([1, 2, 4])
+    curve = pass_at_k_curve(4, hand_result().correct_counts(), [1, 2, 4])
     assert curve == pytest.approx([(1 + 0.25 + 0) / 3, (1 + 0.5 + 0) / 3, 2 / 3])
 
 
-def test_wilson_counts_every_sample():
-    assert hand_result().wilson() == pytest.approx(wilson_interval(5, 12))
-    value, lo, hi = hand_result().estimate(seed=0)
-    assert value == pytest.approx(5 / 12) and lo <= value <= hi
-
-
-def rates_result(rates: list[float], n: int = 20) -> EvalResult:
-    """One task per rate, with round(rate * n) accepted samples out of n."""
-    tasks = [Task((i // 10, i % 10)) for i in range(len(rates))]
-    rewards = np.array([[1.0] * round(p * n) + [0.0] * (n - round(p * n)) for p in rates])
-    statuses = [["accepted" if x else "incorrect" for x in row] for row in rewards]
-    return EvalResult(tasks, rewards, statuses, [["?"] * n for _ in rates])
-
-
-def test_classify_prompts_thresholds():
-    rates = [1.0, 0.8, 0.75, 0.7, 0.5, 0.2, 0.1, 0.05, 0.0]
-    kinds = classify_prompts(rates_result(rates))
-    by_rate = {k: [rates[t.operands[1]] for t in v] for k, v in kinds.items()}
-    # 0.75 (between 0.7 and 0.8) and 0.1, 0.05 (above 0, below 0.2) belong to no class.
-    assert by_rate == {"confidently right": [1.0, 0.8], "confidently wrong": [0.0], "uncertain": [0.7, 0.5, 0.2]}
-
-
-def test_classify_prompts_custom_thresholds():
-    kinds = classify_prompts(rates_result([0.9, 0.1]), right=0.9, uncertain=(0.1, 0.5))
-    assert [t.name for t in kinds["confidently right"]] == ["0+0"]
-    assert [t.name for t in kinds["uncertain"]] == ["0+1"]
-    assert kinds["confidently wrong"] == []
+def test_correct_counts_count_accepted_samples():
+    assert hand_result().correct_counts().tolist() == [4, 1, 0]
 
 
 def test_step_validity_by_hand():

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from rlbook import disagreement as d
+from rlbook.core.world import Task, parse_prompt
 from rlbook.exercises import ch2
-from rlbook.world import Task, parse_prompt
 
 P = Task((3, 4, 5)).prompt
 # Rollouts of the kinds a multi-step policy writes, including malformed and budget-stopped ones.

@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from rlbook.credit import ProcessGroup
+from rlbook.analysis.credit import ProcessGroup
 from rlbook.exercises import ch3
-
 
 # --- the solutions, as the chapter gives them -----------------------------------------------------------
 

@@ -8,7 +8,6 @@ from rlbook import audit, runs, world
 from rlbook import rewards as rw
 from rlbook.exercises import ch4
 
-
 # ---------------------------------------------------------------- exercise 4
 
 def substring_verifier(prompt, completion):

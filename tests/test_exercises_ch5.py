@@ -7,10 +7,10 @@ import pytest
 from rlbook import record as rec
 from rlbook import rewards as rw
 from rlbook import selection as sel
-from rlbook.evaluate import EvalResult
+from rlbook.core.evaluate import EvalResult
+from rlbook.core.stats import difference_ci
+from rlbook.core.world import Task, split
 from rlbook.exercises import ch5
-from rlbook.stats import difference_ci
-from rlbook.world import Task, split
 
 PLAN = {"select_on": "validation", "report_on": "test", "verifier": "exact", "verifier_version": "1.0", "n": 32,
         "temperature": 1.0, "token_budget": 4, "template": "U:a+b?|A:", "checkpoints": "all",

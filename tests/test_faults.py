@@ -1,4 +1,4 @@
-"""Training faults (rlbook.rl, rlbook.runs): every injected fault becomes a recorded intervention, never a crash.
+"""Training faults (rlbook.core.rl, rlbook.runs): every injected fault becomes a recorded intervention, never a crash.
 
 Each run here is a few RL steps from the project's cached seed-0 base, on
 one thread, with a checkpoint after every step so that the weights before
@@ -17,8 +17,8 @@ import torch
 from rlbook import record as rec
 from rlbook import rewards as rw
 from rlbook import rl, runs
-from rlbook.rl import Guard, RLConfig, train_rl
-from rlbook.rewards import Verdict
+from rlbook.core.rewards import Verdict
+from rlbook.core.rl import Guard, RLConfig, train_rl
 
 OUTAGE_REASON = "verifier raised ConnectionError: injected fault: verifier service unavailable"
 ERROR_TRIGGER = {"metric": "verifier_error_rate", "value": 1.0, "threshold": 0.1}
@@ -184,8 +184,8 @@ def test_a_misbehaving_verifier_mid_run_is_recorded_not_raised(base, monkeypatch
 
 
 def test_a_stuck_verifier_does_not_keep_the_process_alive():
-    from rlbook.sampling import Rollouts
-    from rlbook.world import EOT_ID, encode
+    from rlbook.core.sampling import Rollouts
+    from rlbook.core.world import EOT_ID, encode
 
     prompt = "U:3+4?|A:"
     rollouts = Rollouts([prompt], torch.tensor([encode(prompt)]), torch.tensor([encode("7#") + [EOT_ID] * 2]),

@@ -1,4 +1,4 @@
-"""Interrupted training (rlbook.runs + rlbook.rl): Ctrl-C and SIGTERM leave a resumable, honest record.
+"""Interrupted training (rlbook.runs + rlbook.core.rl): Ctrl-C and SIGTERM leave a resumable, honest record.
 
 The tiny run of the conftest checkpoints at steps 0, 2 and 4. An interrupt
 after the step-2 state was saved must leave ``<entry>.partial/`` with a run
@@ -20,7 +20,8 @@ import torch
 
 from rlbook import record as rec
 from rlbook import rl, runs
-from rlbook.rl import RLState
+from rlbook.core.rl import RLState
+
 
 def interrupt_at(monkeypatch, step: int) -> None:
     """Make the evaluation of checkpoint ``step`` raise KeyboardInterrupt, once (a Ctrl-C at that moment)."""

@@ -7,15 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rlbook.lint import (
-    book_pages,
-    cell_options,
-    crossref_kind,
-    lint_book,
-    page_heading,
-    scan_source,
-    split_qmd,
-)
+from rlbook.publish.lint import book_pages, cell_options, crossref_kind, lint_book, page_heading, scan_source, split_qmd
 
 ROOT = Path(__file__).resolve().parent.parent
 

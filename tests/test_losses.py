@@ -1,4 +1,4 @@
-"""Token-level losses on hand-worked tokens (rlbook.losses)."""
+"""Token-level losses on hand-worked tokens (rlbook.core.losses)."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from rlbook.losses import (
+from rlbook.core.losses import (
     AGGREGATIONS,
     LOSSES,
     aggregate,

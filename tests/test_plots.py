@@ -1,4 +1,4 @@
-"""The house style for figures (rlbook.plots)."""
+"""The house style for figures (rlbook.analysis.plots)."""
 from __future__ import annotations
 
 import matplotlib
@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 from matplotlib.colors import is_color_like  # noqa: E402
 
 from rlbook import plots  # noqa: E402
-from rlbook.rewards import STATUSES  # noqa: E402
+from rlbook.core.rewards import STATUSES  # noqa: E402
 
 
 @pytest.fixture

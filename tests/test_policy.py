@@ -1,12 +1,20 @@
-"""The policy network and its checkpoints (rlbook.policy)."""
+"""The policy network and its checkpoints (rlbook.core.policy)."""
 from __future__ import annotations
 
 import pytest
 import torch
 
-from rlbook.policy import (Checkpoint, Policy, PolicyConfig, attend_written, causal_bias, token_logprobs,
-                           weights_hash, widened)
-from rlbook.world import VOCAB, encode
+from rlbook.core.policy import (
+    Checkpoint,
+    Policy,
+    PolicyConfig,
+    attend_written,
+    causal_bias,
+    token_logprobs,
+    weights_hash,
+    widened,
+)
+from rlbook.core.world import VOCAB, encode
 
 
 def fresh(seed: int = 0, **cfg) -> Policy:
@@ -129,10 +137,11 @@ def test_weights_hash_stable_and_sensitive():
     assert weights_hash(a) != h
 
 
-def test_checkpoint_round_trip_through_bytes():
+def test_checkpoint_round_trips_through_plain_data_that_loads_without_pickle(tmp_path):
     policy = fresh(3, block_size=24)
     ckpt = Checkpoint.of(policy, "demo@7")
-    again = Checkpoint.from_bytes(ckpt.to_bytes())
+    torch.save(ckpt.to_data(), tmp_path / "c.pt")
+    again = Checkpoint.from_data(torch.load(tmp_path / "c.pt", weights_only=True))
     assert again.version == "demo@7"
     assert again.config == policy.cfg and again.config.block_size == 24
     loaded = again.load()
@@ -140,6 +149,13 @@ def test_checkpoint_round_trip_through_bytes():
     assert weights_hash(loaded) == weights_hash(policy)
     ids = ids_of("U:1+2+3?|A:3,6#")
     assert torch.equal(loaded.eval()(ids)[0], policy(ids)[0])
+
+
+@pytest.mark.parametrize("data", [None, [], {"config": {}, "state": {}}, {"config": {}, "state": {"w": 1}, "version": "v"},
+                                  {"config": {"width": 3}, "state": {}, "version": "v"}])
+def test_checkpoint_from_data_names_what_is_wrong(data):
+    with pytest.raises(ValueError, match="checkpoint"):
+        Checkpoint.from_data(data)
 
 
 def test_checkpoint_is_a_snapshot_not_a_view():
@@ -170,7 +186,7 @@ def test_widened_refuses_to_shorten_the_context():
 
 
 def test_long_sequences_take_the_written_out_path_with_the_same_result(monkeypatch):
-    import rlbook.policy as policy_module
+    import rlbook.core.policy as policy_module
 
     policy = fresh(3, block_size=24)
     ids = torch.randint(0, len(VOCAB), (4, 22), generator=torch.Generator().manual_seed(0))

@@ -1,4 +1,4 @@
-"""Training the book's runs ahead of its pages, several at a time (rlbook.prefetch)."""
+"""Training the book's runs ahead of its pages, several at a time (rlbook.runs.prefetch)."""
 from __future__ import annotations
 
 import os
@@ -6,6 +6,7 @@ import os
 import pytest
 
 from rlbook import prefetch, runs
+from rlbook.core.train import PretrainConfig, SFTConfig
 
 
 def test_book_runs_are_named_runs_for_the_book_seeds():
@@ -46,8 +47,8 @@ def test_training_order_puts_parents_first_and_costly_runs_early():
 def test_train_all_one_at_a_time_trains_in_this_process(tmp_path, monkeypatch):
     monkeypatch.setenv("RLBOOK_CACHE", str(tmp_path))
     monkeypatch.setenv("RLBOOK_PROGRESS", "0")
-    tiny = runs.RunSpec("tiny", "a tiny base run", pretrain=runs.PretrainConfig(steps=2, batch=2, warmup=1),
-                        sft=runs.SFTConfig(steps=1, replay_batch=2))
+    tiny = runs.RunSpec("tiny", "a tiny base run", pretrain=PretrainConfig(steps=2, batch=2, warmup=1),
+                        sft=SFTConfig(steps=1, replay_batch=2))
     monkeypatch.setitem(runs.RUNS, "tiny", tiny)
     lines = []
     trained = prefetch.train_all([("tiny", 0)], threads=1, jobs=1, out=lines.append)

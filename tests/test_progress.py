@@ -1,4 +1,4 @@
-"""Progress bars only where someone is watching (rlbook.progress)."""
+"""Progress bars only where someone is watching (rlbook.core.progress)."""
 from __future__ import annotations
 
 import io
@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from rlbook import progress as progress_module
-from rlbook.progress import progress
+from rlbook.core.progress import progress
 
 
 class FakeTerminal(io.StringIO):

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from rlbook import record as rec
-from rlbook.record import RecordError
+from rlbook.record import RecordError, display
+from rlbook.record import io as record_io
 
 
 def _config() -> dict:
@@ -19,7 +20,7 @@ def _config() -> dict:
         "prompt_template": "U:{a}+{b}?|A:",
         "prompt_split": {"world": "single", "train": "train", "counts": {"train": 60, "heldout": 40}},
         "sampling": {"temperature": 1.0, "group_size": 16, "prompts_per_step": 60, "token_budget": 4},
-        "verifier": {"name": "exact", "version": "1", "implementation": "rlbook.rewards.exact_verifier"},
+        "verifier": {"name": "exact", "version": "1", "implementation": "rlbook.core.rewards.exact_verifier"},
         "advantage": {"method": "group mean, std-normalised", "eps": 1e-6, "ddof": 0},
         "update": {
             "loss": "ppo-clip",
@@ -98,7 +99,7 @@ def test_failed_save_keeps_old_file_and_leaves_no_temp(record, tmp_path, monkeyp
     def crash(src, dst):
         raise OSError("disk full")
 
-    monkeypatch.setattr(rec.os, "replace", crash)
+    monkeypatch.setattr(record_io.os, "replace", crash)
     record["status"] = "aborted"
     with pytest.raises(OSError):
         rec.save(record, path)
@@ -187,7 +188,7 @@ def test_load_errors_name_the_path(record, tmp_path):
 
 def test_as_table_flattens_and_summarises(record):
     record["evaluations"] = [dict(record["evaluations"][0], step=s) for s in (0, 10, 20, 30, 40)]
-    rows = dict(rec.as_table(record))
+    rows = dict(display.as_table(record))
     assert rows["update.lr"] == "0.0003"
     assert rows["update.clip.epsilon"] == "0.2"
     assert rows["reference.policy"] == "null"
@@ -198,13 +199,13 @@ def test_as_table_flattens_and_summarises(record):
     assert rows["evaluations"].endswith("; …")
     assert rows["evaluations"].count("step=") == 3
     assert "affected_rollouts=3 entries: 3; 4; 5" in rows["interventions"]
-    assert rec.as_table(record)[0] == ("schema_version", "1")
+    assert display.as_table(record)[0] == ("schema_version", "1")
     record["checkpoints"] = record["checkpoints"][:1]
-    assert dict(rec.as_table(record))["checkpoints"].startswith("1 entry: (step=0,")
+    assert dict(display.as_table(record))["checkpoints"].startswith("1 entry: (step=0,")
 
 
 def test_missing_fields_for_exercise_10():
-    assert rec.missing_fields(rec.RUN_RECORD_FIELDS) == []
+    assert display.missing_fields(rec.RUN_RECORD_FIELDS) == []
     reader = [f.upper().replace("_", " ") for f in rec.RUN_RECORD_FIELDS if f not in {"seed", "cost"}]
-    assert rec.missing_fields(reader + ["update.lr"]) == ["seed", "cost"]
-    assert rec.missing_fields([])[:2] == ["schema_version", "run_name"]
+    assert display.missing_fields(reader + ["update.lr"]) == ["seed", "cost"]
+    assert display.missing_fields([])[:2] == ["schema_version", "run_name"]

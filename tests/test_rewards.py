@@ -1,4 +1,4 @@
-"""Unit tests of rlbook.rewards with values worked by hand."""
+"""Unit tests of rlbook.core.rewards with values worked by hand."""
 from __future__ import annotations
 
 import json
@@ -6,10 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from rlbook.rewards import (
+from rlbook.analysis.reward_spec import SHORTCUT_CASES, SPEC, spec_table
+from rlbook.core.rewards import (
     PROCESS_STATUSES,
-    SHORTCUT_CASES,
-    SPEC,
     STATUSES,
     VERIFIERS,
     ExactVerifier,
@@ -22,9 +21,8 @@ from rlbook.rewards import (
     process_score,
     read_number,
     score,
-    spec_table,
 )
-from rlbook.world import EOT, VOCAB
+from rlbook.core.world import EOT, VOCAB
 
 S = "U:3+4?|A:"      # single-step, answer 7
 M = "U:3+4+5?|A:"    # multi-step, steps 7 then 12

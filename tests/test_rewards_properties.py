@@ -1,4 +1,4 @@
-"""Property tests of rlbook.rewards: verifiers never raise, and exact means exact.
+"""Property tests of rlbook.core.rewards: verifiers never raise, and exact means exact.
 
 Each ``max_examples`` below is the number of generated inputs a test runs
 (fewer only if Hypothesis exhausts the space).
@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rlbook.rewards import (
+from rlbook.core.rewards import (
     PROCESS_STATUSES,
     STATUSES,
     ExactVerifier,
@@ -16,7 +16,7 @@ from rlbook.rewards import (
     ShapedVerifier,
     process_score,
 )
-from rlbook.world import EOT, VOCAB, all_tasks
+from rlbook.core.world import EOT, VOCAB, all_tasks
 
 TASKS = all_tasks("single") + all_tasks("multi")
 VERIFIERS = [ExactVerifier("1.0"), ExactVerifier("2.0"), FailOpenVerifier(),

@@ -1,4 +1,4 @@
-"""The RL loop (rlbook.rl): credit, one update, the response policy, and a tiny real run."""
+"""The RL loop (rlbook.core.rl): credit, one update, the response policy, and a tiny real run."""
 from __future__ import annotations
 
 import copy
@@ -8,30 +8,21 @@ import pytest
 import torch
 
 from rlbook import runs
-from rlbook.policy import Policy, PolicyConfig, weights_hash
-from rlbook.rewards import STATUSES, get_verifier
-from rlbook.rl import (
-    Batch,
-    RLConfig,
-    corrupt,
-    credit,
+from rlbook.core.guard import corrupt, guard_batch, score_guarded
+from rlbook.core.packing import (
+    ReferenceMemo,
     distinct_answers,
     distinct_prompts,
-    generated_logprobs,
-    guard_batch,
-    new_log,
     packed_reads,
-    ReferenceMemo,
     reference_logprobs,
-    rollout_metrics,
     row_keys,
-    score_guarded,
-    train_rl,
     unmet,
-    update,
 )
-from rlbook.sampling import Rollouts
-from rlbook.world import EOT_ID, VOCAB, encode
+from rlbook.core.policy import Policy, PolicyConfig, weights_hash
+from rlbook.core.rewards import STATUSES, get_verifier
+from rlbook.core.rl import Batch, RLConfig, credit, generated_logprobs, new_log, rollout_metrics, train_rl, update
+from rlbook.core.sampling import Rollouts
+from rlbook.core.world import EOT_ID, VOCAB, encode
 
 METRIC_KEYS = {"step", "reward_mean", "reward_std", "zero_variance_frac", "zero_variance_all_right",
                "zero_variance_all_wrong", "completion_len", "accepted_rate", "incorrect_rate", "malformed_rate",

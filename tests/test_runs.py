@@ -2,14 +2,18 @@
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import replace
 
 import pytest
 
 from rlbook import record as rec
 from rlbook import runs
-from rlbook.policy import weights_hash
-from rlbook.rl import RLConfig
+from rlbook.core import source
+from rlbook.core.policy import weights_hash
+from rlbook.core.rl import RLConfig
+from rlbook.core.train import PretrainConfig, SFTConfig
+from rlbook.runs import cache
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +71,51 @@ def test_cache_key_changes_with_the_config_and_the_parents_config(monkeypatch):
 
 def test_cache_key_changes_with_the_code(monkeypatch):
     key = runs.cache_key("main", 0, 2)
-    monkeypatch.setattr(runs, "code_hash", lambda: "0" * 16)
+    monkeypatch.setattr(cache, "code_hash", lambda: "0" * 16)
     assert runs.cache_key("main", 0, 2) != key
 
 
-def test_code_hash_covers_the_result_modules():
+TRAINING = {"rlbook.core.rl", "rlbook.core.train", "rlbook.core.policy", "rlbook.core.sampling", "rlbook.core.rewards",
+            "rlbook.core.advantages", "rlbook.core.losses", "rlbook.core.adamw", "rlbook.core.world",
+            "rlbook.core.evaluate", "rlbook.runs.training", "rlbook.runs.records", "rlbook.record.schema"}
+DISPLAY = {"rlbook.core.stats", "rlbook.record.display", "rlbook.analysis.reward_spec", "rlbook.analysis.workshop",
+           "rlbook.analysis.plots", "rlbook.cli", "rlbook.publish.build", "rlbook.runs.prefetch"}
+
+
+def test_the_key_hashes_the_training_code_and_no_display_code():
+    closure = set(source.import_closure(cache.TRAINING_ENTRY))
+    assert TRAINING <= closure
+    assert not DISPLAY & closure
+    assert not any(m.startswith(("rlbook.analysis", "rlbook.publish", "rlbook.trl", "rlbook.exercises")) for m in closure)
     assert re.fullmatch(r"[0-9a-f]{16}", runs.code_hash())
-    assert {"policy", "sampling", "rewards", "rl", "train", "world"} <= set(runs.RESULT_MODULES)
+
+
+def _edited_copy(tmp_path, module: str, addition: str):
+    """A copy of the package with ``addition`` appended to ``module``'s source."""
+    root = tmp_path / "rlbook"
+    shutil.copytree(source.ROOT, root, ignore=shutil.ignore_patterns("__pycache__"))
+    path = source.module_path(module, root)
+    path.write_text(path.read_text() + addition)
+    return root
+
+
+@pytest.mark.parametrize("module", ["rlbook.core.losses", "rlbook.core.rl", "rlbook.runs.records",
+                                    "rlbook.record.schema"])
+def test_editing_training_code_changes_the_key(tmp_path, module):
+    edited = _edited_copy(tmp_path, module, "\n_EDITED = 1\n")
+    assert source.closure_hash(cache.TRAINING_ENTRY, edited) != source.closure_hash(cache.TRAINING_ENTRY)
+
+
+@pytest.mark.parametrize("module", sorted(DISPLAY))
+def test_editing_display_code_changes_nothing(tmp_path, module):
+    edited = _edited_copy(tmp_path, module, "\n_EDITED = 1\n")
+    assert source.closure_hash(cache.TRAINING_ENTRY, edited) == source.closure_hash(cache.TRAINING_ENTRY)
+
+
+def test_comments_and_docstrings_do_not_change_the_key(tmp_path):
+    edited = _edited_copy(tmp_path, "rlbook.core.losses", '\n# a comment\ndef _f():\n    """A docstring."""\n')
+    plain = _edited_copy(tmp_path / "b", "rlbook.core.losses", "\ndef _f():\n    pass\n")
+    assert source.closure_hash(cache.TRAINING_ENTRY, edited) == source.closure_hash(cache.TRAINING_ENTRY, plain)
 
 
 def test_cache_root_and_entry_path(monkeypatch, tmp_path):
@@ -156,8 +198,8 @@ def test_a_second_load_is_served_from_the_cache(main):
 
 # --- one pretraining for every seed -------------------------------------------------------------------------
 
-TINY_BASE = runs.RunSpec("tiny-base", "a tiny base run", pretrain=runs.PretrainConfig(steps=3, batch=4, warmup=1),
-                         sft=runs.SFTConfig(steps=2, replay_batch=2))
+TINY_BASE = runs.RunSpec("tiny-base", "a tiny base run", pretrain=PretrainConfig(steps=3, batch=4, warmup=1),
+                         sft=SFTConfig(steps=2, replay_batch=2))
 
 
 def test_pretrained_key_leaves_out_the_seed_and_follows_the_pretraining(monkeypatch):

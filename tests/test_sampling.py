@@ -1,16 +1,16 @@
-"""Sampling rollouts and what they record (rlbook.sampling)."""
+"""Sampling rollouts and what they record (rlbook.core.sampling)."""
 from __future__ import annotations
 
 import math
 
 import pytest
 import torch
-
-from rlbook.policy import Policy, PolicyConfig, token_logprobs
-from rlbook.rl import generated_logprobs
-from rlbook.sampling import Rollouts, _children, prompt_batch, sample
 from policies import constant_policy, random_policy
-from rlbook.world import EOT_ID, STOI, VOCAB, encode
+
+from rlbook.core.policy import Policy, token_logprobs
+from rlbook.core.rl import generated_logprobs
+from rlbook.core.sampling import Rollouts, _children, prompt_batch, sample
+from rlbook.core.world import EOT_ID, STOI, encode
 
 PROMPTS = ["U:3+4?|A:", "U:9+8?|A:", "U:0+5?|A:"]
 

@@ -1,4 +1,4 @@
-"""Tests for rlbook.selection (chapter 5): worked by hand on small fake runs and evaluations."""
+"""Tests for rlbook.analysis.selection (chapter 5): worked by hand on small fake runs and evaluations."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -10,9 +10,9 @@ import torch
 from rlbook import record as rec
 from rlbook import rewards as rw
 from rlbook import selection as sel
-from rlbook.evaluate import EvalResult
-from rlbook.stats import Estimate
-from rlbook.world import EOT, Task, encode, split
+from rlbook.core.evaluate import EvalResult
+from rlbook.core.stats import Estimate
+from rlbook.core.world import EOT, Task, encode, split
 
 
 def _result(tasks, completions, verifier=None, **settings) -> EvalResult:
@@ -146,7 +146,7 @@ def test_rescore_and_version_rows():
 
 
 def _stored(step: int, prompts: list[str], completions: list[str], verifier) -> dict:
-    """One step of stored rollouts, laid out as rlbook.rl stores them (group size len(completions) // len(prompts))."""
+    """One step of stored rollouts, laid out as rlbook.core.rl stores them (group size len(completions) // len(prompts))."""
     group = len(completions) // len(prompts)
     flat = [p for p in prompts for _ in range(group)]
     tokens = torch.full((len(completions), 4), encode(EOT)[0], dtype=torch.uint8)
@@ -194,7 +194,7 @@ def _record(**changes) -> dict:
               "prompt_template": "U:a+b?|A:",
               "prompt_split": {"world": "single", "train": "train", "counts": {"train": 60}},
               "sampling": {"temperature": 1.0, "group_size": 16, "prompts_per_step": 60, "token_budget": 4},
-              "verifier": {"name": "exact", "version": "1.0", "implementation": "rlbook.rewards.ExactVerifier"},
+              "verifier": {"name": "exact", "version": "1.0", "implementation": "rlbook.core.rewards.ExactVerifier"},
               "advantage": {"method": "centered", "eps": None, "ddof": None},
               "update": {"loss": "ppo", "clip": None, "aggregation": "token_mean", "lr": 3e-4, "optimizer": "AdamW",
                          "steps": 20, "updates_per_batch": 1, "schedule": "constant"},
@@ -212,7 +212,7 @@ def test_record_differences_skip_ids_and_find_setup_changes():
     b = _record(verifier={"name": "fail-open", "version": "1.0", "implementation": "x"})
     diff = sel.record_differences(a, b)
     assert ("verifier.name", "exact", "fail-open") in diff
-    assert ("verifier.implementation", "rlbook.rewards.ExactVerifier", "x") in diff
+    assert ("verifier.implementation", "rlbook.core.rewards.ExactVerifier", "x") in diff
     assert not any(k.startswith(("run_id", "created", "checkpoints")) for k, _, _ in diff)
     assert sel.record_differences(a, a) == []
 

@@ -1,4 +1,4 @@
-"""Tests for rlbook.stats, with values worked by hand."""
+"""Tests for rlbook.core.stats, with values worked by hand."""
 from __future__ import annotations
 
 from math import comb
@@ -6,7 +6,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from rlbook.stats import (
+from rlbook.core.stats import (
     Estimate,
     bootstrap_ci,
     clustered_bootstrap_ci,

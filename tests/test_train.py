@@ -1,4 +1,4 @@
-"""Pretraining and SFT (rlbook.train): schedule, chat batches, loss going down, determinism."""
+"""Pretraining and SFT (rlbook.core.train): schedule, chat batches, loss going down, determinism."""
 from __future__ import annotations
 
 import math
@@ -9,8 +9,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rlbook.policy import Policy, PolicyConfig, weights_hash
-from rlbook.train import (
+from rlbook.core.policy import Policy, PolicyConfig, weights_hash
+from rlbook.core.train import (
     PretrainConfig,
     SFTConfig,
     adamw,
@@ -24,7 +24,7 @@ from rlbook.train import (
     sft,
     sft_loss,
 )
-from rlbook.world import EOT_ID, Task, decode, encode, split
+from rlbook.core.world import EOT_ID, Task, decode, encode, split
 
 TINY = PretrainConfig(steps=30, batch=32, warmup=5)
 

@@ -1,4 +1,4 @@
-"""Tests for rlbook.trl_bridge: the book's choices in TRL's terms, the audit readers, and a tiny real TRL run.
+"""Tests for rlbook.trl: the book's choices in TRL's terms, the audit readers, and a tiny real TRL run.
 
 The translation, the reward function and the audit readers need no TRL and
 always run. The tests that build a tokenizer, a GPT-2 model or a
@@ -17,8 +17,9 @@ import yaml
 
 from rlbook import advantages, losses, record, runs
 from rlbook import trl_bridge as tb
-from rlbook.rl import RLConfig
-from rlbook.world import EOT_ID, encode, split
+from rlbook.core.policy import weights_hash
+from rlbook.core.rl import RLConfig
+from rlbook.core.world import EOT_ID, encode, split
 
 MAIN = RLConfig()
 P34, P98 = "U:3+4?|A:", "U:9+8?|A:"
@@ -178,22 +179,24 @@ def test_accelerate_config_is_multi_gpu_float32():
     config = yaml.safe_load(tb.accelerate_yaml(4))
     assert config["distributed_type"] == "MULTI_GPU" and config["num_processes"] == 4
     assert config["mixed_precision"] == "no" and config["use_cpu"] is False
-    assert "-m rlbook.trl_bridge --steps 100" in tb.launch_command(4, 100)
+    assert "-m rlbook.trl --steps 100" in tb.launch_command(4, 100)
 
 
 def test_peer_benchmark_without_trl_returns_the_install_hint(monkeypatch):
-    monkeypatch.setattr(tb, "have_trl", lambda: False)
+    monkeypatch.setattr(tb.peer, "have_trl", lambda: False)
     assert tb.peer_benchmark(quick=True) == {"summary": tb.INSTALL_HINT, "trl": None}
 
 
 @pytest.mark.parametrize("measure_kl, passes_per_step", [(True, 2), (False, 1)])
 def test_rlbook_step_seconds_reads_the_reference_only_to_measure_kl(monkeypatch, measure_kl, passes_per_step):
     """The peer benchmark's same-work figure leaves out the reference pass, as TRL does at beta = 0."""
-    from rlbook import rl
+    from rlbook.core import packing, rl
 
     passes = []
     real = rl.generated_logprobs
-    monkeypatch.setattr(rl, "generated_logprobs", lambda policy, rollouts: passes.append(policy) or real(policy, rollouts))
+    for module in (rl, packing):  # the update reads through rl, the reference through packing
+        monkeypatch.setattr(module, "generated_logprobs",
+                            lambda policy, rollouts: passes.append(policy) or real(policy, rollouts))
     cfg = replace(rl.RLConfig(), group_size=2)
     times = tb.rlbook_step_seconds(runs.load("base", 0).policy(), cfg, repeats=2, measure_kl=measure_kl)
     assert len(times) == 2 and min(times) > 0
@@ -228,7 +231,7 @@ def test_gpt2_copy_computes_the_same_logits_and_converts_back(base):
         assert torch.allclose(model(ids).logits, policy(ids)[0], atol=1e-5)
     back = tb.from_gpt2(model)
     assert back.cfg == policy.cfg
-    assert tb.weights_hash(back) == base.log["checkpoints"][-1]["weights_hash"]
+    assert weights_hash(back) == base.log["checkpoints"][-1]["weights_hash"]
 
 
 def test_trl_warm_up_runs_one_step_behind_rlbooks(trl):
@@ -292,8 +295,8 @@ def test_tiny_run_starts_from_the_book_base_and_is_evaluated_like_the_book(tiny,
     # The base run evaluates its last checkpoint with the sampling seed of an RL run's step 0.
     assert tiny.eval_at(0)["heldout_expected_reward"] == base.eval_at(1)["heldout_expected_reward"]
     assert tiny.checkpoints[1]["weights_hash"] != tiny.checkpoints[0]["weights_hash"]
-    assert tb.weights_hash(tiny.policy()) == tiny.checkpoints[1]["weights_hash"] and tiny.policy().version == "trl-test@2"
-    assert tb.weights_hash(tiny.policy(0)) == tiny.checkpoints[0]["weights_hash"]
+    assert weights_hash(tiny.policy()) == tiny.checkpoints[1]["weights_hash"] and tiny.policy().version == "trl-test@2"
+    assert weights_hash(tiny.policy(0)) == tiny.checkpoints[0]["weights_hash"]
     assert tiny.metric("reward_mean") == [m["reward_mean"] for m in tiny.metrics]
     rows = tb.reward_vs_heldout(tiny)
     assert rows[0]["train_reward_logged"] == tiny.metrics[0]["reward_mean"] and rows[1]["train_reward_logged"] is None
@@ -310,7 +313,7 @@ def test_tiny_run_record_validates(tiny, tmp_path):
 
 
 def test_script_writes_a_valid_record_and_metrics(trl, tmp_path):
-    """``python -m rlbook.trl_bridge``, the script that ``accelerate launch`` starts on every GPU, run once on CPU."""
+    """``python -m rlbook.trl``, the script that ``accelerate launch`` starts on every GPU, run once on CPU."""
     assert tb.main(["--steps", "1", "--prompts", "2", "--eval-every", "0", "--out", str(tmp_path)]) == 0
     rec = record.load(tmp_path / "record.json")
     assert rec["sampling"]["prompts_per_step"] == 2 and rec["cost"]["rollouts"] == 32 and rec["evaluations"] == []

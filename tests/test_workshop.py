@@ -1,4 +1,4 @@
-"""rlbook.workshop (chapter 1): exact answer probabilities, the workshop's picks, figures and one update."""
+"""rlbook.analysis.workshop (chapter 1): exact answer probabilities, the workshop's picks, figures and one update."""
 from __future__ import annotations
 
 import math
@@ -12,10 +12,10 @@ import torch
 matplotlib.use("Agg")
 
 from rlbook import workshop  # noqa: E402
-from rlbook.evaluate import EvalResult  # noqa: E402
-from rlbook.policy import Policy, PolicyConfig, token_logprobs, weights_hash  # noqa: E402
+from rlbook.core.evaluate import EvalResult  # noqa: E402
+from rlbook.core.policy import Policy, PolicyConfig, token_logprobs, weights_hash  # noqa: E402
+from rlbook.core.world import EOT, VOCAB, Task, encode  # noqa: E402
 from rlbook.runs import Run  # noqa: E402
-from rlbook.world import EOT, VOCAB, Task, encode  # noqa: E402
 
 PROMPT = "U:1+4?|A:"
 
@@ -174,3 +174,26 @@ def test_interactive_workshop_redraws_on_change(tiny, monkeypatch):
     again.click()
     assert len(drawn) == 4
     assert drawn[1].startswith("1+4 at T = 0.5") and drawn[2].startswith("2+2 at T = 0.5")
+
+
+def rates_result(rates: list[float], n: int = 20) -> EvalResult:
+    """One task per rate, with round(rate * n) accepted samples out of n."""
+    tasks = [Task((i // 10, i % 10)) for i in range(len(rates))]
+    rewards = np.array([[1.0] * round(p * n) + [0.0] * (n - round(p * n)) for p in rates])
+    statuses = [["accepted" if x else "incorrect" for x in row] for row in rewards]
+    return EvalResult(tasks, rewards, statuses, [["?"] * n for _ in rates])
+
+
+def test_classify_prompts_thresholds():
+    rates = [1.0, 0.8, 0.75, 0.7, 0.5, 0.2, 0.1, 0.05, 0.0]
+    kinds = workshop.classify_prompts(rates_result(rates))
+    by_rate = {k: [rates[t.operands[1]] for t in v] for k, v in kinds.items()}
+    # 0.75 (between 0.7 and 0.8) and 0.1, 0.05 (above 0, below 0.2) belong to no class.
+    assert by_rate == {"confidently right": [1.0, 0.8], "confidently wrong": [0.0], "uncertain": [0.7, 0.5, 0.2]}
+
+
+def test_classify_prompts_custom_thresholds():
+    kinds = workshop.classify_prompts(rates_result([0.9, 0.1]), right=0.9, uncertain=(0.1, 0.5))
+    assert [t.name for t in kinds["confidently right"]] == ["0+0"]
+    assert [t.name for t in kinds["uncertain"]] == ["0+1"]
+    assert kinds["confidently wrong"] == []

@@ -1,4 +1,4 @@
-"""The tiny world worked by hand: vocabulary, tasks, prompts and the fixed splits (rlbook.world)."""
+"""The tiny world worked by hand: vocabulary, tasks, prompts and the fixed splits (rlbook.core.world)."""
 from __future__ import annotations
 
 import random
@@ -6,7 +6,7 @@ import random
 import pytest
 
 from rlbook import world
-from rlbook.world import EOT, EOT_ID, VOCAB, Task, decode, encode, equation_line, parse_prompt, split
+from rlbook.core.world import EOT, EOT_ID, VOCAB, Task, decode, encode, equation_line, parse_prompt, split
 
 
 def test_vocabulary_has_21_characters_with_eot_last():

@@ -3,10 +3,10 @@
 - :func:`check_rollout_labels` (exercise 1): the RL terms mapped onto the
   pieces of a real rollout record.
 - :func:`check_advantages` (exercise 3): advantages from rewards with a
-  group-mean baseline, tested against :func:`rlbook.advantages.group_centered`.
+  group-mean baseline, tested against :func:`rlbook.core.advantages.group_centered`.
 - :func:`check_chance_of_a_right_answer` (exercise 7): the chance that ``n``
   samples contain at least one right answer, tested against
-  :func:`rlbook.stats.prob_any_success`.
+  :func:`rlbook.core.stats.prob_any_success`.
 
 Each checker tests the reader's answer on fresh inputs, returns a
 :class:`~rlbook.exercises.CheckResult` and never raises on a wrong answer.
@@ -18,8 +18,9 @@ import random
 
 import numpy as np
 
-from ..advantages import group_centered
-from ..stats import prob_any_success
+from rlbook.core.advantages import group_centered
+from rlbook.core.stats import prob_any_success
+
 from . import CheckResult, not_answered, verdict
 
 LABELS = ("state", "action", "trajectory", "rewards", "return", "policy")
@@ -51,7 +52,7 @@ def _same_pairs(given, expected) -> bool:
 
 def _label_problem(key: str, given, expected, record: dict, step: int) -> str | None:
     """What is wrong with one label, or None when it is right."""
-    prompt, text = record["prompt"], record["completion"]
+    text = record["completion"]
     if key == "state":
         if given == expected:
             return None

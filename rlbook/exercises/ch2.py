@@ -1,7 +1,7 @@
 """Checks for chapter 2's exercises: outcome and process rewards.
 
 - Exercise 2: write a process scorer; :func:`check_process_scorer` runs it on
-  real multi-step rollouts and compares it with :func:`rlbook.rewards.process_score`.
+  real multi-step rollouts and compares it with :func:`rlbook.core.rewards.process_score`.
 - Exercise 6: design a verifier for the constrained output ``s1,s2#`` and
   name its blind spot; :func:`check_verifier` runs it on adversarial cases
   and lists what slips through.
@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .. import rewards as rw
-from ..disagreement import Judged, judge
-from ..world import EOT, Task, parse_prompt
+from rlbook.analysis.disagreement import Judged, judge
+from rlbook.core import rewards as rw
+from rlbook.core.world import EOT, Task, parse_prompt
+
 from . import CheckResult, not_answered, verdict
 
 SHOW = 3

@@ -17,9 +17,10 @@ from typing import Callable
 
 import torch
 
-from .. import advantages as adv_lib
-from .. import losses
-from ..credit import split_credit, token_steps
+from rlbook.analysis.credit import split_credit, token_steps
+from rlbook.core import advantages as adv_lib
+from rlbook.core import losses
+
 from . import CheckResult, not_answered, verdict
 
 TRY_IT_GROUPS = {"[1, 1, 0, 0]": [1.0, 1.0, 0.0, 0.0], "[1, 1, 1, 1]": [1.0, 1.0, 1.0, 1.0]}
@@ -67,7 +68,7 @@ def _random_completion(rng: random.Random) -> str:
 def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
     """Exercise 5: ``fn(completion, outcome_adv, step_adv)`` must return per-character outcome and process credit.
 
-    Tested on every rollout of ``group`` (a :class:`rlbook.credit.ProcessGroup`,
+    Tested on every rollout of ``group`` (a :class:`rlbook.analysis.credit.ProcessGroup`,
     the chapter's real one) when given, then on random answers.
     """
     if fn is None:
@@ -105,7 +106,7 @@ def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
 
 
 def check_group_normalized(fn: Callable | None) -> CheckResult:
-    """Exercise 14: ``fn(rewards)`` on a ``(groups, G)`` tensor must equal :func:`rlbook.advantages.group_normalized`.
+    """Exercise 14: ``fn(rewards)`` on a ``(groups, G)`` tensor must equal :func:`rlbook.core.advantages.group_normalized`.
 
     The reference divides the centred rewards by the population standard
     deviation (``ddof=0``) plus ``eps = 1e-6``.
@@ -143,7 +144,7 @@ def check_group_normalized(fn: Callable | None) -> CheckResult:
             return verdict(False, "subtract each group's mean before dividing: advantages within a group must sum to 0")
         return verdict(False, f"first group: expected {want[0].numpy().round(3).tolist()}, "
                               f"got {got[0].numpy().round(3).tolist()}")
-    return verdict(True, "matches rlbook.advantages.group_normalized on binary and graded rewards")
+    return verdict(True, "matches rlbook.core.advantages.group_normalized on binary and graded rewards")
 
 
 def _random_batch(gen: torch.Generator, rows: int = 6, cols: int = 5) -> tuple[torch.Tensor, ...]:
@@ -157,7 +158,7 @@ def _random_batch(gen: torch.Generator, rows: int = 6, cols: int = 5) -> tuple[t
 
 
 def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
-    """``fn(logp, old_logp, adv, mask, eps)`` must equal :func:`rlbook.losses.ppo_clip_loss`'s loss and its gradient.
+    """``fn(logp, old_logp, adv, mask, eps)`` must equal :func:`rlbook.core.losses.ppo_clip_loss`'s loss and its gradient.
 
     ``adv`` has one value per sequence (shape ``(B,)``); the loss averages over
     the masked tokens of the whole batch (``token_mean``).
@@ -187,7 +188,7 @@ def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
         if not _close(mine.grad, ref.grad):
             return verdict(False, "the value is right but the gradient is not: the clipped term must block the "
                                   "gradient where the min picks it (use torch.clamp on the ratio, not on the product)")
-    return verdict(True, "matches rlbook.losses.ppo_clip_loss, value and gradient, on 5 random batches")
+    return verdict(True, "matches rlbook.core.losses.ppo_clip_loss, value and gradient, on 5 random batches")
 
 
 def _diagnose_ppo(got: float, logp, old, adv, mask, eps: float, want: float) -> str:

@@ -16,9 +16,11 @@ import math
 import random
 from typing import Callable
 
-from .. import audit, runs
-from .. import rewards as rw
-from ..world import EOT, all_tasks, parse_prompt
+from rlbook import runs
+from rlbook.analysis import audit
+from rlbook.core import rewards as rw
+from rlbook.core.world import EOT, all_tasks, parse_prompt
+
 from . import CheckResult, not_answered, verdict
 
 ABORT_TRACES = ("main", "faults", "abort", "exploit")
@@ -85,7 +87,7 @@ def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, co
 def check_reward_split(split: Callable | None, seed: int = 0) -> CheckResult:
     """Exercise 12: ``split(stored_step) -> (task_part, loophole_part)`` on the ``exploit`` run's stored steps.
 
-    Compared with :func:`rlbook.audit.reward_split` at the first step, the
+    Compared with :func:`rlbook.analysis.audit.reward_split` at the first step, the
     step where the loophole first pays for most rollouts, and the last step.
     """
     if split is None:
@@ -121,7 +123,7 @@ def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
     The rule must never fire on ``main``; on ``faults`` and ``abort`` it must
     fire, and not before the first injected incident; on ``exploit`` it must
     fire. The ``exploit`` trace is that of ``seed`` if the reward hack took
-    over there (see :func:`rlbook.audit.takeover_step`), else of the first of
+    over there (see :func:`rlbook.analysis.audit.takeover_step`), else of the first of
     seeds 0-2 where it did; the other traces are those of ``seed``.
     """
     if rule is None:

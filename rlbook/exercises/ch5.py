@@ -21,12 +21,15 @@ from typing import Callable
 import numpy as np
 import torch
 
-from .. import record as rec
-from .. import rewards as rw
-from .. import runs, selection
-from ..evaluate import EvalResult, evaluate
-from ..policy import Policy, PolicyConfig
-from ..world import split
+from rlbook import record as rec
+from rlbook import runs
+from rlbook.analysis import selection
+from rlbook.core import rewards as rw
+from rlbook.core.evaluate import EvalResult, evaluate
+from rlbook.core.policy import Policy, PolicyConfig
+from rlbook.core.world import split
+from rlbook.record.display import missing_fields
+
 from . import CheckResult, not_answered, verdict
 
 EVALUATION_KEYS = ("select_on", "report_on", "verifier", "verifier_version", "n", "temperature", "token_budget",
@@ -175,7 +178,7 @@ def check_record_fields(answer) -> CheckResult:
         return verdict(True, "the record validates: every required field is present and well formed")
     if isinstance(answer, str) or not hasattr(answer, "__iter__"):
         return verdict(False, "give a list of field names, e.g. ['run_name', 'seed', ...]")
-    missing = rec.missing_fields(str(name) for name in answer)
+    missing = missing_fields(str(name) for name in answer)
     if missing:
         hints = "; ".join(f"{name} ({rec.RUN_RECORD_FIELDS[name]})" for name in missing[:4])
         more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""

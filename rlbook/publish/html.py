@@ -32,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from rlbook.lint import CROSSREF_KINDS, Page, cell_options, crossref_kind, normalise_ref
+from rlbook.publish.lint import CROSSREF_KINDS, Page, cell_options, crossref_kind, normalise_ref
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 CALLOUT_TITLES = {"note": "Note", "tip": "Tip", "warning": "Warning", "important": "Important", "caution": "Caution"}

@@ -1,7 +1,7 @@
 """Supervised training: pretraining on plain equations, then SFT on chat examples.
 
 Chapter 1 contrasts the two ways of teaching: SFT *demonstrates* answers (this
-module); RL *judges* the policy's own attempts (``rlbook.rl``). The base
+module); RL *judges* the policy's own attempts (``rlbook.core.rl``). The base
 policy of every RL run in the book is made here.
 """
 from __future__ import annotations
@@ -107,7 +107,7 @@ def lr_at(step: int, steps: int, peak: float, warmup: int) -> float:
 
 
 def adamw(parameters, lr: float, weight_decay: float = 0.0) -> AdamW:
-    """The book's optimiser: AdamW written out over one flat vector of weights (:mod:`rlbook.adamw`).
+    """The book's optimiser: AdamW written out over one flat vector of weights (:mod:`rlbook.core.adamw`).
 
     Pretraining, SFT and every RL update (chapters 1 and 3) use it.
     """

@@ -3,7 +3,8 @@
 Chapter 1 estimates expected reward by sampling; chapter 4 uses pass@k;
 chapter 5 compares policies under matched inference settings. Every result
 carries the settings it was measured under, so a figure can say exactly
-what produced it.
+what produced it. The training loop evaluates its checkpoints with these
+functions; the intervals around a result are :mod:`rlbook.core.stats`'s.
 """
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ import torch
 from . import rewards as rw
 from .policy import Policy
 from .sampling import Rollouts, sample
-from .stats import Estimate, mean_with_ci, pass_at_k_curve, wilson_interval
 from .world import Task
 
 
@@ -46,24 +46,14 @@ class EvalResult:
         """Mean reward over all prompts and samples."""
         return float(self.rewards.mean())
 
-    def estimate(self, seed: int = 0) -> Estimate:
-        """The expected reward with a 95 % bootstrap interval that resamples prompts."""
-        return mean_with_ci(self.rewards, seed=seed)
-
-    def wilson(self) -> tuple[float, float]:
-        """A 95 % Wilson interval treating every sample as an independent trial."""
-        hits = int((self.rewards >= 1.0).sum())
-        return wilson_interval(hits, self.rewards.size)
-
     def status_counts(self) -> dict[str, int]:
         """How many samples the verifier gave each status."""
         flat = [s for row in self.statuses for s in row]
         return {s: flat.count(s) for s in rw.STATUSES if flat.count(s)}
 
-    def pass_at_k(self, ks) -> np.ndarray:
-        """Mean unbiased pass@k over prompts for each k (a sample passes when accepted)."""
-        correct = np.array([sum(s == "accepted" for s in row) for row in self.statuses])
-        return pass_at_k_curve(self.rewards.shape[1], correct, ks)
+    def correct_counts(self) -> np.ndarray:
+        """How many of each task's samples the verifier accepted (pass@k reads these)."""
+        return np.array([sum(s == "accepted" for s in row) for row in self.statuses])
 
     def answers(self, i: int) -> list[tuple[str, int, str]]:
         """(completion, count, status) for task ``i``, most frequent first."""
@@ -103,7 +93,7 @@ def greedy_accuracy(policy: Policy, tasks: list[Task], budget: int = 4, verifier
 def step_validity(result: EvalResult) -> float:
     """Mean process score (share of valid steps) over all samples of a multi-step evaluation.
 
-    Each distinct (prompt, completion) is judged once, as in :func:`rlbook.rewards.score`.
+    Each distinct (prompt, completion) is judged once, as in :func:`rlbook.core.rewards.score`.
     """
     judged: dict[tuple[str, str], float] = {}
     scores = []
@@ -113,25 +103,3 @@ def step_validity(result: EvalResult) -> float:
                 judged[task.prompt, completion] = rw.process_score(task.prompt, completion).score
             scores.append(judged[task.prompt, completion])
     return float(np.mean(scores))
-
-
-def classify_prompts(result: EvalResult, right: float = 0.8, uncertain: tuple[float, float] = (0.2, 0.7)) -> dict:
-    """Sort tasks into confidently right, confidently wrong (no sample right) and uncertain.
-
-    Chapter 1's workshop picks its three sums from this, never by hand. The
-    bar for confidently right is 0.8 rather than 0.9 because a weak SFT draw
-    can leave no held-out sum at 0.9 (one seed of ``base`` topped out at 27
-    of 32 samples right in one numerical variant), while in nine variants
-    every seed had at least six sums at 0.8 or more; the uncertain band
-    stops at 0.7 so that the kinds do not share a rate.
-    """
-    rates = result.per_prompt
-    kinds = {"confidently right": [], "confidently wrong": [], "uncertain": []}
-    for task, rate in zip(result.tasks, rates):
-        if rate >= right:
-            kinds["confidently right"].append(task)
-        elif rate == 0:
-            kinds["confidently wrong"].append(task)
-        elif uncertain[0] <= rate <= uncertain[1]:
-            kinds["uncertain"].append(task)
-    return kinds

@@ -2,7 +2,7 @@
 
 A page trains the runs it loads one after another, so a build from an empty
 cache used to leave a core idle while one chapter trained its comparison runs.
-``rlbook build`` therefore runs ``python -m rlbook.prefetch`` before the
+``rlbook build`` therefore runs ``python -m rlbook.runs.prefetch`` before the
 pages: it hands every run the book needs that the cache lacks to a pool of
 worker processes, the runs that others start from first and the costly ones
 early, so that both cores stay busy, and the pages then find their runs
@@ -24,8 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from . import runs
-from .world import split
+from rlbook import runs
+from rlbook.core.world import split
 
 BOOK_SEEDS = (0, 1, 2)
 # Runs that the chapters show for seed 0 only (chapter 4's stale and selection
@@ -154,8 +154,8 @@ def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m rlbook.prefetch [--jobs N]``: train the book's missing runs; 0 when all are cached."""
-    parser = argparse.ArgumentParser(prog="python -m rlbook.prefetch", description=__doc__.splitlines()[0])
+    """``python -m rlbook.runs.prefetch [--jobs N]``: train the book's missing runs; 0 when all are cached."""
+    parser = argparse.ArgumentParser(prog="python -m rlbook.runs.prefetch", description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=usable_cores(),
                         help="runs trained at once (default: the usable cores, here %(default)s)")
     args = parser.parse_args(argv)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import io
 from dataclasses import asdict, dataclass, replace
 
 import torch
@@ -250,12 +249,30 @@ class Checkpoint:
         policy.version = self.version
         return policy
 
-    def to_bytes(self) -> bytes:
-        buffer = io.BytesIO()
-        torch.save({"config": asdict(self.config), "state": self.state, "version": self.version}, buffer)
-        return buffer.getvalue()
+    def to_data(self) -> dict:
+        """The checkpoint as plain data (tensors, numbers, strings), which ``torch.load(weights_only=True)`` reads.
+
+        The run cache stores this rather than a pickled object, so a cache
+        entry never runs code when it is loaded and never depends on where
+        the class is defined.
+        """
+        return {"config": asdict(self.config), "state": self.state, "version": self.version}
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "Checkpoint":
-        raw = torch.load(io.BytesIO(data), weights_only=True)
-        return cls(PolicyConfig(**raw["config"]), raw["state"], raw["version"])
+    def from_data(cls, data: dict) -> "Checkpoint":
+        """The checkpoint that :meth:`to_data` wrote; a ValueError names what is missing or of the wrong kind."""
+        if not isinstance(data, dict) or set(data) != {"config", "state", "version"}:
+            raise ValueError(f"a checkpoint has the fields config, state and version; got {_keys(data)}")
+        if not isinstance(data["version"], str) or not isinstance(data["config"], dict) \
+                or not isinstance(data["state"], dict) \
+                or not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in data["state"].items()):
+            raise ValueError("a checkpoint's version is a string, its config a dict and its state a dict of tensors")
+        try:
+            config = PolicyConfig(**data["config"])
+        except TypeError as err:
+            raise ValueError(f"a checkpoint's config does not fit PolicyConfig: {err}") from None
+        return cls(config, data["state"], data["version"])
+
+
+def _keys(value: object) -> str:
+    return f"the fields {sorted(map(str, value))}" if isinstance(value, dict) else f"a {type(value).__name__}"

@@ -36,11 +36,12 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import torch
 
-from . import rewards as rw
-from .evaluate import evaluate
-from .policy import Policy
-from .sampling import Rollouts, sample
-from .world import Task, decode
+from rlbook.core import rewards as rw
+from rlbook.core.evaluate import evaluate
+from rlbook.core.policy import Policy
+from rlbook.core.sampling import Rollouts, sample
+from rlbook.core.stats import pass_at_k_curve
+from rlbook.core.world import Task, decode
 
 CATEGORIES = ("accepted", "incorrect", "duplicate", "malformed", "budget-stopped", "unverifiable")
 """The exploration audit's categories, in the order they are stacked in a figure."""
@@ -80,7 +81,7 @@ class AuditBatch:
 
 
 def from_rollouts(rollouts: Rollouts, verifier) -> AuditBatch:
-    """An audit batch from freshly sampled :class:`~rlbook.sampling.Rollouts`, scored by ``verifier``."""
+    """An audit batch from freshly sampled :class:`~rlbook.core.sampling.Rollouts`, scored by ``verifier``."""
     completions = rollouts.completions()
     rewards, statuses = rw.score(verifier, rollouts.prompts, completions)
     return AuditBatch(list(rollouts.prompts), completions, statuses, rewards, rollouts.group_size)
@@ -281,7 +282,7 @@ def sparse_reward_audit(policy: Policy, tasks: list[Task], temperatures: Sequenc
     for temperature in temperatures:
         result = evaluate(policy, tasks, n=n, temperature=temperature, budget=budget, seed=seed)
         correct = [sum(s == "accepted" for s in row) for row in result.statuses]
-        rows.append({"temperature": float(temperature), "ks": list(ks), "pass_at_k": result.pass_at_k(ks),
+        rows.append({"temperature": float(temperature), "ks": list(ks), "pass_at_k": pass_at_k_curve(n, result.correct_counts(), ks),
                      "never_right": [t for t, c in zip(tasks, correct) if c == 0],
                      "mixed": np.array([np.mean([mixed_group_rate(n, c, k) for c in correct]) for k in ks]),
                      "tokens_per_sample": float(np.mean([len(c) for row in result.completions for c in row])),

@@ -30,14 +30,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from rlbook.core import rewards as rw
+from rlbook.core.evaluate import EvalResult, evaluate
+from rlbook.core.policy import Policy
+from rlbook.core.sampling import sample
+from rlbook.core.stats import Estimate, difference_ci, mean_with_ci, pass_at_k, wilson_interval
+from rlbook.core.world import Task, split
+from rlbook.record.display import as_table
+
 from . import audit
-from . import rewards as rw
-from .evaluate import EvalResult, evaluate
-from .policy import Policy
-from .record import as_table
-from .sampling import sample
-from .stats import Estimate, difference_ci, mean_with_ci, pass_at_k, wilson_interval
-from .world import Task, split
 
 RULES = ("training reward", "validation accuracy", "fixed budget")
 """The checkpoint-selection rules of chapter 5, in the order the chapter discusses them."""
@@ -71,7 +72,7 @@ def part_rates(entry: dict, part: str, world: str = "single") -> np.ndarray:
 
 @dataclass(frozen=True)
 class CheckpointScores:
-    """One checkpoint's scores, each an :class:`~rlbook.stats.Estimate` with a 95 % interval over prompts.
+    """One checkpoint's scores, each an :class:`~rlbook.core.stats.Estimate` with a 95 % interval over prompts.
 
     ``train_reward`` is measured on the training prompts under the run's own
     verifier (what the optimiser saw); the other three use the exact verifier
@@ -89,8 +90,8 @@ def checkpoint_scores(run) -> list[CheckpointScores]:
     """The scores of every checkpoint of ``run``, in step order (chapter 5's checkpoint table and figure).
 
     The intervals are bootstraps over prompts of the stored per-prompt rates
-    (:func:`rlbook.stats.mean_with_ci`), the same numbers that
-    ``evaluate(...).estimate()`` gives when the checkpoint is evaluated again
+    (:func:`rlbook.core.stats.mean_with_ci`), the same numbers that
+    ``mean_with_ci(evaluate(...).rewards)`` gives when the checkpoint is evaluated again
     with the run's evaluation seed.
     """
     world = run.record["prompt_split"]["world"]
@@ -182,7 +183,7 @@ def matched_difference(after: EvalResult, before: EvalResult, seed: int = 0) -> 
     used different prompts, sample counts, temperatures, token budgets,
     decoding, verifiers or templates: then part of the difference would come
     from the evaluation, not from the policy. The interval resamples prompts
-    with both policies' rates kept together (:func:`rlbook.stats.difference_ci`).
+    with both policies' rates kept together (:func:`rlbook.core.stats.difference_ci`).
     """
     differ = unmatched_settings(after, before)
     if differ:
@@ -443,7 +444,7 @@ def process_disagreements(result: EvalResult) -> dict[str, float]:
     invalid step (the right total reached through a wrong partial sum);
     ``wrong_but_consistent``: share of rejected answers whose first step is
     wrong but whose second step is consistent with it, so that the process
-    scorer still gives them 0.5 (:func:`rlbook.rewards.process_score` judges
+    scorer still gives them 0.5 (:func:`rlbook.core.rewards.process_score` judges
     step 2 against the policy's own step 1). Also the two counts.
     """
     accepted, steps = [], []

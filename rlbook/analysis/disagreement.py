@@ -1,8 +1,8 @@
 """Outcome and process verdicts side by side, and where they disagree (chapter 2).
 
 Chapter 2 judges every rollout twice: once by the outcome verifier
-(:class:`rlbook.rewards.ExactVerifier`, which reads only the final answer)
-and once by the process scorer (:func:`rlbook.rewards.process_score`, which
+(:class:`rlbook.core.rewards.ExactVerifier`, which reads only the final answer)
+and once by the process scorer (:func:`rlbook.core.rewards.process_score`, which
 judges each partial sum). This module pairs the two verdicts, counts them in
 a matrix, draws bounded samples of the cells where they disagree, renders
 the reward specification and the pre-training reward tests as tables, and
@@ -23,16 +23,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from . import rewards as rw
-from .evaluate import EvalResult, evaluate
-from .policy import Policy
-from .sampling import Rollouts, sample
-from .world import Task, decode, parse_prompt
+from rlbook.analysis import reward_spec
+from rlbook.core import rewards as rw
+from rlbook.core.evaluate import EvalResult, evaluate
+from rlbook.core.policy import Policy
+from rlbook.core.sampling import Rollouts, sample
+from rlbook.core.world import Task, decode, parse_prompt
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from .runs import Run
+    from rlbook.runs import Run
 
 OUTCOME_ROWS = ("accepted", "incorrect", "malformed", "incomplete")
 """The outcome statuses a rollout of a well-formed prompt can get (``unverifiable`` needs a bad prompt)."""
@@ -342,16 +343,16 @@ SPEC_NAMES = {
 
 
 def spec_markdown(verifier: rw.Verifier) -> str:
-    """:func:`rewards.spec_table` as a table: the reward interface, field by field (ch2)."""
-    rows = [[f"**{SPEC_NAMES.get(key, key)}**", rule] for key, rule in rw.spec_table(verifier)]
+    """:func:`reward_spec.spec_table` as a table: the reward interface, field by field (ch2)."""
+    rows = [[f"**{SPEC_NAMES.get(key, key)}**", rule] for key, rule in reward_spec.spec_table(verifier)]
     return markdown_table(["field", "rule"], rows)
 
 
 def shortcut_rows(verifier: rw.Verifier | None = None) -> list[dict]:
-    """Every case of :data:`rewards.SHORTCUT_CASES` with the verifier's live verdict and process score (ch2)."""
+    """Every case of :data:`reward_spec.SHORTCUT_CASES` with the verifier's live verdict and process score (ch2)."""
     verifier = verifier or rw.ExactVerifier()
     rows = []
-    for case in rw.SHORTCUT_CASES:
+    for case in reward_spec.SHORTCUT_CASES:
         verdict = verifier(case.prompt, case.completion)
         process = rw.process_score(case.prompt, case.completion)
         rows.append({"case": case.description, "prompt": case.prompt, "completion": case.completion,

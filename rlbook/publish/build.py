@@ -10,7 +10,7 @@ expressions (```` `{python} expr` ````) in the prose are evaluated in the
 same kernel at the point where they appear and replaced by ``str(value)``.
 
 The website is then rendered by Quarto when it is on PATH, or else by pandoc
-(:mod:`rlbook.html`). The new site is built beside the old one and swapped in
+(:mod:`rlbook.publish.html`). The new site is built beside the old one and swapped in
 only when every page succeeded, so a failing cell leaves the previous
 ``_book/`` as it was.
 """
@@ -39,8 +39,9 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-from rlbook.html import ANSI, render_site
-from rlbook.lint import FENCE, INLINE_PYTHON, Page, book_pages, cell_options, line_of, read_config
+from rlbook.core.source import package_hash
+from rlbook.publish.html import ANSI, render_site
+from rlbook.publish.lint import FENCE, INLINE_PYTHON, Page, book_pages, cell_options, line_of, read_config
 
 CELL_TIMEOUT_S = 1800
 """How long one cell may run: generous, because a cold run cache trains the book's runs inside a cell."""
@@ -51,7 +52,7 @@ DEFAULT_JOBS = 2
 """Pages executed at once unless ``--jobs`` says otherwise. A page's operations
 are too small to split well over cores, so two kernels side by side finish the
 book sooner. (The runs trained ahead of the pages go one per usable core:
-:func:`rlbook.prefetch.usable_cores`.)"""
+:func:`rlbook.runs.prefetch.usable_cores`.)"""
 
 
 def project_root() -> Path:
@@ -60,7 +61,7 @@ def project_root() -> Path:
     for folder in (Path.cwd(), *Path.cwd().parents):
         if (folder / "_quarto.yml").is_file():
             return folder
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]
 
 
 def qmd_to_notebook(text: str) -> nbformat.NotebookNode:
@@ -322,7 +323,7 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
 
 
 def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> None:
-    """Train the book's missing runs before the pages run, ``jobs`` at a time (``python -m rlbook.prefetch``).
+    """Train the book's missing runs before the pages run, ``jobs`` at a time (``python -m rlbook.runs.prefetch``).
 
     ``jobs=None`` leaves the number to the prefetch: one run per usable core.
 
@@ -351,7 +352,7 @@ def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> N
 
 def prefetch_command(jobs: int | None) -> list[str]:
     """The command :func:`prefetch_runs` runs."""
-    return [sys.executable, "-m", "rlbook.prefetch", *([] if jobs is None else ["--jobs", str(jobs)])]
+    return [sys.executable, "-m", "rlbook.runs.prefetch", *([] if jobs is None else ["--jobs", str(jobs)])]
 
 
 def prefetch_fingerprint() -> str:
@@ -361,12 +362,8 @@ def prefetch_fingerprint() -> str:
     and the ``RLBOOK_CACHE`` setting. Deleting cache entries by hand does not
     change it: the pages then retrain those runs themselves.
     """
-    digest = hashlib.sha256(os.environ.get("RLBOOK_CACHE", "").encode())
-    package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    text = json.dumps([os.environ.get("RLBOOK_CACHE", ""), package_hash()])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path,

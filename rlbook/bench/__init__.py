@@ -1,0 +1,153 @@
+"""``rlbook bench``: measure the speed the book promises its readers.
+
+Every figure is the median of repeated measurements with its spread
+(min-max), and every comparison (KV cache against none, one thread against
+two) is a ratio of two measurements taken in the same invocation.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+from rlbook import runs
+from rlbook.core.policy import PolicyConfig
+from rlbook.runs import prefetch
+
+from .book import all_runs, book_run
+from .kernels import (
+    bound_row,
+    fmt,
+    fresh_pipeline,
+    matmul_flops,
+    pretrain_step_bound,
+    sampling_throughput,
+    spread,
+    training_flop_fractions,
+    update_bound,
+)
+
+# How often the full report repeats its longest measurements: every run from an empty cache, and the whole book
+# from an empty and from a warm cache (a minute or more each).
+WHOLE_REPEATS = 3
+
+
+def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
+    """Every figure of the benchmark report, as a dict."""
+    repeats = 2 if quick else 5
+    torch.set_num_threads(threads)
+    report = {"machine": {"cores": os.cpu_count(), "threads": threads, "torch": torch.__version__,
+                          "python": platform.python_version(), "processor": platform.processor() or platform.machine()}}
+    report["matmul_flops"] = matmul_flops(repeats)
+    pipeline = fresh_pipeline(1 if quick else 3, threads)
+    report["fractions"] = training_flop_fractions(pipeline)
+    report["pipeline"] = pipeline
+    report["pretrain_bound"] = pretrain_step_bound(repeats)
+    policy = runs.load("base", 0, threads).policy()
+    report["sampling"] = sampling_throughput(policy, repeats)  # on the run's thread count, measured above
+    torch.set_num_threads(2)  # then on two, back to back, for what one process gets from two cores
+    report["sampling"]["kv_cache_two_threads"] = sampling_throughput(policy, repeats)["kv_cache"]["median"]
+    torch.set_num_threads(threads)
+    report["sampling"]["two_threads_over_one"] = (report["sampling"]["kv_cache_two_threads"]
+                                                  / report["sampling"]["kv_cache"]["median"])
+    report["update_bound"] = update_bound(policy, repeats)
+    report["peak_memory_mb"] = prefetch.peak_memory_mb()
+    if not quick:
+        report["machine"]["jobs"] = prefetch.usable_cores()
+        report["machine"]["book_runs"] = len(prefetch.book_runs())
+        report["all_runs"] = all_runs(prefetch.book_runs(), threads, report["machine"]["jobs"], WHOLE_REPEATS)
+        root = Path(__file__).resolve().parents[2]
+        with tempfile.TemporaryDirectory() as tmp:
+            caches = [str(Path(tmp) / f"empty-{i}") for i in range(WHOLE_REPEATS)]
+            empty = [book_run(root, cache) for cache in caches]
+            warm = [book_run(root, caches[-1]) for _ in range(WHOLE_REPEATS)]
+            for kind, builds in (("empty", empty), ("warm", warm)):
+                report[f"book_seconds_{kind}_cache"] = spread([seconds for seconds, _ in builds])
+                report[f"book_peak_memory_mb_{kind}_cache"] = max(peak for _, peak in builds)
+    return report
+
+
+
+
+def markdown(report: dict) -> str:
+    """The report as the Markdown of BENCHMARKS.md."""
+    m, p, s, f = report["machine"], report["pipeline"], report["sampling"], report["fractions"]
+    lines = [
+        "# Benchmarks", "", "Regenerate with `rlbook bench --write BENCHMARKS.md`. Medians of repeated runs, with range.", "",
+        f"Machine: {m['cores']} cores, torch threads per run: {m['threads']}, torch {m['torch']}, Python {m['python']}, "
+        f"{m['processor']}.",
+        "", "| measurement | value |", "|---|---|",
+        f"| pretraining (`base`) | {fmt(p['pretrain_seconds'], unit=' s')} |",
+        f"| SFT (`base`) | {fmt(p['sft_seconds'], unit=' s')} |",
+        f"| RL (`main`, incl. checkpoint evaluations) | {fmt(p['rl_seconds'], unit=' s')} |",
+        f"| RL step | {fmt(p['rl_step_seconds'], 1000, ' ms')} |",
+        f"| RL step: sampling and scoring | {fmt(p['rl_step_sampling_seconds'], 1000, ' ms')} |",
+        f"| RL step: update | {fmt(p['rl_step_update_seconds'], 1000, ' ms')} |",
+        f"| sampling, {s['sequences']:,} sequences, KV cache | {fmt(s['kv_cache'], unit=' tok/s')} |",
+        f"| sampling, no cache | {fmt(s['no_cache'], unit=' tok/s')} |",
+        f"| KV cache speed-up (same run) | {s['cache_speedup']:.2f}x |",
+        f"| sampling, same sequences, KV cache, 2 threads | {s['kv_cache_two_threads']:.3g} tok/s |",
+        f"| 2 threads over {m['threads']}, sampling (same run) | {s['two_threads_over_one']:.2f}x |",
+        f"| float32 matmul (512^3) | {fmt(report['matmul_flops'], 1e-9, ' GFLOP/s')} |",
+        f"| pretraining ({f['pretrain_threads']} threads), share of as many cores' matmul FLOP/s "
+        f"(one thread's, measured just before, x {f['pretrain_threads']}) | {fmt(f['pretrain_fraction'], 100, '%')}; "
+        f"{f['pretrain_flops'] / 1e9:.2f} GFLOP/s, {f['parameters']:,} parameters |",
+        f"| RL update, share of matmul FLOP/s measured just before | {fmt(f['rl_update_fraction'], 100, '%')}; "
+        f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s, counting the tokens it reads |",
+        f"| RL update, share as if it read every rollout | {fmt(f['rl_update_every_rollout_fraction'], 100, '%')} |",
+        *(bound_row(shape, PolicyConfig().d_model) for shape in report["pretrain_bound"]["shapes"]),
+        f"| pretraining step, operator time in matmul kernels (torch profiler) | "
+        f"{report['pretrain_bound']['matmul_time_share']:.0%} |",
+        *(f"| RL update alone (no reference read), {b['prompts']} prompt{'s' * (b['prompts'] > 1)} x "
+          f"{runs.spec('main').rl.group_size} answers, {b['tokens']:,} tokens read | {fmt(b['seconds'], 1000, ' ms')} |"
+          for b in report["update_bound"]["batches"]),
+        f"| RL update, each token read beyond the smallest batch | "
+        f"{fmt(report['update_bound']['per_token_seconds'], 1e6, ' µs')}; "
+        f"{fmt(report['update_bound']['per_token_fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |",
+        f"| peak memory (this process) | {report['peak_memory_mb']:.0f} MB |",
+    ]
+    if "all_runs" in report:
+        a = report["all_runs"]
+        lines += [f"| every run the book needs ({m.get('book_runs')} runs), empty cache, {a['jobs']} at a time | "
+                  f"{fmt(a['seconds'], unit=' s')} |",
+                  f"| those runs' training, as each run timed it (no loading, writing or waiting) | "
+                  f"{fmt(a['work_seconds'], unit=' s')} |",
+                  f"| of which `base`'s pretraining, which every other run waits for | "
+                  f"{fmt(a['head_seconds'], unit=' s')} |",
+                  f"| so at best, {a['jobs']} at a time: pretraining, then the rest shared evenly | "
+                  f"{fmt(a['floor_seconds'], unit=' s')} |"]
+    for kind in ("empty", "warm"):
+        if f"book_seconds_{kind}_cache" in report:
+            lines += [f"| whole book executed, {kind} run cache | {fmt(report[f'book_seconds_{kind}_cache'], unit=' s')} |",
+                      f"| whole book, {kind} run cache: peak memory of the build, its workers and its kernels together "
+                      f"(PSS) | {report[f'book_peak_memory_mb_{kind}_cache']:.0f} MB |"]
+    if "all_runs" in report:
+        lines.append(f"| peak memory of a worker that trained those runs | "
+                     f"{report['all_runs']['worker_peak_memory_mb']:.0f} MB |")
+    return "\n".join(lines) + "\n"
+
+
+def main(args) -> int:
+    """Entry point of ``rlbook bench``."""
+    if args.peer == "trl":
+        try:
+            from rlbook.trl import peer_benchmark
+
+            report = peer_benchmark(quick=args.quick)
+        except ImportError as err:
+            print(f"rlbook bench: error: --peer trl needs the trl extra (pip install -e \".[trl]\"): {err}",
+                  file=sys.stderr)
+            return 2
+        print(json.dumps(report, indent=1) if args.json else report["summary"])
+        return 0
+    report = measure(args.quick)
+    text = markdown(report)
+    if args.write:
+        Path(args.write).write_text(text)
+    print(json.dumps(report, indent=1, default=str) if args.json else text)
+    return 0

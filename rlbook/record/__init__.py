@@ -1,0 +1,24 @@
+"""The run record: one JSON file that says what a training run did and what it produced (chapter 5).
+
+- :mod:`~rlbook.record.schema`: the fields, their shapes and :func:`validate`;
+- :mod:`~rlbook.record.io`: a new record, its entries, :func:`save` and :func:`load`;
+- :mod:`~rlbook.record.display`: the record as a table for people (imported on its own,
+  ``from rlbook.record import display``, so that it stays out of the training code).
+"""
+from __future__ import annotations
+
+from .io import (
+                 add_aborted_update,
+                 add_checkpoint,
+                 add_evaluation,
+                 add_intervention,
+                 environment_versions,
+                 load,
+                 new_record,
+                 save,
+)
+from .schema import RECORD_SCHEMA, RUN_RECORD_FIELDS, SCHEMA_VERSION, STATUSES, Nullable, RecordError, validate
+
+__all__ = ["RECORD_SCHEMA", "RUN_RECORD_FIELDS", "SCHEMA_VERSION", "STATUSES", "Nullable", "RecordError",
+           "add_aborted_update", "add_checkpoint", "add_evaluation", "add_intervention", "environment_versions",
+           "load", "new_record", "save", "validate"]

@@ -1,0 +1,66 @@
+"""The run record for people: a flat table of its fields (chapter 5, ``rlbook audit``) and the fields a list
+leaves out (exercise 5.x).
+
+Kept apart from the schema and the files, which the training code uses, so
+that changing how a record is shown never changes a run's cache key.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .schema import RUN_RECORD_FIELDS
+
+
+def _summary(value: Any, max_items: int = 3) -> str:
+    """Short text for one value of the table: numbers to 4 significant digits, long lists cut to their first items."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        text = f"{value:.4g}"
+        return text if any(mark in text for mark in ".ein") else text + ".0"
+    if isinstance(value, dict):
+        return "(" + ", ".join(f"{k}={_summary(v, max_items)}" for k, v in value.items()) + ")"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "none"
+        shown = "; ".join(_summary(item, max_items) for item in value[:max_items])
+        more = "; …" if len(value) > max_items else ""
+        return f"{len(value)} {'entry' if len(value) == 1 else 'entries'}: {shown}{more}"
+    return str(value)
+
+
+def _rows(prefix: str, value: Any) -> list[tuple[str, str]]:
+    if isinstance(value, dict) and value:
+        return [row for key, sub in value.items() for row in _rows(f"{prefix}.{key}", sub)]
+    if isinstance(value, dict):
+        return [(prefix, "none")]
+    return [(prefix, _summary(value))]
+
+
+def as_table(record: dict) -> list[tuple[str, str]]:
+    """The record as (field, value) rows for chapter 5's table.
+
+    Nested objects are flattened into dotted rows (``update.lr``), lists are
+    summarised by their length and first entries, and fields appear in the
+    order of ``RUN_RECORD_FIELDS`` followed by any extra fields.
+    """
+    order = list(RUN_RECORD_FIELDS) + [field for field in record if field not in RUN_RECORD_FIELDS]
+    return [row for field in order if field in record for row in _rows(field, record[field])]
+
+
+def _normalise(name: str) -> str:
+    return name.strip().lower().replace(" ", "_").replace("-", "_").split(".")[0]
+
+
+def missing_fields(field_names: Iterable[str]) -> list[str]:
+    """Required top-level fields that ``field_names`` lacks, in schema order (chapter 5, exercise 10).
+
+    Names are compared ignoring case, surrounding spaces and the difference
+    between spaces, hyphens and underscores; a dotted name such as
+    ``update.lr`` counts for its top-level field.
+    """
+    given = {_normalise(name) for name in field_names}
+    return [field for field in RUN_RECORD_FIELDS if field not in given]

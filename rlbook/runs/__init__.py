@@ -1,0 +1,20 @@
+"""The book's named runs and their cache (every chapter loads its runs from here).
+
+``load(name, seed=...)`` returns a :class:`Run`, training it first when the
+cache has no valid entry. The package reads in four parts:
+
+- :mod:`~rlbook.runs.catalogue`: the named runs (:data:`RUNS`) and what each changes;
+- :mod:`~rlbook.runs.cache`: the key, the entry folders, writing and reading them;
+- :mod:`~rlbook.runs.training`: training a run, with its resume point;
+- :mod:`~rlbook.runs.records`: the run record filled from a run's log.
+
+:mod:`~rlbook.runs.prefetch` trains the book's missing runs side by side.
+"""
+from __future__ import annotations
+
+from .cache import cache_key, cache_root, code_hash, entry_path, pretrained_key, pretrained_path
+from .catalogue import DEFAULT_THREADS, MAIN, MULTI, PRETRAIN_SEED, RUNS, RunSpec, spec
+from .training import Run, load
+
+__all__ = ["DEFAULT_THREADS", "MAIN", "MULTI", "PRETRAIN_SEED", "RUNS", "Run", "RunSpec", "cache_key", "cache_root",
+           "code_hash", "entry_path", "load", "pretrained_key", "pretrained_path", "spec"]

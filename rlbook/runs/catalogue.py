@@ -1,0 +1,85 @@
+"""The book's named runs: what each one trains and from which parent (every chapter).
+
+A run is a named configuration: a *base* run pretrains and fine-tunes a
+policy, an *RL* run trains from its parent's last checkpoint. Every figure in
+the book comes from one of the runs named in :data:`RUNS`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rlbook.core.rl import RLConfig
+from rlbook.core.train import PretrainConfig, SFTConfig
+
+# Each run trains on one thread; the book gets its parallelism by training runs side by side
+# (rlbook.runs.prefetch), one per core. On 2 cores, two one-thread runs at a time trained the 17
+# seed-0 runs in 69 s against 87 s for two two-thread runs at a time (interleaved, 2 rounds):
+# two-thread runs sharing two cores spend their time waking each other's threads for tensors
+# too small to split. A run alone is slower on one thread (base 16 s against 12 s).
+DEFAULT_THREADS = 1
+# Every seed of a base run starts SFT from one pretrained policy, trained with this seed and cached
+# once: as in RL for language models, where every RL seed starts from the same pretrained model, a
+# run's seeds differ in SFT's replayed windows and in everything RL samples, not in pretraining.
+# Pretraining was a quarter of the book's training time when each seed had its own.
+PRETRAIN_SEED = 0
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A named run: a base (pretraining + SFT) or an RL run from a parent run.
+
+    An RL run starts from its parent's last checkpoint. A base run with a
+    parent continues the parent's *pretrained* checkpoint (step 0, before
+    SFT) rather than a fresh policy. A base run's pretraining is the same for
+    every seed (see :data:`PRETRAIN_SEED`); its seeds part at SFT.
+    """
+
+    name: str
+    description: str
+    parent: str | None = None
+    pretrain: PretrainConfig | None = None
+    sft: SFTConfig | None = None
+    rl: RLConfig | None = None
+
+
+MAIN = RLConfig()
+MULTI = RLConfig(world="multi", steps=60, group_size=8, prompts_per_step=64, budget=8, eval_n=16)
+RUNS: dict[str, RunSpec] = {spec.name: spec for spec in [
+    RunSpec("base", "pretraining on plain equations, then SFT on 30 chat examples",
+            pretrain=PretrainConfig(), sft=SFTConfig()),
+    RunSpec("main", "GRPO-style RL from base: 60 prompts x 16 samples, PPO clip, exact verifier", "base", rl=MAIN),
+    RunSpec("exploit", "RL against the fail-open verifier (chapter 4's reward hack)", "base",
+            rl=replace(MAIN, verifier="fail-open", lr=1e-3, warmup=0, steps=40, checkpoint_every=5)),
+    RunSpec("pg", "plain policy gradient with a group-mean baseline", "base", rl=replace(MAIN, loss="pg", steps=60)),
+    RunSpec("ppo", "PPO clip, 4 updates per batch", "base", rl=replace(MAIN, updates_per_batch=4, steps=60)),
+    RunSpec("cispo", "CISPO, 4 updates per batch", "base", rl=replace(MAIN, loss="cispo", updates_per_batch=4, steps=60)),
+    RunSpec("ppo-kl", "PPO clip, 4 updates per batch, KL penalty 0.1 to base", "base",
+            rl=replace(MAIN, updates_per_batch=4, kl_beta=0.1, steps=60)),
+    RunSpec("seq-mean", "PPO clip with per-sequence mean aggregation", "base",
+            rl=replace(MAIN, aggregation="seq_mean", steps=60)),
+    RunSpec("group-std", "PPO clip with std-normalised group advantages", "base",
+            rl=replace(MAIN, advantage="group_std", steps=60)),
+    RunSpec("reward-x10", "PPO clip with rewards scaled by 10", "base", rl=replace(MAIN, reward_scale=10.0, steps=60)),
+    RunSpec("stale", "PPO clip learning from rollouts sampled 4 steps earlier", "base",
+            rl=replace(MAIN, stale=4, steps=60)),
+    RunSpec("accepted-only", "selection rule: keep only accepted rollouts (advantage 1)", "base",
+            rl=replace(MAIN, selection="accepted", steps=60)),
+    RunSpec("faults", "main with injected faults: a verifier outage, a malformed burst, a non-finite loss", "base",
+            rl=replace(MAIN, steps=40, faults=((8, "verifier_outage"), (15, "malformed_burst"), (22, "nan_loss")))),
+    RunSpec("abort", "injected verifier outages in a row until the abort criterion stops the run", "base",
+            rl=replace(MAIN, steps=40, faults=tuple((s, "verifier_outage") for s in range(10, 40)))),
+    RunSpec("process-base", "multi-step world: base's pretrained policy, pretrained further on equations and chains "
+            "with a context of 24, then SFT on 60 examples", "base",
+            pretrain=PretrainConfig(world="multi", steps=600, block_size=24, space_prob=0.3, parts=1),
+            sft=SFTConfig(steps=200)),
+    RunSpec("process-outcome", "multi-step RL, outcome reward only", "process-base", rl=MULTI),
+    RunSpec("process-shaped", "multi-step RL, outcome + 0.5 x step validity", "process-base",
+            rl=replace(MULTI, verifier="exact+process")),
+]}
+
+
+def spec(name: str) -> RunSpec:
+    """The run named ``name``; a ValueError lists the known names otherwise."""
+    if name not in RUNS:
+        raise ValueError(f"unknown run {name!r}; known runs: {', '.join(RUNS)}")
+    return RUNS[name]

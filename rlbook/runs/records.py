@@ -1,0 +1,109 @@
+"""The run record of each run, filled from its configuration and its log (chapter 5 reads it).
+
+The record is the run's public account (rlbook.record defines and checks
+its schema): what was trained, from which policy, under which verifier and
+update, with which evaluations, interventions and cost.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import torch
+
+from rlbook import record as rec
+from rlbook.core.rewards import STATUSES, get_verifier
+from rlbook.core.rl import RLConfig
+from rlbook.core.world import split
+
+from .catalogue import PRETRAIN_SEED, RunSpec
+
+if TYPE_CHECKING:
+    from .training import Run
+
+def common_record(s: RunSpec, seed: int, threads: int, log: dict, cfg: RLConfig, base: dict) -> dict:
+    """The record fields shared by base and RL runs."""
+    world = cfg.world
+    counts = {name: len(split(name, world)) for name in ("sft", "train", "heldout", "validation", "test")}
+    checkpoints = [{"step": c["step"], "policy_version": c["step"], "path": f"log.pt#checkpoints[{i}]",
+                    "weights_hash": c["weights_hash"]} for i, c in enumerate(log["checkpoints"])]
+    evaluations = []
+    for e in log["evals"]:
+        evaluations.append({"step": e["step"], "split": "heldout", "n": cfg.eval_n, "temperature": 1.0,
+                            "token_budget": cfg.budget, "metric": "expected_reward (exact verifier)",
+                            "value": e["heldout_expected_reward"], "ci": None})
+        evaluations.append({"step": e["step"], "split": "heldout", "n": 1, "temperature": 0.0,
+                            "token_budget": cfg.budget, "metric": "greedy_accuracy (exact verifier)",
+                            "value": e["heldout_greedy_accuracy"], "ci": None})
+    return rec.new_record(
+        s.name, seed=seed, threads=threads, status=log["status"], base_policy=base,
+        prompt_template="U:a+b?|A:" if world == "single" else "U:a+b+c?|A:",
+        prompt_split={"world": world, "train": "sft" if s.rl is None else "train", "counts": counts},
+        checkpoints=checkpoints, evaluations=evaluations)
+
+
+def base_record(s: RunSpec, parent: Run | None, seed: int, threads: int, log: dict, probe: RLConfig) -> dict:
+    base = {"name": "random-init", "version": "none", "weights_hash": "none"}
+    if parent:
+        first = parent.log["checkpoints"][0]
+        base = {"name": parent.name, "version": first["version"], "weights_hash": first["weights_hash"]}
+    record = common_record(s, seed, threads, log, probe, base)
+    record.update(
+        sampling={"temperature": 1.0, "group_size": probe.eval_n, "prompts_per_step": 0, "token_budget": probe.budget},
+        verifier={"name": "exact", "version": "1.0", "implementation": "rlbook.core.rewards.ExactVerifier"},
+        advantage={"method": "none (supervised)", "eps": None, "ddof": None},
+        update={"loss": "cross-entropy on answer tokens", "clip": None, "aggregation": "token_mean",
+                "lr": s.sft.lr, "optimizer": "AdamW", "steps": s.pretrain.steps + s.sft.steps, "updates_per_batch": 1,
+                "schedule": {"pretrain": repr(s.pretrain), "pretrain_seed": PRETRAIN_SEED, "sft": repr(s.sft)}},
+        reference={"kl_beta": 0.0, "estimator": None, "policy": None},
+        cost={"wall_seconds": round(log["wall_seconds"], 3), "generated_tokens": 0, "rollouts": 0,
+              "gradient_steps": s.pretrain.steps + s.sft.steps})
+    return record
+
+
+def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> dict:
+    """The run record of an RL run, filled from its configuration and log."""
+    cfg = s.rl
+    last = parent.log["checkpoints"][-1]
+    base = {"name": parent.name, "version": last["version"], "weights_hash": last["weights_hash"]}
+    record = common_record(s, seed, threads, log, cfg, base)
+    verifier = get_verifier(cfg.verifier, cfg.verifier_version)
+    by_status = sum((torch.bincount(r["statuses"].long(), minlength=len(STATUSES)) for r in log["rollouts"]),
+                    torch.zeros(len(STATUSES), dtype=torch.long))
+    labels = {st: int(n) for st, n in zip(STATUSES, by_status) if n}
+    rollouts = int(by_status.sum())
+    tokens = int(sum(int(r["lengths"].sum()) for r in log["rollouts"]))
+    used = int(sum(int(r["used"].sum()) for r in log["rollouts"] if not _excluded(log, r["step"])))
+    steps_done = len(log["metrics"])
+    updates = sum(cfg.updates_per_batch for m in log["metrics"] if not m["excluded"])
+    clip = {"eps_low": cfg.eps_low, "eps_high": cfg.eps_high} if cfg.loss == "ppo" else (
+        {"cap_high": cfg.cispo_cap} if cfg.loss == "cispo" else None)
+    errors = sum(1 for i in log["interventions"] if i["trigger"]["metric"] == "verifier_error_rate")
+    record.update(
+        sampling={"temperature": cfg.temperature, "group_size": cfg.group_size,
+                  "prompts_per_step": cfg.prompts_per_step or record["prompt_split"]["counts"]["train"],
+                  "token_budget": cfg.budget},
+        verifier={"name": verifier.name, "version": verifier.version,
+                  "implementation": f"rlbook.core.rewards.{type(verifier).__name__}"},
+        outcome_labels=labels,
+        process_labels={"name": "rlbook.core.rewards.process_score", "version": "1.0"} if cfg.world == "multi" else None,
+        advantage={"method": cfg.advantage if cfg.selection == "none" else "selection: advantage 1 on kept rollouts",
+                   "eps": 1e-6 if cfg.advantage != "centered" else None, "ddof": 0 if cfg.advantage != "centered" else None},
+        update={"loss": cfg.loss, "clip": clip, "aggregation": cfg.aggregation, "lr": cfg.lr, "optimizer": "AdamW",
+                "steps": cfg.steps, "updates_per_batch": cfg.updates_per_batch,
+                "schedule": {"lr": f"linear warm-up over {cfg.warmup} steps, then constant" if cfg.warmup else "constant",
+                             "stale_rollouts_steps": cfg.stale, "reward_scale": cfg.reward_scale}},
+        reference={"kl_beta": cfg.kl_beta, "estimator": "k3", "policy": base["version"]},
+        cost={"wall_seconds": round(log["wall_seconds"], 3), "generated_tokens": tokens,
+              "rollouts": rollouts, "gradient_steps": updates},
+        rollouts_before_filtering=rollouts, rollouts_used=used,
+        selection_rule="keep accepted" if cfg.selection == "accepted" else "none",
+        failures={"by_status": {k: v for k, v in labels.items() if k != "accepted"}, "verifier_errors": errors},
+        aborted_updates=log["aborted_updates"], interventions=log["interventions"])
+    record["steps_completed"] = steps_done
+    if "abort" in log:
+        record["abort"] = log["abort"]
+    return record
+
+
+def _excluded(log: dict, step: int) -> bool:
+    return any(m["step"] == step and m["excluded"] for m in log["metrics"])

@@ -1,0 +1,68 @@
+"""The appendix's tables and figures of a TRL run, in the book's house style."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rlbook.core import rewards as rw
+
+from .audit import rollout_audit
+from .model import INSTALL_HINT
+
+if TYPE_CHECKING:
+    from .trainer import TRLRun
+
+def markdown_table(header: list[str], rows: list[list]) -> str:
+    """A Markdown pipe table (display it with ``IPython.display.Markdown``) (appendix)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def missing_figure():
+    """A figure that says TRL is not installed and how to install it, in place of one that needs TRL (appendix)."""
+    from rlbook.analysis.plots import figure
+
+    fig, ax = figure(7, 1.2)
+    ax.axis("off")
+    ax.text(0.5, 0.5, INSTALL_HINT.replace(". ", ".\n", 1), ha="center", va="center", wrap=True)
+    return fig
+
+
+def plot_reward_and_heldout(run: TRLRun, book_run, axes) -> None:
+    """Left: each step's batch reward, TRL and rlbook; right: held-out expected reward at each checkpoint (appendix).
+
+    ``book_run`` is the rlbook run with the same configuration (``main``),
+    cut to the TRL run's steps.
+    """
+    from rlbook.analysis.plots import BLUE, ORANGE
+
+    last = run.metrics[-1]["step"]
+    for source, label, colour in ((run, "TRL GRPOTrainer", ORANGE), (book_run, "rlbook", BLUE)):
+        metrics = [m for m in source.metrics if m["step"] <= last]
+        evals = [e for e in source.evals if e["step"] <= last]
+        axes[0].plot([m["step"] for m in metrics], [m["reward_mean"] for m in metrics], color=colour, label=label)
+        axes[1].plot([e["step"] for e in evals], [e["heldout_expected_reward"] for e in evals], "o-",
+                     color=colour, label=label)
+    axes[0].set(xlabel="step", ylabel="batch reward (train prompts)", ylim=(0, 1))
+    axes[1].set(xlabel="checkpoint step", ylabel="held-out expected reward", ylim=(0, 1))
+    axes[1].legend()
+
+
+def plot_audit(run: TRLRun, axes) -> None:
+    """Left: each step's rollouts by verifier status; right: zero-variance groups, audited and as TRL logged (appendix)."""
+    from rlbook.analysis.plots import GREY, ORANGE, STATUS_COLOURS, TEAL
+
+    audit = rollout_audit(run.rollouts)
+    steps = [a["step"] for a in audit]
+    shares = [[a[f"{st}_rate"] for a in audit] for st in rw.STATUSES]
+    axes[0].stackplot(steps, shares, labels=rw.STATUSES, colors=[STATUS_COLOURS[st] for st in rw.STATUSES])
+    axes[0].set(xlabel="step", ylabel="share of the batch's rollouts", ylim=(0, 1))
+    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8)
+    right = [a["zero_variance_all_right"] for a in audit]
+    wrong = [a["zero_variance_all_wrong"] for a in audit]
+    axes[1].stackplot(steps, right, wrong, labels=["all right", "all wrong"], colors=[TEAL, ORANGE], alpha=0.7)
+    logged = [m for m in run.metrics if "zero_variance_frac" in m]
+    axes[1].plot([m["step"] for m in logged], [m["zero_variance_frac"] for m in logged], "o", color=GREY,
+                 label="TRL frac_reward_zero_std")
+    axes[1].set(xlabel="step", ylabel="share of groups with equal rewards", ylim=(0, 1))
+    axes[1].legend(loc="upper right", fontsize=8)

@@ -1,0 +1,323 @@
+"""A TRL run of the book's task (appendix): the verifier as TRL's reward function, ``GRPOTrainer`` set up from
+the book's configuration, the run cached like the book's own, and ``python -m rlbook.trl`` for ``accelerate launch``.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import tempfile
+import time
+import warnings
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import torch
+
+from rlbook import record as rec
+from rlbook import runs
+from rlbook.core import rewards as rw
+from rlbook.core.policy import Policy, PolicyConfig, weights_hash
+from rlbook.core.rl import RLConfig, checkpoint_eval, make_verifier
+from rlbook.core.world import decode, split
+
+from .audit import metrics_from_log, stored_rollouts, trl_record
+from .model import char_tokenizer, from_gpt2, to_gpt2, trl_versions
+from .translation import grpo_kwargs
+
+
+class VerifierReward:
+    """An rlbook verifier as a TRL reward function that keeps every rollout it scores (appendix).
+
+    TRL calls it once per generation batch with ``prompts``, ``completions``
+    and ``completion_ids``. The ``completions`` TRL passes are decoded with
+    special tokens skipped, and the end-of-turn mark is the end-of-sequence
+    token, so it is missing from them: every answer would read as cut off by
+    the budget (``incomplete``). The reward therefore decodes
+    ``completion_ids`` itself with :func:`rlbook.core.world.decode`, which keeps
+    the mark. It logs the share of each verifier status through TRL's
+    ``log_metric`` (keys ``verifier/<status>``) and appends one entry per call
+    to ``rollouts``: ``step`` (the optimizer step that learns from the batch,
+    counted from 1 as in :func:`rlbook.core.rl.train_rl`), ``prompts``,
+    ``completion_ids``, ``completions`` (rlbook's decoding),
+    ``trl_completions`` (TRL's text), ``rewards`` and ``statuses``.
+    """
+
+    def __init__(self, verifier=None):
+        self.verifier = verifier or rw.ExactVerifier()
+        self.rollouts: list[dict] = []
+        self.__name__ = self.verifier.name
+
+    def __call__(self, prompts, completions, completion_ids, trainer_state=None, log_metric=None, **_) -> list[float]:
+        texts = [decode(ids) for ids in completion_ids]
+        verdicts = [self.verifier(p, t) for p, t in zip(prompts, texts)]
+        statuses = [v.status for v in verdicts]
+        if log_metric is not None:
+            for status in rw.STATUSES:
+                log_metric(f"verifier/{status}", statuses.count(status) / len(statuses))
+        step = trainer_state.global_step + 1 if trainer_state is not None else len(self.rollouts) + 1
+        self.rollouts.append({"step": step, "prompts": list(prompts),
+                              "completion_ids": [[int(i) for i in ids] for ids in completion_ids],
+                              "completions": texts, "trl_completions": list(completions),
+                              "rewards": [v.reward for v in verdicts], "statuses": statuses})
+        return [v.reward for v in verdicts]
+
+
+@dataclass(frozen=True)
+class TRLSpec:
+    """A named TRL run of the book's task: an rlbook configuration, its batch and its evaluation (appendix)."""
+
+    name: str
+    rl: RLConfig = field(default_factory=RLConfig)
+    prompts_per_step: int = 0
+    eval_every: int = 0
+    base: str = "base"
+
+
+DEMO = TRLSpec("trl-main", replace(RLConfig(), steps=20), eval_every=10)
+"""The appendix's run: the first 20 steps of ``main`` (60 prompts x 16 samples), evaluated every 10 steps as ``main`` is."""
+
+
+@dataclass
+class TRLRun:
+    """A finished TRL run in the shapes of :class:`rlbook.runs.Run` (appendix).
+
+    ``metrics``: one dict per optimizer step, rlbook's metric names
+    (:func:`metrics_from_log`); ``rollouts``: per-step stored rollouts as in
+    ``Run.rollouts`` (:func:`stored_rollouts`); ``evals``: rlbook's
+    independent checkpoint evaluations (:func:`rlbook.core.rl.checkpoint_eval`);
+    ``log_history``: TRL's own ``trainer.state.log_history``; ``captured``:
+    what :class:`VerifierReward` kept; ``checkpoints``: step, version,
+    weights hash and weights; ``config``: the ``GRPOConfig`` arguments given;
+    ``step_seconds``: wall time of each optimizer step.
+    """
+
+    spec: TRLSpec
+    seed: int
+    threads: int
+    log_history: list[dict]
+    captured: list[dict]
+    metrics: list[dict]
+    rollouts: list[dict]
+    evals: list[dict]
+    checkpoints: list[dict]
+    config: dict
+    base_policy: dict
+    step_seconds: list[float]
+    wall_seconds: float
+    versions: dict
+
+    @property
+    def steps(self) -> list[int]:
+        """The evaluated checkpoint steps."""
+        return [c["step"] for c in self.checkpoints]
+
+    def policy(self, step: int | None = None) -> Policy:
+        """The policy at checkpoint ``step`` (default: the last) as an rlbook Policy."""
+        chosen = self.checkpoints[-1] if step is None else next(c for c in self.checkpoints if c["step"] == step)
+        policy = Policy(PolicyConfig(**chosen["config"]))
+        policy.load_state_dict(chosen["state"])
+        policy.version = chosen["version"]
+        return policy
+
+    def eval_at(self, step: int) -> dict:
+        """The independent evaluation at checkpoint ``step``."""
+        return next(e for e in self.evals if e["step"] == step)
+
+    def metric(self, key: str) -> list:
+        """One metric over the steps that logged it."""
+        return [m[key] for m in self.metrics if key in m]
+
+
+def book_callbacks(spec: TRLSpec, seed: int, checkpoints: list, evals: list, step_seconds: list) -> list:
+    """A TrainerCallback that times each optimizer step and evaluates checkpoints with rlbook's exact verifier."""
+    from transformers import TrainerCallback
+
+    def keep(model, step: int) -> None:
+        policy = from_gpt2(model, version=f"{spec.name}@{step}")
+        checkpoints.append({"step": step, "version": policy.version, "weights_hash": weights_hash(policy),
+                            "config": asdict(policy.cfg), "state": policy.state_dict()})
+        evals.append(checkpoint_eval(policy, spec.rl, seed, step))
+
+    class Audit(TrainerCallback):
+        def on_train_begin(self, args, state, control, model=None, **kwargs):
+            if spec.eval_every:
+                keep(model, 0)
+
+        def on_step_begin(self, args, state, control, **kwargs):
+            self.started = time.perf_counter()
+
+        def on_step_end(self, args, state, control, model=None, **kwargs):
+            step_seconds.append(time.perf_counter() - self.started)
+            if spec.eval_every and (state.global_step % spec.eval_every == 0 or state.global_step == args.max_steps):
+                keep(model, state.global_step)
+
+    return [Audit()]
+
+
+def make_trainer(spec: TRLSpec, policy: Policy, seed: int, output_dir: str, callbacks: list = (),
+                 processes: int = 1, use_cpu: bool = True):
+    """A ``GRPOTrainer`` on the book's train prompts, starting from ``policy``, and its reward (appendix).
+
+    Returns ``(trainer, reward)``. The configuration is :func:`grpo_kwargs`
+    of ``spec.rl`` plus what a quiet offline CPU run needs: float32
+    (``bf16=False, fp16=False``), no gradient checkpointing, a log entry per
+    step, no reporting, no saving, no progress bar or printed logs.
+    """
+    from datasets import Dataset
+    from transformers.trainer_callback import PrinterCallback
+    from trl import GRPOConfig, GRPOTrainer
+
+    reward = VerifierReward(make_verifier(spec.rl))
+    args = GRPOConfig(output_dir=output_dir, seed=seed, use_cpu=use_cpu, bf16=False, fp16=False,
+                      gradient_checkpointing=False, logging_steps=1, report_to="none", save_strategy="no",
+                      disable_tqdm=True, **grpo_kwargs(spec.rl, spec.prompts_per_step or None, processes))
+    data = Dataset.from_dict({"prompt": [t.prompt for t in split("train", spec.rl.world)]})
+    trainer = GRPOTrainer(model=to_gpt2(policy), reward_funcs=reward, args=args, train_dataset=data,
+                          processing_class=char_tokenizer(), callbacks=list(callbacks))
+    trainer.remove_callback(PrinterCallback)
+    return trainer, reward
+
+
+class quiet_trl:
+    """Silence transformers' and TRL's advice (warnings, info logs) for the duration of a run."""
+
+    def __enter__(self):
+        from transformers.utils import logging as hf_logging
+
+        self.level = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()
+        self.warnings = warnings.catch_warnings()
+        self.warnings.__enter__()
+        warnings.simplefilter("ignore")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+    def __exit__(self, *exc):
+        from transformers.utils import logging as hf_logging
+
+        self.warnings.__exit__(*exc)
+        hf_logging.set_verbosity(self.level)
+
+
+def merge_steps(entries: list[dict]) -> list[dict]:
+    """Captured reward calls merged per step, in order: one entry per step (appendix).
+
+    On several processes each one scores its own slice of a step's batch, and
+    gathering the processes' lists (in process order) leaves a step's slices
+    in global order; concatenating them rebuilds the step. One process gives
+    entries that are already one per step.
+    """
+    merged: dict[int, dict] = {}
+    for entry in entries:
+        target = merged.setdefault(entry["step"], {k: ([] if isinstance(v, list) else v) for k, v in entry.items()})
+        for key, value in entry.items():
+            if isinstance(value, list):
+                target[key].extend(value)
+    return [merged[step] for step in sorted(merged)]
+
+
+def run_grpo(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_THREADS, use_cpu: bool = True,
+             processes: int = 1) -> TRLRun:
+    """Train ``spec`` with TRL's GRPOTrainer from the book's base policy, offline; return the run (appendix).
+
+    The starting weights are ``runs.load(spec.base, seed)``'s last checkpoint,
+    copied into GPT-2 (:func:`to_gpt2`). With ``spec.eval_every`` the
+    policy is evaluated at step 0, every ``eval_every`` steps and at the end
+    with :func:`rlbook.core.rl.checkpoint_eval`, the evaluation of the book's own
+    runs, on a copy converted back to rlbook (:func:`from_gpt2`).
+    """
+    torch.set_num_threads(threads)
+    base = runs.load(spec.base, seed, threads)
+    last = base.log["checkpoints"][-1]
+    checkpoints, evals, step_seconds = [], [], []
+    started = time.perf_counter()
+    with quiet_trl(), tempfile.TemporaryDirectory() as out:
+        trainer, reward = make_trainer(spec, base.policy(), seed, out,
+                                       book_callbacks(spec, seed, checkpoints, evals, step_seconds), processes, use_cpu)
+        trainer.train()
+    captured = reward.rollouts
+    if trainer.accelerator.num_processes > 1:
+        from accelerate.utils import gather_object
+
+        captured = gather_object(captured)
+    captured = merge_steps(captured)
+    kwargs = grpo_kwargs(spec.rl, spec.prompts_per_step or None, processes)
+    return TRLRun(spec, seed, threads, list(trainer.state.log_history), captured,
+                  metrics_from_log(trainer.state.log_history, kwargs["loss_type"]),
+                  stored_rollouts(captured, spec.rl.group_size, spec.rl.budget, spec.name), evals, checkpoints,
+                  kwargs, {"name": spec.base, "version": last["version"], "weights_hash": last["weights_hash"]},
+                  step_seconds, time.perf_counter() - started, trl_versions())
+
+
+def run_key(spec: TRLSpec, seed: int, threads: int) -> str:
+    """Cache key of a TRL run: its spec, seed, threads, base run, this module's source and the TRL versions."""
+    source = Path(__file__).read_bytes()
+    text = json.dumps([repr(spec), seed, threads, runs.cache_key(spec.base, seed, threads),
+                       hashlib.sha256(source).hexdigest(), trl_versions()])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def load_run(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_THREADS,
+             rebuild: bool = False) -> TRLRun:
+    """The TRL run ``spec``, from the book's run cache or trained now and cached (appendix).
+
+    Cached beside the book's runs (:func:`rlbook.runs.cache_root`) under a key
+    that covers the spec, seed, threads, the base run, this module and the
+    installed TRL versions, so a change to any of them retrains.
+    """
+    path = runs.cache_root() / f"{spec.name}-seed{seed}-t{threads}-{run_key(spec, seed, threads)}.pt"
+    if path.exists() and not rebuild:
+        saved = torch.load(path, weights_only=True)
+        return TRLRun(**{**saved, "spec": spec})
+    run = run_grpo(spec, seed, threads)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(".tmp")
+    torch.save({k: v for k, v in vars(run).items() if k != "spec"}, temp)
+    os.replace(temp, path)
+    return run
+
+
+def accelerate_yaml(processes: int = 8, machines: int = 1) -> str:
+    """An accelerate config for ``processes`` GPUs on ``machines`` machines, as YAML text (appendix).
+
+    Data parallel (``MULTI_GPU``), full float32 to match the book's runs. It
+    has not been run here: the book is built on CPUs only.
+    """
+    import yaml
+
+    config = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "MULTI_GPU", "num_machines": machines,
+              "num_processes": processes, "machine_rank": 0, "gpu_ids": "all", "mixed_precision": "no",
+              "main_training_function": "main", "rdzv_backend": "static", "same_network": True, "use_cpu": False}
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def launch_command(processes: int = 8, steps: int = 100, config_file: str = "multi_gpu.yaml") -> str:
+    """The ``accelerate launch`` command line that runs :func:`main` on several GPUs (appendix)."""
+    return (f"accelerate launch --config_file {config_file} --num_processes {processes} "
+            f"-m rlbook.trl --steps {steps} --out trl-run")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m rlbook.trl``: a TRL run of the book's ``main`` configuration; writes its record (appendix).
+
+    Under ``accelerate launch`` every process runs this; each trains on its
+    share of the batch and the first process writes ``record.json`` and
+    ``metrics.json`` into ``--out``.
+    """
+    parser = argparse.ArgumentParser(prog="python -m rlbook.trl", description=main.__doc__)
+    parser.add_argument("--steps", type=int, default=RLConfig().steps)
+    parser.add_argument("--prompts", type=int, default=0, help="prompts per step (default: every train prompt)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--eval-every", type=int, default=10)
+    parser.add_argument("--out", default="trl-run")
+    args = parser.parse_args(argv)
+    processes = int(os.environ.get("WORLD_SIZE", "1"))
+    spec = TRLSpec("trl-main", replace(RLConfig(), steps=args.steps), args.prompts, args.eval_every)
+    run = run_grpo(spec, args.seed, use_cpu=not torch.cuda.is_available(), processes=processes)
+    if int(os.environ.get("RANK", "0")) == 0:
+        out = Path(args.out)
+        rec.save(trl_record(run), out / "record.json")
+        (out / "metrics.json").write_text(json.dumps(run.metrics, indent=1))
+        print(f"wrote {out / 'record.json'} and {out / 'metrics.json'}")
+    return 0
