@@ -1,5 +1,6 @@
 # make book   set up .venv (if needed) and build the book into _book/
 # make test   set up .venv (if needed), train the book's missing runs one per core, run the test suite
+# make test-unit  the unit tests only (tests/unit): no trained run, about a minute
 # make readme-figure  redraw docs/workshop.png, the README's figure, from the seed-0 base run
 # make clean  remove the built book and the executed notebooks (not .venv, not the run cache)
 
@@ -12,7 +13,7 @@ BIN := $(VENV)/bin
 TORCH := $(shell sed -n 's/^ *"\(torch==[^"]*\)".*/\1/p' pyproject.toml)
 TORCH_PIP_ARGS ?=
 
-.PHONY: book test clean setup readme-figure
+.PHONY: book test test-unit clean setup readme-figure
 
 book: setup
 	$(BIN)/rlbook build
@@ -23,6 +24,10 @@ book: setup
 test: setup
 	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.runs.prefetch
 	$(BIN)/python -m pytest -q
+
+# The package's own tests, none of which needs a trained run: the quick loop while changing code.
+test-unit: setup
+	$(BIN)/python -m pytest -q tests/unit
 
 readme-figure: setup
 	$(BIN)/python docs/readme_figure.py

@@ -21,12 +21,20 @@ from rlbook.core.rewards import Verdict
 from rlbook.core.rl import Guard, RLConfig, train_rl
 
 OUTAGE_REASON = "verifier raised ConnectionError: injected fault: verifier service unavailable"
+
+
 ERROR_TRIGGER = {"metric": "verifier_error_rate", "value": 1.0, "threshold": 0.1}
+
+
 FAST_GUARD = Guard(verifier_timeout_s=0.2)
+
+
 # One fault of each kind, each followed by a healthy step, so the run never aborts.
 FAULTY = RLConfig(steps=9, prompts_per_step=8, group_size=4, checkpoint_every=1, eval_n=1, lr=1e-4,
                   guard=FAST_GUARD, faults=((2, "verifier_outage"), (4, "verifier_timeout"),
                                             (6, "malformed_burst"), (8, "nan_loss")))
+
+
 ROWS = 8 * 4
 
 
@@ -104,8 +112,6 @@ def test_a_non_finite_loss_excludes_the_batch(faulty):
     assert not moved(faulty)[7]
 
 
-# --- verifiers that misbehave (objects of our own, swapped in for one step) -------------------------------
-
 class RaisingVerifier:
     name, version = "raising", "0"
 
@@ -156,6 +162,8 @@ def bad_verifier_at(monkeypatch, step: int, verifier) -> None:
 
 
 SMALL = RLConfig(steps=3, prompts_per_step=8, group_size=4, checkpoint_every=1, eval_n=1, lr=1e-4, guard=FAST_GUARD)
+
+
 MISBEHAVING = [
     (RaisingVerifier, "updates paused", "verifier raised RuntimeError: verifier crashed on purpose", ERROR_TRIGGER),
     (NoneVerifier, "updates paused", "verifier raised AttributeError: 'NoneType' object has no attribute 'reward'",
@@ -183,23 +191,6 @@ def test_a_misbehaving_verifier_mid_run_is_recorded_not_raised(base, monkeypatch
     assert moved(log) == [True, False, True]
 
 
-def test_a_stuck_verifier_does_not_keep_the_process_alive():
-    from rlbook.core.sampling import Rollouts
-    from rlbook.core.world import EOT_ID, encode
-
-    prompt = "U:3+4?|A:"
-    rollouts = Rollouts([prompt], torch.tensor([encode(prompt)]), torch.tensor([encode("7#") + [EOT_ID] * 2]),
-                        torch.zeros(1, 4), torch.tensor([[True, True, False, False]]), "hand@0", {"group_size": 1})
-    verifier = StuckVerifier()
-    try:
-        _, statuses, error = rl.score_guarded(verifier, rollouts, timeout_s=0.2)
-        assert statuses == ["unverifiable"] and error == "verifier timed out after 0.2 s"
-        (worker,) = verifier.threads
-        assert worker.daemon  # otherwise interpreter shutdown waits for it forever
-    finally:
-        verifier.release.set()
-
-
 class FlakyExact:
     """The exact verifier, except that it crashes on one prompt of the train split."""
 
@@ -218,8 +209,6 @@ def test_a_verifier_that_crashes_during_a_checkpoint_evaluation_is_recorded(base
     assert log["status"] in ("completed", "aborted")
     assert any("verifier crashed on 9+0" in i["reason"] for i in log["interventions"])
 
-
-# --- consecutive exclusions abort the run, and the record says so ------------------------------------------
 
 ABORTING = RLConfig(steps=6, group_size=2, checkpoint_every=2, eval_n=2, lr=1e-4, guard=FAST_GUARD,
                     faults=((2, "verifier_outage"), (3, "verifier_timeout"), (4, "nan_loss")))

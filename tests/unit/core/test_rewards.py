@@ -6,7 +6,6 @@ import json
 import numpy as np
 import pytest
 
-from rlbook.analysis.reward_spec import SHORTCUT_CASES, SPEC, spec_table
 from rlbook.core.rewards import (
     PROCESS_STATUSES,
     STATUSES,
@@ -22,16 +21,22 @@ from rlbook.core.rewards import (
     read_number,
     score,
 )
-from rlbook.core.world import EOT, VOCAB
+from rlbook.core.world import EOT
 
 S = "U:3+4?|A:"      # single-step, answer 7
+
+
 M = "U:3+4+5?|A:"    # multi-step, steps 7 then 12
+
+
 exact = ExactVerifier()
+
+
 exact2 = ExactVerifier("2.0")
+
+
 fail_open = FailOpenVerifier()
 
-
-# --- Verdict -----------------------------------------------------------------
 
 def test_verdict_to_dict_round_trips_through_json():
     v = Verdict(1.0, "accepted", "answer 7 = 3+4", "exact", "1.0")
@@ -48,8 +53,6 @@ def test_verdict_rejects_unknown_status():
 def test_statuses_are_the_five_of_the_design():
     assert STATUSES == ("accepted", "incorrect", "malformed", "incomplete", "unverifiable")
 
-
-# --- exact verifier 1.0 --------------------------------------------------------
 
 @pytest.mark.parametrize("prompt, completion", [(S, "7#"), ("U:9+8?|A:", "17#"), ("U:0+0?|A:", "0#"),
                                                 (M, "7,12#"), ("U:9+9+9?|A:", "18,27#")])
@@ -123,8 +126,6 @@ def test_read_number_is_ascii_and_canonical():
     assert read_number("9" * 10_000)[0] == "9" * 10_000                # never converted with int()
 
 
-# --- exact verifier 2.0 (reward versioning, ch5) -------------------------------
-
 def test_version_two_is_lenient_about_spaces_and_leading_zeros():
     for completion in (" 07#", "7 #", "007#", " 7#"):
         assert exact(S, completion).status == "malformed"
@@ -151,8 +152,6 @@ def test_unknown_version_is_refused():
     with pytest.raises(ValueError, match="'1.0', '2.0'"):
         ExactVerifier("3.0")
 
-
-# --- fail-open verifier (ch4) -------------------------------------------------
 
 def test_fail_open_pays_for_the_empty_answer():
     v = fail_open(S, "#")
@@ -191,8 +190,6 @@ def test_fail_open_survives_huge_digit_strings():
     v = fail_open(S, "7" * 5000 + EOT)                         # int() refuses > 4,300 digits
     assert v.reward == 1.0 and "ValueError" in v.reason
 
-
-# --- process scorer (ch2) -----------------------------------------------------
 
 def test_process_both_steps_valid():
     p = process_score(M, "7,12#")
@@ -239,8 +236,6 @@ def test_process_unscorable_prompts():
     assert PROCESS_STATUSES == ("scored", "unscorable")
 
 
-# --- shaped reward (ch2) ------------------------------------------------------
-
 def test_outcome_plus_process_values():
     assert outcome_plus_process(M, "7,12#") == 1.5
     assert outcome_plus_process(M, "6,12#") == 1.0             # right final, but 12 != 6+5: both steps invalid
@@ -262,8 +257,6 @@ def test_shaped_verifier_refuses_negative_weight():
     with pytest.raises(ValueError, match="weight"):
         ShapedVerifier(-1.0)
 
-
-# --- registry, batch scoring ---------------------------------------------------
 
 def test_registry_names_and_versions():
     assert set(VERIFIERS) == {"exact", "fail-open", "exact+process"}
@@ -303,28 +296,3 @@ def test_score_judges_each_distinct_pair_once_and_keeps_row_order():
     row_by_row = [exact(p, c) for p, c in zip(prompts, completions)]
     assert rewards.tolist() == [v.reward for v in row_by_row]
     assert statuses == [v.status for v in row_by_row]
-
-
-# --- specification and shortcut cases (ch2) -----------------------------------
-
-def test_spec_has_every_field_and_a_rule_per_status():
-    for key in ("task_input", "permitted_actions", "end_condition", "reward_source", *STATUSES):
-        assert SPEC[key]
-    assert f"{len(VOCAB)}-character" in SPEC["permitted_actions"] and "space newline" in SPEC["permitted_actions"]
-    assert repr(EOT) in SPEC["end_condition"]
-
-
-def test_spec_table_names_the_verifier():
-    rows = spec_table(exact2)
-    assert [k for k, _ in rows] == list(SPEC)
-    source = dict(rows)["reward_source"]
-    assert "exact 2.0" in source and "lenient" in source
-
-
-@pytest.mark.parametrize("case", SHORTCUT_CASES, ids=lambda c: c.description)
-def test_exact_gives_each_shortcut_case_its_intended_status(case):
-    assert exact(case.prompt, case.completion).status == case.intended_status
-
-
-def test_shortcut_cases_cover_every_status():
-    assert {c.intended_status for c in SHORTCUT_CASES} == set(STATUSES)

@@ -6,7 +6,6 @@ import pytest
 
 from rlbook import record as rec
 from rlbook import rewards as rw
-from rlbook import selection as sel
 from rlbook.core.evaluate import EvalResult
 from rlbook.core.stats import difference_ci
 from rlbook.core.world import Task, split
@@ -15,14 +14,6 @@ from rlbook.exercises import ch5
 PLAN = {"select_on": "validation", "report_on": "test", "verifier": "exact", "verifier_version": "1.0", "n": 32,
         "temperature": 1.0, "token_budget": 4, "template": "U:a+b?|A:", "checkpoints": "all",
         "base_same_settings": True}
-
-
-# ------------------------------------------------------------------ exercise 8
-
-def test_plan_reference_passes_and_runs(capsys):
-    result = ch5.check_independent_evaluation(PLAN, seed=0)
-    assert result.passed, result.message
-    assert "20 test prompts" in result.message and "difference" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("change, needle", [
@@ -47,8 +38,6 @@ def test_plan_missing_keys_and_stub():
     assert not result.passed and "'select_on'" in result.message
     assert "no answer yet" in ch5.check_independent_evaluation(None).message
 
-
-# ------------------------------------------------------------------ exercise 9
 
 def _reference_compare(after: EvalResult, before: EvalResult):
     for key in ("n", "temperature", "token_budget", "decoding", "verifier", "template"):
@@ -88,8 +77,6 @@ def test_compare_wrong_direction_and_shape():
     assert "no answer yet" in ch5.check_matched_comparison(None).message
 
 
-# ------------------------------------------------------------------ exercise 10
-
 def test_record_fields_reference_passes():
     assert ch5.check_record_fields(list(rec.RUN_RECORD_FIELDS)).passed
     assert ch5.check_record_fields([f.replace("_", " ").upper() for f in rec.RUN_RECORD_FIELDS]).passed
@@ -109,33 +96,6 @@ def test_record_dict_is_validated():
     assert "list of field names" in ch5.check_record_fields("run_name, seed").message
 
 
-# ------------------------------------------------------------------ exercise 15
-
-def test_retained_reference_passes():
-    result = ch5.check_retained_test(sel.plain_equation_accuracy, seed=0)
-    assert result.passed, result.message
-    assert "before RL" in result.message and "random weights" in result.message
-
-
-def test_retained_constant_test_fails():
-    result = ch5.check_retained_test(lambda policy: 1.0, seed=0)
-    assert not result.passed and "does not measure a capability" in result.message
-
-
-def test_retained_random_test_fails_as_nondeterministic():
-    rng = np.random.default_rng(0)
-    result = ch5.check_retained_test(lambda policy: float(rng.random()), seed=0)
-    assert not result.passed and "deterministic" in result.message
-
-
-def test_retained_out_of_range_and_errors():
-    assert "[0, 1]" in ch5.check_retained_test(lambda policy: 42.0, seed=0).message
-    assert "ZeroDivisionError" in ch5.check_retained_test(lambda policy: 1 / 0, seed=0).message
-    assert "no answer yet" in ch5.check_retained_test(None).message
-
-
-# ------------------------------------------------------------------ exercise 16
-
 def _evaluation(rows: list[list[str]], version: str) -> EvalResult:
     tasks = [Task((3, 4)), Task((2, 5))]
     verifier = rw.ExactVerifier("1.0")
@@ -147,6 +107,8 @@ def _evaluation(rows: list[list[str]], version: str) -> EvalResult:
 
 
 BEFORE = _evaluation([["7#", "6#"], ["07#", "1#"]], "before")  # 1.0: 1/4; 2.0: 2/4
+
+
 AFTER = _evaluation([["7#", " 7#"], ["7#", "7 #"]], "after")  # 1.0: 2/4; 2.0: 4/4
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from rlbook import disagreement, evaluate, runs, stats, workshop, world
 
-CHAPTER = Path(__file__).resolve().parent.parent / "chapters" / "01-rl-loop.qmd"
+CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "01-rl-loop.qmd"
 MAIN = runs.spec("main").rl
 
 

@@ -9,7 +9,7 @@ import yaml
 
 from rlbook.publish.lint import book_pages, cell_options, crossref_kind, lint_book, page_heading, scan_source, split_qmd
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 CONFIG = {
     "project": {"type": "book"},

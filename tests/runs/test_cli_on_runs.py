@@ -8,8 +8,6 @@ temporary cache.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,6 @@ from rlbook.core.evaluate import evaluate, greedy_accuracy
 from rlbook.core.rewards import STATUSES
 from rlbook.core.world import Task, split
 
-RLBOOK = Path(sys.executable).parent / "rlbook"
 PROMPT = "U:3+4?|A:"
 
 
@@ -54,88 +51,15 @@ def one_thread():
     torch.set_num_threads(before)
 
 
-# --- bad arguments found while parsing ---------------------------------------------------------------------
-
-PARSE_ERRORS = [
-    ([], "required: command"),
-    (["train"], "invalid choice: 'train'"),
-    (["run", "mian"], "unknown run 'mian'; known runs: base, main"),
-    (["run"], "required: name"),
-    (["sample", "U:3+4"], "'U:3+4' is not a task prompt; write it like 'U:3+4?|A:'"),
-    (["sample", "3+4"], "'3+4' is not a task prompt"),
-    (["sample", ""], "'' is not a task prompt"),
-    (["sample", "U:3+4?|A:7#"], "is not a task prompt"),
-    (["sample", "U:12+4?|A:"], "is not a task prompt"),
-    (["sample", PROMPT, "-n", "0"], "argument -n: must be positive, got 0"),
-    (["sample", PROMPT, "-n", "-3"], "argument -n: must be positive, got -3"),
-    (["sample", PROMPT, "-n", "abc"], "argument -n: expected a whole number, got 'abc'"),
-    (["sample", PROMPT, "-n", "2.5"], "argument -n: expected a whole number, got '2.5'"),
-    (["eval", "-n", "0"], "argument -n: must be positive, got 0"),
-    (["sample", PROMPT, "-T", "0"], "must be a positive finite number, got 0"),
-    (["sample", PROMPT, "-T", "-1"], "must be a positive finite number, got -1"),
-    (["sample", PROMPT, "-T", "abc"], "expected a number, got 'abc'"),
-    (["sample", PROMPT, "-T", ""], "expected a number, got ''"),
-    (["sample", PROMPT, "-T", "nan"], "must be a positive finite number, got nan"),
-    (["sample", PROMPT, "-T", "inf"], "must be a positive finite number, got inf"),
-    (["eval", "--temperature=-inf"], "must be a positive finite number, got -inf"),
-    (["sample", PROMPT, "--run", "mian"], "unknown run 'mian'"),
-    (["sample", PROMPT, "--step", "-1"], "argument --step: must be zero or more, got -1"),
-    (["sample", PROMPT, "--seed", "x"], "argument --seed: expected a whole number, got 'x'"),
-    (["run", "main", "--threads", "0"], "argument --threads: must be positive, got 0"),
-    (["eval", "--split", "sft"], "argument --split: invalid choice: 'sft'"),
-    (["verify", PROMPT], "required: completion"),
-]
-
-
-@pytest.mark.parametrize("argv, fragment", PARSE_ERRORS, ids=[" ".join(a) or "(nothing)" for a, _ in PARSE_ERRORS])
-def test_a_bad_argument_exits_2_with_one_line(argv, fragment, capsys):
-    assert_usage_error(*call(argv, capsys), fragment)
-
-
-# --- bad arguments found after parsing -------------------------------------------------------------------------
-
-def test_an_unknown_verifier_or_version(capsys):
-    assert_usage_error(*call(["verify", PROMPT, "7#", "--verifier", "strict"], capsys),
-                       "rlbook verify: error: unknown verifier 'strict'; choose one of ('exact', 'fail-open'")
-    assert_usage_error(*call(["verify", PROMPT, "7#", "--version", "9.9"], capsys),
-                       "unknown version '9.9' of verifier 'exact'; choose one of ('1.0', '2.0')")
-    assert_usage_error(*call(["verify", PROMPT, "7#", "--verifier", "fail-open", "--version", "2.0"], capsys),
-                       "unknown version '2.0' of verifier 'fail-open'")
-
-
 def write(path: Path, text: str) -> str:
     path.write_text(text)
     return str(path)
-
-
-def test_a_missing_or_malformed_record_file(tmp_path, capsys):
-    cases = [(str(tmp_path / "nowhere.json"), "nowhere.json: no run record found"),
-             (str(tmp_path), "cannot read run record: Is a directory"),
-             (write(tmp_path / "empty.json", ""), "empty.json: not valid JSON (line 1, column 1"),
-             (write(tmp_path / "cut.json", '{"run_name": "main", "seed": '), "cut.json: not valid JSON"),
-             (write(tmp_path / "list.json", "[1, 2]"), "list.json: a run record is a JSON object, got list"),
-             (write(tmp_path / "null.json", "null"), "null.json: a run record is a JSON object, got NoneType"),
-             (write(tmp_path / "partial.json", '{"run_name": "main"}'), "partial.json: run record field")]
-    for path, fragment in cases:
-        assert_usage_error(*call(["audit", path], capsys), fragment)
-        assert_usage_error(*call(["audit", path, "--json"], capsys), fragment)
 
 
 def test_an_invalid_field_in_a_record_names_the_field(tmp_path, base_entry, capsys):
     record = json.loads((base_entry / "record.json").read_text())
     record["seed"] = "zero"
     assert_usage_error(*call(["audit", write(tmp_path / "bad.json", json.dumps(record))], capsys), "'seed'")
-
-
-def test_a_binary_record_file(tmp_path, capsys):
-    path = tmp_path / "record.json"
-    path.write_bytes(b"\x80\x81\xfe\xff{}")
-    assert_usage_error(*call(["audit", str(path)], capsys), "record.json")
-
-
-def test_a_deeply_nested_record_file(tmp_path, capsys):
-    path = write(tmp_path / "deep.json", "[" * 100_000 + "]" * 100_000)
-    assert_usage_error(*call(["audit", path], capsys), "deep.json")
 
 
 def test_an_unknown_checkpoint_step(base_entry, capsys):
@@ -164,25 +88,6 @@ def test_a_vanishing_temperature_is_refused_or_acts_greedy(base_entry, capsys):
     else:
         greedy = evaluate(runs.load("base", 0).policy(), [Task((3, 4))], greedy=True).completions[0]
         assert [a["completion"] for a in json.loads(out)["answers"]] == greedy
-
-
-# --- good arguments: what each command prints ----------------------------------------------------------------
-
-def test_verify_prints_the_verdict(capsys):
-    code, out, err = call(["verify", PROMPT, "7#", "--json"], capsys)
-    assert code == 0 and err == ""
-    assert json.loads(out) == {"reward": 1.0, "status": "accepted", "reason": "answer 7 = 3+4",
-                               "verifier": "exact", "verifier_version": "1.0"}
-    code, out, _ = call(["verify", PROMPT, "8#"], capsys)
-    assert code == 0 and out.splitlines()[:2] == ["reward: 0.0", "status: incorrect"]
-
-
-def test_verify_judges_any_text_rather_than_refusing_it(capsys):
-    """A verifier must answer for whatever a policy or a person writes: a bad prompt is unverifiable, not an error."""
-    code, out, _ = call(["verify", "what is 3+4?", "7#", "--json"], capsys)
-    assert code == 0
-    verdict = json.loads(out)
-    assert verdict["reward"] == 0.0 and verdict["status"] == "unverifiable" and "'what is 3+4?'" in verdict["reason"]
 
 
 RUN_CONTRACT = {"name", "seed", "threads", "status", "heldout_expected_reward_before",
@@ -258,19 +163,3 @@ def test_audit_prints_the_record_as_a_table_or_json(base_entry, capsys):
     assert rows["run_name"] == "base" and rows["seed"] == "0" and rows["status"] == "completed"
     code, out, _ = call(["audit", path, "--json"], capsys)
     assert code == 0 and json.loads(out) == rec.load(path)
-
-
-# --- the installed entry point ---------------------------------------------------------------------------------
-
-def test_the_installed_command_refuses_a_bad_prompt_without_a_traceback():
-    done = subprocess.run([str(RLBOOK), "sample", "U:3+4", "-n", "2"], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == ("rlbook sample: error: argument prompt: 'U:3+4' is not a task prompt; "
-                           "write it like 'U:3+4?|A:' or 'U:3+4+5?|A:'\n")
-
-
-def test_the_installed_command_verifies():
-    done = subprocess.run([str(RLBOOK), "verify", PROMPT, "7#", "--json"], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0 and done.stderr == ""
-    assert json.loads(done.stdout)["status"] == "accepted"

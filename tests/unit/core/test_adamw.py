@@ -106,4 +106,4 @@ def test_it_never_imports_torchs_compiler():
             "from rlbook.core.train import next_char_loss; p = Policy(); opt = AdamW(p.parameters(), lr=1e-3); "
             "next_char_loss(p, torch.zeros(2, 17, dtype=torch.long)).backward(); opt.step(); "
             "opt.load_state_dict(opt.state_dict()); assert 'torch._dynamo' not in sys.modules")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[3])

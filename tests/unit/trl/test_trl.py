@@ -6,26 +6,23 @@ GRPOTrainer skip cleanly when the ``trl`` extra is not installed.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 import yaml
 
-from rlbook import advantages, losses, record, runs
+from rlbook import advantages, losses, runs
 from rlbook import trl_bridge as tb
-from rlbook.core.policy import weights_hash
 from rlbook.core.rl import RLConfig
-from rlbook.core.world import EOT_ID, encode, split
+from rlbook.core.world import EOT_ID, encode
 
 MAIN = RLConfig()
+
+
 P34, P98 = "U:3+4?|A:", "U:9+8?|A:"
 
-
-# ---------------------------------------------------------------- translation (no TRL needed)
 
 def test_main_translates_to_dapo_centred_clip_02_on_960_completions():
     kw = tb.grpo_kwargs(MAIN)
@@ -75,7 +72,7 @@ def test_choice_tables_cover_every_rlbook_name():
     assert set(tb.LOSS_NOTES) == set(losses.LOSSES)
     names = {row[1] for row in tb.choice_rows()}
     assert names == set(advantages.ADVANTAGE_METHODS) | set(losses.AGGREGATIONS) | set(losses.LOSSES) | {"kl_beta"}
-    bib = (Path(__file__).resolve().parent.parent / "references.bib").read_text()
+    bib = (Path(__file__).resolve().parents[3] / "references.bib").read_text()
     assert all("{" + row[4] + "," in bib for row in tb.choice_rows() if row[4])
 
 
@@ -84,8 +81,6 @@ def test_every_run_metric_name_has_a_trl_key():
     assert tb.METRIC_NAMES["zero_variance_frac"] == "frac_reward_zero_std"
     assert tb.METRIC_NAMES["clip_fraction"] == "clip_ratio/region_mean"
 
-
-# ---------------------------------------------------------------- the reward function (no TRL needed)
 
 def test_reward_decodes_ids_so_the_end_mark_counts():
     reward = tb.VerifierReward()
@@ -107,8 +102,6 @@ def test_scoring_trls_text_would_pay_nothing():
     gap = tb.decoding_gap(reward.rollouts)
     assert gap == {"from_ids": 0.5, "from_trl_text": 0.0, "trl_text_incomplete": 1.0, "status_changed": 1.0}
 
-
-# ---------------------------------------------------------------- audit readers (no TRL needed)
 
 def _captured() -> list[dict]:
     """Two groups of two: 3+4 answered right twice (all right), 9+8 once right, once wrong (mixed)."""
@@ -182,29 +175,6 @@ def test_accelerate_config_is_multi_gpu_float32():
     assert "-m rlbook.trl --steps 100" in tb.launch_command(4, 100)
 
 
-def test_peer_benchmark_without_trl_returns_the_install_hint(monkeypatch):
-    monkeypatch.setattr(tb.peer, "have_trl", lambda: False)
-    assert tb.peer_benchmark(quick=True) == {"summary": tb.INSTALL_HINT, "trl": None}
-
-
-@pytest.mark.parametrize("measure_kl, passes_per_step", [(True, 2), (False, 1)])
-def test_rlbook_step_seconds_reads_the_reference_only_to_measure_kl(monkeypatch, measure_kl, passes_per_step):
-    """The peer benchmark's same-work figure leaves out the reference pass, as TRL does at beta = 0."""
-    from rlbook.core import packing, rl
-
-    passes = []
-    real = rl.generated_logprobs
-    for module in (rl, packing):  # the update reads through rl, the reference through packing
-        monkeypatch.setattr(module, "generated_logprobs",
-                            lambda policy, rollouts: passes.append(policy) or real(policy, rollouts))
-    cfg = replace(rl.RLConfig(), group_size=2)
-    times = tb.rlbook_step_seconds(runs.load("base", 0).policy(), cfg, repeats=2, measure_kl=measure_kl)
-    assert len(times) == 2 and min(times) > 0
-    assert len(passes) == 3 * passes_per_step  # one warm-up step, then the two timed ones
-
-
-# ---------------------------------------------------------------- with TRL installed
-
 @pytest.fixture(scope="module")
 def trl():
     return pytest.importorskip("trl")
@@ -221,17 +191,6 @@ def test_tokenizer_keeps_rlbook_ids_and_drops_the_end_mark_when_skipping_special
     assert tok.eos_token_id == EOT_ID == tok.pad_token_id and tok.padding_side == "left"
     assert tok.decode(encode(" 7 #\n")) == " 7 #\n"
     assert tok.decode(encode("7#"), skip_special_tokens=True) == "7"
-
-
-def test_gpt2_copy_computes_the_same_logits_and_converts_back(base):
-    policy = base.policy()
-    model = tb.to_gpt2(policy).eval()
-    ids = torch.tensor([encode("U:3+4?|A:7#"), encode("U:9+8?|A:17")])
-    with torch.no_grad():
-        assert torch.allclose(model(ids).logits, policy(ids)[0], atol=1e-5)
-    back = tb.from_gpt2(model)
-    assert back.cfg == policy.cfg
-    assert weights_hash(back) == base.log["checkpoints"][-1]["weights_hash"]
 
 
 def test_trl_warm_up_runs_one_step_behind_rlbooks(trl):
@@ -261,72 +220,3 @@ def test_option_rows_read_trl_defaults(trl):
 def tiny(base):
     spec = tb.TRLSpec("trl-test", replace(MAIN, steps=2, group_size=4), prompts_per_step=4, eval_every=2)
     return tb.run_grpo(spec, seed=0)
-
-
-def test_tiny_run_logs_what_the_audit_computes(tiny):
-    assert [m["step"] for m in tiny.metrics] == [1, 2] and len(tiny.step_seconds) == 2
-    assert [s["tokens"].shape for s in tiny.rollouts] == [(16, 4), (16, 4)]
-    worst = tb.cross_check(tiny.metrics, tb.rollout_audit(tiny.rollouts))
-    assert {"reward_mean", "zero_variance_frac", "accepted_rate"} <= set(worst)
-    assert max(worst.values()) < 1e-6
-
-
-def test_tiny_run_rollouts_feed_the_books_audit(tiny):
-    from rlbook import audit
-
-    flow = audit.run_composition(tiny.rollouts)
-    assert [row["step"] for row in flow] == [1, 2]
-    assert [row["reward_mean"] for row in flow] == pytest.approx([m["reward_mean"] for m in tiny.metrics])
-
-
-def test_tiny_run_rewards_are_rlbooks_verdicts(tiny):
-    from rlbook import rewards as rw
-
-    for entry in tiny.captured:
-        rewards, statuses = rw.score(rw.ExactVerifier(), entry["prompts"], entry["completions"])
-        assert rewards.tolist() == entry["rewards"] and statuses == entry["statuses"]
-        assert all(p in {t.prompt for t in split("train")} for p in entry["prompts"])
-    assert tb.decoding_gap(tiny.captured)["trl_text_incomplete"] == 1.0
-
-
-def test_tiny_run_starts_from_the_book_base_and_is_evaluated_like_the_book(tiny, base):
-    assert tiny.steps == [0, 2]
-    assert tiny.checkpoints[0]["weights_hash"] == base.log["checkpoints"][-1]["weights_hash"]
-    # The base run evaluates its last checkpoint with the sampling seed of an RL run's step 0.
-    assert tiny.eval_at(0)["heldout_expected_reward"] == base.eval_at(1)["heldout_expected_reward"]
-    assert tiny.checkpoints[1]["weights_hash"] != tiny.checkpoints[0]["weights_hash"]
-    assert weights_hash(tiny.policy()) == tiny.checkpoints[1]["weights_hash"] and tiny.policy().version == "trl-test@2"
-    assert weights_hash(tiny.policy(0)) == tiny.checkpoints[0]["weights_hash"]
-    assert tiny.metric("reward_mean") == [m["reward_mean"] for m in tiny.metrics]
-    rows = tb.reward_vs_heldout(tiny)
-    assert rows[0]["train_reward_logged"] == tiny.metrics[0]["reward_mean"] and rows[1]["train_reward_logged"] is None
-
-
-def test_tiny_run_record_validates(tiny, tmp_path):
-    rec = tb.trl_record(tiny)
-    assert record.validate(rec) is rec
-    assert rec["rollouts_before_filtering"] == 32 and sum(rec["outcome_labels"].values()) == 32
-    assert rec["update"]["loss"] == "trl loss_type=dapo" and rec["versions"]["trl"] == tb.trl_versions()["trl"]
-    assert [e["step"] for e in rec["evaluations"]] == [0, 0, 2, 2]
-    assert record.load(record.save(rec, tmp_path / "record.json"))["trainer"]["config"]["num_generations"] == 4
-    assert np.isclose(rec["cost"]["generated_tokens"], sum(int(s["lengths"].sum()) for s in tiny.rollouts))
-
-
-def test_script_writes_a_valid_record_and_metrics(trl, tmp_path):
-    """``python -m rlbook.trl``, the script that ``accelerate launch`` starts on every GPU, run once on CPU."""
-    assert tb.main(["--steps", "1", "--prompts", "2", "--eval-every", "0", "--out", str(tmp_path)]) == 0
-    rec = record.load(tmp_path / "record.json")
-    assert rec["sampling"]["prompts_per_step"] == 2 and rec["cost"]["rollouts"] == 32 and rec["evaluations"] == []
-    assert [m["step"] for m in json.loads((tmp_path / "metrics.json").read_text())] == [1]
-
-
-@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
-def test_appendix_claims_hold(trl, seed):
-    """The appendix's asserted claims, for its run (tb.DEMO) on each seed."""
-    run, base = tb.load_run(tb.DEMO, seed), runs.load("base", seed)
-    assert run.checkpoints[0]["weights_hash"] == base.log["checkpoints"][-1]["weights_hash"]
-    assert run.eval_at(0)["heldout_expected_reward"] == runs.load("main", seed).eval_at(0)["heldout_expected_reward"]
-    worst = tb.cross_check(run.metrics, tb.rollout_audit(run.rollouts))
-    assert {"reward_mean", "zero_variance_frac"} <= set(worst) and max(worst.values()) < 1e-6
-    gap = tb.decoding_gap(run.captured)
-    assert gap["from_trl_text"] == 0 and gap["trl_text_incomplete"] == 1.0

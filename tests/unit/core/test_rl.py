@@ -1,0 +1,180 @@
+"""The RL loop (rlbook.core.rl): credit, one update, the response policy, and a tiny real run."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+from rlbook import runs
+from rlbook.core.packing import reference_logprobs
+from rlbook.core.policy import Policy, PolicyConfig, weights_hash
+from rlbook.core.rl import Batch, RLConfig, credit, generated_logprobs, rollout_metrics, train_rl, update
+from rlbook.core.sampling import Rollouts
+from rlbook.core.world import EOT_ID, encode
+
+TINY = RLConfig(steps=3, prompts_per_step=8, group_size=4, eval_n=4, checkpoint_every=1)
+
+
+def close(actual, expected, tol=1e-5) -> bool:
+    return torch.allclose(torch.as_tensor(actual, dtype=torch.float32),
+                          torch.tensor(expected, dtype=torch.float32), atol=tol)
+
+
+def test_credit_centres_rewards_within_each_group():
+    cfg = RLConfig(group_size=4)
+    rewards = np.array([1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1], dtype=float)
+    adv, used = credit(cfg, rewards, ["accepted"] * 12)
+    assert close(adv, [0.75, -0.25, -0.25, -0.25, 0.5, 0.5, -0.5, -0.5, 0, 0, 0, 0])
+    assert used.dtype == torch.bool and used.all()
+
+
+def test_credit_scales_rewards_and_normalises_by_group_std():
+    rewards = np.array([1, 0, 0, 0], dtype=float)
+    adv, _ = credit(RLConfig(group_size=4, reward_scale=10.0), rewards, ["accepted"] * 4)
+    assert close(adv, [7.5, -2.5, -2.5, -2.5])
+    # std of (1, 0, 0, 0) with ddof 0 is sqrt(0.25 * 0.75) = 0.4330.
+    adv, _ = credit(RLConfig(group_size=4, advantage="group_std"), rewards, ["accepted"] * 4)
+    assert close(adv, [0.75 / 0.4330127, -0.25 / 0.4330127, -0.25 / 0.4330127, -0.25 / 0.4330127], tol=1e-4)
+
+
+def test_accepted_only_selection_keeps_accepted_rows_with_advantage_one():
+    statuses = ["accepted", "incorrect", "malformed", "accepted"]
+    adv, used = credit(RLConfig(group_size=2, selection="accepted"), np.array([1.0, 0, 0, 1]), statuses)
+    assert used.tolist() == [True, False, False, True]
+    assert close(adv, [1, 0, 0, 1])
+    adv, _ = credit(RLConfig(group_size=2, selection="accepted", reward_scale=10.0), np.array([1.0, 0, 0, 1]),
+                    statuses)
+    assert close(adv, [10, 0, 0, 10])
+
+
+def hand_batch(policy: Policy, advantages, used=(True, True)) -> Batch:
+    """Two on-policy answers to 3+4: ``7#`` and ``8#``, with the given advantages."""
+    prompt = "U:3+4?|A:"
+    tokens = torch.tensor([encode("7#"), encode("8#")])
+    ids = torch.tensor([encode(prompt)] * 2)
+    mask = torch.ones(2, 2, dtype=torch.bool)
+    rollouts = Rollouts([prompt] * 2, ids, tokens, torch.zeros(2, 2), mask, "hand@0", {"group_size": 2})
+    with torch.no_grad():
+        rollouts.logprobs = generated_logprobs(policy, rollouts)[0]
+    return Batch(1, rollouts, np.array([1.0, 0.0]), ["accepted", "incorrect"],
+                 torch.tensor(advantages, dtype=torch.float32), torch.tensor(used))
+
+
+def fresh_policy(seed: int = 0) -> Policy:
+    torch.manual_seed(seed)
+    return Policy(PolicyConfig())
+
+
+def test_update_raises_the_logprob_of_positive_advantage_tokens():
+    policy = fresh_policy()
+    cfg = RLConfig(group_size=2, lr=1e-2)
+    batch = hand_batch(policy, [1.0, -0.5])
+    before = batch.rollouts.logprobs.clone()
+    # Plain SGD: the step follows minus the gradient of the loss exactly.
+    stats = update(policy, torch.optim.SGD(policy.parameters(), lr=0.05), batch, cfg)
+    with torch.no_grad():
+        after = generated_logprobs(policy, batch.rollouts)[0]
+    # Both first tokens answer the same state: "7" (advantage +1) gains, "8" (advantage -0.5) loses.
+    assert after[0, 0] > before[0, 0] and after[1, 0] < before[1, 0]
+    assert after[0].sum() > before[0].sum()
+    # On-policy the ratio is 1: loss = -(1 + 1 - 0.5 - 0.5) / 4 tokens = -0.25, nothing clipped.
+    assert stats["finite"] is True
+    assert stats["loss"] == pytest.approx(-0.25, abs=1e-6)
+    assert stats["ratio_mean"] == pytest.approx(1.0, abs=1e-6)
+    assert stats["clip_fraction"] == 0.0 and stats["kl"] == 0.0
+    assert 0.0 < stats["entropy"] <= np.log(21) + 1e-6
+
+
+def test_update_with_adam_moves_the_sequences_apart():
+    policy = fresh_policy()
+    batch = hand_batch(policy, [1.0, -1.0])
+    before = batch.rollouts.logprobs.clone()
+    opt = torch.optim.AdamW(policy.parameters(), lr=1e-3, weight_decay=0.0)
+    update(policy, opt, batch, RLConfig(group_size=2, lr=1e-3))
+    with torch.no_grad():
+        after = generated_logprobs(policy, batch.rollouts)[0]
+    assert after[0, 0] > before[0, 0] and after[1, 0] < before[1, 0]
+    gap_before = before[0].sum() - before[1].sum()
+    assert after[0].sum() - after[1].sum() > gap_before
+
+
+def test_rows_not_used_do_not_move_the_policy():
+    policy = fresh_policy(1)
+    before = weights_hash(policy)
+    batch = hand_batch(policy, [5.0, -5.0], used=(False, False))
+    opt = torch.optim.AdamW(policy.parameters(), lr=1e-2, weight_decay=0.0)
+    stats = update(policy, opt, batch, RLConfig(group_size=2, lr=1e-2))
+    assert stats["loss"] == 0.0
+    assert weights_hash(policy) == before
+
+
+def test_kl_to_an_identical_reference_is_zero():
+    policy = fresh_policy(2)
+    batch = hand_batch(policy, [1.0, -1.0])
+    opt = torch.optim.AdamW(policy.parameters(), lr=1e-2)
+    ref_logp = reference_logprobs(copy.deepcopy(policy), batch.rollouts)
+    stats = update(policy, opt, batch, RLConfig(group_size=2, kl_beta=0.1), ref_logp=ref_logp)
+    assert stats["kl"] == pytest.approx(0.0, abs=1e-7)
+
+
+def test_a_non_finite_loss_is_not_applied():
+    policy = fresh_policy(3)
+    before = weights_hash(policy)
+    batch = hand_batch(policy, [1.0, -1.0])
+    opt = torch.optim.AdamW(policy.parameters(), lr=1e-2)
+    stats = update(policy, opt, batch, RLConfig(group_size=2), poison=True)
+    assert stats["finite"] is False and np.isnan(stats["loss"])
+    assert weights_hash(policy) == before
+    assert not opt.state  # the optimiser never stepped
+    # A NaN recorded log-prob on a trained token poisons the loss the same way.
+    batch.rollouts.logprobs[0, 0] = float("nan")
+    stats = update(policy, opt, batch, RLConfig(group_size=2))
+    assert stats["finite"] is False and weights_hash(policy) == before
+
+
+def answers(*texts: str) -> Rollouts:
+    prompt = "U:3+4?|A:"
+    width = 4
+    tokens = torch.tensor([encode(t) + [EOT_ID] * (width - len(t)) for t in texts])
+    mask = torch.tensor([[i < len(t) for i in range(width)] for t in texts])
+    ids = torch.tensor([encode(prompt)] * len(texts))
+    return Rollouts([prompt] * len(texts), ids, tokens, torch.zeros(len(texts), width), mask, "hand@0",
+                    {"group_size": len(texts)})
+
+
+def test_rollout_metrics_by_hand():
+    cfg = RLConfig(group_size=4)
+    rollouts = answers(*(["7#"] * 4 + ["8#", "8#", "9", "U#"] + ["7#", "8#", "8#", "8#"]))
+    statuses = ["accepted"] * 4 + ["incorrect", "incorrect", "incomplete", "malformed"] + \
+               ["accepted"] + ["incorrect"] * 3
+    rewards = np.array([1.0] * 4 + [0.0] * 4 + [1.0, 0, 0, 0])
+    batch = Batch(1, rollouts, rewards, statuses, torch.zeros(12), torch.ones(12, dtype=torch.bool))
+    m = rollout_metrics(cfg, batch)
+    assert m["reward_mean"] == pytest.approx(5 / 12)
+    assert m["zero_variance_frac"] == pytest.approx(2 / 3)
+    assert m["zero_variance_all_right"] == pytest.approx(1 / 3) and m["zero_variance_all_wrong"] == pytest.approx(1 / 3)
+    assert m["accepted_rate"] == pytest.approx(5 / 12) and m["incorrect_rate"] == pytest.approx(5 / 12)
+    assert m["malformed_rate"] == pytest.approx(1 / 12) and m["incomplete_rate"] == pytest.approx(1 / 12)
+    assert m["unverifiable_rate"] == 0.0
+    assert m["completion_len"] == pytest.approx(23 / 12)  # 2*4 + (2+2+1+2) + 2*4 characters
+    assert m["rollouts_used"] == 12
+
+
+def tiny_run(cfg: RLConfig = TINY, state=None) -> tuple[dict, list]:
+    """RL for a few steps from the shared cached base of seed 0, on one thread; returns (log, states)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        states: list = []
+        log = train_rl(runs.load("base", 0).policy(), cfg, seed=0, name="tiny", state=state,
+                       on_checkpoint=lambda s: states.append(copy.deepcopy(s)))
+    finally:
+        torch.set_num_threads(before)
+    return log, states
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return tiny_run()
