@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import copy
 import math
-import threading
 import time
 
 import pytest
 import torch
+from doubles import StuckVerifier
 
 from rlbook import record as rec
 from rlbook import rewards as rw
@@ -131,21 +131,6 @@ class NanVerifier:
 
     def __call__(self, prompt: str, completion: str) -> Verdict:
         return Verdict(float("nan"), "accepted", "a reward that is not a number", self.name, self.version)
-
-
-class StuckVerifier:
-    """Blocks until released (at most a few seconds), like a verifier service that stopped answering."""
-
-    name, version = "stuck", "0"
-
-    def __init__(self):
-        self.release = threading.Event()
-        self.threads: list[threading.Thread] = []
-
-    def __call__(self, prompt: str, completion: str) -> Verdict:
-        self.threads.append(threading.current_thread())
-        self.release.wait(timeout=5)
-        raise TimeoutError("never answered")
 
 
 def bad_verifier_at(monkeypatch, step: int, verifier) -> None:

@@ -13,43 +13,14 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
+from cli_calls import assert_usage_error, call
 
-from rlbook import cli
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 RLBOOK = Path(sys.executable).parent / "rlbook"
 
 
 PROMPT = "U:3+4?|A:"
-
-
-def call(argv: list[str], capsys) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr of ``rlbook <argv>`` run in-process."""
-    try:
-        code = cli.main(argv)
-    except SystemExit as stop:  # argparse stops the process itself
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_usage_error(code: int, out: str, err: str, fragment: str) -> None:
-    """Status 2, nothing on stdout, one line on stderr naming the problem, no traceback."""
-    assert code == 2
-    assert out == ""
-    assert err.endswith("\n") and err.count("\n") == 1, err
-    assert err.startswith("rlbook")
-    assert "Traceback" not in err
-    assert fragment in err
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Evaluate on one thread: on a busy two-core machine that is many times faster for these tiny batches."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 PARSE_ERRORS = [

@@ -219,7 +219,6 @@ def test_markdown_table_escapes_pipes_and_marks_code():
     assert text.splitlines() == ["| completion | n |", "|---|---|", "| '2\\|#' | 3 |", "| `'#'` | 1 |"]
 
 
-
 def test_sharpening_compares_first_and_late_steps():
     row = {"step": 0, "reward_mean": 0.5, "duplicate_accepted": 0.4, "accepted": 0.06, "novel_share": 0.1}
     flow = [dict(row, step=1, novel_share=1.0), dict(row, step=2, reward_mean=0.3, novel_share=0.2),

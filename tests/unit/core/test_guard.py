@@ -1,30 +1,14 @@
 """The RL loop's response policy: guarded scoring, injected malformed bursts, excluded batches (rlbook.core.guard)."""
 from __future__ import annotations
 
-import copy
-import threading
-
-import pytest
 import torch
+from doubles import StuckVerifier, answers
 
-from rlbook import runs
 from rlbook.core.guard import corrupt, guard_batch, score_guarded
-from rlbook.core.rewards import Verdict, get_verifier
-from rlbook.core.rl import RLConfig, new_log, train_rl
+from rlbook.core.rewards import get_verifier
+from rlbook.core.rl import RLConfig, new_log
 from rlbook.core.sampling import Rollouts
 from rlbook.core.world import EOT_ID, encode
-
-TINY = RLConfig(steps=3, prompts_per_step=8, group_size=4, eval_n=4, checkpoint_every=1)
-
-
-def answers(*texts: str) -> Rollouts:
-    prompt = "U:3+4?|A:"
-    width = 4
-    tokens = torch.tensor([encode(t) + [EOT_ID] * (width - len(t)) for t in texts])
-    mask = torch.tensor([[i < len(t) for i in range(width)] for t in texts])
-    ids = torch.tensor([encode(prompt)] * len(texts))
-    return Rollouts([prompt] * len(texts), ids, tokens, torch.zeros(len(texts), width), mask, "hand@0",
-                    {"group_size": len(texts)})
 
 
 def test_score_guarded_scores_normally_and_records_failures():
@@ -70,42 +54,7 @@ def test_guard_batch_pauses_updates_on_a_verifier_error():
     assert event["affected_rollouts"] == 4
 
 
-def tiny_run(cfg: RLConfig = TINY, state=None) -> tuple[dict, list]:
-    """RL for a few steps from the shared cached base of seed 0, on one thread; returns (log, states)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        states: list = []
-        log = train_rl(runs.load("base", 0).policy(), cfg, seed=0, name="tiny", state=state,
-                       on_checkpoint=lambda s: states.append(copy.deepcopy(s)))
-    finally:
-        torch.set_num_threads(before)
-    return log, states
-
-
-@pytest.fixture(scope="module")
-def tiny():
-    return tiny_run()
-
-
-class StuckVerifier:
-    """Blocks until released (at most a few seconds), like a verifier service that stopped answering."""
-
-    name, version = "stuck", "0"
-
-    def __init__(self):
-        self.release = threading.Event()
-        self.threads: list[threading.Thread] = []
-
-    def __call__(self, prompt: str, completion: str) -> Verdict:
-        self.threads.append(threading.current_thread())
-        self.release.wait(timeout=5)
-        raise TimeoutError("never answered")
-
-
 def test_a_stuck_verifier_does_not_keep_the_process_alive():
-    from rlbook.core.sampling import Rollouts
-    from rlbook.core.world import EOT_ID, encode
 
     prompt = "U:3+4?|A:"
     rollouts = Rollouts([prompt], torch.tensor([encode(prompt)]), torch.tensor([encode("7#") + [EOT_ID] * 2]),

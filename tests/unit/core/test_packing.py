@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import copy
 
-import numpy as np
 import pytest
 import torch
+from doubles import hand_batch
 
-from rlbook import runs
 from rlbook.core.packing import (
     ReferenceMemo,
     distinct_answers,
@@ -18,24 +17,9 @@ from rlbook.core.packing import (
     unmet,
 )
 from rlbook.core.policy import Policy, PolicyConfig
-from rlbook.core.rl import Batch, RLConfig, generated_logprobs, train_rl
+from rlbook.core.rl import generated_logprobs
 from rlbook.core.sampling import Rollouts
-from rlbook.core.world import EOT_ID, VOCAB, encode
-
-TINY = RLConfig(steps=3, prompts_per_step=8, group_size=4, eval_n=4, checkpoint_every=1)
-
-
-def hand_batch(policy: Policy, advantages, used=(True, True)) -> Batch:
-    """Two on-policy answers to 3+4: ``7#`` and ``8#``, with the given advantages."""
-    prompt = "U:3+4?|A:"
-    tokens = torch.tensor([encode("7#"), encode("8#")])
-    ids = torch.tensor([encode(prompt)] * 2)
-    mask = torch.ones(2, 2, dtype=torch.bool)
-    rollouts = Rollouts([prompt] * 2, ids, tokens, torch.zeros(2, 2), mask, "hand@0", {"group_size": 2})
-    with torch.no_grad():
-        rollouts.logprobs = generated_logprobs(policy, rollouts)[0]
-    return Batch(1, rollouts, np.array([1.0, 0.0]), ["accepted", "incorrect"],
-                 torch.tensor(advantages, dtype=torch.float32), torch.tensor(used))
+from rlbook.core.world import VOCAB, encode
 
 
 @pytest.mark.parametrize("width", [1, 9, 11, 14])
@@ -126,29 +110,3 @@ def test_the_reference_memo_reads_each_pair_once_and_hands_back_its_first_number
     assert torch.allclose(mixed[0], reference_logprobs(reference, new)[0], atol=1e-6)
 
 
-def answers(*texts: str) -> Rollouts:
-    prompt = "U:3+4?|A:"
-    width = 4
-    tokens = torch.tensor([encode(t) + [EOT_ID] * (width - len(t)) for t in texts])
-    mask = torch.tensor([[i < len(t) for i in range(width)] for t in texts])
-    ids = torch.tensor([encode(prompt)] * len(texts))
-    return Rollouts([prompt] * len(texts), ids, tokens, torch.zeros(len(texts), width), mask, "hand@0",
-                    {"group_size": len(texts)})
-
-
-def tiny_run(cfg: RLConfig = TINY, state=None) -> tuple[dict, list]:
-    """RL for a few steps from the shared cached base of seed 0, on one thread; returns (log, states)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        states: list = []
-        log = train_rl(runs.load("base", 0).policy(), cfg, seed=0, name="tiny", state=state,
-                       on_checkpoint=lambda s: states.append(copy.deepcopy(s)))
-    finally:
-        torch.set_num_threads(before)
-    return log, states
-
-
-@pytest.fixture(scope="module")
-def tiny():
-    return tiny_run()

@@ -6,15 +6,11 @@ import copy
 import numpy as np
 import pytest
 import torch
+from doubles import answers, hand_batch
 
-from rlbook import runs
 from rlbook.core.packing import reference_logprobs
 from rlbook.core.policy import Policy, PolicyConfig, weights_hash
-from rlbook.core.rl import Batch, RLConfig, credit, generated_logprobs, rollout_metrics, train_rl, update
-from rlbook.core.sampling import Rollouts
-from rlbook.core.world import EOT_ID, encode
-
-TINY = RLConfig(steps=3, prompts_per_step=8, group_size=4, eval_n=4, checkpoint_every=1)
+from rlbook.core.rl import Batch, RLConfig, credit, generated_logprobs, rollout_metrics, update
 
 
 def close(actual, expected, tol=1e-5) -> bool:
@@ -47,19 +43,6 @@ def test_accepted_only_selection_keeps_accepted_rows_with_advantage_one():
     adv, _ = credit(RLConfig(group_size=2, selection="accepted", reward_scale=10.0), np.array([1.0, 0, 0, 1]),
                     statuses)
     assert close(adv, [10, 0, 0, 10])
-
-
-def hand_batch(policy: Policy, advantages, used=(True, True)) -> Batch:
-    """Two on-policy answers to 3+4: ``7#`` and ``8#``, with the given advantages."""
-    prompt = "U:3+4?|A:"
-    tokens = torch.tensor([encode("7#"), encode("8#")])
-    ids = torch.tensor([encode(prompt)] * 2)
-    mask = torch.ones(2, 2, dtype=torch.bool)
-    rollouts = Rollouts([prompt] * 2, ids, tokens, torch.zeros(2, 2), mask, "hand@0", {"group_size": 2})
-    with torch.no_grad():
-        rollouts.logprobs = generated_logprobs(policy, rollouts)[0]
-    return Batch(1, rollouts, np.array([1.0, 0.0]), ["accepted", "incorrect"],
-                 torch.tensor(advantages, dtype=torch.float32), torch.tensor(used))
 
 
 def fresh_policy(seed: int = 0) -> Policy:
@@ -134,16 +117,6 @@ def test_a_non_finite_loss_is_not_applied():
     assert stats["finite"] is False and weights_hash(policy) == before
 
 
-def answers(*texts: str) -> Rollouts:
-    prompt = "U:3+4?|A:"
-    width = 4
-    tokens = torch.tensor([encode(t) + [EOT_ID] * (width - len(t)) for t in texts])
-    mask = torch.tensor([[i < len(t) for i in range(width)] for t in texts])
-    ids = torch.tensor([encode(prompt)] * len(texts))
-    return Rollouts([prompt] * len(texts), ids, tokens, torch.zeros(len(texts), width), mask, "hand@0",
-                    {"group_size": len(texts)})
-
-
 def test_rollout_metrics_by_hand():
     cfg = RLConfig(group_size=4)
     rollouts = answers(*(["7#"] * 4 + ["8#", "8#", "9", "U#"] + ["7#", "8#", "8#", "8#"]))
@@ -162,19 +135,3 @@ def test_rollout_metrics_by_hand():
     assert m["rollouts_used"] == 12
 
 
-def tiny_run(cfg: RLConfig = TINY, state=None) -> tuple[dict, list]:
-    """RL for a few steps from the shared cached base of seed 0, on one thread; returns (log, states)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        states: list = []
-        log = train_rl(runs.load("base", 0).policy(), cfg, seed=0, name="tiny", state=state,
-                       on_checkpoint=lambda s: states.append(copy.deepcopy(s)))
-    finally:
-        torch.set_num_threads(before)
-    return log, states
-
-
-@pytest.fixture(scope="module")
-def tiny():
-    return tiny_run()

@@ -13,16 +13,6 @@ from rlbook.core.rl import RLConfig
 from rlbook.runs import cache
 
 
-@pytest.fixture(scope="module")
-def base():
-    return runs.load("base", 0)
-
-
-@pytest.fixture(scope="module")
-def main(base):
-    return runs.load("main", 0)
-
-
 def test_spec_of_an_unknown_name_lists_the_known_ones():
     with pytest.raises(ValueError, match="unknown run 'mian'") as err:
         runs.spec("mian")

@@ -13,7 +13,7 @@ import pytest
 import torch
 import yaml
 
-from rlbook import advantages, losses, runs
+from rlbook import advantages, losses
 from rlbook import trl_bridge as tb
 from rlbook.core.rl import RLConfig
 from rlbook.core.world import EOT_ID, encode
@@ -180,11 +180,6 @@ def trl():
     return pytest.importorskip("trl")
 
 
-@pytest.fixture(scope="module")
-def base(trl):
-    return runs.load("base", 0)
-
-
 def test_tokenizer_keeps_rlbook_ids_and_drops_the_end_mark_when_skipping_specials(trl):
     tok = tb.char_tokenizer()
     assert tok("U:3+4?|A:")["input_ids"] == encode("U:3+4?|A:")
@@ -216,7 +211,3 @@ def test_option_rows_read_trl_defaults(trl):
     assert rows["cispo_cap"][2] == "not used by this loss"
 
 
-@pytest.fixture(scope="module")
-def tiny(base):
-    spec = tb.TRLSpec("trl-test", replace(MAIN, steps=2, group_size=4), prompts_per_step=4, eval_every=2)
-    return tb.run_grpo(spec, seed=0)
