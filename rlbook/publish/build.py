@@ -42,6 +42,7 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 from rlbook.core.source import package_hash
 from rlbook.publish.html import ANSI, render_site
 from rlbook.publish.lint import FENCE, INLINE_PYTHON, Page, book_pages, cell_options, line_of, read_config
+from rlbook.publish import webworkshop
 
 CELL_TIMEOUT_S = 1800
 """How long one cell may run: generous, because a cold run cache trains the book's runs inside a cell."""
@@ -450,6 +451,7 @@ def _render_quarto(root: Path, page: Page | None, notebooks_dir: Path, out: Call
             shutil.rmtree(target, ignore_errors=True)
         return 1
     shutil.copytree(notebooks_dir, target / "notebooks", dirs_exist_ok=True)
+    webworkshop.add_to_site(root, [p.source for p in book_pages(root)], target)
     if page is None:
         swap_in(target, root / "_book")
     return 0

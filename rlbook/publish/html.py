@@ -33,6 +33,7 @@ from pathlib import Path
 import yaml
 
 from rlbook.publish.lint import CROSSREF_KINDS, Page, cell_options, crossref_kind, normalise_ref
+from rlbook.publish import webworkshop
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 CALLOUT_TITLES = {"note": "Note", "tip": "Tip", "warning": "Warning", "important": "Important", "caution": "Caution"}
@@ -558,6 +559,7 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
     for stem, nb in notebooks.items():
         (dest / "notebooks" / f"{stem}.ipynb").write_text(json.dumps(nb, indent=1), encoding="utf-8")
     shutil.copyfile(ASSETS / "book.css", dest / "book.css")
+    webworkshop.add_to_site(root, [page.source for page in pages], dest)
     return missing
 
 

@@ -1,0 +1,65 @@
+"""Headless Chromium for the browser tests: one browser per session, a fresh page per test.
+
+Debian's ``chromium`` (``/usr/bin/chromium``) is driven by Playwright's Python
+package; Playwright's own browser download cannot work on these machines.
+``.ci/run`` installs both; a machine without either skips these tests with
+the reason. Every page starts offline: any request that is not for a
+``file://`` URL is refused and recorded, so a test can assert that a page
+reaches nothing beyond its own files. The ``page`` fixture fails the test if
+the page logged a console error or threw an uncaught exception.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-quic", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Chromium, shared by the session's tests."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed "
+                                   "(pip install playwright): the browser tests cannot run")
+    executable = CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")
+    if executable is None:
+        pytest.skip("Chromium is not installed (apt-get install chromium): the browser tests cannot run")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class PageLog:
+    """What a page did that a test may assert about: console errors, uncaught exceptions, refused requests."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.refused: list[str] = []
+
+
+@pytest.fixture
+def page(browser):
+    """A new page in a context of its own, offline, with its log as ``page.log``; fails on console errors."""
+    context = browser.new_context(viewport={"width": 1100, "height": 1400})
+    log = PageLog()
+
+    def route(r):
+        if r.request.url.startswith("file://"):
+            r.continue_()
+        else:
+            log.refused.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    tab = context.new_page()
+    tab.on("console", lambda message: message.type == "error" and log.errors.append(message.text))
+    tab.on("pageerror", lambda error: log.errors.append(str(error)))
+    tab.log = log
+    yield tab
+    context.close()
+    assert not log.errors, f"the page logged errors: {log.errors}"
