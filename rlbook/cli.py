@@ -122,6 +122,8 @@ def build_parser() -> Parser:
     p.add_argument("--quick", action="store_true", help="fewer repeats, smaller batches")
     p.add_argument("--peer", choices=("trl",), default=None, help="also time a peer trainer on the same batch")
     p.add_argument("--write", default=None, help="write the report to this Markdown file")
+    p.add_argument("--browser", action="store_true",
+                   help="measure chapter 1's web workshop in headless Chromium instead (needs chromium and playwright)")
     return parser
 
 

@@ -20,6 +20,8 @@ from rlbook.core.policy import PolicyConfig
 from rlbook.runs import prefetch
 
 from .book import all_runs, book_run
+from .browser import lines as browser_lines
+from .browser import measure as measure_browser
 from .kernels import (
     bound_row,
     fmt,
@@ -144,6 +146,14 @@ def main(args) -> int:
                   file=sys.stderr)
             return 2
         print(json.dumps(report, indent=1) if args.json else report["summary"])
+        return 0
+    if getattr(args, "browser", False):
+        try:
+            figures = measure_browser()
+        except RuntimeError as err:
+            print(f"rlbook bench: error: --browser: {err}", file=sys.stderr)
+            return 2
+        print(json.dumps(figures, indent=1) if args.json else "\n".join(browser_lines(figures)))
         return 0
     report = measure(args.quick)
     text = markdown(report)
