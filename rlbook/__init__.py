@@ -30,7 +30,7 @@ MODULES: dict[str, str] = {
         "workshop", "disagreement", "credit", "audit", "selection", "plots", "reward_spec")},
     "runs": "rlbook.runs", "prefetch": "rlbook.runs.prefetch", "record": "rlbook.record",
     "trl_bridge": "rlbook.trl", "exercises": "rlbook.exercises",
-    "build": "rlbook.publish.build", "html": "rlbook.publish.html", "lint": "rlbook.publish.lint",
+    "build": "rlbook.publish.build", "site": "rlbook.publish.site", "lint": "rlbook.publish.lint",
     "bench": "rlbook.bench", "cli": "rlbook.cli",
 }
 

@@ -10,7 +10,7 @@ expressions (```` `{python} expr` ````) in the prose are evaluated in the
 same kernel at the point where they appear and replaced by ``str(value)``.
 
 The website is then rendered by Quarto when it is on PATH, or else by pandoc
-(:mod:`rlbook.publish.html`). The new site is built beside the old one and swapped in
+(:mod:`rlbook.publish.site`). The new site is built beside the old one and swapped in
 only when every page succeeded, so a failing cell leaves the previous
 ``_book/`` as it was.
 """
@@ -40,7 +40,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from rlbook.core.source import package_hash
-from rlbook.publish.html import ANSI, render_site
+from rlbook.publish.markdown import ANSI
+from rlbook.publish.site import render_site
 from rlbook.publish.lint import FENCE, INLINE_PYTHON, Page, book_pages, cell_options, line_of, read_config
 from rlbook.publish import webworkshop
 

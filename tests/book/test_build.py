@@ -20,7 +20,7 @@ import pytest
 
 from rlbook import build
 from rlbook.publish.build import build_book, choose_backend, inline_expressions, longest_first, select_pages, swap_in
-from rlbook.publish.html import relative_href
+from rlbook.publish.page import relative_href
 from rlbook.publish.lint import Page
 
 QUARTO_YML = """\
