@@ -78,7 +78,7 @@ class _Media:
         name = f"{self.prefix}-{self.count}.{IMAGE_TYPES[mime]}"
         self.directory.mkdir(parents=True, exist_ok=True)
         if mime == "image/svg+xml":
-            (self.directory / name).writetext(text(data), encoding="utf-8")
+            (self.directory / name).write_text(text(data), encoding="utf-8")
         else:
             (self.directory / name).write_bytes(base64.b64decode(text(data)))
         return f"{self.href}/{name}"

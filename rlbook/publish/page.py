@@ -258,3 +258,19 @@ def nocite(keys: list[str]) -> dict:
     citations = [{"citationId": key, "citationPrefix": [], "citationSuffix": [],
                   "citationMode": {"t": "NormalCitation"}, "citationNoteNum": 0, "citationHash": 0} for key in keys]
     return {"t": "MetaInlines", "c": [{"t": "Cite", "c": [citations, [{"t": "Str", "c": "@*"}]]}]}
+
+
+def scroll_boxes(blocks: list) -> list:
+    """Every table and display equation in a box of its own that scrolls sideways when it is wider than the page.
+
+    A wide table or a long equation would otherwise widen the whole page on
+    a phone (``.table-scroll`` and ``.display-math`` in ``assets/book.css``).
+    """
+    def rewrite(element: dict) -> list | None:
+        if element["t"] == "Table":
+            return [div(["table-scroll"], [element])]
+        if element["t"] == "Math" and element["c"][0]["t"] == "DisplayMath":
+            return [{"t": "Span", "c": [attr("", ["display-math"]), [element]]}]
+        return None
+
+    return walk(blocks, rewrite)

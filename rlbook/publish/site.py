@@ -20,14 +20,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from rlbook.publish import webworkshop
+from rlbook.publish import search, webworkshop
 from rlbook.publish.lint import Page
 from rlbook.publish.markdown import CELL_DEFAULTS, front_matter, notebook_markdown
 from rlbook.publish.page import (Target, build_figures, cited_keys, nocite, number_page, qmd_links_to_html,
-                                 relative_href, render_callouts, resolve_crossrefs)
+                                 relative_href, render_callouts, resolve_crossrefs, scroll_boxes)
 from rlbook.publish.pandoc_ast import attr, div, elements, inlines, pandoc_run
 
 ASSETS = Path(__file__).resolve().parent / "assets"
+SITE_ASSETS = ("book.css", "book.js")
+"""The site's own style and script, copied to its root."""
 PANDOC_JOBS = 2
 """Pandoc processes run at once while rendering (one per page)."""
 
@@ -87,9 +89,16 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
     (dest / "notebooks").mkdir(exist_ok=True)
     for stem, nb in notebooks.items():
         (dest / "notebooks" / f"{stem}.ipynb").write_text(json.dumps(nb, indent=1), encoding="utf-8")
-    shutil.copyfile(ASSETS / "book.css", dest / "book.css")
+    for asset in SITE_ASSETS:
+        shutil.copyfile(ASSETS / asset, dest / asset)
     webworkshop.add_to_site(root, [page.source for page in pages], dest)
+    out(f"  search: {search.index_site(dest)} pages indexed")
     return missing
+
+
+def site_root(here: str) -> str:
+    """The relative path from output page ``here`` to the site's root folder: "" or "../" (with its slash)."""
+    return "../" * here.count("/")
 
 
 def _execute_options(config: dict) -> dict:
@@ -109,14 +118,12 @@ def _parse_page(page: Page, nb: dict, dest: Path, defaults: dict, pandoc: str,
     page_defaults = {**defaults, **_execute_options(front_matter(nb))}
     source = notebook_markdown(nb, page, dest / "media" / page.stem, media_href, page_defaults)
     doc = json.loads(pandoc_run(pandoc, ["-f", "markdown", "-t", "json"], source.markdown, out))
-    blocks = build_figures(render_callouts(doc["blocks"]), source.alt_text)
+    blocks = scroll_boxes(build_figures(render_callouts(doc["blocks"]), source.alt_text))
     for label in source.alt_text:
         if not any(f["c"][0][0] == label and list(elements(f, "Image")) for f in elements(blocks, "Figure")):
             out(f"  warning: {page.source}: figure cell {label} produced no image")
     doc["blocks"] = blocks
     return RenderedPage(page, href, doc, source.has_code)
-
-
 
 
 def _copy_local_images(root: Path, item: RenderedPage, dest: Path) -> None:
@@ -140,7 +147,7 @@ def _page_html(item: RenderedPage, rendered: list[RenderedPage], index: int, con
     args = ["-f", "json", "-t", "html5", "--standalone", "--template", str(ASSETS / "book.html"), "--mathml",
             "--toc", "--toc-depth=3",
             "-V", f"book-title={html.escape(str(book.get('title', '')))}",
-            "-V", f"css={relative_href(here, 'book.css')}",
+            "-V", f"root={site_root(here)}",
             "-V", f"home={relative_href(here, 'index.html')}",
             "-V", f"sidebar={_sidebar(item, rendered)}",
             "-V", f"pager={_pager(rendered, index)}"]

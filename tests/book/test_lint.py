@@ -213,7 +213,7 @@ def test_environment_yml_and_pyproject_name_the_same_packages():
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
     conda_to_pypi = {"pytorch": "torch"}
     conda_only = {"python", "pip", "quarto", "jupyterlab"}  # the toolchain and the reader's notebook app
-    pip_only = {"pypandoc-binary"}  # not on conda-forge: the pip step installs it with the package
+    pip_only = {"pypandoc-binary", "pagefind"}  # taken from PyPI: the pip step installs them with the package
     from_conda = {conda_to_pypi.get(n, n) for n in _dependency_names(conda)} - conda_only
     wanted = _dependency_names(project["dependencies"] + project["optional-dependencies"]["dev"]) - pip_only
     assert from_conda == wanted
