@@ -1,4 +1,4 @@
-# make book   set up .venv (if needed) and build the book into _book/
+# make book   set up .venv (if needed) with the trl extra and build the book into _book/
 # make test   set up .venv (if needed), train the book's missing runs one per core, run the test suite
 # make test-unit  the unit tests only (tests/unit): no trained run, about a minute
 # make readme-figure  redraw docs/workshop.png, the README's figure, from the seed-0 base run
@@ -15,7 +15,9 @@ TORCH_PIP_ARGS ?=
 
 .PHONY: book test test-unit clean setup readme-figure
 
-book: setup
+# The book is built with the TRL appendix: the trl extra is installed, pinned so that
+# torch stays the CPU build (a build without it leaves the appendix out and says so).
+book: setup $(VENV)/.installed-trl
 	$(BIN)/rlbook build
 
 # The suite checks the chapters' claims on every run the book uses; training the
@@ -41,6 +43,10 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	@test -n "$(TORCH)" || { echo "no torch==VERSION pin found in pyproject.toml"; exit 1; }
 	$(BIN)/python -m pip install "$(TORCH)" $(TORCH_PIP_ARGS)
 	$(BIN)/python -m pip install -e ".[dev]"
+	touch $@
+
+$(VENV)/.installed-trl: $(VENV)/.installed constraints-trl.txt
+	$(BIN)/python -m pip install -c constraints-trl.txt -e ".[trl]"
 	touch $@
 
 clean:

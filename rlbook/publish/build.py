@@ -34,14 +34,17 @@ from pathlib import Path
 
 import jupytext
 import nbformat
+import zmq
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from rlbook.core.source import package_hash
+from rlbook.publish.extras import unmet_needs
+from rlbook.publish.holes import site_holes
 from rlbook.publish.markdown import ANSI
-from rlbook.publish.site import render_site
+from rlbook.publish.site import output_href, render_site
 from rlbook.publish.lint import FENCE, INLINE_PYTHON, Page, book_pages, cell_options, line_of, read_config
 from rlbook.publish import webworkshop
 
@@ -81,9 +84,14 @@ def python_kernel_manager() -> AsyncKernelManager:
 
     No kernelspec directory is consulted, so a ``python3`` kernelspec of some
     other Python on the machine can never be picked up instead of the one
-    that has ``rlbook`` installed.
+    that has ``rlbook`` installed. Where jupyter_client can, it gives the
+    kernel CurveZMQ keys, so that the kernel does not talk to the build in
+    plain text over TCP (nor log a warning that it does, once per page).
     """
-    return AsyncKernelManager(kernel_name="python3", kernel_spec_manager=KernelSpecManager(kernel_dirs=[]))
+    manager = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=KernelSpecManager(kernel_dirs=[]))
+    if manager.has_trait("transport_encryption") and zmq.has("curve"):
+        manager.transport_encryption = "auto"
+    return manager
 
 
 class CellFailure(Exception):
@@ -138,13 +146,15 @@ class _Step:
 
 def execute_notebook(nb: nbformat.NotebookNode, cwd: Path, page: str, text: str,
                      timeout: int = CELL_TIMEOUT_S, log: Path | None = None,
-                     stop: threading.Event | None = None) -> nbformat.NotebookNode:
+                     stop: threading.Event | None = None, figures: str | None = None) -> nbformat.NotebookNode:
     """Execute a page's notebook in a fresh kernel started in ``cwd``; return it with outputs and inline values.
 
     Cells with ``#| eval: false`` are not run. A failing cell raises
     :class:`CellFailure` naming the page (``page``), the cell and its line in
     the page's ``text``. A page with no code and no inline expression starts
     no kernel. Once ``stop`` is set, the next cell raises :class:`Stopped` instead of running.
+    ``figures`` is the format of matplotlib's figures (``svg``, ``retina``, ``png``), as
+    Quarto's ``fig-format`` sets it; None keeps the kernel's default.
     """
     steps = _plan(nb, page, text)
     if steps:
@@ -155,7 +165,8 @@ def execute_notebook(nb: nbformat.NotebookNode, cwd: Path, page: str, text: str,
         # kernel is stopped at once rather than asked to shut down (a graceful stop costs 0.6 s).
         client = NotebookClient(run, km=python_kernel_manager(), timeout=timeout, allow_errors=False,
                                 record_timing=False, shutdown_kernel="immediate",
-                                resources={"metadata": {"path": str(cwd)}})
+                                resources={"metadata": {"path": str(cwd)}},
+                                extra_arguments=[f"--InlineBackend.figure_formats={figures}"] if figures else [])
         log_file = open(log, "w", encoding="utf-8") if log else subprocess.DEVNULL
         try:
             with client.setup_kernel(stderr=log_file, cleanup_kc=True):
@@ -232,6 +243,12 @@ def _line(text: str, source: str) -> int:
     return line_of(text, at) if at >= 0 else 0
 
 
+def figure_format(config: dict) -> str | None:
+    """The format of the book's figures: ``_quarto.yml``'s ``format: html: fig-format`` (Quarto's option), or None."""
+    value = ((config.get("format") or {}).get("html") or {}).get("fig-format")
+    return str(value) if value else None
+
+
 def choose_backend(backend: str) -> str:
     """"quarto" or "pandoc": ``auto`` takes Quarto when the ``quarto`` command is on PATH."""
     if backend not in BACKENDS:
@@ -301,12 +318,24 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     try:
         chosen = choose_backend(backend)
         pages = book_pages(root)
+        unmet = unmet_needs(root, pages)
+        if unmet and (chosen == "quarto" or only):
+            wanted = select_pages(pages, only)[0] if only else None
+            blocking = [u for u in unmet if chosen == "quarto" or u.page == wanted]
+            if blocking:
+                raise ValueError(blocking[0].line() + ("; install it, or build with --backend pandoc, which leaves "
+                                                       "the page out" if chosen == "quarto" else ""))
+        for need in unmet:
+            out(f"rlbook build: left out of this build: {need.line()}")
+        pages = [page for page in pages if page not in {need.page for need in unmet}]
         selected = select_pages(pages, only)
     except (ValueError, FileNotFoundError) as err:
         out(f"rlbook build: {err}")
         return 2
     notebooks_dir = root / "_build" / "notebooks"
     notebooks_dir.mkdir(parents=True, exist_ok=True)
+    never_run = frozenset(output_href(p) for p in pages
+                          if p not in selected and not (notebooks_dir / f"{p.stem}.ipynb").is_file())
     if prefetch and only is None:
         prefetch_runs(root, jobs, out)
     try:
@@ -318,7 +347,7 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     if chosen == "quarto":
         code = _render_quarto(root, only and selected[0], notebooks_dir, out)
     else:
-        code = _render_pandoc(root, pages, notebooks, out)
+        code = _render_pandoc(root, pages, notebooks, out, never_run)
     if code == 0:
         out(f"book written to {root / '_book' / 'index.html'} ({chosen}) in {time.perf_counter() - started:.1f} s")
     return code
@@ -377,6 +406,7 @@ def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebook
     notebooks = {}
     logs = root / "_build" / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    figures = figure_format(read_config(root))
     for number, page in enumerate(pages, 1):
         if page in selected:
             continue
@@ -394,7 +424,7 @@ def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebook
         tick = time.perf_counter()
         text = (root / page.source).read_text(encoding="utf-8")
         nb = execute_notebook(qmd_to_notebook(text), (root / page.source).parent, page.source, text,
-                              log=logs / f"{page.stem}.kernel.log", stop=stop)
+                              log=logs / f"{page.stem}.kernel.log", stop=stop, figures=figures)
         nbformat.write(nb, notebooks_dir / f"{page.stem}.ipynb")
         seconds[page.stem] = time.perf_counter() - tick
         out(f"[{number}/{len(pages)}] {page.source}: executed in {seconds[page.stem]:.1f} s")
@@ -424,16 +454,32 @@ def longest_first(pages: list[Page], selected: list[Page], seconds: dict[str, fl
     return sorted(numbered, key=lambda item: -seconds.get(item[1].stem, float("inf")))
 
 
-def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable[[str], None]) -> int:
+def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable[[str], None],
+                   never_run: frozenset[str] = frozenset()) -> int:
     staging = Path(tempfile.mkdtemp(prefix="site-", dir=root / "_build"))
     try:
         missing = render_site(root, pages, notebooks, staging, read_config(root), pandoc_path(), out)
         for label in sorted(set(missing)):
             out(f"  warning: @{label} refers to no label in the book")
+        if not _publishable(staging, out, never_run):
+            return 1
         swap_in(staging, root / "_book")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return 0
+
+
+def _publishable(site: Path, out: Callable[[str], None], never_run: frozenset[str] = frozenset()) -> bool:
+    """Whether no page of the new site has a hole (:mod:`rlbook.publish.holes`); each hole is printed.
+
+    ``never_run`` are the pages shown without outputs because no build has executed them yet.
+    """
+    holes = site_holes(site, never_run)
+    for hole in holes:
+        out(f"  hole: {hole}")
+    if holes:
+        out(f"The book was not published: {len(holes)} hole(s) in its pages. The previous _book/ was left as it was.")
+    return not holes
 
 
 def _render_quarto(root: Path, page: Page | None, notebooks_dir: Path, out: Callable[[str], None]) -> int:
@@ -454,6 +500,9 @@ def _render_quarto(root: Path, page: Page | None, notebooks_dir: Path, out: Call
     shutil.copytree(notebooks_dir, target / "notebooks", dirs_exist_ok=True)
     webworkshop.add_to_site(root, [p.source for p in book_pages(root)], target)
     if page is None:
+        if not _publishable(target, out):
+            shutil.rmtree(target, ignore_errors=True)
+            return 1
         swap_in(target, root / "_book")
     return 0
 

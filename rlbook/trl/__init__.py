@@ -47,7 +47,7 @@ from .audit import (
                     stored_rollouts,
                     trl_record,
 )
-from .figures import markdown_table, missing_figure, plot_audit, plot_reward_and_heldout
+from .figures import markdown_table, plot_audit, plot_reward_and_heldout
 from .model import INSTALL_HINT, TRL_PACKAGES, char_tokenizer, from_gpt2, gpt2_config, have_trl, to_gpt2, trl_versions
 from .peer import peer_benchmark, rlbook_step_seconds, trl_step_seconds
 from .trainer import (
@@ -82,7 +82,7 @@ __all__ = ["ADVANTAGE_TO_SCALE_REWARDS", "AGGREGATION_TO_LOSS_TYPE", "CITATIONS"
            "LOSS_NOTES", "METRIC_NAMES", "OPTION_FIELDS", "TRLRun", "TRLSpec", "TRL_PACKAGES", "VerifierReward",
            "accelerate_yaml", "char_tokenizer", "choice_rows", "cross_check", "decoding_gap", "from_gpt2",
            "gpt2_config", "grpo_defaults", "grpo_kwargs", "have_trl", "launch_command", "load_run", "loss_type",
-           "main", "make_trainer", "markdown_table", "merge_steps", "metrics_from_log", "missing_figure",
+           "main", "make_trainer", "markdown_table", "merge_steps", "metrics_from_log",
            "option_rows", "peer_benchmark", "plot_audit", "plot_reward_and_heldout", "reward_vs_heldout",
            "rlbook_step_seconds", "rollout_audit", "run_grpo", "run_key", "stored_rollouts", "to_gpt2", "trl_record",
            "trl_step_seconds", "trl_versions"]

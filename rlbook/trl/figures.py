@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 from rlbook.core import rewards as rw
 
 from .audit import rollout_audit
-from .model import INSTALL_HINT
 
 if TYPE_CHECKING:
     from .trainer import TRLRun
@@ -16,16 +15,6 @@ def markdown_table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
     return "\n".join(lines)
-
-
-def missing_figure():
-    """A figure that says TRL is not installed and how to install it, in place of one that needs TRL (appendix)."""
-    from rlbook.analysis.plots import figure
-
-    fig, ax = figure(7, 1.2)
-    ax.axis("off")
-    ax.text(0.5, 0.5, INSTALL_HINT.replace(". ", ".\n", 1), ha="center", va="center", wrap=True)
-    return fig
 
 
 def plot_reward_and_heldout(run: TRLRun, book_run, axes) -> None:

@@ -34,11 +34,13 @@ book:
     - index.qmd
     - chapters/01-first.qmd
     - chapters/02-second.qmd
+    - chapters/03-extra.qmd
     - chapters/references.qmd
 bibliography: references.bib
 format:
   html:
     code-fold: show
+    fig-format: svg
 """
 BIB = """\
 @book{sutton2018reinforcement,
@@ -122,6 +124,16 @@ raise ValueError("this cell is broken on purpose")
 """
 
 
+EXTRA = """---
+rlbook-needs:
+  extra: ghost
+  packages: [no_such_package_here]
+---
+
+# A chapter that needs an extra {#sec-extra}
+"""
+
+
 def write_book(root: Path, second: str = SECOND) -> Path:
     (root / "chapters").mkdir(parents=True)
     (root / "_quarto.yml").write_text(QUARTO_YML)
@@ -129,6 +141,7 @@ def write_book(root: Path, second: str = SECOND) -> Path:
     (root / "index.qmd").write_text("# Preface {.unnumbered}\n\nTwo chapters: @sec-first and @sec-second.\n")
     (root / "chapters" / "01-first.qmd").write_text(FIRST)
     (root / "chapters" / "02-second.qmd").write_text(second)
+    (root / "chapters" / "03-extra.qmd").write_text(EXTRA)
     (root / "chapters" / "references.qmd").write_text("# References {.unnumbered}\n\n::: {#refs}\n:::\n")
     return root
 
@@ -245,7 +258,7 @@ def test_each_chapter_links_its_executed_notebook(book):
         page(root, "chapters/01-first.html")
     notebook = json.loads(page(root, "notebooks/01-first.ipynb"))
     outputs = [o for c in notebook["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
-    assert any("image/png" in o.get("data", {}) for o in outputs)
+    assert any("image/svg+xml" in o.get("data", {}) for o in outputs)
     assert (root / "_build" / "notebooks" / "02-second.ipynb").is_file()
     assert "Download this chapter" not in page(root, "chapters/references.html")
 
@@ -335,7 +348,7 @@ def test_the_prefetch_runs_before_the_pages_and_is_skipped_once_it_has_succeeded
     root = write_book(tmp_path)
     lines: list[str] = []
     assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0
-    assert lines[:2] == ["[1/1] base seed 0: 1.0 s", "trained 1 runs in 1.0 s, 2 at a time"]
+    assert lines[1:3] == ["[1/1] base seed 0: 1.0 s", "trained 1 runs in 1.0 s, 2 at a time"]  # after the left-out page
     assert (root / "_build" / "prefetch-done").read_text() == build.prefetch_fingerprint()
     fake_prefetch(monkeypatch, "raise SystemExit('must not run')")
     lines.clear()
@@ -431,3 +444,37 @@ def test_the_build_records_each_page_s_seconds(book):
 def test_prefetch_command_passes_jobs_only_when_given():
     assert build.prefetch_command(None)[1:] == ["-m", "rlbook.runs.prefetch"]
     assert build.prefetch_command(3)[1:] == ["-m", "rlbook.runs.prefetch", "--jobs", "3"]
+
+
+def test_figures_are_svg_as_fig_format_asks_and_the_site_has_its_script_and_search(book):
+    root, lines = book
+    first = page(root, "chapters/01-first.html")
+    image = re.search(r'<img src="([^"]+)"', first).group(1)
+    assert image.endswith(".svg") and (root / "_book" / "chapters" / image).read_text().lstrip().startswith("<")
+    assert '<script src="../book.js"></script>' in first and (root / "_book" / "book.js").is_file()
+    assert '<main id="content" class="content" data-pagefind-body>' in first
+    assert (root / "_book" / "pagefind" / "pagefind-ui.js").is_file()
+    assert "  search: 4 pages indexed" in lines
+
+
+def test_a_page_whose_extra_is_missing_is_left_out_with_one_line(book):
+    root, lines = book
+    said = [line for line in lines if "03-extra" in line]
+    assert said == ["rlbook build: left out of this build: chapters/03-extra.qmd needs the 'ghost' extra, and "
+                    'no_such_package_here is not installed (pip install -e ".[ghost]", see the README)']
+    assert not (root / "_book" / "chapters" / "03-extra.html").exists()
+    assert "03-extra" not in page(root, "chapters/02-second.html")
+    out: list[str] = []
+    assert build_book(root, backend="pandoc", only="03-extra", out=out.append) == 2
+    assert out == ["rlbook build: " + said[0].split(": ", 2)[2]]
+
+
+def test_a_page_with_a_placeholder_is_not_published_and_the_previous_book_stays(tmp_path):
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: book\nbook:\n  title: T\n  chapters:\n    - index.qmd\n")
+    (tmp_path / "index.qmd").write_text("# Preface {.unnumbered}\n\nBoth models have (needs TRL) parameters.\n")
+    (tmp_path / "_book").mkdir()
+    (tmp_path / "_book" / "index.html").write_text("the previous book")
+    lines: list[str] = []
+    assert build_book(tmp_path, backend="pandoc", out=lines.append) == 1
+    assert "  hole: index.html: shows the placeholder '(needs TRL)'" in lines
+    assert (tmp_path / "_book" / "index.html").read_text() == "the previous book"

@@ -5,6 +5,11 @@
 -- executes each page into _build/notebooks/<page>.ipynb and copies those
 -- notebooks into _book/notebooks/; a page whose notebook has not been built
 -- gets no link, so a plain `quarto render` never links to a missing file.
+--
+-- The notebooks are copied in after Quarto has rendered the pages, so Quarto
+-- would warn that it cannot resolve the link ("Unable to resolve link
+-- target"); the data-noresolveinput attribute tells it to leave the link as
+-- it is.
 
 local function exists(path)
   local file = io.open(path, "r")
@@ -45,7 +50,8 @@ function Pandoc(doc)
   local _, depth = relative:gsub("/", "")
   local href = string.rep("../", depth) .. "notebooks/" .. stem .. ".ipynb"
   local link = pandoc.Para({
-    pandoc.Link("Download this chapter as a notebook", href, "", pandoc.Attr("", { "notebook-download" }, { download = "" })),
+    pandoc.Link("Download this chapter as a notebook", href, "",
+      pandoc.Attr("", { "notebook-download" }, { { "download", "" }, { "data-noresolveinput", "" } })),
   })
   local position = 1
   for i, block in ipairs(doc.blocks) do
