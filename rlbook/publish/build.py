@@ -43,15 +43,17 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 from rlbook.core.source import package_hash
 from rlbook.publish.extras import unmet_needs
 from rlbook.publish.holes import site_holes
+from rlbook.publish.inputs import check_sources
+from rlbook.publish.lint import FENCE, INLINE_PYTHON, Page, book_pages, cell_options, line_of, read_config
 from rlbook.publish.markdown import ANSI
 from rlbook.publish.site import output_href, render_site
-from rlbook.publish.lint import FENCE, INLINE_PYTHON, Page, book_pages, cell_options, line_of, read_config
 from rlbook.publish import webworkshop
 
 CELL_TIMEOUT_S = 1800
 """How long one cell may run: generous, because a cold run cache trains the book's runs inside a cell."""
 
 BACKENDS = ("auto", "quarto", "pandoc")
+CITEPROC_MISSING = re.compile(r"Citeproc: citation (\S+) not found")
 
 DEFAULT_JOBS = 2
 """Pages executed at once unless ``--jobs`` says otherwise. A page's operations
@@ -329,7 +331,8 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
             out(f"rlbook build: left out of this build: {need.line()}")
         pages = [page for page in pages if page not in {need.page for need in unmet}]
         selected = select_pages(pages, only)
-    except (ValueError, FileNotFoundError) as err:
+        check_sources(root, read_config(root), pages, pandoc_path())
+    except (ValueError, RuntimeError) as err:
         out(f"rlbook build: {err}")
         return 2
     notebooks_dir = root / "_build" / "notebooks"
@@ -456,14 +459,37 @@ def longest_first(pages: list[Page], selected: list[Page], seconds: dict[str, fl
 
 def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable[[str], None],
                    never_run: frozenset[str] = frozenset()) -> int:
+    """Render the site beside the old one and swap it in only when every page is there, every citation
+    resolved and no page has a hole (:func:`_publishable`).
+
+    Anything that stops the render (pandoc failing, a path outside the book,
+    a full disk) is one line, exit 1, and the previous ``_book/`` as it was.
+    """
     staging = Path(tempfile.mkdtemp(prefix="site-", dir=root / "_build"))
+    unknown: list[str] = []
+
+    def watch(line: str) -> None:  # citeproc only warns about a key it cannot find, in a cell's output say
+        found = CITEPROC_MISSING.search(line)
+        if found and found.group(1) not in unknown:
+            unknown.append(found.group(1))
+        out(line)
+
     try:
-        missing = render_site(root, pages, notebooks, staging, read_config(root), pandoc_path(), out)
+        missing = render_site(root, pages, notebooks, staging, read_config(root), pandoc_path(), watch)
         for label in sorted(set(missing)):
             out(f"  warning: @{label} refers to no label in the book")
+        absent = [output_href(page) for page in pages if not (staging / output_href(page)).is_file()]
+        if unknown:
+            raise ValueError(f"citation @{unknown[0]} is not in the bibliography (pandoc found it in the rendered pages)")
+        if absent:
+            raise ValueError(f"the new site lacks {absent[0]}" + (f" and {len(absent) - 1} more pages" if absent[1:] else ""))
         if not _publishable(staging, out, never_run):
             return 1
         swap_in(staging, root / "_book")
+    except (RuntimeError, ValueError, OSError) as err:
+        out(f"rlbook build: {err}")
+        out("The previous _book/ was left as it was.")
+        return 1
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return 0

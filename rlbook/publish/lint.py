@@ -157,10 +157,13 @@ def cell_options(source: str) -> tuple[dict, str]:
 
 
 def front_matter(text: str) -> dict:
-    """The YAML front matter of a ``.qmd`` text as a dict (empty when there is none)."""
+    """The YAML front matter of a ``.qmd`` text as a dict (empty when there is none); a ValueError says bad YAML."""
     blocks = split_qmd(text)
     if blocks and blocks[0].kind == "front":
-        data = yaml.safe_load(blocks[0].text)
+        try:
+            data = yaml.safe_load(blocks[0].text)
+        except yaml.YAMLError as err:
+            raise ValueError(f"front matter is not valid YAML ({_yaml_problem(err, blocks[0].line - 1)})") from None
         return data if isinstance(data, dict) else {}
     return {}
 
@@ -193,46 +196,115 @@ def _unnumbered(attrs: str) -> bool:
     return ".unnumbered" in words or "-" in words
 
 
+class ConfigError(ValueError):
+    """A source of the book (``_quarto.yml``, a page, the bibliography) that a build cannot use.
+
+    The message is one line that starts with the file it is about.
+    """
+
+
 def read_config(root: Path) -> dict:
-    """``_quarto.yml`` of the book at ``root`` as a dict."""
-    with open(Path(root) / "_quarto.yml", encoding="utf-8") as f:
-        return yaml.safe_load(f) or {}
+    """``_quarto.yml`` of the book at ``root`` as a dict (empty for an empty file).
+
+    A missing or unreadable file, text that is not UTF-8, invalid YAML or a
+    document that is not a mapping raises :class:`ConfigError`.
+    """
+    text = read_source(Path(root), "_quarto.yml")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ConfigError(f"_quarto.yml: not valid YAML ({_yaml_problem(err)})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"_quarto.yml: holds a {_kind(data)}, not a mapping of settings")
+    return data
+
+
+def read_source(root: Path, source: str) -> str:
+    """The text of the book's file ``source`` (relative to ``root``); :class:`ConfigError` says why it cannot be read."""
+    try:
+        return (root / source).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: missing") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{source}: not a UTF-8 text file") from None
+    except OSError as err:
+        raise ConfigError(f"{source}: cannot be read ({err.strerror or err})") from None
+
+
+def _yaml_problem(err: yaml.YAMLError, first_line: int = 0) -> str:
+    """Where and what a YAML error is, in a few words (``line 3, column 5: found a tab``)."""
+    mark = getattr(err, "problem_mark", None)
+    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+    return f"line {mark.line + 1 + first_line}, column {mark.column + 1}: {problem}" if mark else problem
+
+
+def _kind(value: object) -> str:
+    return {dict: "mapping", list: "list", str: "string"}.get(type(value), type(value).__name__)
 
 
 def listed_files(config: dict) -> list[tuple[str, str]]:
     """The files ``_quarto.yml`` lists, in reading order, with their part ("front", "main", "appendix").
 
     Entries may be plain paths or Quarto parts (``{part: ..., chapters: [...]}``).
+    Anything else, or a path that is absolute or climbs out with ``..``,
+    raises :class:`ConfigError` naming the entry (``book.chapters[2]``).
     """
-    book = config.get("book") or {}
+    book = config.get("book")
+    if book is None:
+        return []
+    if not isinstance(book, dict):
+        raise ConfigError(f"_quarto.yml: book is {book!r:.60}, not a mapping")
     files: list[tuple[str, str]] = []
     for section, part in (("chapters", "main"), ("appendices", "appendix")):
-        for entry in _flatten(book.get(section) or []):
+        for entry in _flatten(book.get(section), f"book.{section}"):
             files.append((entry, "front" if entry == "index.qmd" else part))
     return files
 
 
-def _flatten(entries: list) -> Iterator[str]:
-    for entry in entries:
+def _flatten(entries: object, where: str) -> Iterator[str]:
+    if entries is None:
+        return
+    if not isinstance(entries, list):
+        raise ConfigError(f"_quarto.yml: {where} is {entries!r:.60}, not a list")
+    for i, entry in enumerate(entries):
         if isinstance(entry, str):
-            yield entry
-        elif isinstance(entry, dict):
-            yield from _flatten(entry.get("chapters") or [])
+            yield book_path(entry, "page path")
+        elif isinstance(entry, dict) and "chapters" in entry:
+            yield from _flatten(entry["chapters"], f"{where}[{i}].chapters")
+        else:
+            raise ConfigError(f"_quarto.yml: {where}[{i}] is {entry!r:.60}, not a page path or a part with chapters")
+
+
+def book_path(path: str, what: str) -> str:
+    """``path`` when it names a file inside the book: relative, without ``..``; else :class:`ConfigError`."""
+    parts = Path(path).parts
+    if not path.strip() or Path(path).is_absolute() or ".." in parts or "\\" in path or "\0" in path:
+        raise ConfigError(f"_quarto.yml: {what} {path!r} must be a path inside the book (relative, without '..')")
+    return path
 
 
 def book_pages(root: Path) -> list[Page]:
     """Every page of the book in reading order, numbered as Quarto numbers a book.
 
     Numbered chapters get 1, 2, ...; numbered appendices get A, B, ...; the
-    index and pages marked ``{.unnumbered}`` get None. A listed file that is
-    missing raises FileNotFoundError.
+    index and pages marked ``{.unnumbered}`` get None. A book that lists no
+    page, a listed file that is missing or unreadable, or one whose front
+    matter or cell options are bad, raises :class:`ConfigError` naming it.
     """
     root = Path(root)
     pages = []
     chapter, appendix = 0, 0
-    for source, part in listed_files(read_config(root)):
-        text = (root / source).read_text(encoding="utf-8")
-        title, numbered = page_heading(text)
+    listed = listed_files(read_config(root))
+    if not listed:
+        raise ConfigError("_quarto.yml lists no pages (book: chapters: is empty or missing)")
+    for source, part in listed:
+        text = read_source(root, source)
+        try:
+            title, numbered = page_heading(text)
+        except ValueError as err:
+            raise ConfigError(f"{source}: {err}") from None
         number = None
         if numbered and part == "main":
             chapter += 1
@@ -381,8 +453,8 @@ def lint_book(root: Path, out: Callable[[str], None] = print, overlap_tool: Path
     problems: list[str] = []
     try:
         listed = [source for source, _ in listed_files(read_config(root))]
-    except (OSError, yaml.YAMLError) as err:
-        return [f"_quarto.yml: cannot be read: {err}"]
+    except ConfigError as err:
+        return [str(err)]
     problems += _check_listing(root, listed)
     pages = [source for source in listed if (root / source).is_file()]
 

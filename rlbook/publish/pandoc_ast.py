@@ -85,5 +85,6 @@ def pandoc_run(pandoc: str, args: list[str], text: str, out: Callable[[str], Non
     for line in done.stderr.splitlines():
         out(f"  pandoc: {line}")
     if done.returncode:
-        raise RuntimeError(f"pandoc {' '.join(args)} failed with exit {done.returncode}")
+        first = next((line.strip() for line in done.stderr.splitlines() if line.strip()), "no message")
+        raise RuntimeError(f"pandoc failed with exit {done.returncode}: {first[:200]}")
     return done.stdout

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rlbook.publish import search, webworkshop
+from rlbook.publish.inputs import confined, within
 from rlbook.publish.lint import Page
 from rlbook.publish.markdown import CELL_DEFAULTS, front_matter, notebook_markdown
 from rlbook.publish.page import (Target, build_figures, cited_keys, nocite, number_page, qmd_links_to_html,
@@ -83,7 +84,7 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
         pages_html = list(pool.map(lambda i: _page_html(rendered[i], rendered, i, config, bibliography, pandoc, out),
                                    range(len(rendered))))
     for item, page_html in zip(rendered, pages_html):
-        target = dest / item.href
+        target = confined(dest, item.href, f"{item.page.source}: the output page {item.href!r}")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page_html, encoding="utf-8")
     (dest / "notebooks").mkdir(exist_ok=True)
@@ -136,6 +137,8 @@ def _copy_local_images(root: Path, item: RenderedPage, dest: Path) -> None:
         found = page_dir / src
         if found.is_file():
             target = dest / Path(item.href).parent / src
+            if not (within(root, found) and within(dest, target)):
+                raise ValueError(f"{item.page.source}: image {src!r} lies outside the book")
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(found, target)
 
