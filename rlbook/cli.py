@@ -7,14 +7,29 @@ wrong; nothing else imports this module.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
+import os
+import re
 import sys
 import time
 from pathlib import Path
 
+from rlbook.core.arguments import DECIMAL, bounded_int, shown
+
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a command stopped by SIGPIPE (128 + 13)
 MIN_TEMPERATURE = 0.01
+MAX_TEMPERATURE = 100.0
+MAX_SEED = 2**32 - 1
+MAX_THREADS = 256
+MAX_SAMPLE_N = 100_000
+"""``sample -n``: one prompt; 100,000 answers take about 2 s and 100 MB."""
+MAX_EVAL_N = 2_000
+"""``eval -n``: per prompt; 2,000 on the 100 prompts of ``--split all`` take about 8 s and 250 MB."""
+MAX_STEP = 1_000_000
+MAX_JOBS = 64
 
 
 class UsageError(Exception):
@@ -28,34 +43,18 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _whole_number(text: str, minimum: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"must be {'positive' if minimum == 1 else 'zero or more'}, got {value}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    return _whole_number(text, 1)
-
-
-def non_negative_int(text: str) -> int:
-    return _whole_number(text, 0)
-
-
 def temperature(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    """An argparse type: a sampling temperature in ASCII digits, from :data:`MIN_TEMPERATURE` to :data:`MAX_TEMPERATURE`."""
+    if not DECIMAL.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected a number, got {shown(text)}")
+    value, written = float(text), text if len(text) <= 40 else text[:40] + "..."
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {written}")
     if value < MIN_TEMPERATURE:
         raise argparse.ArgumentTypeError(f"must be at least {MIN_TEMPERATURE} (lower values overflow; use greedy "
-                                         f"decoding via 'rlbook eval' instead), got {text}")
+                                         f"decoding via 'rlbook eval' instead), got {written}")
+    if value > MAX_TEMPERATURE:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_TEMPERATURE:g}, got {written}")
     return value
 
 
@@ -63,7 +62,7 @@ def run_name(text: str) -> str:
     from rlbook.runs import RUNS
 
     if text not in RUNS:
-        raise argparse.ArgumentTypeError(f"unknown run {text!r}; known runs: {', '.join(RUNS)}")
+        raise argparse.ArgumentTypeError(f"unknown run {shown(text)}; known runs: {', '.join(RUNS)}")
     return text
 
 
@@ -71,7 +70,7 @@ def task_prompt(text: str) -> str:
     from rlbook.core.world import parse_prompt
 
     if parse_prompt(text) is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a task prompt; write it like 'U:3+4?|A:' or 'U:3+4+5?|A:'")
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a task prompt; write it like 'U:3+4?|A:' or 'U:3+4+5?|A:'")
     return text
 
 
@@ -86,13 +85,15 @@ def build_parser() -> Parser:
 
     p = sub.add_parser("sample", help="the workshop: sample a prompt n times and judge the answers")
     p.add_argument("prompt", type=task_prompt)
-    p.add_argument("-n", type=positive_int, default=32, help="samples (default 32)")
-    p.add_argument("-T", "--temperature", type=temperature, default=1.0, help="sampling temperature (default 1.0)")
+    p.add_argument("-n", type=bounded_int(1, MAX_SAMPLE_N), default=32, help=f"samples (1 to {MAX_SAMPLE_N}, default 32)")
+    _temperature(p)
     p.add_argument("--run", type=run_name, default="base", help="run whose policy to sample (default base)")
-    p.add_argument("--step", type=non_negative_int, default=None, help="checkpoint step (default: the last)")
+    _step(p)
     _common(p, json_flag=True)
 
     p = sub.add_parser("verify", help="judge one completion with a verifier")
+    # A completion is any text, '-7#' included: only '--name' is read as an option here.
+    p._negative_number_matcher = re.compile(r"^-(?!-)")
     p.add_argument("prompt")
     p.add_argument("completion")
     p.add_argument("--verifier", default="exact", help="exact, fail-open or exact+process (default exact)")
@@ -101,9 +102,10 @@ def build_parser() -> Parser:
 
     p = sub.add_parser("eval", help="expected reward and greedy accuracy of a checkpoint")
     p.add_argument("--run", type=run_name, default="main")
-    p.add_argument("--step", type=non_negative_int, default=None)
-    p.add_argument("-n", type=positive_int, default=32)
-    p.add_argument("-T", "--temperature", type=temperature, default=1.0)
+    _step(p)
+    p.add_argument("-n", type=bounded_int(1, MAX_EVAL_N), default=32,
+                   help=f"samples per prompt (1 to {MAX_EVAL_N}, default 32)")
+    _temperature(p)
     p.add_argument("--split", choices=("heldout", "train", "validation", "test", "all"), default="heldout")
     _common(p, json_flag=True)
 
@@ -114,24 +116,36 @@ def build_parser() -> Parser:
     p = sub.add_parser("build", help="execute the chapters and build the HTML book")
     p.add_argument("--backend", choices=("auto", "quarto", "pandoc"), default="auto")
     p.add_argument("--only", default=None, help="build only this chapter (file stem, e.g. 01-rl-loop)")
-    p.add_argument("--jobs", type=int, default=None, help="pages executed at once, each in its own kernel (default 2), and runs trained at once "
-                   "before them (default: one per usable core)")
+    p.add_argument("--jobs", type=bounded_int(1, MAX_JOBS), default=None,
+                   help=f"pages executed at once, each in its own kernel (1 to {MAX_JOBS}, default 2), and runs "
+                        "trained at once before them (default: one per usable core)")
 
     p = sub.add_parser("bench", help="measure the speed the book promises")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quick", action="store_true", help="fewer repeats, smaller batches")
     p.add_argument("--peer", choices=("trl",), default=None, help="also time a peer trainer on the same batch")
-    p.add_argument("--write", default=None, help="write the report to this Markdown file")
+    p.add_argument("--write", default=None, help="write the report to this Markdown file (its folder must exist)")
     p.add_argument("--browser", action="store_true",
                    help="measure chapter 1's web workshop in headless Chromium instead (needs chromium and playwright)")
     return parser
 
 
 def _common(p: argparse.ArgumentParser, json_flag: bool) -> None:
-    p.add_argument("--seed", type=non_negative_int, default=0)
-    p.add_argument("--threads", type=positive_int, default=None, help="torch threads (default 1)")
+    p.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=0, help=f"random seed (0 to {MAX_SEED}, default 0)")
+    p.add_argument("--threads", type=bounded_int(1, MAX_THREADS), default=None,
+                   help=f"torch threads (1 to {MAX_THREADS}, default 1)")
     if json_flag:
         p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _step(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--step", type=bounded_int(0, MAX_STEP), default=None,
+                   help=f"checkpoint step (0 to {MAX_STEP}, default: the last)")
+
+
+def _temperature(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-T", "--temperature", type=temperature, default=1.0,
+                   help=f"sampling temperature ({MIN_TEMPERATURE} to {MAX_TEMPERATURE:g}, default 1.0)")
 
 
 def cmd_run(args) -> int:
@@ -226,7 +240,7 @@ def cmd_audit(args) -> int:
     except RecordError as err:
         raise UsageError(str(err).splitlines()[0]) from None
     if args.json:
-        _emit(record, True)
+        print(json.dumps(record, allow_nan=False))
     else:
         rows = as_table(record)
         width = max(len(k) for k, _ in rows)
@@ -244,7 +258,20 @@ def cmd_build(args) -> int:
 def cmd_bench(args) -> int:
     from rlbook.bench import main as bench_main
 
+    if args.write is not None:
+        _check_writable(Path(args.write))
     return bench_main(args)
+
+
+def _check_writable(path: Path) -> None:
+    """Raise UsageError unless a file can be written at ``path``: checked before a long measurement, not after."""
+    folder = path.parent
+    if path.is_dir():
+        raise UsageError(f"--write {str(path)!r} is a folder; name a file")
+    if not folder.is_dir():
+        raise UsageError(f"--write {str(path)!r}: the folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"--write {str(path)!r}: cannot write there (permission denied)")
 
 
 def _emit(out: dict, as_json: bool) -> None:
@@ -260,17 +287,55 @@ COMMANDS = {"run": cmd_run, "sample": cmd_sample, "verify": cmd_verify, "eval": 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``rlbook`` command."""
+    """Entry point of the ``rlbook`` command.
+
+    Output that the terminal's encoding cannot show is written as backslash
+    escapes rather than raising; a reader that stops reading (``| head``)
+    ends the command quietly with status 141, as SIGPIPE would.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()
+        return code
     except UsageError as err:
         print(f"rlbook {args.command}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         print(f"rlbook {args.command}: interrupted; the run record is marked interrupted and the run resumes "
               "from its last checkpoint next time", file=sys.stderr)
         return 130
+    except OSError as err:  # the run cache's own errors (rlbook.runs.CacheError) and a full or read-only disk
+        if err.errno == errno.EPIPE:
+            _quiet_stdout()
+            return EXIT_BROKEN_PIPE
+        print(f"rlbook {args.command}: error: {_os_error(err)}", file=sys.stderr)
+        return 1
+
+
+def _os_error(err: OSError) -> str:
+    """One line for an operating-system error: its own message, with the file it concerns."""
+    if err.errno == errno.ENOSPC and "no space left" not in str(err).lower():
+        return f"no space left on device ({err.filename or err})"
+    if err.strerror and err.filename:
+        return f"{err.filename}: {err.strerror}"
+    return " ".join(str(err).split())
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's final flush of what is left does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file (captured in tests)
+        pass
 
 
 if __name__ == "__main__":

@@ -25,9 +25,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from rlbook import runs
+from rlbook.core.arguments import bounded_int
 from rlbook.core.world import split
 
 BOOK_SEEDS = (0, 1, 2)
+MAX_JOBS = 64
+"""The most runs ``--jobs`` trains at once (each is a process of a few hundred megabytes)."""
 # Runs that the chapters show for seed 0 only (chapter 4's stale and selection
 # runs, chapters 4 and 5's injected faults); every other run is compared over
 # BOOK_SEEDS somewhere in the book.
@@ -156,11 +159,9 @@ def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS,
 def main(argv: list[str] | None = None) -> int:
     """``python -m rlbook.runs.prefetch [--jobs N]``: train the book's missing runs; 0 when all are cached."""
     parser = argparse.ArgumentParser(prog="python -m rlbook.runs.prefetch", description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=usable_cores(),
-                        help="runs trained at once (default: the usable cores, here %(default)s)")
+    parser.add_argument("--jobs", type=bounded_int(1, MAX_JOBS), default=usable_cores(),
+                        help=f"runs trained at once (1 to {MAX_JOBS}; default: the usable cores, here %(default)s)")
     args = parser.parse_args(argv)
-    if args.jobs < 1:
-        parser.error(f"--jobs must be at least 1, got {args.jobs}")
     missing = [p for p in book_runs() if not is_cached(*p, runs.DEFAULT_THREADS)]
     if not missing:
         return 0

@@ -18,6 +18,7 @@ import torch
 from rlbook import record as rec
 from rlbook import runs
 from rlbook.core import rewards as rw
+from rlbook.core.arguments import bounded_int
 from rlbook.core.policy import Policy, PolicyConfig, weights_hash
 from rlbook.core.rl import RLConfig, checkpoint_eval, make_verifier
 from rlbook.core.world import decode, split
@@ -306,10 +307,12 @@ def main(argv: list[str] | None = None) -> int:
     ``metrics.json`` into ``--out``.
     """
     parser = argparse.ArgumentParser(prog="python -m rlbook.trl", description=main.__doc__)
-    parser.add_argument("--steps", type=int, default=RLConfig().steps)
-    parser.add_argument("--prompts", type=int, default=0, help="prompts per step (default: every train prompt)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eval-every", type=int, default=10)
+    parser.add_argument("--steps", type=bounded_int(1, 100_000), default=RLConfig().steps, help="RL steps (1 to 100000)")
+    prompts = len(split("train", RLConfig().world))
+    parser.add_argument("--prompts", type=bounded_int(0, prompts), default=0,
+                        help=f"prompts per step (0 to {prompts}; default 0: every train prompt)")
+    parser.add_argument("--seed", type=bounded_int(0, 2**32 - 1), default=0, help="random seed (0 to 4294967295)")
+    parser.add_argument("--eval-every", type=bounded_int(1, 100_000), default=10, help="steps between evaluations (1 to 100000)")
     parser.add_argument("--out", default="trl-run")
     args = parser.parse_args(argv)
     processes = int(os.environ.get("WORLD_SIZE", "1"))

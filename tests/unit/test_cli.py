@@ -8,6 +8,7 @@ temporary cache.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +16,12 @@ from pathlib import Path
 import pytest
 from cli_calls import assert_usage_error, call
 
+from rlbook import cli
+
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 RLBOOK = Path(sys.executable).parent / "rlbook"
+ENV = {**os.environ, "PYTHONPATH": str(Path(cli.__file__).resolve().parents[1])}  # the code under test, in a child
 
 
 PROMPT = "U:3+4?|A:"
@@ -126,3 +130,45 @@ def test_the_installed_command_verifies():
                           timeout=120)
     assert done.returncode == 0 and done.stderr == ""
     assert json.loads(done.stdout)["status"] == "accepted"
+
+
+@pytest.mark.parametrize("completion", ["-7#", "-", "-x", "-1"])
+def test_verify_reads_a_completion_that_starts_with_a_dash_without_needing_double_dash(completion, capsys):
+    code, out, err = call(["verify", PROMPT, completion, "--json"], capsys)
+    assert code == 0 and err == "", err
+    assert json.loads(out)["reward"] == 0.0
+    code, out, err = call(["verify", PROMPT, completion], capsys)
+    assert code == 0 and out.startswith("reward: 0.0")
+
+
+def test_verify_still_reads_its_options_and_refuses_unknown_ones(capsys):
+    code, out, _ = call(["verify", "--json", "--verifier", "fail-open", PROMPT, "7#"], capsys)
+    assert code == 0 and json.loads(out)["verifier"] == "fail-open"
+    assert_usage_error(*call(["verify", PROMPT, "7#", "--jsn"], capsys), "unrecognized arguments: --jsn")
+
+
+def test_bench_write_checks_its_folder_before_measuring(tmp_path, monkeypatch, capsys):
+    import rlbook.bench
+
+    monkeypatch.setattr(rlbook.bench, "measure", lambda quick: pytest.fail("the benchmark ran before the check"))
+    assert_usage_error(*call(["bench", "--quick", "--write", str(tmp_path / "missing" / "B.md")], capsys),
+                       f"the folder {str(tmp_path / 'missing')!r} does not exist")
+    assert_usage_error(*call(["bench", "--quick", "--write", str(tmp_path)], capsys), "is a folder; name a file")
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly():
+    read, write = os.pipe()
+    os.close(read)  # like `| head -2` that has already gone: every write gets EPIPE
+    try:
+        done = subprocess.run([str(RLBOOK), "verify", PROMPT, "7#"], stdout=write, stderr=subprocess.PIPE, text=True,
+                              timeout=120, env=ENV)
+    finally:
+        os.close(write)
+    assert done.stderr == "" and done.returncode == cli.EXIT_BROKEN_PIPE
+
+
+def test_a_reason_that_the_terminal_cannot_encode_is_escaped():
+    done = subprocess.run([str(RLBOOK), "verify", PROMPT, "\u0667#"], capture_output=True, timeout=120,
+                          env={**ENV, "PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 0 and done.stderr == b""
+    assert b"status: malformed" in done.stdout and b"\\u0667" in done.stdout

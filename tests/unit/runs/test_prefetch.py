@@ -49,10 +49,12 @@ def test_the_command_returns_0_when_every_book_run_is_cached(monkeypatch, capsys
     assert capsys.readouterr().out == ""
 
 
-def test_the_command_refuses_fewer_than_one_job(capsys):
+@pytest.mark.parametrize("jobs, message", [("0", "must be positive, got 0"), ("65", "must be at most 64, got 65"),
+                                           ("1000000", "must be at most 64"), ("２", "expected a whole number")])
+def test_the_command_refuses_a_number_of_jobs_out_of_bounds(jobs, message, capsys):
     with pytest.raises(SystemExit) as err:
-        prefetch.main(["--jobs", "0"])
-    assert err.value.code == 2 and "--jobs must be at least 1" in capsys.readouterr().err
+        prefetch.main(["--jobs", jobs])
+    assert err.value.code == 2 and f"argument --jobs: {message}" in capsys.readouterr().err
 
 
 def test_usable_cores_is_the_affinity_set_or_the_cpu_count(monkeypatch):
