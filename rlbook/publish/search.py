@@ -18,6 +18,7 @@ fetch the index, and the sidebar then says how to serve the book.
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 FOLDER = "pagefind"
@@ -28,7 +29,8 @@ def index_site(site: Path) -> int:
     """Index every HTML page under ``site`` into ``site/pagefind``; return the number of pages indexed.
 
     Raises RuntimeError when Pagefind indexed no page (the pages lack the
-    ``data-pagefind-body`` element, or Pagefind failed).
+    ``data-pagefind-body`` element, or Pagefind failed). Works whether or not
+    the caller is inside a running event loop.
     """
     from pagefind.index import IndexConfig, PagefindIndex
 
@@ -38,7 +40,11 @@ def index_site(site: Path) -> int:
             done = await index.add_directory(str(site))
         return int(done["page_count"])
 
-    pages = asyncio.run(run())
+    # Pagefind's API is asynchronous. Its loop runs on a thread of its own, so that a caller that is
+    # itself inside a running event loop (a Jupyter kernel, Playwright's sync API in the browser
+    # tests) can still build the site: asyncio.run refuses to start inside a running loop.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pages = pool.submit(asyncio.run, run()).result()
     if pages == 0:
         raise RuntimeError(f"Pagefind indexed no page of {site}")
     return pages

@@ -1,6 +1,8 @@
 """rlbook.publish.search: a Pagefind index of a small site, and its failure when nothing can be indexed."""
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from rlbook.publish import search
@@ -24,3 +26,13 @@ def test_every_page_is_indexed_with_the_search_interface_beside_the_index(tmp_pa
 def test_a_site_without_pages_fails(tmp_path):
     with pytest.raises(RuntimeError, match="Pagefind indexed no page"):
         search.index_site(tmp_path)
+
+
+def test_a_site_is_indexed_from_inside_a_running_event_loop(tmp_path):
+    # Playwright's sync API and a Jupyter kernel both keep a loop running while the book is built.
+    (tmp_path / "index.html").write_text(PAGE.format(title="Preface", key="pre", text="Read this first."))
+
+    async def build_inside_a_loop() -> int:
+        return search.index_site(tmp_path)
+
+    assert asyncio.run(build_inside_a_loop()) == 1
