@@ -312,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompts", type=bounded_int(0, prompts), default=0,
                         help=f"prompts per step (0 to {prompts}; default 0: every train prompt)")
     parser.add_argument("--seed", type=bounded_int(0, 2**32 - 1), default=0, help="random seed (0 to 4294967295)")
-    parser.add_argument("--eval-every", type=bounded_int(1, 100_000), default=10, help="steps between evaluations (1 to 100000)")
+    parser.add_argument("--eval-every", type=bounded_int(0, 100_000), default=10,
+                        help="steps between evaluations (0 to 100000; 0 evaluates never)")
     parser.add_argument("--out", default="trl-run")
     args = parser.parse_args(argv)
     processes = int(os.environ.get("WORLD_SIZE", "1"))
