@@ -1,11 +1,18 @@
 """Checkers for the book's exercises, one module per chapter (``rlbook.exercises.ch1`` ...).
 
 Every check returns a :class:`CheckResult` and prints its message: it never
-raises on a wrong or missing answer, so a reader's notebook keeps running.
+raises on a wrong, missing or malformed answer, so a reader's notebook keeps
+running. The helpers here are shared by the chapters' checkers: reading a
+number the way a reader may write it, and the safety net :func:`never_raises`.
 """
 from __future__ import annotations
 
+import functools
+import numbers
 from dataclasses import dataclass
+from typing import Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., "CheckResult"])
 
 
 @dataclass(frozen=True)
@@ -32,3 +39,47 @@ def verdict(passed: bool, message: str) -> CheckResult:
 def not_answered(what: str) -> CheckResult:
     """The verdict for a stub the reader has not filled in yet."""
     return verdict(False, f"no answer yet: fill in {what} and run the cell again")
+
+
+def not_a_function(name: str, value) -> CheckResult:
+    """The verdict for an answer that should be a function and is not."""
+    return verdict(False, f"`{name}` must be a function, got {type(value).__name__} {value!r:.60}")
+
+
+def as_number(value) -> float | None:
+    """``value`` as a float when it is a real number (a Python or NumPy number, a one-element array or tensor).
+
+    Strings, booleans, None and containers of several values give None: an
+    answer ``"0.5"`` or ``True`` is not a number, however ``float`` reads it.
+    """
+    if hasattr(value, "numel") and hasattr(value, "item"):  # a torch tensor
+        value = value.item() if value.numel() == 1 and value.dim() == 0 else None
+    elif hasattr(value, "shape") and hasattr(value, "item") and getattr(value, "shape", None) == ():
+        value = value.item()  # a 0-d NumPy array
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value)
+
+
+def as_count(value) -> int | None:
+    """``value`` as an int when it is a whole number (``32`` or ``32.0``, not ``True`` or ``"32"``)."""
+    number = as_number(value)
+    if number is None or not number.is_integer():
+        return None
+    return int(number)
+
+
+def never_raises(check: F) -> F:
+    """Wrap a checker so that an answer it cannot read becomes a NOT YET message instead of a traceback.
+
+    The checkers validate their input themselves; this is the net under them,
+    so that "Run All" in a reader's notebook never stops at a check.
+    """
+    @functools.wraps(check)
+    def guarded(*args, **kwargs):
+        try:
+            return check(*args, **kwargs)
+        except Exception as err:  # noqa: BLE001 - a check reports, it never raises
+            return verdict(False, f"the check could not read your answer ({type(err).__name__}: {err}); "
+                                  "compare its type and shape with what the exercise asks for")
+    return guarded  # type: ignore[return-value]

@@ -21,7 +21,10 @@ import numpy as np
 from rlbook.core.advantages import group_centered
 from rlbook.core.stats import prob_any_success
 
-from . import CheckResult, not_answered, verdict
+from rlbook.core import rewards as rw
+from rlbook.core.world import VOCAB, decode, parse_prompt
+
+from . import CheckResult, as_number, never_raises, not_a_function, not_answered, verdict
 
 LABELS = ("state", "action", "trajectory", "rewards", "return", "policy")
 """The keys exercise 1 asks for."""
@@ -44,10 +47,22 @@ def rollout_labels(record: dict, step: int = 1) -> dict:
 
 
 def _same_pairs(given, expected) -> bool:
-    try:
-        return [(str(s), str(a)) for s, a in given] == [(str(s), str(a)) for s, a in expected]
-    except (TypeError, ValueError):
+    if not isinstance(given, (list, tuple)) or len(given) != len(expected):
         return False
+    return all(isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+               and tuple(pair) == tuple(want) for pair, want in zip(given, expected))
+
+
+def _numbers(values) -> list[float] | None:
+    """``values`` as a list of floats, or None when it is not a list of real numbers (strings are not)."""
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        return None
+    try:
+        items = list(values)
+    except TypeError:
+        return None
+    floats = [as_number(x) for x in items]
+    return None if any(f is None for f in floats) else floats
 
 
 def _label_problem(key: str, given, expected, record: dict, step: int) -> str | None:
@@ -56,6 +71,8 @@ def _label_problem(key: str, given, expected, record: dict, step: int) -> str | 
     if key == "state":
         if given == expected:
             return None
+        if not isinstance(given, str):
+            return f"a state is text (a str), got {type(given).__name__}"
         if given == text[:step]:
             return "a state includes the prompt: it is everything the policy reads, prompt and characters so far"
         if given == expected + text[step]:
@@ -64,32 +81,71 @@ def _label_problem(key: str, given, expected, record: dict, step: int) -> str | 
     if key == "action":
         if given == expected:
             return None
+        if given == text[step - 1]:
+            return f"that is action {step - 1}: steps count from 0, so action {step} is the next character"
         return f"the action at step {step} is the single character the policy wrote there (steps count from 0)"
     if key == "trajectory":
         if _same_pairs(given, expected):
             return None
         if given in (text, list(text)):
             return "those are the actions alone; a trajectory pairs each action with the state it was taken in"
-        return f"give the list of (state, action) pairs, one per written character ({len(text)} in all)"
+        return f"give the list of (state, action) pairs of text, one per written character ({len(text)} in all)"
     if key == "rewards":
-        if isinstance(given, (list, tuple)) and len(given) == len(expected) and np.allclose(given, expected):
+        values = _numbers(given)
+        if values is not None and len(values) == len(expected) and np.allclose(values, expected):
             return None
-        if isinstance(given, (int, float)) or (isinstance(given, (list, tuple)) and len(given) == 1):
+        if as_number(given) is not None or (values is not None and len(values) == 1):
             return f"give one reward per action ({len(text)} actions); only the last one is non-zero"
+        if values is None:
+            return "give a list of numbers, one reward per action (not text, not True/False)"
         return "the verifier pays once, after the last action: every earlier reward is 0"
     if key == "return":
-        if isinstance(given, (int, float)) and math.isclose(given, expected):
+        value = as_number(given)
+        if value is not None and math.isclose(value, expected):
             return None
+        if value is None:
+            return f"the return is a number, got {type(given).__name__}"
         return "the return is the sum of the episode's rewards, here just the final reward"
     if given == expected:
         return None
     return "name the policy by the version recorded with the rollout (the field that says which policy sampled it)"
 
 
+def _record_problem(record, step: int) -> str | None:
+    """Why ``record`` is not a real rollout record of the book's sampler, or None when it is one.
+
+    The check grades against the record, so it verifies it: the prompt is a
+    task, the token ids spell the completion, there is one log-probability
+    per action, and the reward is the exact verifier's.
+    """
+    fields = ("prompt", "completion", "token_ids", "logprobs", "policy_version", "reward")
+    if not isinstance(record, dict) or any(k not in record for k in fields):
+        return f"`record` must be the chapter's rollout record, a dict with the fields {', '.join(fields)}"
+    prompt, text = record["prompt"], record["completion"]
+    if not isinstance(prompt, str) or not isinstance(text, str) or parse_prompt(prompt) is None:
+        return "`record` must be the chapter's rollout record: its prompt is not a task"
+    if not isinstance(step, int) or isinstance(step, bool) or not 0 < step < len(text):
+        return f"the rollout has {len(text)} actions, so there is no action number {step!r} after the first"
+    ids = record["token_ids"]
+    if not isinstance(ids, (list, tuple)) or not all(isinstance(i, int) and 0 <= i < len(VOCAB) for i in ids) \
+            or decode(ids) != text or len(record["logprobs"]) != len(text):
+        return "`record` is not a rollout as the sampler records it: its token ids do not spell its completion"
+    if as_number(record["reward"]) != rw.get_verifier("exact")(prompt, text).reward:
+        return "`record` is not a rollout as the book records it: its reward is not the exact verifier's"
+    return None
+
+
+@never_raises
 def check_rollout_labels(labels: dict | None, record: dict, step: int = 1) -> CheckResult:
     """Exercise 1: check the reader's mapping of RL terms onto a real rollout record."""
-    if labels is None or all(labels.get(k) is None for k in LABELS):
+    if labels is None or (isinstance(labels, dict) and all(labels.get(k) is None for k in LABELS)):
         return not_answered("the dict `labels`")
+    if not isinstance(labels, dict):
+        return verdict(False, f"`labels` must be a dict with the keys {', '.join(LABELS)}, "
+                              f"got {type(labels).__name__}")
+    problem = _record_problem(record, step)
+    if problem:
+        return verdict(False, problem)
     missing = [k for k in LABELS if labels.get(k) is None]
     expected = rollout_labels(record, step)
     problems = [f"{k}: {p}" for k in LABELS if k not in missing
@@ -118,22 +174,31 @@ def _fresh_groups(seed: int) -> list[list[float]]:
     return groups
 
 
+@never_raises
 def check_advantages(fn, seed: int = 0) -> CheckResult:
     """Exercise 3: ``fn(rewards) -> advantages`` for one group, against a group-mean baseline."""
-    if fn is None or _returns_none(fn, [1.0, 0.0]):
+    if fn is None or (callable(fn) and _returns_none(fn, [1.0, 0.0])):
         return not_answered("the function `advantages_from_rewards`")
+    if not callable(fn):
+        return not_a_function("advantages_from_rewards", fn)
     for rewards in _fresh_groups(seed):
         expected = group_centered(rewards).tolist()
         try:
-            got = [float(x) for x in fn(list(rewards))]
+            returned = fn(list(rewards))
         except Exception as err:  # noqa: BLE001 - report any failure of the reader's code
             return verdict(False, f"calling it on {rewards} raised {type(err).__name__}: {err}")
+        got = _numbers(returned)
+        if got is None:
+            return verdict(False, f"for {rewards} it returned {returned!r:.80}; return a list of numbers "
+                                  "(floats, not strings), one advantage per reward")
         if len(got) != len(expected):
             return verdict(False, f"for {rewards} it returned {len(got)} numbers; give one advantage per reward")
         if not np.allclose(got, expected, atol=1e-6):
             hint = "subtract the group's mean reward from each reward"
             if np.allclose(got, rewards):
                 hint = "these are the rewards themselves: subtract the baseline (the group's mean reward)"
+            elif np.allclose(got, -np.array(expected), atol=1e-6):
+                hint = "the sign is flipped: an advantage is the reward minus the baseline, not the other way round"
             elif len(set(rewards)) > 1 and np.allclose(np.array(got) * np.std(rewards), expected, atol=1e-6):
                 hint = "you divided by the standard deviation: the exercise asks for the mean baseline only"
             return verdict(False, f"for rewards {rewards} expected {np.round(expected, 4).tolist()}, "
@@ -142,27 +207,71 @@ def check_advantages(fn, seed: int = 0) -> CheckResult:
                          "including all-equal groups whose advantages are all 0")
 
 
-def check_chance_of_a_right_answer(fn, seed: int = 0) -> CheckResult:
-    """Exercise 7: ``fn(p, n)`` = probability that ``n`` samples of success rate ``p`` contain a right one."""
-    if fn is None or _returns_none(fn, 0.5, 1):
-        return not_answered("the function `chance_of_a_right_answer`")
+CHANCE_MISTAKES = (
+    (lambda p, n: (1 - p) ** n, "that is the chance that every sample is wrong; you want its complement"),
+    (lambda p, n: p ** n, "that is the chance that every sample is right; 'at least one' is 1 minus 'none'"),
+    (lambda p, n: 1 - (1 - p) ** (n - 1), "that counts n - 1 samples: every one of the n samples may be right"),
+    (lambda p, n: 1 - (1 - p) ** n - p ** n,
+     "that is the chance of a mixed group (some right, some wrong); a group of right answers only counts too"),
+    (lambda p, n: 1 - (1 - p) ** (n + 1), "that counts n + 1 samples; there are n"),
+    (lambda p, n: 1 - p ** n, "that is 1 minus the chance that all are right; take 1 minus the chance that none is"),
+)
+"""Formulas students write instead of 1 - (1 - p)^n, each with what it computes (exercise 7's messages)."""
+
+
+def _chance_cases(seed: int) -> list[tuple[float, int]]:
     rng = random.Random(seed)
-    cases = [(0.0, 32), (1.0, 1), (0.5, 1), (0.1, 16), (0.02, 32)]
-    cases += [(round(rng.random(), 3), rng.choice([1, 2, 4, 8, 16, 32, 64])) for _ in range(20)]
+    cases = [(0.0, 32), (1.0, 1), (0.5, 1), (0.1, 16), (0.02, 32), (0.3, 2)]
+    return cases + [(round(rng.uniform(0.01, 0.99), 3), rng.choice([2, 3, 4, 8, 16, 32, 64])) for _ in range(20)]
+
+
+def _diagnose_chance(got: list[float], cases: list[tuple[float, int]]) -> str:
+    """The mistake whose formula gives every value the reader's function gave, else a general hint."""
+    if any(not 0 <= g <= 1 for g in got):
+        return "a probability lies between 0 and 1 (adding up p once per sample, for one, can exceed 1)"
+    for formula, hint in CHANCE_MISTAKES:
+        if np.allclose(got, [formula(p, n) for p, n in cases], atol=1e-9, rtol=1e-6):
+            return hint
+    return "compute the chance that no sample is right, then take 1 minus it"
+
+
+@never_raises
+def check_chance_of_a_right_answer(fn, seed: int = 0) -> CheckResult:
+    """Exercise 7: ``fn(p, n)`` = probability that ``n`` samples of success rate ``p`` contain a right one.
+
+    Tested on scalar rates and on a NumPy array of rates (the exercise applies
+    it to every prompt's rate at once), against :func:`prob_any_success`.
+    """
+    if fn is None or (callable(fn) and _returns_none(fn, 0.5, 1)):
+        return not_answered("the function `chance_of_a_right_answer`")
+    if not callable(fn):
+        return not_a_function("chance_of_a_right_answer", fn)
+    cases = _chance_cases(seed)
+    got = []
     for p, n in cases:
-        expected = prob_any_success(p, n)
         try:
-            got = float(fn(p, n))
+            value = fn(p, n)
         except Exception as err:  # noqa: BLE001 - report any failure of the reader's code
             return verdict(False, f"calling it with p={p}, n={n} raised {type(err).__name__}: {err}")
-        if not math.isclose(got, expected, abs_tol=1e-9, rel_tol=1e-6):
-            if not 0 <= got <= 1:
-                hint = "a probability lies between 0 and 1 (adding up p once per sample, for one, can exceed 1)"
-            elif math.isclose(got, (1 - p) ** n, abs_tol=1e-9):
-                hint = "that is the chance that every sample is wrong; you want its complement"
-            elif math.isclose(got, p ** n, abs_tol=1e-9):
-                hint = "that is the chance that every sample is right; 'at least one' is 1 minus 'none'"
-            else:
-                hint = "compute the chance that no sample is right, then take 1 minus it"
-            return verdict(False, f"for p={p}, n={n} expected {expected:.6f}, got {got:.6f}: {hint}")
-    return verdict(True, f"matches 1 - (1 - p)^n on {len(cases)} cases, including p = 0 (never) and p = 1 (always)")
+        number = as_number(value)
+        if number is None:
+            return verdict(False, f"for p={p}, n={n} it returned {value!r:.60}; return a number (a float)")
+        got.append(number)
+    expected = [prob_any_success(p, n) for p, n in cases]
+    if not np.allclose(got, expected, atol=1e-9, rtol=1e-6):
+        i = next(i for i, (g, e) in enumerate(zip(got, expected)) if not math.isclose(g, e, abs_tol=1e-9,
+                                                                                        rel_tol=1e-6))
+        return verdict(False, f"for p={cases[i][0]}, n={cases[i][1]} expected {expected[i]:.6f}, got {got[i]:.6f}: "
+                              f"{_diagnose_chance(got, cases)}")
+    rates = np.array([p for p, _ in cases[:8]])
+    try:
+        values = fn(rates, 16)
+        array = np.asarray(values, dtype=float) if not isinstance(values, str) else None
+    except Exception as err:  # noqa: BLE001 - report any failure of the reader's code
+        return verdict(False, f"it works for one p, but calling it with a NumPy array of {len(rates)} rates raised "
+                              f"{type(err).__name__}: {err}; use operations that work elementwise (**, not math.pow)")
+    if array is None or array.shape != rates.shape or not np.allclose(array, prob_any_success(rates, 16)):
+        return verdict(False, f"it works for one p, but given an array of {len(rates)} rates it must return one "
+                              "chance per rate, elementwise")
+    return verdict(True, f"matches 1 - (1 - p)^n on {len(cases)} cases, including p = 0 (never) and p = 1 (always), "
+                         "and on an array of rates")
