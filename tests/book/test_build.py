@@ -123,6 +123,21 @@ raise ValueError("this cell is broken on purpose")
 ```
 """
 
+CLAIMED = """\
+# The second chapter {#sec-second}
+
+```{python}
+rate = 0.25
+```
+
+Right on `{python} rate` of the sums, which is less than a half.
+
+```{python}
+#| include: false
+assert rate < 0.5, "claim: the rate is less than a half"
+```
+"""
+
 
 EXTRA = """---
 rlbook-needs:
@@ -290,6 +305,20 @@ def test_a_failing_cell_names_page_and_cell_and_keeps_the_previous_book(tmp_path
     assert "FAILED chapters/02-second.qmd: cell 2 (line 8 of the page)" in report
     assert "y = x + 1" in report and "ValueError: this cell is broken on purpose" in report
     assert (root / "_book" / "index.html").read_text() == "the previous book"
+
+
+def test_a_hidden_claim_that_holds_stays_off_the_page_and_one_that_breaks_fails_the_build_naming_it(tmp_path):
+    root = write_book(tmp_path / "holds", second=CLAIMED)
+    assert build_book(root, backend="pandoc", only="02-second", out=[].append) == 0
+    text = page(root, "chapters/02-second.html")
+    assert "Right on 0.25 of the sums" in text and "claim:" not in text and "assert" not in text
+    broken = write_book(tmp_path / "breaks", second=CLAIMED.replace("rate = 0.25", "rate = 0.75"))
+    lines: list[str] = []
+    assert build_book(broken, backend="pandoc", only="02-second", out=lines.append) == 1
+    report = "\n".join(lines)
+    assert "FAILED chapters/02-second.qmd: cell 3 (line 10 of the page)" in report
+    assert "AssertionError: claim: the rate is less than a half" in report
+    assert not (broken / "_book").exists()
 
 
 def test_a_page_leaves_no_kernel_running_whether_it_passes_or_fails(tmp_path):

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from rlbook.publish.lint import book_pages, cell_options, crossref_kind, lint_book, page_heading, scan_source, split_qmd
+from rlbook.publish.reader import lint_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,6 +67,22 @@ def lint(root: Path) -> list[str]:
 
 def test_the_real_book_is_clean():
     assert lint_book(ROOT) == []
+
+
+#: Pages not yet brought under the reader's rules (issue 30); each is expected to fail until it is.
+PENDING = ("chapters/01-rl-loop.qmd", "chapters/02-outcome-process-rewards.qmd", "chapters/03-credit-assignment.qmd",
+           "chapters/04-exploration-reward-limits.qmd", "chapters/05-checkpoints-evaluation-record.qmd",
+           "chapters/appendix-trl.qmd")
+
+
+def test_every_page_reads_clean_for_the_reader():
+    problems = [p for p in lint_pages(ROOT) if not p.startswith(PENDING)]
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("pending", PENDING)
+def test_a_pending_page_is_still_listed_only_while_it_breaks_a_rule(pending):
+    assert any(p.startswith(pending + ":") for p in lint_pages(ROOT)), f"{pending} reads clean: drop it from PENDING"
 
 
 def test_a_good_fixture_book_is_clean(tmp_path):
