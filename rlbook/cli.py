@@ -232,17 +232,18 @@ def cmd_eval(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    from rlbook.record import RecordError, load
-    from rlbook.record.display import as_table
+    from rlbook.record import RecordError
+    from rlbook.record.display import as_table, printable
+    from rlbook.record.reading import load_record
 
     try:
-        record = load(Path(args.record))
+        record = load_record(args.record)
     except RecordError as err:
-        raise UsageError(str(err).splitlines()[0]) from None
+        raise UsageError(printable(str(err))) from None
     if args.json:
         print(json.dumps(record, allow_nan=False))
     else:
-        rows = as_table(record)
+        rows = [(printable(key), printable(value)) for key, value in as_table(record)]
         width = max(len(k) for k, _ in rows)
         for key, value in rows:
             print(f"{key:<{width}}  {value}")

@@ -2,6 +2,8 @@
 
 - :mod:`~rlbook.record.schema`: the fields, their shapes and :func:`validate`;
 - :mod:`~rlbook.record.io`: a new record, its entries, :func:`save` and :func:`load`;
+- :mod:`~rlbook.record.reading`: a record file that may be hostile, read with bounds and checks
+  (``rlbook audit``);
 - :mod:`~rlbook.record.display`: the record as a table for people (imported on its own,
   ``from rlbook.record import display``, so that it stays out of the training code).
 """

@@ -51,6 +51,19 @@ def as_table(record: dict) -> list[tuple[str, str]]:
     return [row for field in order if field in record for row in _rows(field, record[field])]
 
 
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on rather than show written as its escape.
+
+    Line breaks, terminal escape sequences, other control and format
+    characters and lone surrogates become ``\\n``, ``\\x1b``, ``\\u2028``,
+    ``\\ud800``..., so that a value printed by ``rlbook audit`` stays on its own
+    row and cannot forge another or clear the screen.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 def _normalise(name: str) -> str:
     return name.strip().lower().replace(" ", "_").replace("-", "_").split(".")[0]
 
