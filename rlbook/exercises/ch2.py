@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from rlbook.analysis.disagreement import Judged, judge
 from rlbook.core import rewards as rw
 from rlbook.core.world import EOT, Task, parse_prompt
 
-from . import CheckResult, not_answered, verdict
+from . import CheckResult, as_count, never_raises, not_a_function, not_answered, verdict
 
 SHOW = 3
 """How many failing examples a check message lists."""
@@ -36,44 +38,84 @@ def _call(fn: Callable, *args):
 # ---------------------------------------------------------------- exercise 2
 
 
+SCORER_CASES = [(Task((3, 4, 5)).prompt, c) for c in (
+    "07,12#", "x,12#", " 7,12#", "+7,12#", ",12#", "\u0667,12#",  # step 2 after an unreadable step 1
+    "7#,12", "#7,12", "7,1#2", "6#,11",  # only the text before the first end mark counts
+    "7,12#", "6,11#", "6,12#", "7,012#", "7,12,5#", "7", "", "#")] + [
+    (Task((9, 9, 9)).prompt, c) for c in ("18,27#", "018,27#", "18#,27", "17,26#", "27#")]
+"""Constructed (prompt, completion) pairs on which exercise 2's rules differ from the shortcuts students take."""
+
+
+def _rollout_lists(prompts, completions) -> str | None:
+    """Why ``prompts`` and ``completions`` are not two equal-length lists of text, or None when they are."""
+    if not isinstance(prompts, (list, tuple)) or not isinstance(completions, (list, tuple)):
+        return "`prompts` and `completions` must be lists of text (the chapter's rollouts)"
+    if len(prompts) != len(completions) or not prompts:
+        return (f"`prompts` and `completions` must be non-empty lists of the same length, got {len(prompts)} and "
+                f"{len(completions)}")
+    if not all(isinstance(x, str) for x in [*prompts, *completions]):
+        return "every prompt and completion must be text (a str)"
+    return None
+
+
+def _steps(got) -> tuple[bool, ...] | None:
+    """A scorer's answer as a tuple of bools, or None when it is not a list of True/False."""
+    if isinstance(got, (str, bytes, dict)) or not hasattr(got, "__iter__"):
+        return None
+    items = list(got)
+    if not all(isinstance(x, (bool, np.bool_)) for x in items):
+        return None
+    return tuple(bool(x) for x in items)
+
+
+@never_raises
 def check_process_scorer(scorer: Callable[[str, str], Sequence[bool] | None] | None, prompts: list[str],
                          completions: list[str]) -> CheckResult:
     """Exercise 2: does ``scorer(prompt, completion)`` give the same step verdicts as ``process_score``?
 
     ``scorer`` returns one bool per step (step 1 valid iff s1 = a + b; step 2
-    valid iff s2 = the rollout's own s1 + c). It is run on the real rollouts
-    given; the message lists up to three rollouts where it differs, with the
-    reference scorer's reason.
+    valid iff s2 = the rollout's own s1 + c; a step after an unreadable one is
+    invalid; only the text before the first end mark is read). It is run on
+    the constructed :data:`SCORER_CASES`, which test those rules, and on the
+    real rollouts given; the message lists up to three cases where it
+    differs, with the reference scorer's reason.
     """
     if scorer is None:
         return not_answered("`my_process_score`")
+    if not callable(scorer):
+        return not_a_function("my_process_score", scorer)
+    problem = _rollout_lists(prompts, completions)
+    if problem:
+        return verdict(False, problem)
     first, error = _call(scorer, prompts[0], completions[0])
     if error is None and first is None:
         return not_answered("the body of `my_process_score` (it still returns None)")
-    pairs = sorted(set(zip(prompts, completions)))
-    wrong = []
-    for prompt, completion in pairs:
-        expected = rw.process_score(prompt, completion)
-        got, error = _call(scorer, prompt, completion)
-        if error:
-            return verdict(False, f"your scorer raised {error} on prompt {prompt!r}, completion {completion!r}; "
-                                  "a scorer must judge every text, including malformed and budget-stopped ones")
-        try:
-            steps = tuple(bool(s) for s in got)
-        except TypeError:
-            return verdict(False, f"your scorer returned {got!r} for {completion!r}; return one True/False per "
-                                  f"step, e.g. {list(expected.steps)}")
-        if steps != expected.steps:
-            wrong.append(f"{prompt} {completion!r}: you said {list(steps)}, process_score says "
-                         f"{list(expected.steps)} ({expected.reason})")
-    if wrong:
-        listed = "\n  ".join(wrong[:SHOW])
-        return verdict(False, f"your scorer differs from rewards.process_score on {len(wrong)} of {len(pairs)} "
-                              f"distinct real rollouts, for example:\n  {listed}\nRemember: step 2 is judged "
-                              "against the rollout's own first sum, and a step that is missing or not a plain "
-                              "number is invalid.")
-    return verdict(True, f"your scorer agrees with rewards.process_score on all {len(pairs)} distinct real "
-                         f"rollouts ({len(prompts)} rollouts in all).")
+    real = sorted(set(zip(prompts, completions)))
+    wrong = {"constructed": [], "real": []}
+    for kind, pairs in (("constructed", SCORER_CASES), ("real", real)):
+        for prompt, completion in pairs:
+            expected = rw.process_score(prompt, completion)
+            got, error = _call(scorer, prompt, completion)
+            if error:
+                return verdict(False, f"your scorer raised {error} on prompt {prompt!r}, completion {completion!r}; "
+                                      "a scorer must judge every text, including malformed and budget-stopped ones")
+            steps = _steps(got)
+            if steps is None:
+                return verdict(False, f"your scorer returned {got!r:.60} for {completion!r}; return a list of "
+                                      f"True/False, one per step ({len(expected.steps)} steps)")
+            if steps != expected.steps:
+                wrong[kind].append(f"{prompt} {completion!r}: you said {list(steps)}, process_score says "
+                                   f"{list(expected.steps)} ({expected.reason})")
+    if wrong["constructed"] or wrong["real"]:
+        listed = "\n  ".join((wrong["real"] + wrong["constructed"])[:SHOW])
+        return verdict(False, f"your scorer differs from rewards.process_score on {len(wrong['real'])} of "
+                              f"{len(real)} distinct real rollouts and {len(wrong['constructed'])} of "
+                              f"{len(SCORER_CASES)} constructed cases, for example:\n  {listed}\nRemember: read "
+                              "only the text before the first end mark; step 2 is judged against the rollout's own "
+                              "first sum; a step that is missing or not a plain number is invalid, and so is the "
+                              "step after it.")
+    return verdict(True, f"your scorer agrees with rewards.process_score on all {len(real)} distinct real "
+                         f"rollouts ({len(prompts)} rollouts in all) and on {len(SCORER_CASES)} constructed cases.")
 
 
 def reference_process_score(prompt: str, completion: str) -> list[bool] | None:
@@ -143,11 +185,15 @@ def adversarial_cases() -> list[tuple[str, str, str]]:
             ("wrong final sum", f"{s1},{s2 + 1}{EOT}"),
             ("final sum only", f"{s2}{EOT}"),
             ("leading zero on the final sum", f"{s1},0{s2}{EOT}"),
+            ("leading zero on the first sum", f"0{s1},{s2}{EOT}"),
+            ("space before the first sum", f" {s1},{s2}{EOT}"),
             ("space after the comma", f"{s1}, {s2}{EOT}"),
             ("space before the end mark", f"{s1},{s2} {EOT}"),
             ("plus sign", f"{s1},+{s2}{EOT}"),
             ("a third number", f"{s1},{s2},{s2}{EOT}"),
             ("text after the end mark", f"{s1},{s2}{EOT}{s2}"),
+            ("newline after the end mark", f"{s1},{s2}{EOT}\n"),
+            ("space after the end mark", f"{s1},{s2}{EOT} "),
             ("two end marks", f"{s1},{s2}{EOT}{EOT}"),
             ("no end mark (budget)", f"{s1},{s2}"),
             ("non-ASCII digit", f"{s1},{arabic}{EOT}"),
@@ -160,20 +206,31 @@ def adversarial_cases() -> list[tuple[str, str, str]]:
     return cases
 
 
+def _accepts(got) -> bool | None:
+    """A verifier's answer as a bool: True/False (or 1/0); None for anything else, such as ``"yes"``."""
+    if isinstance(got, (bool, np.bool_)):
+        return bool(got)
+    count = as_count(got)
+    return None if count not in (0, 1) else bool(count)
+
+
+@never_raises
 def check_verifier(verify: Callable[[str, str], bool | None] | None, blind_spot: str | None) -> CheckResult:
     """Exercise 6: run the reader's outcome verifier on adversarial cases; check the named blind spot.
 
     The constrained output is ``s1,s2#``: two canonical numbers (ASCII
     digits, no sign, space or leading zero) separated by one comma, then the
     end mark and nothing after it; only the final number is judged. The
-    reader's ``verify`` must accept exactly what :class:`rewards.ExactVerifier`
-    accepts on the cases; the message lists what slips through (accepted but
-    should not be) and what is wrongly refused. ``blind_spot`` must be a
-    completion for :data:`BLIND_SPOT_PROMPT` that ``verify`` accepts although
-    a step is wrong.
+    reader's ``verify`` must return True or False and accept exactly what
+    :class:`rewards.ExactVerifier` accepts on the cases; the message lists
+    what slips through (accepted but should not be) and what is wrongly
+    refused. ``blind_spot`` must be a completion for
+    :data:`BLIND_SPOT_PROMPT` that ``verify`` accepts although a step is wrong.
     """
     if verify is None:
         return not_answered("`my_verifier`")
+    if not callable(verify):
+        return not_a_function("my_verifier", verify)
     probe, error = _call(verify, *adversarial_cases()[0][1:])
     if error is None and probe is None:
         return not_answered("the body of `my_verifier` (it still returns None)")
@@ -184,18 +241,23 @@ def check_verifier(verify: Callable[[str, str], bool | None] | None, blind_spot:
         if error:
             return verdict(False, f"your verifier raised {error} on {prompt} {completion!r} ({name}); "
                                   "a verifier must answer for every text")
+        accepted = _accepts(got)
+        if accepted is None:
+            return verdict(False, f"your verifier returned {got!r:.40} for {prompt} {completion!r}; return True to "
+                                  "accept and False to refuse (a string such as 'yes' or '' is not a verdict)")
         expected = exact(prompt, completion)
-        if bool(got) and not expected.reward:
-            slipped.append(f"{name}: {prompt} {completion!r} (should be {expected.status}: {expected.reason})")
-        elif not got and expected.reward:
-            refused.append(f"{name}: {prompt} {completion!r}")
-        elif bool(got) and not rw.process_score(prompt, completion).score == 1.0:
+        if accepted and not expected.reward:
+            slipped.append((name, f"{name}: {prompt} {completion!r} (should be {expected.status}: "
+                                  f"{expected.reason})"))
+        elif not accepted and expected.reward:
+            refused.append((name, f"{name}: {prompt} {completion!r}"))
+        elif accepted and not rw.process_score(prompt, completion).score == 1.0:
             blind.append(completion)
     problems = []
-    if slipped:
-        problems.append(f"{len(slipped)} adversarial case(s) slip through, e.g.\n  " + "\n  ".join(slipped[:SHOW]))
-    if refused:
-        problems.append(f"{len(refused)} right answer(s) are refused, e.g.\n  " + "\n  ".join(refused[:SHOW]))
+    for found, what in ((slipped, "adversarial case(s) slip through"), (refused, "right answer(s) are refused")):
+        if found:
+            kinds = ", ".join(dict.fromkeys(name for name, _ in found))
+            problems.append(f"{len(found)} {what} ({kinds}), e.g.\n  " + "\n  ".join(t for _, t in found[:SHOW]))
     if problems:
         return verdict(False, "\n".join(problems))
     return _check_blind_spot(verify, blind_spot, blind)
@@ -208,9 +270,12 @@ def _check_blind_spot(verify: Callable[[str, str], bool | None], blind_spot: str
         return not_answered("`my_blind_spot`, a completion for "
                             f"{BLIND_SPOT_PROMPT} that your verifier accepts although a step is wrong "
                             "(your verifier itself passes every adversarial case)")
+    if not isinstance(blind_spot, str):
+        return verdict(False, f"`my_blind_spot` must be a completion, a str such as the policy writes, got "
+                              f"{type(blind_spot).__name__}")
     accepted, error = _call(verify, BLIND_SPOT_PROMPT, blind_spot)
     process = rw.process_score(BLIND_SPOT_PROMPT, blind_spot)
-    if error or not accepted:
+    if error or not _accepts(accepted):
         return verdict(False, f"your verifier does not accept {blind_spot!r} for {BLIND_SPOT_PROMPT}, so it is not "
                               "a blind spot of it: name a completion it accepts")
     if process.score == 1.0:
@@ -238,19 +303,35 @@ def exercise_rows(judged: list[Judged], k: int = 12, avoid: frozenset[str] = fro
     return (fresh or useful or blocks)[0]
 
 
+@never_raises
 def check_disagreement_pick(index: int | None, prompts: list[str], completions: list[str]) -> CheckResult:
     """Exercise 11: is rollout ``index`` of the listed real rollouts a case where the verdicts disagree?
 
     Disagreeing means one verdict passes the rollout and the other fails it:
     the outcome verifier accepts while a step is invalid, or every step is
-    valid while the outcome verifier rejects.
+    valid while the outcome verifier rejects. The list is checked first: at
+    least four multi-step rollouts, some on which the judges agree and some
+    on which they do not, so that picking is a choice. The index may be
+    written ``3`` or ``3.0``, not ``True``.
     """
     if index is None:
         return not_answered("`my_pick`, the index of a rollout in the list")
-    if not isinstance(index, int) or not 0 <= index < len(prompts):
-        return verdict(False, f"{index!r} is not an index of the list: pick an int from 0 to {len(prompts) - 1}")
-    j = judge([prompts[index]], [completions[index]])[0]
-    said = (f"rollout {index} ({j.prompt} {j.completion!r}): the outcome verifier says {j.status} "
+    problem = _rollout_lists(prompts, completions)
+    if problem:
+        return verdict(False, problem)
+    if len(prompts) < 4 or any(parse_prompt(p) is None or parse_prompt(p).world != "multi" for p in prompts):
+        return verdict(False, "give the exercise's block of real multi-step rollouts (shown_prompts and "
+                              "shown_completions), not a list of your own")
+    judged = judge(list(prompts), list(completions))
+    if all(j.disagrees for j in judged) or not any(j.disagrees for j in judged):
+        return verdict(False, "in the list given, the judges agree on every rollout or on none, so there is nothing "
+                              "to pick: give the exercise's block (shown_prompts and shown_completions)")
+    position = as_count(index)
+    if position is None or not 0 <= position < len(prompts):
+        return verdict(False, f"{index!r} is not an index of the list: pick a whole number from 0 to "
+                              f"{len(prompts) - 1}")
+    j = judged[position]
+    said = (f"rollout {position} ({j.prompt} {j.completion!r}): the outcome verifier says {j.status} "
             f"(reward {j.reward:.0f}: {j.reason}); the process scorer says {j.process:.1f} ({j.process_reason})")
     if j.disagrees:
         return verdict(True, f"{said}. They disagree: {j.kind}.")

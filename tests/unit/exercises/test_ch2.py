@@ -1,6 +1,9 @@
 """Chapter 2's exercise checks: the reference solutions pass, plausible wrong answers fail with useful messages."""
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from rlbook import disagreement as d
 from rlbook.core.world import Task, parse_prompt
 from rlbook.exercises import ch2
@@ -40,7 +43,7 @@ def test_process_scorer_stub_crash_and_bad_return():
                                      COMPLETIONS)
     assert not crash.passed and "raised ValueError" in crash.message
     number = ch2.check_process_scorer(lambda p, c: 0.5, PROMPTS, COMPLETIONS)
-    assert not number.passed and "return one True/False per step" in number.message
+    assert not number.passed and "return a list of True/False, one per step" in number.message
 
 
 # ---------------------------------------------------------------- exercise 6
@@ -82,7 +85,7 @@ def test_blind_spot_must_be_accepted_and_wrong():
 
 def test_adversarial_cases_cover_both_verdicts_for_every_task():
     cases = ch2.adversarial_cases()
-    assert len(cases) == 18 * len(ch2.ADVERSARIAL_TASKS)
+    assert len(cases) == 22 * len(ch2.ADVERSARIAL_TASKS)
     accepted = [c for c in cases if ch2.reference_verifier(c[1], c[2])]
     assert len(accepted) == 3 * len(ch2.ADVERSARIAL_TASKS)  # canonical, wrong first sum, final twice
     assert ("non-ASCII digit", P, "7,1\u0662#") in cases
@@ -116,3 +119,149 @@ def test_exercise_rows_avoid_a_prompt_when_they_can():
     assert ch2.exercise_rows(judged, k=4) == judged[:4]
     assert ch2.exercise_rows(judged, k=4, avoid=frozenset({P})) == judged[4:]
     assert ch2.exercise_rows(judged[:4], k=4, avoid=frozenset({P})) == judged[:4]  # nothing else qualifies
+
+
+# ---------------------------------------------------------------- exercise 2: spellings, shortcuts, junk
+
+def _scorer_by_regex(prompt, completion):
+    import re
+    a, b, c = parse_prompt(prompt).operands
+    fields = completion.split("#", 1)[0].split(",") + ["", ""]
+    ok = [re.fullmatch(r"0|[1-9][0-9]*", f) is not None for f in fields[:2]]
+    first = ok[0] and int(fields[0]) == a + b
+    return [first, ok[0] and ok[1] and int(fields[1]) == int(fields[0]) + c]
+
+
+def _scorer_numpy(prompt, completion):
+    return np.array(ch2.reference_process_score(prompt, completion))
+
+
+@pytest.mark.parametrize("right", [_scorer_by_regex, _scorer_numpy,
+                                   lambda p, c: tuple(ch2.reference_process_score(p, c))])
+def test_other_correct_process_scorers_pass(right):
+    assert ch2.check_process_scorer(right, PROMPTS, COMPLETIONS).passed
+
+
+def _reading_past_the_end_mark(prompt, completion):
+    return ch2.reference_process_score(prompt, completion.replace("#", "") + "#")
+
+
+def _judging_after_an_unreadable_step(prompt, completion):
+    a, b, c = parse_prompt(prompt).operands
+    fields = completion.split("#")[0].split(",") + ["", ""]
+    value = int(fields[0]) if fields[0].strip().isdigit() else a + b
+    return [ch2.is_canonical(fields[0]) and value == a + b,
+            ch2.is_canonical(fields[1]) and int(fields[1]) == value + c]
+
+
+def _strings(prompt, completion):
+    return [str(x) for x in ch2.reference_process_score(prompt, completion)]
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_reading_past_the_end_mark, "before the first end mark"),
+    (_judging_after_an_unreadable_step, "and so is the step after it"),
+    (_strings, "return a list of True/False"),
+])
+def test_shortcuts_in_a_process_scorer_are_caught_on_constructed_cases(wrong, hint):
+    result = ch2.check_process_scorer(wrong, PROMPTS, COMPLETIONS)
+    assert not result.passed and hint in result.message
+
+
+def test_a_one_row_list_does_not_let_a_wrong_scorer_pass():
+    result = ch2.check_process_scorer(_judging_after_an_unreadable_step, [P], ["7,12#"])
+    assert not result.passed and "constructed cases" in result.message
+
+
+@pytest.mark.parametrize("prompts, completions, hint", [
+    ([], [], "non-empty"), (None, None, "lists of text"), ([P, P], ["7,12#"], "same length"),
+    ([P], [7], "must be text"),
+])
+def test_process_scorer_with_broken_rollout_lists_gets_a_message(prompts, completions, hint):
+    result = ch2.check_process_scorer(ch2.reference_process_score, prompts, completions)
+    assert not result.passed and hint in result.message
+
+
+def test_process_scorer_that_is_not_a_function():
+    result = ch2.check_process_scorer("my scorer", PROMPTS, COMPLETIONS)
+    assert not result.passed and "must be a function" in result.message
+
+
+# ---------------------------------------------------------------- exercise 6: the tricks students miss
+
+def _regex_dollar(prompt, completion):
+    import re
+    match = re.match(r"(0|[1-9][0-9]*),(0|[1-9][0-9]*)#$", completion)
+    return bool(match) and match.group(2) == str(parse_prompt(prompt).answer)
+
+
+def _strips_first(prompt, completion):
+    return ch2.reference_verifier(prompt, completion.strip())
+
+
+def _loose_first_number(prompt, completion):
+    answer, mark, after = completion.partition("#")
+    fields = answer.split(",")
+    return (bool(mark) and not after and len(fields) == 2 and fields[0].strip().isdigit()
+            and ch2.is_canonical(fields[1]) and fields[1] == str(parse_prompt(prompt).answer))
+
+
+@pytest.mark.parametrize("wrong, case", [
+    (_regex_dollar, "newline after the end mark"),
+    (_strips_first, "space before the first sum"),
+    (_loose_first_number, "leading zero on the first sum"),
+])
+def test_verifiers_with_a_classic_loophole_are_caught(wrong, case):
+    result = ch2.check_verifier(wrong, "6,12#")
+    assert not result.passed and "slip through" in result.message and case in result.message
+
+
+def _fullmatch_verifier(prompt, completion):
+    import re
+    match = re.fullmatch(r"(?:0|[1-9][0-9]*),(0|[1-9][0-9]*)#", completion)
+    return match is not None and match.group(1) == str(parse_prompt(prompt).answer)
+
+
+@pytest.mark.parametrize("right", [_fullmatch_verifier, lambda p, c: int(ch2.reference_verifier(p, c)),
+                                   lambda p, c: np.bool_(ch2.reference_verifier(p, c))])
+def test_other_correct_verifiers_pass(right):
+    assert ch2.check_verifier(right, "6,12#").passed
+
+
+@pytest.mark.parametrize("answer", [lambda p, c: "yes" if ch2.reference_verifier(p, c) else "",
+                                    lambda p, c: "accepted", lambda p, c: 0.5])
+def test_a_verifier_must_answer_true_or_false(answer):
+    result = ch2.check_verifier(answer, "6,12#")
+    assert not result.passed and "return True to accept" in result.message
+
+
+@pytest.mark.parametrize("blind_spot", [612, ["6,12#"], b"6,12#"])
+def test_a_blind_spot_that_is_not_text_gets_a_message(blind_spot):
+    result = ch2.check_verifier(ch2.reference_verifier, blind_spot)
+    assert not result.passed and "must be a completion" in result.message
+
+
+def test_verifier_that_is_not_a_function():
+    assert "must be a function" in ch2.check_verifier(True, "6,12#").message
+
+
+# ---------------------------------------------------------------- exercise 11: index spellings, fabricated lists
+
+def test_an_index_may_be_a_float_or_a_numpy_int_but_not_a_bool():
+    assert ch2.check_disagreement_pick(1.0, PROMPTS, COMPLETIONS).passed
+    assert ch2.check_disagreement_pick(np.int64(1), PROMPTS, COMPLETIONS).passed
+    for junk in (True, 1.5, "1", [1], -1):
+        result = ch2.check_disagreement_pick(junk, PROMPTS, COMPLETIONS)
+        assert not result.passed and "not an index" in result.message
+
+
+@pytest.mark.parametrize("prompts, completions, hint", [
+    ([P], ["6,12#"], "not a list of your own"),
+    ([P] * 4, ["6,12#"] * 4, "nothing to pick"),
+    ([Task((3, 4)).prompt] * 4, ["7#", "8#", "7#", "6#"], "not a list of your own"),
+    ([], [], "non-empty"),
+    (PROMPTS, COMPLETIONS[:-1], "same length"),
+])
+def test_a_fabricated_list_of_rollouts_is_refused(prompts, completions, hint):
+    result = ch2.check_disagreement_pick(0, prompts, completions)
+    assert not result.passed and hint in result.message
