@@ -236,7 +236,7 @@ STRUCTURE = ("Why this chapter matters", "Summary", "Exercises")
 
 
 def _structure_problems(path: str, blocks: list[Block]) -> list[str]:
-    """A chapter opens with "Why this chapter matters" and learning objectives and ends with a summary, then exercises."""
+    """A chapter opens with "Why this chapter matters" and learning objectives, ends with a summary, then exercises."""
     sections = [(line, text) for line, level, text, inside in headings(blocks) if level == 2 and not inside]
     boxed = [text for _, level, text, inside in headings(blocks) if level == 2 and inside]
     names = [text for _, text in sections]
