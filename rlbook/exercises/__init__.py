@@ -69,6 +69,24 @@ def as_count(value) -> int | None:
     return int(number)
 
 
+def as_numbers(values) -> list[float] | None:
+    """``values`` as a list of floats when it is a flat sequence of real numbers, else None.
+
+    A list, tuple, 1-d array or tensor of numbers qualifies; text, a dict, a
+    single number or a list holding a string (``["0.5"]``) does not.
+    """
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        return None
+    if hasattr(values, "tolist") and getattr(values, "ndim", 1) == 1:
+        values = values.tolist()
+    try:
+        items = list(values)
+    except TypeError:
+        return None
+    floats = [as_number(x) for x in items]
+    return None if any(f is None for f in floats) else floats
+
+
 def never_raises(check: F) -> F:
     """Wrap a checker so that an answer it cannot read becomes a NOT YET message instead of a traceback.
 

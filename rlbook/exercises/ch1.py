@@ -24,7 +24,7 @@ from rlbook.core.stats import prob_any_success
 from rlbook.core import rewards as rw
 from rlbook.core.world import VOCAB, decode, parse_prompt
 
-from . import CheckResult, as_number, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
 
 LABELS = ("state", "action", "trajectory", "rewards", "return", "policy")
 """The keys exercise 1 asks for."""
@@ -53,18 +53,6 @@ def _same_pairs(given, expected) -> bool:
                and tuple(pair) == tuple(want) for pair, want in zip(given, expected))
 
 
-def _numbers(values) -> list[float] | None:
-    """``values`` as a list of floats, or None when it is not a list of real numbers (strings are not)."""
-    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
-        return None
-    try:
-        items = list(values)
-    except TypeError:
-        return None
-    floats = [as_number(x) for x in items]
-    return None if any(f is None for f in floats) else floats
-
-
 def _label_problem(key: str, given, expected, record: dict, step: int) -> str | None:
     """What is wrong with one label, or None when it is right."""
     text = record["completion"]
@@ -91,7 +79,7 @@ def _label_problem(key: str, given, expected, record: dict, step: int) -> str | 
             return "those are the actions alone; a trajectory pairs each action with the state it was taken in"
         return f"give the list of (state, action) pairs of text, one per written character ({len(text)} in all)"
     if key == "rewards":
-        values = _numbers(given)
+        values = as_numbers(given)
         if values is not None and len(values) == len(expected) and np.allclose(values, expected):
             return None
         if as_number(given) is not None or (values is not None and len(values) == 1):
@@ -187,7 +175,7 @@ def check_advantages(fn, seed: int = 0) -> CheckResult:
             returned = fn(list(rewards))
         except Exception as err:  # noqa: BLE001 - report any failure of the reader's code
             return verdict(False, f"calling it on {rewards} raised {type(err).__name__}: {err}")
-        got = _numbers(returned)
+        got = as_numbers(returned)
         if got is None:
             return verdict(False, f"for {rewards} it returned {returned!r:.80}; return a list of numbers "
                                   "(floats, not strings), one advantage per reward")

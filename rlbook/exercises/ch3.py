@@ -17,11 +17,11 @@ from typing import Callable
 
 import torch
 
-from rlbook.analysis.credit import split_credit, token_steps
+from rlbook.analysis.credit import ProcessGroup, split_credit, token_steps
 from rlbook.core import advantages as adv_lib
 from rlbook.core import losses
 
-from . import CheckResult, not_answered, verdict
+from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
 
 TRY_IT_GROUPS = {"[1, 1, 0, 0]": [1.0, 1.0, 0.0, 0.0], "[1, 1, 1, 1]": [1.0, 1.0, 1.0, 1.0]}
 """The two groups of the "try it" question, by the key the reader's dict uses."""
@@ -40,20 +40,52 @@ def _call(fn: Callable, *args):
         return None, f"your function raised {type(err).__name__}: {err}"
 
 
+def _group_key(key) -> tuple[float, ...] | None:
+    """A try-it key as the rewards it names: ``"[1, 1, 0, 0]"``, ``"[1,1,0,0]"``, ``"1100"`` or ``(1, 1, 0, 0)``."""
+    if isinstance(key, str):
+        text = key.strip().strip("[]()").replace(",", " ").split()
+        if len(text) == 1 and text[0].isdigit():
+            text = list(text[0])
+        try:
+            return tuple(float(x) for x in text)
+        except ValueError:
+            return None
+    numbers = as_numbers(key)
+    return None if numbers is None else tuple(numbers)
+
+
+@never_raises
 def check_try_it(answer: dict | None) -> CheckResult:
-    """The reader's group-centred advantages for ``[1, 1, 0, 0]`` and ``[1, 1, 1, 1]`` (a dict of lists)."""
+    """The reader's group-centred advantages for ``[1, 1, 0, 0]`` and ``[1, 1, 1, 1]`` (a dict of lists).
+
+    A key may be written as in the example (``"[1, 1, 0, 0]"``), without
+    spaces, or as a tuple of rewards; each value is a list of four numbers.
+    """
     if answer is None:
         return not_answered("`answer` with one list of four advantages per group")
+    if not isinstance(answer, dict):
+        return verdict(False, f"`answer` must be a dict from group to advantages, e.g. {{{list(TRY_IT_GROUPS)[0]!r}: "
+                              f"[...], ...}}, got {type(answer).__name__}")
+    by_group = {_group_key(k): v for k, v in answer.items()}
     for key, rewards in TRY_IT_GROUPS.items():
-        if key not in answer:
+        if tuple(rewards) not in by_group:
             return verdict(False, f"missing the group {key}: use the keys {list(TRY_IT_GROUPS)}")
+        given = by_group[tuple(rewards)]
+        values = as_numbers(given)
+        if values is None:
+            return verdict(False, f"{key}: give a list of four numbers, one advantage per answer; got {given!r:.40}")
+        if len(values) != 4:
+            return verdict(False, f"{key}: give one advantage per answer, four in all; got {len(values)}")
         expected = adv_lib.group_centered(rewards)
-        if len(answer[key]) != 4:
-            return verdict(False, f"{key}: give one advantage per answer, four in all")
-        if not _close(answer[key], expected, 1e-3):
+        if not _close(values, expected, 1e-3):
             mean = sum(rewards) / 4
+            if _close(values, -expected, 1e-3):
+                return verdict(False, f"{key}: the signs are flipped: an advantage is reward minus the mean")
+            if _close(values, adv_lib.group_normalized(rewards), 1e-3):
+                return verdict(False, f"{key}: you also divided by the standard deviation; the question asks for "
+                                      "group-centred advantages, reward minus the group's mean only")
             return verdict(False, f"{key}: subtract the group's mean reward ({mean:g}) from each reward; "
-                                  f"you gave {list(answer[key])}")
+                                  f"you gave {values}")
     return verdict(True, "the mean reward rises from 0.5 to 1, while the within-group signal falls to nothing: "
                          "in [1, 1, 1, 1] every answer equals the baseline, so no token is pushed either way")
 
@@ -65,6 +97,7 @@ def _random_completion(rng: random.Random) -> str:
     return text + "#" if rng.random() < 0.7 else text
 
 
+@never_raises
 def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
     """Exercise 5: ``fn(completion, outcome_adv, step_adv)`` must return per-character outcome and process credit.
 
@@ -73,6 +106,10 @@ def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
     """
     if fn is None:
         return not_answered("`my_split_credit`")
+    if not callable(fn):
+        return not_a_function("my_split_credit", fn)
+    if group is not None and not isinstance(group, ProcessGroup):
+        return verdict(False, f"`group` must be the chapter's ProcessGroup (pgroup), got {type(group).__name__}")
     rng = random.Random(3)
     cases = []
     if group is not None:
@@ -90,9 +127,13 @@ def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
         if not isinstance(got, dict) or set(got) != {"outcome", "process"}:
             return verdict(False, "return a dict with the keys 'outcome' and 'process'")
         for key in ("outcome", "process"):
+            if as_numbers(got[key]) is None:
+                return verdict(False, f"'{key}' must be a list of numbers, one per generated character; got "
+                                      f"{got[key]!r:.40}")
             if len(got[key]) != len(completion):
                 return verdict(False, f"{completion!r} has {len(completion)} generated characters (the end mark and "
                                       f"commas count); your '{key}' list has {len(got[key])}")
+        got = {key: as_numbers(got[key]) for key in ("outcome", "process")}
         if not _close(got["outcome"], want["outcome"]):
             return verdict(False, f"{completion!r}: under an outcome reward every generated character gets the same "
                                   f"advantage, {outcome_adv:+.3f}; you gave {got['outcome']}")
@@ -105,6 +146,7 @@ def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
     return verdict(True, f"outcome and process credit match on {len(cases)} answers")
 
 
+@never_raises
 def check_group_normalized(fn: Callable | None) -> CheckResult:
     """Exercise 14: ``fn(rewards)`` on a ``(groups, G)`` tensor must equal :func:`rlbook.core.advantages.group_normalized`.
 
@@ -113,6 +155,8 @@ def check_group_normalized(fn: Callable | None) -> CheckResult:
     """
     if fn is None:
         return not_answered("`my_group_normalized`")
+    if not callable(fn):
+        return not_a_function("my_group_normalized", fn)
     gen = torch.Generator().manual_seed(14)
     binary = (torch.rand(12, 8, generator=gen) < 0.5).float()
     binary[0] = 1.0
@@ -124,7 +168,10 @@ def check_group_normalized(fn: Callable | None) -> CheckResult:
             return verdict(False, error)
         if got is None:
             return not_answered("`my_group_normalized` (it returned None)")
-        got = torch.as_tensor(got, dtype=torch.float64)
+        try:
+            got = torch.as_tensor(got, dtype=torch.float64)
+        except (TypeError, ValueError, RuntimeError):
+            return verdict(False, f"return a tensor of numbers of the rewards' shape, got {type(got).__name__}")
         want = adv_lib.group_normalized(rewards).double()
         if got.shape != want.shape:
             return verdict(False, f"expected shape {tuple(want.shape)} (one advantage per reward), got {tuple(got.shape)}")
@@ -142,8 +189,9 @@ def check_group_normalized(fn: Callable | None) -> CheckResult:
             return verdict(False, "these are the centred advantages: now divide each group by its standard deviation")
         if _close(got, (rewards / (rewards.std(dim=-1, keepdim=True, correction=0) + 1e-6)).double()):
             return verdict(False, "subtract each group's mean before dividing: advantages within a group must sum to 0")
-        return verdict(False, f"first group: expected {want[0].numpy().round(3).tolist()}, "
-                              f"got {got[0].numpy().round(3).tolist()}")
+        row = next(i for i in range(len(want)) if not _close(got[i], want[i]))
+        return verdict(False, f"group {row} (rewards {rewards[row].numpy().round(3).tolist()}): expected "
+                              f"{want[row].numpy().round(3).tolist()}, got {got[row].numpy().round(3).tolist()}")
     return verdict(True, "matches rlbook.core.advantages.group_normalized on binary and graded rewards")
 
 
@@ -157,6 +205,7 @@ def _random_batch(gen: torch.Generator, rows: int = 6, cols: int = 5) -> tuple[t
     return logp, old, adv, mask
 
 
+@never_raises
 def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
     """``fn(logp, old_logp, adv, mask, eps)`` must equal :func:`rlbook.core.losses.ppo_clip_loss`'s loss and its gradient.
 
@@ -165,6 +214,8 @@ def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
     """
     if fn is None:
         return not_answered("`my_ppo_clip_loss`")
+    if not callable(fn):
+        return not_a_function("my_ppo_clip_loss", fn)
     gen = torch.Generator().manual_seed(7)
     for trial in range(5):
         logp, old, adv, mask = _random_batch(gen)
@@ -185,9 +236,9 @@ def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
             return verdict(False, "the loss has no gradient: keep logp in the computation (no .detach(), no .item())")
         got.backward()
         want.backward()
-        if not _close(mine.grad, ref.grad):
-            return verdict(False, "the value is right but the gradient is not: the clipped term must block the "
-                                  "gradient where the min picks it (use torch.clamp on the ratio, not on the product)")
+        if mine.grad is None or not _close(mine.grad, ref.grad):
+            return verdict(False, "the value is right but the gradient is not: " +
+                           _diagnose_ppo_gradient(mine.grad, logp, old, adv, mask, eps))
     return verdict(True, "matches rlbook.core.losses.ppo_clip_loss, value and gradient, on 5 random batches")
 
 
@@ -209,3 +260,40 @@ def _diagnose_ppo(got: float, logp, old, adv, mask, eps: float, want: float) -> 
         if math.isclose(got, float(value), rel_tol=1e-4, abs_tol=1e-5):
             return hint
     return f"expected {want:.5f}, got {got:.5f}"
+
+
+def _gradient_of(loss_fn: Callable, logp: torch.Tensor) -> torch.Tensor:
+    """The gradient of ``loss_fn(logp)`` with respect to ``logp``."""
+    leaf = logp.clone().requires_grad_(True)
+    loss_fn(leaf).backward()
+    return leaf.grad
+
+
+def _diagnose_ppo_gradient(grad: torch.Tensor | None, logp, old, adv, mask, eps: float) -> str:
+    """The likeliest reason a PPO loss with the right value has the wrong gradient."""
+    if grad is None or not torch.any(grad != 0):
+        return ("no gradient reaches logp: a .detach(), .item() or torch.tensor(...) cuts it off. Compute the ratio "
+                "from logp itself")
+    a, m = adv[:, None], mask.float()
+
+    def unclipped(lp):
+        return -((torch.exp(lp - old) * a) * m).sum() / m.sum()
+
+    def clipped_value_as_constant(lp):
+        ratio = torch.exp(lp - old)
+        low = torch.minimum(ratio * a, ratio.clamp(1 - eps, 1 + eps) * a)
+        return -((ratio * a + (low - ratio * a).detach()) * m).sum() / m.sum()
+
+    def detached_clip(lp):
+        ratio = torch.exp(lp - old)
+        return -((torch.minimum(ratio * a, ratio.detach().clamp(1 - eps, 1 + eps) * a)) * m).sum() / m.sum()
+
+    if _close(grad, _gradient_of(unclipped, logp)) or _close(grad, _gradient_of(clipped_value_as_constant, logp)):
+        return ("it is the unclipped gradient on every token. Where the clipped term is the minimum, its gradient "
+                "must be zero: clip the ratio itself with torch.clamp, so the clip cuts the gradient there")
+    if _close(grad, _gradient_of(detached_clip, logp)):
+        return ("inside the clip range the clipped term must carry the gradient too: clamp the ratio, do not detach "
+                "it before clamping")
+    if torch.any(grad[~mask] != 0):
+        return "tokens outside the mask get a gradient: multiply by the mask before summing"
+    return "compute every term from logp itself (no .detach() inside the objective), and let the min pick the term"

@@ -165,3 +165,165 @@ def test_ppo_mistakes_fail_with_a_hint(wrong, hint):
 def test_ppo_stub():
     assert not ch3.check_ppo_clip_loss(None).passed
     assert "no answer yet" in ch3.check_ppo_clip_loss(lambda *args: None).message
+
+
+# --- try it: spellings, mistakes, junk ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("answer", [
+    {(1, 1, 0, 0): [0.5, 0.5, -0.5, -0.5], (1, 1, 1, 1): [0, 0, 0, 0]},
+    {"[1,1,0,0]": np.array([0.5, 0.5, -0.5, -0.5]), "[1,1,1,1]": torch.zeros(4)},
+    {"1100": (0.5, 0.5, -0.5, -0.5), "1111": [0.0] * 4},
+])
+def test_try_it_in_other_spellings_passes(answer):
+    assert ch3.check_try_it(answer).passed
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ({"[1, 1, 0, 0]": [-0.5, -0.5, 0.5, 0.5], "[1, 1, 1, 1]": [0] * 4}, "signs are flipped"),
+    ({"[1, 1, 0, 0]": [1, 1, -1, -1], "[1, 1, 1, 1]": [0] * 4}, "divided by the standard deviation"),
+    ({"[1, 1, 0, 0]": [0.5, 0.5, -0.5, -0.5], "[1, 1, 1, 1]": [1, 1, 1, 1]}, "mean reward (1)"),
+    ({"[1, 1, 0, 0]": [0.5, -0.5], "[1, 1, 1, 1]": [0] * 4}, "four in all"),
+])
+def test_try_it_mistakes_are_named(answer, hint):
+    result = ch3.check_try_it(answer)
+    assert not result.passed and hint in result.message
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ({"[1, 1, 0, 0]": 0.5, "[1, 1, 1, 1]": 0.0}, "list of four numbers"),
+    ({"[1, 1, 0, 0]": ["0.5", "0.5", "-0.5", "-0.5"], "[1, 1, 1, 1]": [0] * 4}, "list of four numbers"),
+    ([0.5, 0.5, -0.5, -0.5], "must be a dict"),
+    ({}, "missing the group"),
+    ({None: None, 3: "x"}, "missing the group"),
+])
+def test_try_it_junk_gets_a_message(answer, hint):
+    result = ch3.check_try_it(answer)
+    assert not result.passed and hint in result.message
+
+
+# --- exercise 5: spellings and junk ------------------------------------------------------------------------
+
+
+def _split_credit_with_token_steps(completion, outcome_adv, step_adv):
+    from rlbook.analysis.credit import token_steps
+    steps = token_steps(completion, len(step_adv))
+    return {"outcome": np.full(len(completion), outcome_adv), "process": [step_adv[k] for k in steps]}
+
+
+def _split_credit_by_fields(completion, outcome_adv, step_adv):
+    process, step = [], 0
+    for ch in completion:
+        process.append(float(step_adv[min(step, len(step_adv) - 1)]))
+        if ch == ",":
+            step += 1
+    return {"process": tuple(process), "outcome": tuple([float(outcome_adv)] * len(completion))}
+
+
+@pytest.mark.parametrize("right", [_split_credit_with_token_steps, _split_credit_by_fields])
+def test_split_credit_in_other_spellings_passes(right, group):
+    assert ch3.check_split_credit(right, group).passed
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda c, o, s: {"outcome": o, "process": s}, "list of numbers"),
+    (lambda c, o, s: {"outcome": [str(o)] * len(c), "process": [0.0] * len(c)}, "list of numbers"),
+    (lambda c, o, s: [o] * len(c), "keys 'outcome' and 'process'"),
+    (lambda c, o, s: {"outcome": [o] * len(c)}, "keys 'outcome' and 'process'"),
+])
+def test_split_credit_of_the_wrong_shape_gets_a_message(wrong, hint, group):
+    result = ch3.check_split_credit(wrong, group)
+    assert not result.passed and hint in result.message
+
+
+@pytest.mark.parametrize("group_arg", ["pgroup", 3, [1, 2]])
+def test_split_credit_with_a_group_that_is_not_one(group_arg):
+    result = ch3.check_split_credit(split_credit_solution, group_arg)
+    assert not result.passed and "ProcessGroup" in result.message
+
+
+# --- exercise 14: spellings and a fallback message that shows a difference ------------------------------------
+
+
+@pytest.mark.parametrize("right", [
+    lambda r: (r - r.mean(1, keepdim=True)) / (r.std(1, unbiased=False, keepdim=True) + 1e-6),
+    lambda r: (r.numpy() - r.numpy().mean(1, keepdims=True)) / (r.numpy().std(1, keepdims=True) + 1e-6),
+    lambda r: ((r - r.mean(-1, keepdim=True)) / (r.var(-1, keepdim=True, correction=0).sqrt() + 1e-6)).tolist(),
+])
+def test_group_normalized_in_other_spellings_passes(right):
+    assert ch3.check_group_normalized(right).passed
+
+
+def test_group_normalized_fallback_names_a_group_that_differs():
+    result = ch3.check_group_normalized(lambda r: (r - r.mean(-1, keepdim=True)) / (r.std(-1, keepdim=True,
+                                                                                       correction=0) + 1e-3))
+    assert not result.passed and "group 0 " not in result.message
+    expected, got = result.message.split("expected ")[1].split(", got ")
+    assert expected != got
+
+
+@pytest.mark.parametrize("junk, hint", [
+    (lambda r: "advantages", "tensor of numbers"), (lambda r: [["a"]], "tensor of numbers"),
+    ("my_group_normalized", "must be a function"),
+])
+def test_group_normalized_junk_gets_a_message(junk, hint):
+    result = ch3.check_group_normalized(junk)
+    assert not result.passed and hint in result.message
+
+
+# --- PPO: spellings, gradient mistakes, junk ---------------------------------------------------------------
+
+
+def _ppo_with_where(logp, old_logp, adv, mask, eps):
+    ratio = torch.exp(logp - old_logp)
+    a = adv[:, None]
+    objective = torch.where(mask, torch.minimum(ratio * a, ratio.clamp(1 - eps, 1 + eps) * a), 0.0)
+    return -objective.sum() / mask.sum()
+
+
+def _ppo_clamping_the_product(logp, old_logp, adv, mask, eps):
+    ratio = torch.exp(logp - old_logp)
+    a = adv[:, None]
+    low, high = torch.minimum((1 - eps) * a, (1 + eps) * a), torch.maximum((1 - eps) * a, (1 + eps) * a)
+    return -_masked_mean(torch.minimum(ratio * a, torch.clamp(ratio * a, low, high)), mask)
+
+
+@pytest.mark.parametrize("right", [_ppo_with_where, _ppo_clamping_the_product])
+def test_ppo_in_other_spellings_passes(right):
+    assert ch3.check_ppo_clip_loss(right).passed
+
+
+def _ppo_detached_clip(logp, old_logp, adv, mask, eps):
+    ratio = torch.exp(logp - old_logp)
+    a = adv[:, None]
+    return -_masked_mean(torch.minimum(ratio * a, ratio.detach().clamp(1 - eps, 1 + eps) * a), mask)
+
+
+def _ppo_unclipped_gradient(logp, old_logp, adv, mask, eps):
+    ratio = torch.exp(logp - old_logp)
+    a = adv[:, None]
+    value = torch.minimum(ratio * a, ratio.clamp(1 - eps, 1 + eps) * a)
+    return -_masked_mean(ratio * a + (value - ratio * a).detach(), mask)
+
+
+def _ppo_fully_detached(logp, old_logp, adv, mask, eps):
+    return ppo_solution(logp.detach(), old_logp, adv, mask, eps) + 0 * logp.sum()
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_ppo_detached_clip, "do not detach it before clamping"),
+    (_ppo_unclipped_gradient, "unclipped gradient on every token"),
+    (_ppo_fully_detached, "no gradient reaches logp"),
+])
+def test_ppo_gradient_mistakes_are_told_apart(wrong, hint):
+    result = ch3.check_ppo_clip_loss(wrong)
+    assert not result.passed and "value is right but the gradient is not" in result.message and hint in result.message
+
+
+@pytest.mark.parametrize("junk, hint", [
+    (lambda *a: 0.5, "0-dimensional tensor"), (lambda *a: "loss", "0-dimensional tensor"),
+    (42, "must be a function"),
+])
+def test_ppo_junk_gets_a_message(junk, hint):
+    result = ch3.check_ppo_clip_loss(junk)
+    assert not result.passed and hint in result.message
