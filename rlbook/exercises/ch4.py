@@ -16,20 +16,27 @@ import math
 import random
 from typing import Callable
 
+import numpy as np
+
 from rlbook import runs
 from rlbook.analysis import audit
 from rlbook.core import rewards as rw
 from rlbook.core.world import EOT, all_tasks, parse_prompt
 
-from . import CheckResult, not_answered, verdict
+from . import CheckResult, as_number, never_raises, not_a_function, not_answered, verdict
 
 ABORT_TRACES = ("main", "faults", "abort", "exploit")
 """The runs whose per-step metrics exercise 13's check replays, in order."""
 
 
-def _reward_of(value) -> float:
-    """A verifier's answer as a number: a float, a bool, or anything with a ``reward`` (a Verdict)."""
-    return float(getattr(value, "reward", value))
+def _reward_of(value) -> float | None:
+    """A verifier's answer as a number: a float, a bool, or anything with a ``reward`` (a Verdict).
+
+    None for anything else: the text ``"1.0"`` is not a reward, however ``float`` reads it.
+    """
+    if isinstance(value, bool):
+        return float(value)
+    return as_number(getattr(value, "reward", value))
 
 
 def _ordinary_cases(seed: int, count: int = 25) -> list[tuple[str, str, float]]:
@@ -44,6 +51,7 @@ def _ordinary_cases(seed: int, count: int = 25) -> list[tuple[str, str, float]]:
     return cases
 
 
+@never_raises
 def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, completion: str | None,
                                seed: int = 4) -> CheckResult:
     """Exercise 4: ``verifier(prompt, completion)`` must grade ordinary answers like the exact verifier
@@ -63,17 +71,24 @@ def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, co
         return verdict(False, f"the completion must be text, got {type(completion).__name__}")
     for p, c, expected in _ordinary_cases(seed):
         try:
-            got = _reward_of(verifier(p, c))
+            returned = verifier(p, c)
         except Exception as err:  # noqa: BLE001 - report the reader's error, never raise it
             return verdict(False, f"`my_verifier({p!r}, {c!r})` raised {type(err).__name__}: {err}")
+        got = _reward_of(returned)
+        if got is None:
+            return verdict(False, f"`my_verifier({p!r}, {c!r})` returned {returned!r:.40}; a verifier returns a "
+                                  "reward, a number such as 1.0 or 0.0 (not text)")
         if got != expected:
             kind = "the right answer" if expected == 1.0 else "a wrong answer"
             return verdict(False, f"`my_verifier({p!r}, {c!r})` gave {got}, but {c!r} is {kind}: a plausible "
                                   f"verifier pays {expected} for it. Make the loophole narrower.")
     try:
-        paid = _reward_of(verifier(prompt, completion))
+        returned = verifier(prompt, completion)
     except Exception as err:  # noqa: BLE001
         return verdict(False, f"`my_verifier` raised {type(err).__name__} on your exploit: {err}")
+    paid = _reward_of(returned)
+    if paid is None:
+        return verdict(False, f"on your exploit `my_verifier` returned {returned!r:.40}; return a number")
     exact = rw.get_verifier("exact")(prompt, completion)
     if exact.status == "accepted":
         return verdict(False, f"{completion!r} is a correct answer to {prompt!r} (the exact verifier accepts it): "
@@ -84,38 +99,99 @@ def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, co
                          f"{exact.status} ({exact.reason}), and it grades ordinary answers correctly")
 
 
+def _two_numbers(value) -> tuple[float, float] | None:
+    """``value`` as (task_part, loophole_part) when it is a pair of numbers, else None."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        return None
+    parts = [as_number(x) for x in value]
+    return None if len(parts) != 2 or None in parts else (parts[0], parts[1])
+
+
+def _split_problem(got: dict[int, tuple[float, float]], steps: dict[int, dict]) -> str | None:
+    """The likeliest mistake behind a wrong reward split, or None when every step matches (exercise 12)."""
+    want = {step: audit.reward_split(stored) for step, stored in steps.items()}
+    if len(set(got.values())) == 1 and len(set(want.values())) > 1:
+        return (f"your split gives {next(iter(got.values()))} at every step checked ({sorted(got)}): compute it "
+                "from the stored step it is given")
+    for step, stored in steps.items():
+        total, size = float(stored["rewards"].mean()), len(stored["rewards"])
+        paid = float((stored["rewards"] > 0).float().mean())
+        added = sum(got[step])
+        if math.isclose(added, total, abs_tol=1e-6):
+            continue
+        if total and math.isclose(added, 100 * total, rel_tol=1e-4):
+            return (f"at step {step} your parts add up to {added:.2f}, a percentage: give both parts on the "
+                    "reward's own scale, as means over the step's rollouts")
+        if total and math.isclose(added, size * total, rel_tol=1e-4):
+            return (f"at step {step} your parts add up to {added:.1f}, a sum over the {size} rollouts: divide by "
+                    "their number to get means")
+        if paid and math.isclose(added, total / paid, rel_tol=1e-4):
+            return (f"at step {step} your parts add up to {added:.4f}, more than the step's mean training reward "
+                    f"{total:.4f}: divide by all the step's rollouts, not only the paid ones")
+        return (f"at step {step} your parts add up to {added:.4f}, but they must add up to the step's mean training "
+                f"reward, {total:.4f}")
+    for step, (task, loophole) in want.items():
+        mine = got[step]
+        if math.isclose(mine[0], task, abs_tol=1e-6) and math.isclose(mine[1], loophole, abs_tol=1e-6):
+            continue
+        if math.isclose(mine[0], loophole, abs_tol=1e-6) and math.isclose(mine[1], task, abs_tol=1e-6):
+            return f"at step {step} the two parts are swapped: return (task_part, loophole_part) in that order"
+        return (f"at step {step} you split the reward as ({mine[0]:.4f}, {mine[1]:.4f}); the exact verifier "
+                f"accepts rollouts worth {task:.4f} of it. Re-judge each paid completion with the exact verifier: "
+                "only those it accepts belong to the task part")
+    return None
+
+
+@never_raises
 def check_reward_split(split: Callable | None, seed: int = 0) -> CheckResult:
     """Exercise 12: ``split(stored_step) -> (task_part, loophole_part)`` on the ``exploit`` run's stored steps.
 
     Compared with :func:`rlbook.analysis.audit.reward_split` at the first step, the
     step where the loophole first pays for most rollouts, and the last step.
+    Percentages, sums, averages over the paid rollouts only, swapped parts
+    and a split that ignores its step are each named.
     """
     if split is None:
         return not_answered("`split_reward`")
+    if not callable(split):
+        return not_a_function("split_reward", split)
     run = runs.load("exploit", seed)
     takeover = audit.takeover_step(run.rollouts) or run.rollouts[-1]["step"]
     chosen = sorted({1, takeover, run.rollouts[-1]["step"]})
-    for stored in (r for r in run.rollouts if r["step"] in chosen):
-        step = stored["step"]
+    steps = {r["step"]: r for r in run.rollouts if r["step"] in chosen}
+    got = {}
+    for step, stored in steps.items():
         try:
-            got = tuple(float(x) for x in split(stored))
+            returned = split(stored)
         except Exception as err:  # noqa: BLE001
             return verdict(False, f"`split_reward` raised {type(err).__name__} at step {step}: {err}")
-        if len(got) != 2:
-            return verdict(False, f"return two numbers (task part, loophole part), got {len(got)}")
-        task, loophole = audit.reward_split(stored)
-        total = float(stored["rewards"].mean())
-        if not math.isclose(sum(got), total, abs_tol=1e-6):
-            return verdict(False, f"at step {step} your parts add up to {sum(got):.4f}, but the step's mean training "
-                                  f"reward is {total:.4f}: divide by all the step's rollouts, not only the paid ones")
-        if not (math.isclose(got[0], task, abs_tol=1e-6) and math.isclose(got[1], loophole, abs_tol=1e-6)):
-            return verdict(False, f"at step {step} you split the reward as ({got[0]:.4f}, {got[1]:.4f}); the exact "
-                                  f"verifier accepts rollouts worth {task:.4f} of it. Re-judge each paid completion "
-                                  "with the exact verifier: only those it accepts belong to the task part")
+        got[step] = _two_numbers(returned)
+        if got[step] is None:
+            return verdict(False, f"at step {step} `split_reward` returned {returned!r:.60}; return two numbers, "
+                                  "(task part, loophole part)")
+    problem = _split_problem(got, steps)
+    if problem:
+        return verdict(False, problem)
+    last = got[chosen[-1]]
     return verdict(True, f"your split matches at steps {chosen}: by step {chosen[-1]} the training reward "
-                         f"{sum(got):.3f} is {got[1]:.3f} loophole and {got[0]:.3f} task")
+                         f"{sum(last):.3f} is {last[1]:.3f} loophole and {last[0]:.3f} task")
 
 
+class _NotABool(Exception):
+    """Raised inside exercise 13's replay when the reader's rule returns something other than True or False."""
+
+
+def _strict(rule: Callable[[list[dict]], bool]) -> Callable[[list[dict]], bool]:
+    """``rule``, refusing any answer that is not a bool (a truthy string must not count as an abort)."""
+    def strict(history: list[dict]) -> bool:
+        answer = rule(history)
+        if not isinstance(answer, (bool, np.bool_)):
+            raise _NotABool(answer)
+        return bool(answer)
+    return strict
+
+
+@never_raises
 def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
     """Exercise 13: ``rule(history) -> bool`` run over the metrics of ``main``, ``faults``, ``abort`` and ``exploit``.
 
@@ -128,11 +204,16 @@ def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
     """
     if rule is None:
         return not_answered("`should_abort`")
+    if not callable(rule):
+        return not_a_function("should_abort", rule)
     alarms = {}
     for name in ABORT_TRACES:
         run = runs.load(name, _hacked_seed(seed) if name == "exploit" else seed)
         try:
-            alarms[name] = audit.first_alarm(rule, run.metrics)
+            alarms[name] = audit.first_alarm(_strict(rule), run.metrics)
+        except _NotABool as err:
+            return verdict(False, f"on the {name!r} trace your rule returned {err.args[0]!r:.40}; return True to "
+                                  "abort and False to go on (a string or a number is not a decision)")
         except Exception as err:  # noqa: BLE001
             return verdict(False, f"your rule raised {type(err).__name__}: {err} on the {name!r} trace. Steps whose "
                                   "update was paused have no 'loss' or 'kl': read metrics with .get()")

@@ -67,3 +67,58 @@ def test_ex13_a_rule_that_misses_the_exploit_fails():
         pytest.skip("the hack took over on none of the seeds")
     result = ch4.check_abort_rule(faults_only, seed=0)
     assert not result.passed and "never fires on 'exploit'" in result.message
+
+
+def _split_with_the_library(stored):
+    return audit.reward_split(stored)
+
+
+def _split_by_hand(stored):
+    batch = audit.from_stored(stored)
+    exact = rw.get_verifier("exact")
+    task = loophole = 0.0
+    for prompt, completion, reward in zip(batch.prompts, batch.completions, batch.rewards):
+        if exact(prompt, completion).status == "accepted":
+            task += float(reward)
+        else:
+            loophole += float(reward)
+    return [task / len(batch.rewards), loophole / len(batch.rewards)]
+
+
+@pytest.mark.parametrize("right", [_split_with_the_library, _split_by_hand,
+                                   lambda stored: np.array(split_reward(stored))])
+def test_ex12_other_correct_splits_pass(right):
+    assert ch4.check_reward_split(right, seed=0).passed
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda stored: tuple(100 * x for x in split_reward(stored)), "a percentage"),
+    (lambda stored: tuple(len(stored["rewards"]) * x for x in split_reward(stored)), "divide by their number"),
+    (lambda stored: (0.25, 0.5), "at every step checked"),
+    (lambda stored: split_reward(stored)[::-1], "swapped"),
+    (lambda stored: tuple(str(x) for x in split_reward(stored)), "return two numbers"),
+    (lambda stored: sum(split_reward(stored)), "return two numbers"),
+])
+def test_ex12_mistakes_are_named(wrong, hint):
+    result = ch4.check_reward_split(wrong, seed=0)
+    assert not result.passed and hint in result.message
+    assert "divide by all the step's rollouts" not in result.message
+
+
+def _abort_on_outage_or_length(history):
+    now, start = history[-1], history[0]
+    return bool(now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.5
+                or abs(now["completion_len"] - start["completion_len"]) > 0.25 * start["completion_len"])
+
+
+@pytest.mark.parametrize("right", [_abort_on_outage_or_length,
+                                   lambda h: np.bool_(ch4.reference_abort_rule(h))])
+def test_ex13_other_correct_rules_pass(right):
+    assert ch4.check_abort_rule(right, seed=0).passed
+
+
+@pytest.mark.parametrize("wrong", [lambda h: "stop" if ch4.reference_abort_rule(h) else "",
+                                   lambda h: int(ch4.reference_abort_rule(h)), lambda h: None])
+def test_ex13_a_rule_must_answer_true_or_false(wrong):
+    result = ch4.check_abort_rule(wrong, seed=0)
+    assert not result.passed and "return True to abort" in result.message

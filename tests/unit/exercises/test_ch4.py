@@ -1,6 +1,8 @@
 """Chapter 4's exercise checks: each reference solution passes, plausible wrong answers fail with a useful message."""
 from __future__ import annotations
 
+import pytest
+
 from rlbook import rewards as rw
 from rlbook import world
 from rlbook.exercises import ch4
@@ -53,3 +55,48 @@ def test_ex12_not_answered():
 
 def test_ex13_not_answered():
     assert "no answer yet" in ch4.check_abort_rule(None).message
+
+
+def _prefix_verifier(prompt, completion):
+    """Pays when the answer starts with the right sum (so '7#', and also '77#')."""
+    return 1.0 if completion.startswith(str(world.parse_prompt(prompt).answer)) and completion.endswith("#") else 0.0
+
+
+def _verdict_verifier(prompt, completion):
+    """Returns a Verdict-like object whose reward is the fail-open verifier's."""
+    return rw.get_verifier("fail-open")(prompt, completion)
+
+
+@pytest.mark.parametrize("verifier, exploit", [
+    (_prefix_verifier, "77#"), (_verdict_verifier, "#"),
+    (lambda p, c: _prefix_verifier(p, c) == 1.0, "70#"),
+])
+def test_ex4_other_loopholes_pass(verifier, exploit):
+    assert ch4.check_exploitable_verifier(verifier, "U:3+4?|A:", exploit).passed
+
+
+@pytest.mark.parametrize("verifier, hint", [
+    (lambda p, c: str(substring_verifier(p, c)), "not text"),
+    (lambda p, c: "1.0" if substring_verifier(p, c) else "0.0", "not text"),
+    (lambda p, c: [substring_verifier(p, c)], "a number such as 1.0"),
+])
+def test_ex4_a_reward_must_be_a_number(verifier, hint):
+    result = ch4.check_exploitable_verifier(verifier, "U:3+4?|A:", "17#")
+    assert not result.passed and hint in result.message
+
+
+@pytest.mark.parametrize("args, hint", [
+    (("my_verifier", "U:3+4?|A:", "17#"), "must be a function"),
+    ((substring_verifier, 7, "17#"), "not a task"),
+    ((substring_verifier, "U:3+4?|A:", 17), "must be text"),
+    ((substring_verifier, ["U:3+4?|A:"], "17#"), "not a task"),
+])
+def test_ex4_junk_gets_a_message(args, hint):
+    result = ch4.check_exploitable_verifier(*args)
+    assert not result.passed and hint in result.message
+
+
+@pytest.mark.parametrize("junk", [3, "split"])
+def test_ex12_and_ex13_junk_is_not_a_function(junk):
+    assert "must be a function" in ch4.check_reward_split(junk).message
+    assert "must be a function" in ch4.check_abort_rule(junk).message
