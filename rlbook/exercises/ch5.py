@@ -27,10 +27,9 @@ from rlbook.analysis import selection
 from rlbook.core import rewards as rw
 from rlbook.core.evaluate import EvalResult, evaluate
 from rlbook.core.policy import Policy, PolicyConfig
-from rlbook.core.world import split
-from rlbook.record.display import missing_fields
+from rlbook.core.world import Task, decode, split
 
-from . import CheckResult, not_answered, verdict
+from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
 
 EVALUATION_KEYS = ("select_on", "report_on", "verifier", "verifier_version", "n", "temperature", "token_budget",
                    "template", "checkpoints", "base_same_settings")
@@ -42,46 +41,111 @@ TRAINED_ON = ("sft", "train", "all")
 
 # ------------------------------------------------------------------ exercise 8
 
+HELD_OUT = ("validation", "test")
+"""The held-out splits of the single-step world; ``heldout`` is the two together."""
+
+TEMPLATE = "U:a+b?|A:"
+"""The chat template the policy was trained with (exercise 8)."""
+
+
+def _splits(value) -> set[str] | None:
+    """A plan's ``select_on`` or ``report_on`` as a set of split names: a name, or a list or tuple of names."""
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple, set, frozenset)) or not names or not all(isinstance(n, str) for n in names):
+        return None
+    found = set()
+    for name in names:
+        name = name.strip().lower()
+        found |= set(HELD_OUT) if name == "heldout" else {name}
+    return found
+
+
+def max_token_budget() -> int:
+    """The largest token budget a single-step prompt leaves in the policy's context (exercise 8)."""
+    return PolicyConfig().block_size + 1 - len(split("test")[0].prompt)
+
+
+def _verifier_problem(plan: dict) -> str | None:
+    """What is wrong with a plan's verifier and its version; ``"exact@1.0"`` may carry the version itself."""
+    name, _, version = str(plan["verifier"]).partition("@")
+    if not isinstance(plan["verifier"], str) or name.strip().lower() != "exact":
+        return f"verifier {plan['verifier']!r}: evaluate with the exact verifier, not with one a policy can game"
+    pinned = str(plan["verifier_version"]).strip() if plan["verifier_version"] is not None else None
+    if pinned not in rw.ExactVerifier.VERSIONS:
+        return (f"verifier_version {plan['verifier_version']!r}: pin one of {tuple(rw.ExactVerifier.VERSIONS)}, "
+                "the same for every checkpoint")
+    if version and version.strip() != pinned:
+        return f"verifier {plan['verifier']!r} and verifier_version {pinned!r} name two different versions"
+    return None
+
+
+def main_checkpoint_steps() -> list[int]:
+    """The steps at which ``main`` saves a checkpoint, from its settings (0, every ``checkpoint_every``, the last)."""
+    cfg = runs.spec("main").rl
+    return [0] + [s for s in range(1, cfg.steps + 1) if s % cfg.checkpoint_every == 0 or s == cfg.steps]
+
+
+def _checkpoints_problem(value) -> str | None:
+    """Why ``checkpoints`` does not say "every checkpoint of main", or None ("all", or the list of every step)."""
+    if isinstance(value, str) and value.strip().lower() == "all":
+        return None
+    steps = [as_count(x) for x in value] if isinstance(value, (list, tuple, range)) else None
+    if steps is not None and None not in steps and set(main_checkpoint_steps()) <= set(steps):
+        return None
+    return "checkpoints: evaluate 'all' of them the same way, so the alternatives can be reported"
+
+
 def _plan_problems(plan: dict) -> list[str]:
     """Everything wrong with an evaluation plan, most basic first (exercise 8)."""
     missing = [k for k in EVALUATION_KEYS if k not in plan]
     if missing:
         return [f"the plan lacks {', '.join(map(repr, missing))}"]
     problems = []
+    chosen = {}
     for key in ("select_on", "report_on"):
-        if plan[key] in TRAINED_ON:
+        chosen[key] = _splits(plan[key])
+        if chosen[key] is None:
+            problems.append(f"{key}={plan[key]!r}: name a split, e.g. 'validation', or a list of splits")
+        elif chosen[key] & set(TRAINED_ON):
             problems.append(f"{key}={plan[key]!r} contains prompts the policy trained on; use a held-out split")
-        elif plan[key] not in ("validation", "test", "heldout"):
+        elif not chosen[key] <= set(HELD_OUT):
             problems.append(f"{key}={plan[key]!r} is not a split; held-out splits are 'validation' and 'test'")
-    if not problems and (plan["select_on"] == plan["report_on"] or "heldout" in (plan["select_on"], plan["report_on"])):
+    if not problems and chosen["select_on"] & chosen["report_on"]:
         problems.append("the split that chooses the checkpoint must not overlap the split that reports its score: "
                         "select on 'validation', report on 'test'")
-    if plan["verifier"] != "exact":
-        problems.append(f"verifier {plan['verifier']!r}: evaluate with the exact verifier, not with one a policy can game")
-    elif plan["verifier_version"] not in rw.ExactVerifier.VERSIONS:
-        problems.append(f"verifier_version {plan['verifier_version']!r}: pin one of "
-                        f"{tuple(rw.ExactVerifier.VERSIONS)}, the same for every checkpoint")
-    if not isinstance(plan["n"], int) or isinstance(plan["n"], bool) or plan["n"] < 1:
+    problem = _verifier_problem(plan)
+    if problem:
+        problems.append(problem)
+    n = as_count(plan["n"])
+    if n is None or n < 1:
         problems.append(f"n={plan['n']!r}: the number of samples per prompt must be a positive integer")
-    if not isinstance(plan["temperature"], (int, float)) or not plan["temperature"] > 0:
+    temperature = as_number(plan["temperature"])
+    if temperature is None or not temperature > 0 or not math.isfinite(temperature):
         problems.append(f"temperature={plan['temperature']!r}: a fixed sampling temperature > 0")
-    if not isinstance(plan["token_budget"], int) or plan["token_budget"] < 3:
-        problems.append(f"token_budget={plan['token_budget']!r}: a fixed integer of at least 3 ('18#' has 3 tokens)")
-    if plan["template"] != "U:a+b?|A:":
-        problems.append(f"template={plan['template']!r}: use the template the policy was trained with, 'U:a+b?|A:'")
-    if plan["checkpoints"] != "all":
-        problems.append("checkpoints: evaluate 'all' of them the same way, so the alternatives can be reported")
-    if plan["base_same_settings"] is not True:
+    budget, most = as_count(plan["token_budget"]), max_token_budget()
+    if budget is None or not 3 <= budget <= most:
+        problems.append(f"token_budget={plan['token_budget']!r}: a fixed integer of at least 3 ('18#' has 3 tokens) "
+                        f"and at most {most}, what the policy's context leaves after the prompt")
+    if not isinstance(plan["template"], str) or plan["template"].strip() != TEMPLATE:
+        problems.append(f"template={plan['template']!r}: use the template the policy was trained with, {TEMPLATE!r}")
+    problem = _checkpoints_problem(plan["checkpoints"])
+    if problem:
+        problems.append(problem)
+    if not (isinstance(plan["base_same_settings"], (bool, np.bool_)) and plan["base_same_settings"]):
         problems.append("base_same_settings must be True: the pre-RL policy gets exactly the same evaluation")
     return problems
 
 
+@never_raises
 def check_independent_evaluation(plan: dict | None, seed: int = 0) -> CheckResult:
     """Exercise 8: check an evaluation plan, then run it on ``base`` and ``main`` (seed ``seed``).
 
-    The plan is a dict with the keys of :data:`EVALUATION_KEYS`. When it is
-    sound, the check evaluates the pre-RL policy and ``main``'s last
-    checkpoint with it on the report split and prints the matched difference.
+    The plan is a dict with the keys of :data:`EVALUATION_KEYS`. Splits may be
+    a name or a list of names, ``n`` and ``token_budget`` whole numbers
+    (``32.0`` too), the verifier ``"exact"`` or ``"exact@1.0"``, and
+    ``checkpoints`` ``"all"`` or the list of every step. When it is sound,
+    the check evaluates the pre-RL policy and ``main``'s last checkpoint with
+    it on the report split and prints the matched difference.
     """
     if plan is None:
         return not_answered("the dict `evaluation_plan`")
@@ -91,99 +155,224 @@ def check_independent_evaluation(plan: dict | None, seed: int = 0) -> CheckResul
     if problems:
         return verdict(False, "; ".join(problems))
     main = runs.load("main", seed)
-    tasks = split(plan["report_on"])
-    verifier = rw.ExactVerifier(plan["verifier_version"])
-    results = [evaluate(main.policy(step), tasks, n=plan["n"], temperature=float(plan["temperature"]),
-                        budget=plan["token_budget"], verifier=verifier, seed=seed) for step in (main.steps[-1], 0)]
+    report = sorted(_splits(plan["report_on"]))
+    tasks = [t for name in report for t in split(name)]
+    verifier = rw.ExactVerifier(str(plan["verifier_version"]).strip())
+    results = [evaluate(main.policy(step), tasks, n=as_count(plan["n"]), temperature=as_number(plan["temperature"]),
+                        budget=as_count(plan["token_budget"]), verifier=verifier, seed=seed)
+               for step in (main.steps[-1], 0)]
     gain = selection.matched_difference(*results, seed=seed)
-    return verdict(True, f"a sound plan. Run on {len(tasks)} {plan['report_on']} prompts: main step {main.steps[-1]} "
+    return verdict(True, f"a sound plan. Run on {len(tasks)} {' + '.join(report)} prompts: main step {main.steps[-1]} "
                          f"scores {results[0].expected_reward:.3f}, the pre-RL policy {results[1].expected_reward:.3f}, "
                          f"difference {gain.value:+.3f} [{gain.lo:+.3f}, {gain.hi:+.3f}]")
 
 
 # ------------------------------------------------------------------ exercise 9
 
-def _synthetic_result(rates: np.ndarray, samples: int, rng: np.random.Generator, **settings) -> EvalResult:
-    """An EvalResult with ``samples`` Bernoulli(rate) rewards per test prompt and the given settings."""
+def _synthetic_result(rates: np.ndarray, samples: int, rng: np.random.Generator, tasks: list | None = None,
+                      **settings) -> EvalResult:
+    """An EvalResult with ``samples`` Bernoulli(rate) rewards per prompt (test prompts by default) and the settings."""
     n = samples
-    tasks = split("test")
+    tasks = tasks or split("test")
     rewards = (rng.random((len(tasks), n)) < rates[:, None]).astype(float)
     statuses = [["accepted" if r else "incorrect" for r in row] for row in rewards]
     base = {"n": n, "temperature": 1.0, "token_budget": 4, "decoding": "sample", "seed": 0,
-            "verifier": "exact@1.0", "policy_version": "synthetic", "template": "U:a+b?|A:"}
+            "verifier": "exact@1.0", "policy_version": "synthetic", "template": TEMPLATE}
     return EvalResult(tasks, rewards, statuses, [[""] * n for _ in tasks], dict(base, **settings))
 
 
+def _matched_pairs(seed: int, count: int = 3) -> list[tuple[EvalResult, EvalResult]]:
+    """Matched (after, before) evaluations on the test prompts: prompts of very different difficulty, and a gain
+    that differs from prompt to prompt, so that paired, unpaired and sample-level intervals all differ."""
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for _ in range(count):
+        difficulty = rng.uniform(0.05, 0.9, size=len(split("test")))
+        gain = rng.uniform(-0.3, 0.5, size=difficulty.size)
+        before = _synthetic_result(difficulty, 32, rng)
+        after = _synthetic_result(np.clip(difficulty + gain, 0, 1), 32, rng, policy_version="synthetic-after")
+        pairs.append((after, before))
+    return pairs
+
+
 def _as_triple(value) -> tuple[float, float, float] | None:
-    try:
-        triple = tuple(float(x) for x in value)
-    except (TypeError, ValueError):
+    triple = as_numbers(value)
+    return tuple(triple) if triple is not None and len(triple) == 3 and all(map(math.isfinite, triple)) else None
+
+
+def _unmatched(before: EvalResult, rng: np.random.Generator) -> list[tuple[str, EvalResult]]:
+    """Evaluations that differ from ``before`` in one way each, which a comparison must refuse."""
+    rates = before.per_prompt
+    others = [t for t in split("validation") if t not in before.tasks][:len(before.tasks)]
+    cases = [(key, _synthetic_result(rates, value if key == "n" else 32, rng, **{key: value}))
+             for key, value in (("temperature", 0.5), ("n", 8), ("verifier", "exact@2.0"), ("token_budget", 8),
+                                ("decoding", "greedy"), ("template", "a+b="))]
+    if len(others) == len(before.tasks):
+        cases.append(("prompts", _synthetic_result(rates, 32, rng, tasks=others)))
+    return cases
+
+
+def _interval_problem(ratio: float) -> str | None:
+    """What a 95 % interval's width, as a share of the paired bootstrap's, says about how it was computed."""
+    if 0.92 <= ratio <= 1.2:
         return None
-    return triple if len(triple) == 3 and all(math.isfinite(x) for x in triple) else None
+    if 0.75 <= ratio < 0.92:
+        return (f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: too narrow, as a "
+                "90 % interval would be (level=0.95)")
+    if ratio < 0.75:
+        return (f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: treating every "
+                "sample as independent ignores that prompts differ in how much they gain; resample prompts "
+                "(one value per prompt: per_prompt)")
+    return (f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: resample prompts with "
+            "both policies' rates together (difference_ci(..., paired=True)), so their shared difficulty cancels")
 
 
+@never_raises
 def check_matched_comparison(compare: Callable | None, seed: int = 9) -> CheckResult:
     """Exercise 9: ``compare(after, before)`` must return (difference, lo, hi) paired over prompts,
-    and raise ValueError when the two evaluations were not made under the same settings.
+    and raise ValueError when the two evaluations were not made on the same prompts with the same settings.
 
     Tested on synthetic evaluations drawn with ``seed``: prompts of very
-    different difficulty, which both policies share, so that a paired
-    interval is much narrower than an unpaired one.
+    different difficulty, which both policies share, and a gain that varies
+    from prompt to prompt. The interval's width, averaged over three
+    matched pairs, must be within 0.92 to 1.2 times that of the paired 95 %
+    bootstrap (a bootstrap with another seed, or a normal approximation of
+    the paired differences, is inside; a 90 % interval, an unpaired one and
+    one over samples are outside). Unmatched temperature, sample count,
+    verifier, token budget, decoding, template and prompts must each raise.
     """
     if compare is None:
         return not_answered("the function `compare`")
-    rng = np.random.default_rng(seed)
-    difficulty = rng.uniform(0.05, 0.9, size=len(split("test")))
-    before = _synthetic_result(difficulty, 32, rng)
-    after = _synthetic_result(np.clip(difficulty + 0.1, 0, 1), 32, rng, policy_version="synthetic-after")
-    try:
-        got = _as_triple(compare(after, before))
-    except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
-        return verdict(False, f"compare raised {type(err).__name__}: {err} on two matched evaluations")
-    if got is None:
-        return verdict(False, "compare must return three numbers: (difference, lo, hi)")
-    want = selection.matched_difference(after, before)
-    if abs(got[0] - want.value) > 1e-9:
-        return verdict(False, f"difference {got[0]:.4f}, expected {want.value:.4f}: mean reward of `after` minus "
-                              "mean reward of `before`")
-    width, want_width = got[2] - got[1], want.hi - want.lo
-    if not got[1] <= got[0] <= got[2] or abs(width - want_width) > 0.35 * want_width:
-        return verdict(False, f"interval [{got[1]:.3f}, {got[2]:.3f}], expected about [{want.lo:.3f}, {want.hi:.3f}]: "
-                              "resample prompts with both policies' rates together (difference_ci(..., paired=True))")
-    for key, value in (("temperature", 0.5), ("n", 8), ("verifier", "exact@2.0"), ("token_budget", 8)):
-        other = _synthetic_result(difficulty, value if key == "n" else 32, rng, **{key: value})
+    if not callable(compare):
+        return not_a_function("compare", compare)
+    ratios = []
+    for after, before in _matched_pairs(seed):
+        try:
+            returned = compare(after, before)
+        except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
+            return verdict(False, f"compare raised {type(err).__name__}: {err} on two matched evaluations")
+        got = _as_triple(returned)
+        if got is None:
+            return verdict(False, f"compare must return three numbers: (difference, lo, hi), got {returned!r:.60}")
+        want = selection.matched_difference(after, before)
+        if abs(got[0] - want.value) > 1e-9:
+            return verdict(False, f"difference {got[0]:.4f}, expected {want.value:.4f}: mean reward of `after` minus "
+                                  "mean reward of `before`")
+        if not got[1] <= got[0] <= got[2]:
+            return verdict(False, f"interval [{got[1]:.3f}, {got[2]:.3f}] does not contain the difference "
+                                  f"{got[0]:.3f}: return (difference, lo, hi) with lo <= difference <= hi")
+        ratios.append((got[2] - got[1]) / (want.hi - want.lo))
+    problem = _interval_problem(float(np.mean(ratios)))
+    if problem:
+        return verdict(False, problem)
+    before = _matched_pairs(seed, 1)[0][1]
+    for key, other in _unmatched(before, np.random.default_rng(seed + 1)):
         try:
             compare(other, before)
         except ValueError:
             continue
         except Exception as err:  # noqa: BLE001
             return verdict(False, f"with different {key}, compare raised {type(err).__name__}; raise ValueError instead")
-        return verdict(False, f"compare accepted two evaluations with different {key} ({value!r} vs "
-                              f"{before.settings[key]!r}); it must raise ValueError: that gap is not the policy's doing")
+        shown = "a different set of prompts" if key == "prompts" else (
+            f"{other.settings[key]!r} vs {before.settings[key]!r}")
+        return verdict(False, f"compare accepted two evaluations with different {key} ({shown}); it must raise "
+                              "ValueError: that gap is not the policy's doing")
     return verdict(True, f"paired difference {got[0]:+.3f} [{got[1]:+.3f}, {got[2]:+.3f}], and unmatched "
-                         "temperature, sample count, verifier and token budget are all refused")
+                         "temperature, sample count, verifier, token budget, decoding, template and prompts are all "
+                         "refused")
 
 
 # ------------------------------------------------------------------ exercise 10
 
+RECORD_QUESTIONS: dict[str, str] = {
+    "identity": "which run is this, and can it be read and repeated?",
+    "setup": "what was trained, on what prompts, sampled how?",
+    "reward": "what was the reward, and what did it say?",
+    "update": "how did the update use the reward?",
+    "outcome": "what came out, and at what cost?",
+    "rejected": "what was rejected, failed or interrupted?",
+}
+"""The questions a reviewer asks of a run record (exercise 10), by the key the reader's dict uses."""
+
+FIELD_QUESTION: dict[str, str] = {
+    **dict.fromkeys(("schema_version", "run_name", "run_id", "created", "status", "seed", "threads", "versions"),
+                    "identity"),
+    **dict.fromkeys(("base_policy", "prompt_template", "prompt_split", "sampling"), "setup"),
+    **dict.fromkeys(("verifier", "outcome_labels", "process_labels"), "reward"),
+    **dict.fromkeys(("advantage", "update", "reference", "selection_rule"), "update"),
+    **dict.fromkeys(("checkpoints", "evaluations", "cost"), "outcome"),
+    **dict.fromkeys(("rollouts_before_filtering", "rollouts_used", "failures", "aborted_updates", "interventions",
+                     "interrupted"), "rejected"),
+}
+"""The question each required field of the run record answers (exercise 10's reference grouping)."""
+
+BOOKKEEPING = ("schema_version", "run_id", "created", "threads")
+"""Fields the chapter's prose never asks for: welcome in an answer, not required of it."""
+
+
+def _normalised(name: str) -> str:
+    return " ".join(name.strip().lower().replace("-", " ").replace("_", " ").split()).replace(" ", "_")
+
+
+def _grouped_fields(answer: dict) -> tuple[dict[str, str], list[str]] | str:
+    """``{field: question}`` from the reader's ``{question: [fields]}``, and the names that are no field; or a problem."""
+    unknown_questions = [k for k in answer if not isinstance(k, str) or k.strip().lower() not in RECORD_QUESTIONS]
+    if unknown_questions:
+        return (f"{unknown_questions[0]!r} is not one of the questions; use the keys "
+                f"{', '.join(RECORD_QUESTIONS)}")
+    placed, unknown = {}, []
+    for question, names in answer.items():
+        if isinstance(names, str) or not isinstance(names, (list, tuple, set)):
+            return f"under {question!r} give a list of field names, got {type(names).__name__}"
+        for name in names:
+            field = _normalised(str(name).split(".")[0])
+            if field in FIELD_QUESTION:
+                placed[field] = question.strip().lower()
+            else:
+                unknown.append(str(name))
+    return placed, unknown
+
+
+@never_raises
 def check_record_fields(answer) -> CheckResult:
-    """Exercise 10: a list of the run record's field names (or a whole record, which is then validated)."""
+    """Exercise 10: the run record's fields, grouped by the reviewer's question each answers.
+
+    ``answer`` is a dict from the keys of :data:`RECORD_QUESTIONS` to lists
+    of field names. Every required field but the :data:`BOOKKEEPING` ones must
+    be listed, each under its question (:data:`FIELD_QUESTION`). A missing
+    field is described by what it holds and the question it answers, not by
+    its name; a name that is no field of the record, or a field under the
+    wrong question, is named. A plain list, such as the keys of a record
+    copied out, is asked to be grouped.
+    """
     if answer is None:
-        return not_answered("the list `my_fields`")
-    if isinstance(answer, dict):
-        try:
-            rec.validate(answer)
-        except rec.RecordError as err:
-            return verdict(False, f"the record does not validate: {err}")
-        return verdict(True, "the record validates: every required field is present and well formed")
-    if isinstance(answer, str) or not hasattr(answer, "__iter__"):
-        return verdict(False, "give a list of field names, e.g. ['run_name', 'seed', ...]")
-    missing = missing_fields(str(name) for name in answer)
+        return not_answered("the dict `my_fields`")
+    if not isinstance(answer, dict):
+        return verdict(False, "group the fields by the question each answers: a dict from the questions "
+                              f"({', '.join(RECORD_QUESTIONS)}) to lists of field names")
+    grouped = _grouped_fields(answer)
+    if isinstance(grouped, str):
+        return verdict(False, grouped)
+    placed, unknown = grouped
+    if unknown:
+        return verdict(False, f"{', '.join(map(repr, unknown[:4]))}: not a top-level field of the run record "
+                              "(names are compared ignoring case, spaces and hyphens)")
+    misplaced = [f for f, q in placed.items() if q != FIELD_QUESTION[f]]
+    if misplaced:
+        field = misplaced[0]
+        return verdict(False, f"{field!r} is under {placed[field]!r}, but what it holds ({rec.RUN_RECORD_FIELDS[field]}) "
+                              f"answers another question; {len(misplaced)} field(s) are under the wrong question")
+    missing = [f for f in FIELD_QUESTION if f not in placed and f not in BOOKKEEPING]
     if missing:
-        hints = "; ".join(f"{name} ({rec.RUN_RECORD_FIELDS[name]})" for name in missing[:4])
-        more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
-        return verdict(False, f"{len(missing)} of {len(rec.RUN_RECORD_FIELDS)} fields missing: {hints}{more}")
-    return verdict(True, f"all {len(rec.RUN_RECORD_FIELDS)} fields of the run record are there")
+        by_question = {}
+        for field in missing:
+            by_question.setdefault(FIELD_QUESTION[field], []).append(field)
+        hints = "; ".join(f"{q} ({RECORD_QUESTIONS[q]}) lacks {len(fs)}: one holding {rec.RUN_RECORD_FIELDS[fs[0]]}"
+                          for q, fs in by_question.items())
+        return verdict(False, f"{len(missing)} field(s) missing. {hints}")
+    extra = [f for f in BOOKKEEPING if f not in placed]
+    note = f" ({', '.join(extra)} would complete the identity)" if extra else ""
+    return verdict(True, f"all {len(FIELD_QUESTION) - len(extra)} fields, each under the question it answers{note}")
 
 
 # ------------------------------------------------------------------ exercise 15
@@ -194,22 +383,58 @@ def random_policy(seed: int = 0) -> Policy:
     return Policy(PolicyConfig())
 
 
+CHAT_MARK = "|A:"
+"""The part of the chat template ``U:a+b?|A:`` that every prompt RL trains on contains (exercise 15)."""
+
+
+def _score_watching_prompts(test: Callable, policy: Policy) -> tuple[object, bool]:
+    """``test(policy)``, and whether any text it fed the policy was in the chat template RL trains on."""
+    seen = []
+
+    def watch(module, inputs):
+        seen.extend(decode(row) for row in inputs[0].reshape(-1, inputs[0].shape[-1]).tolist())
+
+    handle = policy.tok.register_forward_pre_hook(watch)
+    try:
+        score = test(policy)
+    finally:
+        handle.remove()
+    return score, any(CHAT_MARK in text for text in seen)
+
+
+@never_raises
 def check_retained_test(test: Callable | None, seed: int = 0) -> CheckResult:
     """Exercise 15: ``test(policy) -> score in [0, 1]``, run on the policy before RL and after ``main``.
 
-    The test must be deterministic (the same policy gets the same score
+    The test must measure a capability RL does not reward: it may not ask
+    the policy anything in the chat template ``U:a+b?|A:`` that every RL
+    prompt is written in (the check watches the text fed to the policy), so
+    greedy accuracy on held-out chat prompts or an end-of-turn rate do not
+    qualify. It must be deterministic (the same policy gets the same score
     twice), and it must measure something the pre-RL policy can do: the
     pre-RL policy must beat a random-weights policy by at least 0.2.
     """
     if test is None:
         return not_answered("the function `my_retained_test`")
+    if not callable(test):
+        return not_a_function("my_retained_test", test)
     main = runs.load("main", seed)
     before, after = main.policy(0), main.policy()
-    try:
-        scores = [test(before), test(before), test(after), test(random_policy(seed))]
-        scores = [float(s) for s in scores]
-    except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
-        return verdict(False, f"the test raised {type(err).__name__}: {err}")
+    returned, chat = [], False
+    for policy in (before, before, after, random_policy(seed)):
+        try:
+            score, used = _score_watching_prompts(test, policy)
+        except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
+            return verdict(False, f"the test raised {type(err).__name__}: {err}")
+        returned.append(score)
+        chat |= used
+    scores = [as_number(s) for s in returned]
+    if None in scores:
+        return verdict(False, f"the test returned {returned[scores.index(None)]!r:.40}; return a number in [0, 1]")
+    if chat:
+        return verdict(False, f"the test asks the policy in the chat template ({TEMPLATE}), the format every RL "
+                              "prompt is written in: RL rewards exactly that, so the score measures the reward "
+                              "again, not a capability kept from before RL. Test something RL never asks for")
     if not all(0.0 <= s <= 1.0 for s in scores):
         return verdict(False, f"scores must lie in [0, 1], got {[round(s, 3) for s in scores]}")
     if scores[0] != scores[1]:
@@ -235,38 +460,84 @@ def versioning_answer(before: EvalResult, after: EvalResult) -> dict:
     return {"flipped": flipped, "gain_same_version": same, "gain_mixed": mixed, "record_field": "verifier"}
 
 
-def check_reward_versioning(answer: dict | None, before: EvalResult, after: EvalResult) -> CheckResult:
-    """Exercise 16: the re-scoring result for ``before`` and ``after`` under exact 1.0 and 2.0.
+def _written(rows: list[list[str]], version: str) -> EvalResult:
+    """An evaluation of two prompts whose samples are ``rows``, scored by exact 1.0 (exercise 16's own cases)."""
+    tasks = [Task((3, 4)), Task((2, 5))]
+    verifier = rw.ExactVerifier("1.0")
+    verdicts = [[verifier(t.prompt, c) for c in row] for t, row in zip(tasks, rows)]
+    settings = {"n": len(rows[0]), "temperature": 1.0, "token_budget": 4, "decoding": "sample",
+                "verifier": "exact@1.0", "template": TEMPLATE, "policy_version": version}
+    return EvalResult(tasks, np.array([[v.reward for v in row] for row in verdicts]),
+                      [[v.status for v in row] for row in verdicts], rows, settings)
 
-    ``answer`` has ``flipped`` (samples of both evaluations whose reward
-    differs between the versions), ``gain_same_version`` (after minus before,
-    both under 1.0), ``gain_mixed`` (after under 2.0 minus before under 1.0)
-    and ``record_field`` (the run-record field that pins the version).
+
+VERSIONING_CASES = (
+    (_written([["7#", "6#", "7#"], ["07#", "1#", "7#"]], "before"),
+     _written([["7#", " 7#", "7 #"], ["7#", "7 #", " 07#"]], "after")),
+    (_written([["7#", " 7#", "8#"], ["7#", "6#", "5#"]], "before"),
+     _written([["7#", "7#", "07#"], ["7#", "7#", "6#"]], "after")),
+)
+"""(before, after) pairs written so that exact 1.0 and 2.0 disagree on some samples of each side (exercise 16)."""
+
+
+def _versioning_problem(got, want: dict) -> str | None:
+    """What is wrong with one returned versioning dict, or None."""
+    keys = ("flipped", "gain_same_version", "gain_mixed", "record_field")
+    if not isinstance(got, dict) or any(k not in got for k in keys):
+        return f"return a dict with the keys {', '.join(keys)}"
+    flipped = as_count(got["flipped"])
+    if flipped is None:
+        return f"flipped={got['flipped']!r}: a count of samples, a whole number (not a share, not text)"
+    if flipped != want["flipped"]:
+        return ("flipped: count the samples of both evaluations whose reward under ExactVerifier('2.0') differs "
+                "from that under ExactVerifier('1.0')")
+    for key in ("gain_same_version", "gain_mixed"):
+        value = as_number(got[key])
+        if value is None or abs(value - want[key]) > 1e-9:
+            how = "both under 1.0" if key == "gain_same_version" else "after under 2.0, before under 1.0"
+            return f"{key}: expected reward of after minus before, {how}"
+    field = str(got["record_field"]).split(".")[0].strip().lower()
+    if field != "verifier":
+        return (f"record_field={got['record_field']!r}: which run-record field names the verifier and its version?")
+    return None
+
+
+@never_raises
+def check_reward_versioning(answer: Callable | None, before: EvalResult, after: EvalResult) -> CheckResult:
+    """Exercise 16: ``answer(before, after)`` must return the re-scoring result under exact 1.0 and 2.0.
+
+    The returned dict has ``flipped`` (samples of both evaluations whose
+    reward differs between the versions), ``gain_same_version`` (after minus
+    before, both under 1.0), ``gain_mixed`` (after under 2.0 minus before
+    under 1.0) and ``record_field`` (the run-record field that pins the
+    version). It is run on the chapter's ``before`` and ``after`` and on
+    :data:`VERSIONING_CASES`, where the versions disagree on both sides, both
+    ways round: on the chapter's evaluations few samples or none change
+    verdict, so only these cases tell a right function from a wrong one.
     """
     if answer is None:
-        return not_answered("the dict `versioning`")
-    keys = ("flipped", "gain_same_version", "gain_mixed", "record_field")
-    if not isinstance(answer, dict) or any(k not in answer for k in keys):
-        return verdict(False, f"`versioning` must be a dict with keys {', '.join(keys)}")
-    want = versioning_answer(before, after)
-    if answer["flipped"] != want["flipped"]:
-        return verdict(False, f"flipped={answer['flipped']!r}: count the samples of both evaluations whose reward "
-                              "under ExactVerifier('2.0') differs from that under ExactVerifier('1.0')")
-    for key in ("gain_same_version", "gain_mixed"):
+        return not_answered("the function `versioning`")
+    if isinstance(answer, dict):
+        return verdict(False, "write `versioning(before, after)` as a function returning the dict, so that it can be "
+                              "tried on evaluations where the two versions disagree")
+    if not callable(answer):
+        return not_a_function("versioning", answer)
+    if not isinstance(before, EvalResult) or not isinstance(after, EvalResult):
+        return verdict(False, "give the chapter's before_eval and after_eval (two EvalResults) as the last arguments")
+    cases = [("the chapter's evaluations", before, after)]
+    cases += [(f"constructed case {i + 1}", b, a) for i, (b, a) in enumerate(VERSIONING_CASES)]
+    cases += [(f"constructed case {i + 1} the other way round", a, b) for i, (b, a) in enumerate(VERSIONING_CASES)]
+    for name, b, a in cases:
         try:
-            off = abs(float(answer[key]) - want[key]) > 1e-9
-        except (TypeError, ValueError):
-            off = True
-        if off:
-            how = "both under 1.0" if key == "gain_same_version" else "after under 2.0, before under 1.0"
-            return verdict(False, f"{key}={answer[key]!r}: expected reward of after minus before, {how}")
-    field = str(answer["record_field"]).split(".")[0].strip().lower()
-    if field != "verifier":
-        return verdict(False, f"record_field={answer['record_field']!r}: which run-record field names the verifier "
-                              "and its version?")
+            got = answer(b, a)
+        except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
+            return verdict(False, f"versioning raised {type(err).__name__}: {err} on {name}")
+        problem = _versioning_problem(got, versioning_answer(b, a))
+        if problem:
+            return verdict(False, f"on {name}: {problem}")
+    want = versioning_answer(before, after)
     inflation = want["gain_mixed"] - want["gain_same_version"]
-    if want["flipped"] == 0:
-        return verdict(True, "no sample of these two evaluations changes reward between the versions, so mixing them "
-                             "happens to move nothing here; only re-scoring the same samples could tell you that")
-    return verdict(True, f"{want['flipped']} samples change reward between the versions; mixing them moves the gain "
-                         f"by {inflation:+.4f}, a change of verifier that a report would otherwise credit to RL")
+    return verdict(True, f"right on the chapter's evaluations and on {len(cases) - 1} constructed ones. Here "
+                         f"{want['flipped']} samples change reward between the versions, and mixing them moves the "
+                         f"gain by {inflation:+.4f}; in the constructed cases a mixed comparison credits RL with "
+                         "a change of verifier")
