@@ -35,10 +35,12 @@ from .compare import (
     Curves,
     agreed_until,
     comparison_table,
+    in_words,
     lost_margin,
     markdown_table,
     plot_update_curves,
     rounding_gaps,
+    stop_lines,
     stop_story,
     update_curves,
     versus,
@@ -77,9 +79,9 @@ from .signal import (
 
 __all__ = ["AGREEMENT", "COMPARED", "Curves", "DISGUISES", "GradientVariance", "LOST_FLOOR", "ProcessGroup",
            "RatioDrift", "agreed_until", "balanced_group", "comparison_table", "find_process_case",
-           "gradient_variance", "group_rows", "group_scale_table", "logprob_drift", "lost_margin", "lr_at",
+           "gradient_variance", "group_rows", "group_scale_table", "in_words", "logprob_drift", "lost_margin", "lr_at",
            "markdown_table", "mixed_groups", "one_thread", "plot_gradient_variance", "plot_ratio_drift",
            "plot_token_credit", "plot_update_curves", "plot_zero_variance", "process_group", "process_rows",
            "ratio_drift", "record_and_credit", "recorded_batch", "rounding_gaps", "run_config",
-           "sampling_checkpoint", "scale_effect", "split_credit", "stop_story", "token_steps", "update_curves",
-           "versus", "zero_variance_summary"]
+           "sampling_checkpoint", "scale_effect", "split_credit", "stop_lines", "stop_story", "token_steps",
+           "update_curves", "versus", "zero_variance_summary"]

@@ -150,6 +150,28 @@ def stop_story(run: Run, before: int = 3) -> dict:
             "threshold": int(run.log["abort"]["threshold"])}
 
 
+def in_words(names: list[str] | tuple[str, ...]) -> str:
+    """Run names as a phrase for the text: "none", "`ppo`", "`ppo` and `cispo`", "`a`, `b` and `c`" (chapter 3)."""
+    quoted = [f"`{name}`" for name in names]
+    if not quoted:
+        return "none"
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def stop_lines(stops: list[tuple[str, int, dict]], last: int) -> list[str]:
+    """One line per seed that the guard stopped before step ``last``, from its :func:`stop_story` (chapter 3).
+
+    ``stops`` holds ``(run name, seed, story)``; no stopped seed gives the one
+    line that says so.
+    """
+    if not stops:
+        return [f"every seed of these runs reached step {last}"]
+    return [f"{name} seed {seed}: KL to the base {st['kl_before']:.2f} -> {st['kl_jump']:.1f} at step "
+            f"{st['jump_step']}; malformed share {st['malformed_before']:.1%} -> {st['malformed_peak']:.0%}; "
+            f"training reward {st['reward_before']:.2f} -> {st['reward_last']:.2f}; stopped at step {st['stopped']} "
+            f"after {st['threshold']} excluded batches in a row" for name, seed, st in stops]
+
+
 def comparison_table(curves: dict[str, Curves]) -> list[dict]:
     """One row per run: its update choices, its final held-out reward (seed mean and range), recent KL and clip share (chapter 3).
 

@@ -224,3 +224,16 @@ def test_rounding_gaps_split_the_checkpoints_where_the_disguises_part_from_main(
     assert gaps["pg"] == pytest.approx((0.003, 0.1)) and gaps["reward-x10"] == (0.0, 0.0)
     assert credit.lost_margin({"pg": (0.0, 0.03)}) == credit.LOST_FLOOR
     assert credit.lost_margin({"pg": (0.0, 0.03), "reward-x10": (0.0, 0.15)}) == 0.15
+
+
+def test_in_words_names_runs_as_a_phrase():
+    assert credit.in_words([]) == "none"
+    assert credit.in_words(["ppo"]) == "`ppo`"
+    assert credit.in_words(("ppo", "cispo", "ppo-kl")) == "`ppo`, `cispo` and `ppo-kl`"
+
+
+def test_stop_lines_tell_each_stopped_seed_or_that_none_was():
+    assert credit.stop_lines([], 60) == ["every seed of these runs reached step 60"]
+    line, = credit.stop_lines([("ppo-kl", 0, credit.stop_story(aborted_run(), before=2))], 60)
+    assert line == ("ppo-kl seed 0: KL to the base 0.12 -> 5.0 at step 3; malformed share 2.0% -> 80%; "
+                    "training reward 0.60 -> 0.02; stopped at step 6 after 3 excluded batches in a row")
