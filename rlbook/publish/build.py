@@ -4,8 +4,9 @@ Used for the whole book. Each page listed in ``_quarto.yml`` is read as a
 notebook (jupytext's R Markdown reader keeps Quarto's ``#|`` cell options),
 executed with nbclient in a fresh Python kernel whose working directory is
 the page's folder (two pages at a time by default, each in its own kernel),
-and written to ``_build/notebooks/<name>.ipynb``: the
-executed notebooks are a product a reader can open in Jupyter. Inline
+and written to ``_build/executed/<name>.ipynb``, which the website is
+rendered from. The notebooks a reader opens in Jupyter are written from them
+to ``_build/notebooks/<name>.ipynb`` (:mod:`rlbook.publish.jupyter`). Inline
 expressions (```` `{python} expr` ````) in the prose are evaluated in the
 same kernel at the point where they appear and replaced by ``str(value)``.
 
@@ -44,6 +45,7 @@ from rlbook.core.source import package_hash
 from rlbook.publish.extras import unmet_needs
 from rlbook.publish.holes import site_holes
 from rlbook.publish.inputs import check_sources
+from rlbook.publish.jupyter import student_notebooks
 from rlbook.publish.lint import FENCE, INLINE_PYTHON, Page, book_pages, cell_options, line_of, read_config
 from rlbook.publish.markdown import ANSI
 from rlbook.publish.site import output_href, render_site
@@ -299,7 +301,7 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     unknown page for ``only``, Quarto asked for but missing, a page that
     ``_quarto.yml`` lists is missing). With ``only``, that page alone is
     executed; the other pages reuse their notebooks from the last build
-    (``_build/notebooks``), or are shown without outputs when there is none.
+    (``_build/executed``), or are shown without outputs when there is none.
     ``jobs`` pages (default :data:`DEFAULT_JOBS`) are executed at once,
     each in its own kernel. With ``prefetch`` (``rlbook build`` sets it), a
     whole-book build also trains the book's missing runs before the pages,
@@ -335,25 +337,43 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     except (ValueError, RuntimeError) as err:
         out(f"rlbook build: {err}")
         return 2
-    notebooks_dir = root / "_build" / "notebooks"
-    notebooks_dir.mkdir(parents=True, exist_ok=True)
+    executed_dir, notebooks_dir = root / "_build" / "executed", root / "_build" / "notebooks"
+    executed_dir.mkdir(parents=True, exist_ok=True)
     never_run = frozenset(output_href(p) for p in pages
-                          if p not in selected and not (notebooks_dir / f"{p.stem}.ipynb").is_file())
+                          if p not in selected and not (executed_dir / f"{p.stem}.ipynb").is_file())
     if prefetch and only is None:
         prefetch_runs(root, jobs, out)
     try:
-        notebooks = _execute_pages(root, pages, selected, notebooks_dir, out, jobs or DEFAULT_JOBS)
+        notebooks = _execute_pages(root, pages, selected, executed_dir, out, jobs or DEFAULT_JOBS)
+        students = write_student_notebooks(root, pages, notebooks, notebooks_dir)
     except CellFailure as failure:
         out(failure.report())
+        out("The previous _book/ was left as it was.")
+        return 1
+    except (ValueError, RuntimeError) as err:
+        out(f"rlbook build: the notebooks for Jupyter: {err}")
         out("The previous _book/ was left as it was.")
         return 1
     if chosen == "quarto":
         code = _render_quarto(root, only and selected[0], notebooks_dir, out)
     else:
-        code = _render_pandoc(root, pages, notebooks, out, never_run)
+        code = _render_pandoc(root, pages, notebooks, out, never_run, students)
     if code == 0:
         out(f"book written to {root / '_book' / 'index.html'} ({chosen}) in {time.perf_counter() - started:.1f} s")
     return code
+
+
+def write_student_notebooks(root: Path, pages: list[Page], executed: dict[str, nbformat.NotebookNode],
+                            folder: Path) -> dict[str, nbformat.NotebookNode]:
+    """Write the notebooks a reader opens in Jupyter (:func:`rlbook.publish.jupyter.student_notebooks`) to ``folder``.
+
+    Returns them by page stem. A page whose notebook cannot be written raises ValueError or RuntimeError.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    students = student_notebooks(root, pages, executed, pandoc_path(), read_config(root).get("bibliography"))
+    for stem, nb in students.items():
+        nbformat.write(nb, folder / f"{stem}.ipynb")
+    return students
 
 
 def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> None:
@@ -402,7 +422,8 @@ def prefetch_fingerprint() -> str:
 
 def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path,
                    out: Callable[[str], None], jobs: int = 1) -> dict[str, nbformat.NotebookNode]:
-    """Execute the selected pages, ``jobs`` at a time, and read the others' notebooks from the last build.
+    """Execute the selected pages, ``jobs`` at a time, into ``notebooks_dir``, and read the others' executed
+    notebooks from there (the last build).
 
     The first page to fail stops the rest at their next cell and is raised.
     """
@@ -458,9 +479,9 @@ def longest_first(pages: list[Page], selected: list[Page], seconds: dict[str, fl
 
 
 def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable[[str], None],
-                   never_run: frozenset[str] = frozenset()) -> int:
+                   never_run: frozenset[str], downloads: dict) -> int:
     """Render the site beside the old one and swap it in only when every page is there, every citation
-    resolved and no page has a hole (:func:`_publishable`).
+    resolved and no page has a hole (:func:`_publishable`). ``downloads`` are the notebooks for Jupyter.
 
     Anything that stops the render (pandoc failing, a path outside the book,
     a full disk) is one line, exit 1, and the previous ``_book/`` as it was.
@@ -475,7 +496,7 @@ def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable
         out(line)
 
     try:
-        missing = render_site(root, pages, notebooks, staging, read_config(root), pandoc_path(), watch)
+        missing = render_site(root, pages, notebooks, staging, read_config(root), pandoc_path(), watch, downloads)
         for label in sorted(set(missing)):
             out(f"  warning: @{label} refers to no label in the book")
         absent = [output_href(page) for page in pages if not (staging / output_href(page)).is_file()]

@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
+
 from rlbook.publish import search, webworkshop
 from rlbook.publish.inputs import confined, within
 from rlbook.publish.lint import Page
@@ -51,11 +53,12 @@ def output_href(page: Page) -> str:
 
 
 def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest: Path, config: dict,
-                pandoc: str, out: Callable[[str], None] = print) -> list[str]:
+                pandoc: str, out: Callable[[str], None] = print, downloads: dict[str, dict] | None = None) -> list[str]:
     """Write the whole book as HTML into ``dest`` and return the labels that no reference could resolve.
 
-    ``notebooks`` maps each page's stem to its executed notebook; they are
-    copied to ``dest/notebooks`` for the "Download this chapter" links.
+    ``notebooks`` maps each page's stem to its executed notebook; ``downloads``
+    (the notebooks for Jupyter, by stem; ``notebooks`` when None) are copied
+    to ``dest/notebooks`` for the "Download this chapter" links.
     """
     dest.mkdir(parents=True, exist_ok=True)
     defaults = {**CELL_DEFAULTS, **_execute_options(config), **_html_options(config)}
@@ -88,8 +91,8 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page_html, encoding="utf-8")
     (dest / "notebooks").mkdir(exist_ok=True)
-    for stem, nb in notebooks.items():
-        (dest / "notebooks" / f"{stem}.ipynb").write_text(json.dumps(nb, indent=1), encoding="utf-8")
+    for stem, nb in (notebooks if downloads is None else downloads).items():
+        nbformat.write(nbformat.from_dict(nb), dest / "notebooks" / f"{stem}.ipynb")
     for asset in SITE_ASSETS:
         shutil.copyfile(ASSETS / asset, dest / asset)
     webworkshop.add_to_site(root, [page.source for page in pages], dest)

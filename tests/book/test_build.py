@@ -275,6 +275,21 @@ def test_each_chapter_links_its_executed_notebook(book):
     outputs = [o for c in notebook["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
     assert any("image/svg+xml" in o.get("data", {}) for o in outputs)
     assert (root / "_build" / "notebooks" / "02-second.ipynb").is_file()
+    assert (root / "_build" / "executed" / "02-second.ipynb").is_file()
+
+
+def test_the_downloaded_notebook_is_the_one_for_jupyter(book):
+    root, _ = book
+    assert page(root, "notebooks/01-first.ipynb") == (root / "_build" / "notebooks" / "01-first.ipynb").read_text()
+    notebook = json.loads(page(root, "notebooks/01-first.ipynb"))
+    prose = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    assert "# 1 The first chapter\n" in prose and "{#sec" not in prose and ":::" not in prose
+    assert "Figure 1.1, Table 1.1 and 1.1 alone; later, Section 1.1." in prose
+    assert "Rewards follow Sutton and Barto (2018)." in prose and "## References" in prose
+    assert "<details><summary><strong>Solution</strong></summary>" in prose
+    assert notebook["metadata"]["kernelspec"]["display_name"] == "Python 3 (ipykernel)"
+    refs = json.loads((root / "_build" / "notebooks" / "references.ipynb").read_text())
+    assert "Williams, Ronald J. 1992" in "".join(refs["cells"][-1]["source"])
     assert "Download this chapter" not in page(root, "chapters/references.html")
 
 
@@ -327,7 +342,7 @@ def test_a_page_leaves_no_kernel_running_whether_it_passes_or_fails(tmp_path):
     before = {child.pid for child in psutil.Process().children(recursive=True)}
     root = write_book(tmp_path, second=FAILING)
     assert build_book(root, backend="pandoc", out=[].append, jobs=1) == 1
-    assert (root / "_build" / "notebooks" / "01-first.ipynb").is_file()  # the first chapter passed, the second failed
+    assert (root / "_build" / "executed" / "01-first.ipynb").is_file()  # the first chapter passed, the second failed
     assert {child.pid for child in psutil.Process().children(recursive=True)} <= before
 
 
@@ -364,7 +379,7 @@ def test_a_failing_page_stops_the_page_running_beside_it(tmp_path):
     lines: list[str] = []
     assert build_book(root, backend="pandoc", out=lines.append, jobs=2) == 1
     assert "FAILED chapters/02-second.qmd" in "\n".join(lines)
-    assert not (root / "_build" / "notebooks" / "01-first.ipynb").exists()  # stopped before its last cell
+    assert not (root / "_build" / "executed" / "01-first.ipynb").exists()  # stopped before its last cell
 
 
 def fake_prefetch(monkeypatch, code: str) -> None:
