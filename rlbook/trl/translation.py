@@ -67,7 +67,8 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     TRL's ``constant_with_warmup`` counts optimiser steps and starts its
     warm-up at a rate of 0, so its warm-up runs one optimiser step behind
     rlbook's, which takes its first step at ``lr / warmup``.
-    ``max_steps`` counts optimizer steps: ``steps x updates_per_batch``.
+    ``max_steps`` counts optimizer steps: ``steps x updates_per_batch``, and so does
+    ``warmup_steps``: ``warmup x updates_per_batch`` (appendix exercise A.1).
     Choices TRL has no option for (stale rollouts, keep-accepted selection,
     injected faults) raise ValueError.
     """
