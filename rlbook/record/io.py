@@ -7,7 +7,6 @@ import importlib.metadata
 import json
 import os
 import platform
-import tempfile
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,6 +16,7 @@ import numpy as np
 
 from rlbook.core.source import package_hash
 
+from .reading import load_record
 from .schema import RECORD_SCHEMA, SCHEMA_VERSION, RecordError, check_field, field_error, validate
 
 
@@ -172,7 +172,9 @@ def save(record: dict, path: str | os.PathLike) -> Path:
 
     The text goes to a temporary file in the same directory, which then
     replaces ``path`` in one step (``os.replace``), so a crash mid-write
-    leaves either the old record or the new one, never half a file.
+    leaves either the old record or the new one, never half a file, and a
+    failed write removes the temporary file. The file gets the permissions
+    of any new file (``0o666`` less the umask).
     """
     target = Path(path)
     try:
@@ -184,15 +186,17 @@ def save(record: dict, path: str | os.PathLike) -> Path:
     except (TypeError, ValueError) as err:
         raise RecordError(f"{target}: run record cannot be written as JSON: {err}") from None
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
+        # 0o666 less the umask, like every other file: mkstemp would make it 0600 while the run log is 0644.
+        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, target)
     except BaseException:
-        Path(temp).unlink(missing_ok=True)
+        temp.unlink(missing_ok=True)
         raise
     return target
 
@@ -200,25 +204,9 @@ def save(record: dict, path: str | os.PathLike) -> Path:
 def load(path: str | os.PathLike) -> dict:
     """Read and validate the run record at ``path`` (chapter 5).
 
-    A missing file, text that is not JSON, or an invalid record raises
-    RecordError with a one-line message that starts with the path.
+    A missing file, anything but a regular file, text that is not JSON or
+    that JSON cannot write back (NaN, a repeated key, a lone surrogate...),
+    or an invalid record raises RecordError with a one-line message that
+    starts with the path (:func:`rlbook.record.reading.load_record`).
     """
-    source = Path(path)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RecordError(f"{source}: no run record found") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{source}: not a UTF-8 text file") from None
-    except OSError as err:
-        raise RecordError(f"{source}: cannot read run record: {err.strerror}") from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise RecordError(f"{source}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
-    except RecursionError:
-        raise RecordError(f"{source}: JSON nested too deeply to be a run record") from None
-    try:
-        return validate(record)
-    except RecordError as err:
-        raise RecordError(f"{source}: {err}", field=err.field) from None
+    return load_record(path)

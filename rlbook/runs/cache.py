@@ -7,15 +7,24 @@ the engine never serves a stale result, while editing a chapter's table or a
 plot retrains nothing. Entries are written atomically with a manifest of
 checksums and hold only tensors and plain data, so loading one never runs
 code from the file.
+
+What cannot be used is said in one line (:class:`CacheError`): a file where
+the cache folder should be, a lock that is a folder or a symbolic link
+(never followed), a full disk. A read-only cache serves the runs it holds.
+Every file is written with the permissions of a new file (``0o666`` less
+the umask), through a temporary name that a failed write removes.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
+import io
 import json
 import os
 import shutil
+import stat
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +37,7 @@ from rlbook.core.policy import Checkpoint
 from rlbook.core.source import closure_hash
 
 from .catalogue import PRETRAIN_SEED, spec
+from .records import check_against_log
 
 #: The module that trains a run: the cache key hashes its import closure.
 TRAINING_ENTRY = ("rlbook.runs.training",)
@@ -81,20 +91,73 @@ def pretrained_path(name: str, threads: int) -> Path:
     return cache_root() / f"{name}-pretrained-t{threads}-{pretrained_key(name, threads)}"
 
 
+class CacheError(OSError):
+    """A cache folder, lock or entry that cannot be used, or a write that failed, in one line (its ``strerror``)."""
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
+
+
+def problem(err: OSError) -> str:
+    """What went wrong in ``err``, plainly: "no space left on device" for a full disk."""
+    if err.errno == errno.ENOSPC:
+        return "no space left on device"
+    return err.strerror or " ".join(str(err).split())
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file that replaces it, or is removed if the write fails.
+
+    The file gets the permissions of any new file (``0o666`` less the umask),
+    as the run record and the run log both do.
+    """
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def save_tensors(value: Any, path: Path) -> None:
+    """``torch.save`` of ``value`` to ``path`` by :func:`write_file`, so that a full disk is an ENOSPC error."""
+    buffer = io.BytesIO()
+    torch.save(value, buffer)
+    write_file(path, buffer.getvalue())
+
+
 def _digest(path: Path) -> str:
+    if path.is_symlink() or not path.is_file():
+        raise ValueError(f"{path.name} is not a regular file")
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def read_entry(entry: Path, read: Callable[[Path], Any]) -> Any:
-    """``read(entry)`` of a cache entry, or None when it is absent or fails its checksums."""
+    """``read(entry)`` of a cache entry, or None when it is absent or fails its checksums.
+
+    The manifest must list every file of the entry, each a regular file
+    whose checksum matches; anything else is reported and rebuilt.
+    """
     manifest = entry / "manifest.json"
-    if not entry.exists():
+    if not entry.exists() and not entry.is_symlink():
+        return None
+    if not entry.is_dir() or entry.is_symlink():
+        warnings.warn(f"cache entry {entry.name} is damaged (not a folder); rebuilding it", stacklevel=3)
         return None
     if not manifest.exists():
         warnings.warn(f"cache entry {entry.name} is damaged (no manifest); rebuilding it", stacklevel=3)
         return None
     try:
         sums = json.loads(manifest.read_text())
+        files = sorted(p.name for p in entry.iterdir() if p.name != manifest.name)
+        if not isinstance(sums, dict) or sorted(sums) != files:
+            raise ValueError(f"the manifest lists {sorted(sums) if isinstance(sums, dict) else sums} "
+                             f"where the entry holds {files}")
         for file, digest in sums.items():
             if _digest(entry / file) != digest:
                 raise ValueError(f"checksum mismatch in {file}")
@@ -104,28 +167,113 @@ def read_entry(entry: Path, read: Callable[[Path], Any]) -> Any:
         return None
 
 
+def _remove(path: Path) -> None:
+    """Remove what is at ``path``: a folder with its files, or a file or link (never what a link points to)."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
 def write_entry(entry: Path, write: Callable[[Path], None]) -> None:
-    """Write a cache entry atomically: ``write(folder)`` fills a temporary folder, which is then renamed into place."""
+    """Write a cache entry atomically: ``write(folder)`` fills a temporary folder, which is then renamed into place.
+
+    Called under the entry's lock (:func:`locked`), so every other temporary
+    folder of the entry is a leftover of a writer that died, and is removed.
+    A failed write removes its own temporary folder and raises
+    :class:`CacheError` saying why.
+    """
+    for stale in entry.parent.glob(f"{entry.name}.tmp-*"):
+        _remove(stale)
     tmp = entry.with_name(entry.name + f".tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    write(tmp)
-    sums = {f.name: _digest(f) for f in sorted(tmp.iterdir())}
-    (tmp / "manifest.json").write_text(json.dumps(sums, indent=1))
-    shutil.rmtree(entry, ignore_errors=True)
-    os.replace(tmp, entry)
+    try:
+        tmp.mkdir(parents=True)
+        write(tmp)
+        sums = {f.name: _digest(f) for f in sorted(tmp.iterdir())}
+        write_file(tmp / "manifest.json", json.dumps(sums, indent=1).encode())
+        _remove(entry)
+        os.replace(tmp, entry)
+    except BaseException as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(err, OSError) and not isinstance(err, CacheError):
+            raise CacheError(err.errno, f"{problem(err)}: cannot write the cache entry {entry}") from err
+        raise
+
+
+def _folder(root: Path) -> None:
+    """Make the cache folder ``root`` if it is missing; CacheError when it cannot be a folder."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise CacheError(errno.ENOTDIR, f"the run cache {root} (RLBOOK_CACHE) is not a folder") from None
+    except OSError as err:
+        raise CacheError(err.errno, f"cannot make the run cache folder {root}: {problem(err)}") from None
+
+
+def _open_lock(path: Path) -> int | None:
+    """A descriptor of the lock file ``path``, opened without following a link; None in a cache that cannot be written.
+
+    A cache this process may not write (read-only, or another user's) is
+    opened for reading, which still takes the lock, or not at all when the
+    lock file is missing and cannot be made; such a cache only serves runs.
+    """
+    flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        try:
+            handle = os.open(path, os.O_RDWR | os.O_CREAT | flags, 0o666)
+        except OSError as err:
+            if err.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise
+            try:
+                handle = os.open(path, os.O_RDONLY | flags)
+            except FileNotFoundError:
+                return None
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise CacheError(err.errno, f"the cache lock {path} is a symbolic link, which is never followed; "
+                                        "remove it") from None
+        if err.errno == errno.EISDIR:
+            raise CacheError(err.errno, f"the cache lock {path} is a folder, not a file; remove it") from None
+        raise CacheError(err.errno, f"cannot open the cache lock {path}: {problem(err)}") from None
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        raise CacheError(errno.EINVAL, f"the cache lock {path} is not a regular file; remove it")
+    return handle
+
+
+def check_writable(folder: Path, what: str) -> None:
+    """Raise CacheError unless this process can make files in ``folder`` (tried, not read from permission bits).
+
+    Called before training ``what``, so that a read-only cache says so at
+    once rather than after the training it could not keep.
+    """
+    probe = folder / f".write-probe-{os.getpid()}"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666))
+    except OSError as err:
+        raise CacheError(err.errno, f"the run cache {folder} cannot be written ({problem(err)}) and does not hold "
+                                    f"{what}; point RLBOOK_CACHE at a folder you can write") from None
+    probe.unlink()
 
 
 @contextlib.contextmanager
 def locked(path: Path):
-    """Hold an exclusive lock so two processes never build the same entry at once."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
+    """Hold an exclusive lock so two processes never build the same entry at once.
+
+    In a cache this process cannot write, the lock is taken on a descriptor
+    opened for reading, or not at all when the lock file is missing: there
+    it can only serve what the cache holds (:func:`check_writable`).
+    """
+    _folder(path.parent)
+    handle = _open_lock(path)
+    if handle is None:
+        yield
+        return
+    try:
         fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        yield
+    finally:
+        os.close(handle)  # closing the descriptor releases the lock
 
 
 def plain(log: dict) -> dict:
@@ -145,8 +293,8 @@ def unplain(log: dict) -> dict:
 
 
 def save_log(log: dict, path: Path) -> None:
-    """Write a run log as tensors and plain data (:func:`plain`)."""
-    torch.save(plain(log), path)
+    """Write a run log as tensors and plain data (:func:`plain`), by :func:`save_tensors`."""
+    save_tensors(plain(log), path)
 
 
 def load_log(path: Path, lists: tuple[str, ...] = LOG_LISTS) -> dict:
@@ -165,8 +313,10 @@ def load_log(path: Path, lists: tuple[str, ...] = LOG_LISTS) -> dict:
 
 
 def read_run(entry: Path) -> tuple[dict, dict]:
-    """The record and the log of a run's cache entry."""
-    return rec.load(entry / "record.json"), load_log(entry / "log.pt")
+    """The record and the log of a run's cache entry, the record held against the log (``check_against_log``)."""
+    record, log = rec.load(entry / "record.json"), load_log(entry / "log.pt")
+    check_against_log(record, log)
+    return record, log
 
 
 def write_run(record: dict, log: dict) -> Callable[[Path], None]:

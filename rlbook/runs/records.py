@@ -14,6 +14,7 @@ from rlbook import record as rec
 from rlbook.core.rewards import STATUSES, get_verifier
 from rlbook.core.rl import RLConfig
 from rlbook.core.world import split
+from rlbook.record.schema import field_error
 
 from .catalogue import PRETRAIN_SEED, RunSpec
 
@@ -107,3 +108,41 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
 
 def _excluded(log: dict, step: int) -> bool:
     return any(m["step"] == step and m["excluded"] for m in log["metrics"])
+
+
+def check_against_log(record: dict, log: dict) -> None:
+    """Raise RecordError naming the first field of ``record`` that its run's ``log`` contradicts.
+
+    The cache reads both files of an entry; a checksum only says that they
+    are the files the manifest names, so the record is also held against the
+    log it was filled from: the status, the number of steps, every
+    checkpoint's step and weights hash, and every evaluation's step and
+    value (the independent evaluations chapter 5 reads from the record).
+    """
+    def refuse(field: str, says, holds) -> None:
+        raise field_error(field, f"says {says!r} where the run log holds {holds!r}")
+
+    try:
+        status = log.get("status", "completed")
+        if record["status"] != status:
+            refuse("status", record["status"], status)
+        if "steps_completed" in record and record["steps_completed"] != len(log["metrics"]):
+            refuse("steps_completed", record["steps_completed"], len(log["metrics"]))
+        if len(record["checkpoints"]) != len(log["checkpoints"]):
+            refuse("checkpoints", f"{len(record['checkpoints'])} checkpoints", f"{len(log['checkpoints'])}")
+        for i, (said, held) in enumerate(zip(record["checkpoints"], log["checkpoints"])):
+            for key in ("step", "weights_hash"):
+                if said[key] != held[key]:
+                    refuse(f"checkpoints[{i}].{key}", said[key], held[key])
+        held = [(e["step"], value) for e in log["evals"]
+                for value in (e["heldout_expected_reward"], e["heldout_greedy_accuracy"])]
+        if len(record["evaluations"]) != len(held):
+            refuse("evaluations", f"{len(record['evaluations'])} evaluations", f"{len(held)}")
+        for i, (said, (step, value)) in enumerate(zip(record["evaluations"], held)):
+            if said["step"] != step:
+                refuse(f"evaluations[{i}].step", said["step"], step)
+            if said["value"] != value:
+                refuse(f"evaluations[{i}].value", said["value"], value)
+    except (KeyError, TypeError, AttributeError) as err:
+        raise rec.RecordError(f"the run log does not have the shape of a run log ({type(err).__name__}: {err})") \
+            from None

@@ -7,7 +7,7 @@ SIGTERM or a crash loses at most one checkpoint interval.
 """
 from __future__ import annotations
 
-import os
+import io
 import shutil
 import signal
 import time
@@ -23,7 +23,22 @@ from rlbook.core.policy import Checkpoint, Policy, weights_hash
 from rlbook.core.rl import RLConfig, RLState, checkpoint_eval, train_rl
 from rlbook.core.train import pretrain, sft
 
-from .cache import entry_path, load_log, locked, pretrained_path, read_entry, read_run, save_log, write_entry, write_run
+from .cache import (
+    CacheError,
+    check_writable,
+    entry_path,
+    load_log,
+    locked,
+    pretrained_path,
+    problem,
+    read_entry,
+    read_run,
+    save_log,
+    save_tensors,
+    write_entry,
+    write_file,
+    write_run,
+)
 from .catalogue import DEFAULT_THREADS, PRETRAIN_SEED, RunSpec, spec
 from .records import base_record, rl_record
 
@@ -92,13 +107,22 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
     with locked(entry.with_name(entry.name + ".lock")):
         found = None if rebuild else read_entry(entry, read_run)
         if found is None:
+            check_writable(entry.parent, f"run {name!r} (seed {seed}, {threads} thread(s))")
             before = torch.get_num_threads()
             torch.set_num_threads(threads)
             try:
                 record, log = _train(spec(name), seed, threads, entry)
             finally:
                 torch.set_num_threads(before)
-            write_entry(entry, write_run(record, log))
+            partial = entry.with_name(entry.name + ".partial")
+            try:
+                write_entry(entry, write_run(record, log))
+            except CacheError as err:
+                if (partial / "state.pt").exists():
+                    raise CacheError(err.errno, f"{err}; the finished run is kept in {partial.name}, and the next "
+                                                "call saves it without training it again") from err
+                raise
+            shutil.rmtree(partial, ignore_errors=True)  # only now: the entry is safely written
             return Run(name, seed, threads, record, log, entry, False, time.perf_counter() - started)
     record, log = found
     return Run(name, seed, threads, record, log, entry, True, time.perf_counter() - started)
@@ -124,12 +148,13 @@ def _pretrained(s: RunSpec, parent: Run | None, threads: int) -> tuple[Policy, f
         found = read_entry(entry, _read_pretrained)
         if found is not None:
             return found["checkpoint"].load(), found["seconds"], False
+        check_writable(entry.parent, f"the pretraining of {s.name!r}")
         started = time.perf_counter()
         start = parent.policy(0) if parent else None
         policy = pretrain(s.pretrain, PRETRAIN_SEED, desc=f"{s.name}: pretrain", start=start)
         seconds = time.perf_counter() - started
         saved = {"checkpoint": Checkpoint.of(policy, f"{s.name}@pretrained").to_data(), "seconds": seconds}
-        write_entry(entry, lambda folder: torch.save(saved, folder / "pretrained.pt"))
+        write_entry(entry, lambda folder: save_tensors(saved, folder / "pretrained.pt"))
         return policy, seconds, True
 
 
@@ -193,7 +218,6 @@ def _train_rl(s: RunSpec, parent: Run, seed: int, threads: int, entry: Path) -> 
     finally:
         if previous in (signal.SIG_DFL, None):
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    shutil.rmtree(partial, ignore_errors=True)
     return rl_record(s, parent, seed, threads, log), log
 
 
@@ -203,22 +227,27 @@ def _keeper(partial: Path, resumed: RLState | None) -> Callable[[RLState], None]
     Each call writes the log entries added since the previous call to
     ``log-<step>.pt`` and everything else (weights, optimiser, random
     states, the log's other fields and its list lengths) to ``state.pt``,
-    replaced last, so that a write cut short leaves the previous resume
-    point whole. Writing the whole growing log at every checkpoint cost
+    replaced last, so that a write cut short (a full disk) leaves the
+    previous resume point whole. The resume point is removed only once the
+    run's cache entry is written (:func:`load`). Writing the whole growing log at every checkpoint cost
     ``main`` about 0.17 s of its 2.4 s.
     """
     written = {k: len(v) for k, v in resumed.log.items() if isinstance(v, list)} if resumed else {}
 
     def keep(st: RLState) -> None:
-        partial.mkdir(parents=True, exist_ok=True)
         lists = {k: v for k, v in st.log.items() if isinstance(v, list)}
         new = {k: v[written.get(k, 0):] for k, v in lists.items()}
-        save_log(new, partial / "log.tmp")
-        os.replace(partial / "log.tmp", partial / f"log-{st.step:06d}.pt")
-        written.update((k, len(v)) for k, v in lists.items())
         head = {k: v for k, v in st.log.items() if k not in lists}
-        replace(st, log=dict(head, list_lengths=dict(written))).save(partial / "state.tmp")
-        os.replace(partial / "state.tmp", partial / "state.pt")
+        state = io.BytesIO()
+        try:
+            partial.mkdir(parents=True, exist_ok=True)
+            save_log(new, partial / f"log-{st.step:06d}.pt")
+            replace(st, log=dict(head, list_lengths={k: len(v) for k, v in lists.items()})).save(state)
+            write_file(partial / "state.pt", state.getvalue())
+        except OSError as err:
+            raise CacheError(err.errno, f"{problem(err)}: cannot keep the resume point of step {st.step} in "
+                                        f"{partial}; the previous one is kept") from err
+        written.update((k, len(v)) for k, v in lists.items())
 
     return keep
 

@@ -131,10 +131,11 @@ def test_a_crash_while_writing_leaves_no_half_entry(tiny_cache, tiny_reference, 
 
     with monkeypatch.context() as m:
         m.setattr(rec, "save", disk_full)
-        with pytest.raises(OSError, match="No space left"):
+        with pytest.raises(OSError, match="^no space left on device: cannot write the cache entry"):
             runs.load("tiny", 0, 1)
     entry = runs.entry_path("tiny", 0, 1)
-    assert not entry.exists()  # only the temporary folder was half written
+    assert not entry.exists()  # only the temporary folder was half written, and it is gone
+    assert [p.name for p in tiny_cache.iterdir() if ".tmp-" in p.name] == []
     run = load_quietly()
     assert not run.cached and final_hash(run) == final_hash(tiny_reference)
     assert_valid_entry(entry)
