@@ -1,0 +1,68 @@
+"""Every checker answers random junk with a NOT YET message, never a traceback (a property test over all of them).
+
+The checkers that replay trained runs (chapter 4's split and abort rule,
+chapter 5's plan, comparison and retained test) are fed junk that they refuse
+before loading a run; the rest get any junk hypothesis draws.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rlbook.exercises import appendix, ch1, ch2, ch3, ch4, ch5
+
+RECORD = {"prompt": "U:1+4?|A:", "completion": "5#", "token_ids": [5, 20], "logprobs": [-0.9, -0.01],
+          "termination": "end-of-turn", "policy_version": "base@sft", "reward": 1.0}
+
+atoms = st.one_of(st.none(), st.booleans(), st.integers(-3, 300), st.floats(allow_nan=True), st.text(max_size=12),
+                  st.binary(max_size=4), st.just(np.array([1.0, np.nan])), st.just(torch.zeros(2, 3)),
+                  st.just(np.float32(0.5)))
+junk = st.recursive(atoms, lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
+                                                  st.dictionaries(st.one_of(st.text(max_size=8), st.integers()),
+                                                                  inner, max_size=4)), max_leaves=8)
+returning_junk = junk.map(lambda value: (lambda *args, **kwargs: value))
+answers = st.one_of(junk, returning_junk)
+
+CHECKS = [
+    lambda a: ch1.check_rollout_labels(a, RECORD),
+    lambda a: ch1.check_rollout_labels(dict.fromkeys(ch1.LABELS, 1), a),
+    ch1.check_advantages, ch1.check_chance_of_a_right_answer,
+    lambda a: ch2.check_process_scorer(a, ["U:3+4+5?|A:"], ["7,12#"]),
+    lambda a: ch2.check_process_scorer(ch2.reference_process_score, a, a),
+    lambda a: ch2.check_verifier(a, "6,12#"), lambda a: ch2.check_verifier(ch2.reference_verifier, a),
+    lambda a: ch2.check_disagreement_pick(a, ["U:3+4+5?|A:"] * 4, ["7,12#", "6,12#", "7,12#", "7,13#"]),
+    lambda a: ch2.check_disagreement_pick(1, a, a),
+    ch3.check_try_it, ch3.check_split_credit, ch3.check_group_normalized, ch3.check_ppo_clip_loss,
+    lambda a: ch4.check_exploitable_verifier(a, "U:3+4?|A:", "17#"),
+    lambda a: ch4.check_exploitable_verifier(lambda p, c: 1.0, a, a),
+    lambda a: ch5.check_independent_evaluation(a if not isinstance(a, dict) else dict(a, n=0)),
+    ch5.check_matched_comparison, ch5.check_record_fields,
+    lambda a: ch5.check_reward_versioning(a, *ch5.VERSIONING_CASES[0]),
+    appendix.check_translation,
+    lambda a: appendix.check_zero_variance(a, None),
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(answer=answers, which=st.integers(0, len(CHECKS) - 1))
+def test_every_checker_answers_junk_with_a_message(answer, which):
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        result = CHECKS[which](answer)
+    assert not result.passed and result.message and printed.getvalue().startswith("NOT YET")
+    assert "could not read your answer" not in result.message  # each checker names the problem itself
+
+
+@settings(max_examples=25, deadline=None)
+@given(answer=answers)
+def test_run_replaying_checkers_refuse_junk_that_is_not_a_function(answer):
+    if callable(answer):
+        return
+    for check in (ch4.check_reward_split, ch4.check_abort_rule, ch5.check_retained_test):
+        result = check(answer)
+        assert not result.passed and ("must be a function" in result.message or "no answer yet" in result.message)
