@@ -163,6 +163,7 @@ def test_audit_escapes_line_breaks_and_terminal_escapes_in_what_it_prints(tmp_pa
 # --- property tests over rlbook audit's input -----------------------------------------------------------------
 
 counted: dict[str, int] = {}
+outcomes = {"shown": 0, "refused": 0}
 FOLDER = tempfile.TemporaryDirectory(prefix="rlbook-audit-")
 
 
@@ -182,16 +183,28 @@ def audit(data: bytes, capsys) -> None:
     path = Path(FOLDER.name) / "record.json"
     path.write_bytes(data)
     code, out, err = call(["audit", str(path)], capsys)
+    outcomes["shown" if code == 0 else "refused"] += 1
     if code != 0:
         assert_usage_error(code, out, err, str(path))
         assert all(c.isprintable() for c in err[:-1]), err
         assert call(["audit", str(path), "--json"], capsys)[0] == 2
+        assert path.read_bytes() == data  # audit only reads
         return
     assert err == "" and all(c.isprintable() for row in out.splitlines() for c in row), out
     assert out.count("\n") == len(rec.display.as_table(load_record(path)))
     code, out, err = call(["audit", str(path), "--json"], capsys)
     assert code == 0 and err == "" and out.count("\n") == 1
     assert strict_json(out) == json.loads(data.decode("utf-8"))
+    assert path.read_bytes() == data  # audit only reads
+
+
+def test_audit_leaves_the_file_it_refuses_as_it_was(tmp_path, capsys):
+    path = tmp_path / "record.json"
+    data = with_field("seed", "9" * 5000).encode()
+    path.write_bytes(data)
+    before = path.stat()
+    assert call(["audit", str(path)], capsys)[0] == 2
+    assert path.read_bytes() == data and path.stat().st_mtime_ns == before.st_mtime_ns
 
 
 JSON_VALUES = st.recursive(
@@ -234,6 +247,6 @@ def test_audit_of_a_record_s_text_edited(cut, insert, drop, capsys):
 
 def test_the_property_tests_ran_their_inputs():
     """Reports how many inputs the properties above generated (run after them, in file order)."""
-    print(f"\ngenerated inputs: {counted}, {sum(counted.values())} in all")
+    print(f"\ngenerated inputs: {counted}, {sum(counted.values())} in all; audit {outcomes}")
     if counted:  # absent when this test is selected alone
-        assert sum(counted.values()) >= 1000
+        assert sum(counted.values()) >= 1000 and min(outcomes.values()) > 0
