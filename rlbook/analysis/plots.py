@@ -13,6 +13,14 @@ STATUS_COLOURS = {"accepted": TEAL, "incorrect": ORANGE, "malformed": PURPLE, "i
                   "unverifiable": RED, "duplicate": BLUE}
 """Colour of each verifier status (and of duplicates in the exploration audit)."""
 
+RUN_COLOURS = {
+    "base": GREY, "main": BLUE, "pg": "#8fb3d9", "ppo": ORANGE, "cispo": PURPLE, "ppo-kl": RED,
+    "seq-mean": TEAL, "group-std": "#c9a227", "reward-x10": "#2f2f2f", "stale": "#a0522d",
+    "accepted-only": "#6b8e23", "exploit": RED, "faults": "#9c6ade", "abort": "#555555",
+    "process-base": GREY, "process-outcome": ORANGE, "process-shaped": TEAL,
+}
+"""One colour per named run, the same in every figure of the book (runs drawn side by side differ in colour)."""
+
 
 def style() -> None:
     """Apply the house style to every later figure (called by each chapter's first cell)."""

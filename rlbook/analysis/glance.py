@@ -1,0 +1,281 @@
+"""The book's world and runs at a glance: tables built from the package itself (the page "The world at a glance").
+
+Nothing here is typed twice. The splits are counted from
+:func:`rlbook.core.world.split`, the model card is read from a loaded
+policy, the recipes of ``base`` and ``main`` are their configurations, each
+named run's change is the difference of its configuration from the run it is
+compared with, the notation names the rlbook object behind each symbol, and
+the glossary points at the section that defines each term (a test checks that
+the term is emphasised there). Chapter 1's closing figure, ``main``'s learning
+curve, is drawn here too.
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable
+
+import numpy as np
+
+from rlbook.analysis import plots
+from rlbook.core import advantages, evaluate, losses, rewards, rl, sampling, world
+from rlbook.core.adamw import AdamW
+from rlbook.core.policy import Policy
+from rlbook.runs import RUNS, Run, RunSpec
+
+
+def markdown_table(header: list[str], rows: list[list[object]]) -> str:
+    """Rows of cells as a pandoc pipe table (cells are written with ``str``)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the task and its splits
+
+SPLIT_ROLES = {
+    "sft": "the chat examples of supervised fine-tuning",
+    "train": "the RL prompts (the SFT examples and more)",
+    "heldout": "never trained on: validation and test together",
+    "validation": "choosing a checkpoint (chapter 5)",
+    "test": "scoring the checkpoint chosen",
+}
+
+
+def split_facts(world_name: str = "single") -> dict[str, int]:
+    """The size of each split of a world, after checking how the splits nest.
+
+    ``sft`` lies inside ``train``, ``heldout`` is ``validation`` plus ``test``,
+    and no held-out prompt is a training prompt; a ValueError says which of
+    these fails.
+    """
+    prompts = {name: {t.prompt for t in world.split(name, world_name)} for name in SPLIT_ROLES}
+    if not prompts["sft"] <= prompts["train"]:
+        raise ValueError(f"{world_name}: the SFT split is not inside the training split")
+    if prompts["heldout"] != prompts["validation"] | prompts["test"] or prompts["validation"] & prompts["test"]:
+        raise ValueError(f"{world_name}: held-out is not validation and test side by side")
+    if prompts["heldout"] & prompts["train"]:
+        raise ValueError(f"{world_name}: a held-out prompt is also a training prompt")
+    return {name: len(p) for name, p in prompts.items()}
+
+
+def splits_markdown() -> str:
+    """The splits of both worlds with their sizes and their roles, as a table."""
+    single, multi = split_facts("single"), split_facts("multi")
+    rows = [[f"`{name}`", single[name], multi[name], role] for name, role in SPLIT_ROLES.items()]
+    return markdown_table(["split", "single-step", "multi-step", "used for"], rows)
+
+
+def task_markdown() -> str:
+    """The vocabulary and one example of each world, as a table."""
+    one, three = world.split("sft")[-1], world.split("sft", "multi")[-1]
+    shown = " ".join(f"`{ch}`" if ch.strip() else "(space)" if ch == " " else "(newline)" for ch in world.VOCAB)
+    rows = [["vocabulary", f"{len(world.VOCAB)} characters: {shown}"],
+            ["single-step prompt and answer", f"`{one.prompt}` `{one.completion}`"],
+            ["multi-step prompt and answer", f"`{three.prompt}` `{three.completion}`"],
+            ["end of the answer", f"`{world.EOT}` (or the token budget)"]]
+    return markdown_table(["", ""], rows)
+
+
+# ---------------------------------------------------------------- the model and the recipes
+
+def model_card(policy: Policy) -> dict[str, int]:
+    """Parameters, layers, heads, width, context and vocabulary of a policy, read from the policy."""
+    cfg = policy.cfg
+    return {"parameters": policy.num_parameters(), "layers": cfg.n_layer, "attention heads": cfg.n_head,
+            "width": cfg.d_model, "context (characters)": cfg.block_size, "vocabulary": cfg.vocab_size}
+
+
+def model_card_markdown(policy: Policy) -> str:
+    """:func:`model_card` as a two-column table."""
+    return markdown_table(["", ""], [[key, f"{value:,}"] for key, value in model_card(policy).items()])
+
+
+def _settings(config: object, skip: tuple[str, ...] = ("faults", "guard", "verifier_version")) -> dict[str, object]:
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in skip}
+
+
+def recipe_lines(base: RunSpec, main: RunSpec) -> list[str]:
+    """Every setting of ``base`` (pretraining, SFT) and of ``main`` (RL), one markdown line per stage."""
+    lines = []
+    for stage, run, config in (("pretraining", base, base.pretrain), ("SFT", base, base.sft), ("RL", main, main.rl)):
+        settings = ", ".join(f"`{name}` {value}" for name, value in _settings(config).items())
+        lines.append(f"- **{stage}** (`{run.name}`): {settings}")
+    return lines
+
+
+# ---------------------------------------------------------------- the named runs
+
+def reference_of(name: str, runs: dict[str, RunSpec] = RUNS) -> str | None:
+    """The run that run ``name`` is compared with: its parent for a base run; for an RL run the first RL run
+    of its world with the same parent, or ``main`` when that is the run itself; None for ``base`` and ``main``."""
+    spec = runs[name]
+    if spec.rl is None:
+        return spec.parent
+    siblings = [n for n, s in runs.items() if s.rl is not None and s.parent == spec.parent
+                and s.rl.world == spec.rl.world]
+    first = siblings[0]
+    if first != name:
+        return first
+    return None if name == "main" else "main"
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, tuple) and len(value) > 3:
+        return f"{len(value)} entries"
+    return str(value)
+
+
+def changes(name: str, runs: dict[str, RunSpec] = RUNS) -> list[str]:
+    """What run ``name`` sets differently from :func:`reference_of` it, ``"setting: old → new"`` per setting."""
+    reference = reference_of(name, runs)
+    if reference is None:
+        return []
+    a, b = runs[reference], runs[name]
+    found = []
+    for stage, word in (("pretrain", "pretraining "), ("sft", "SFT "), ("rl", "")):
+        old, new = getattr(a, stage), getattr(b, stage)
+        if old is None or new is None:
+            continue
+        for field in dataclasses.fields(new):
+            before, after = getattr(old, field.name), getattr(new, field.name)
+            if before != after:
+                found.append(f"{word}`{field.name}`: {_shown(before)} → {_shown(after)}")
+    return found
+
+
+def runs_rows(runs: dict[str, RunSpec] = RUNS) -> list[list[str]]:
+    """One row per named run: name, parent, the run it is compared with, and what it changes."""
+    rows = []
+    for name, spec in runs.items():
+        reference = reference_of(name, runs)
+        changed = "; ".join(changes(name, runs)) or ("the reference recipe" if reference is None else "nothing")
+        rows.append([f"`{name}`", f"`{spec.parent}`" if spec.parent else "–",
+                     f"`{reference}`" if reference else "–", changed])
+    return rows
+
+
+def runs_markdown(runs: dict[str, RunSpec] = RUNS) -> str:
+    """:func:`runs_rows` as a table."""
+    return markdown_table(["run", "parent", "compared with", "what it changes"], runs_rows(runs))
+
+
+# ---------------------------------------------------------------- notation and glossary
+
+NOTATION: list[tuple[str, str, Callable | str]] = [
+    (r"$x$", "a prompt", world.Task),
+    (r"$y$, $y_t$", "an answer and its $t$-th character (action)", sampling.sample),
+    (r"$\pi_\theta(y_t \mid x, y_{<t})$", "the policy with weights $\\theta$", Policy),
+    (r"$R(x, y)$", "the reward of an answer", rewards.ExactVerifier),
+    (r"$J(\theta)$", "the expected reward, estimated by sampling", evaluate.evaluate),
+    (r"$G$", "answers sampled per prompt (a group)", "group_size"),
+    (r"$T$", "the sampling temperature", "temperature"),
+    (r"$b$, $A$", "a baseline, and the advantage $A = R - b$", advantages.group_centered),
+    (r"$\rho_t$", "the importance ratio of a token", losses.importance_ratio),
+    (r"$\varepsilon$", "PPO's clip range", "eps_low"),
+    (r"$\beta$", "the weight of the KL penalty", "kl_beta"),
+    (r"$\eta$", "the learning rate of AdamW", "lr"),
+]
+"""Each symbol the chapters use, what it stands for, and the rlbook object (or RLConfig field) behind it."""
+
+
+def qualified(obj: Callable | type) -> str:
+    """``rlbook.core.losses.importance_ratio`` for an object of the package."""
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
+def notation_rows(main: rl.RLConfig) -> list[list[str]]:
+    """:data:`NOTATION` with each object's full name, or the RLConfig field with ``main``'s value."""
+    rows = []
+    for symbol, meaning, where in NOTATION:
+        if isinstance(where, str):
+            rows.append([symbol, meaning, f"`RLConfig.{where}` (`main`: {getattr(main, where)})"])
+        else:
+            rows.append([symbol, meaning, f"`{qualified(where)}`"])
+    return rows
+
+
+GLOSSARY: list[tuple[str, str, str]] = [
+    ("policy", "the model's distribution over the next character, given the state", "sec-lm-policy"),
+    ("rollout", "sampling one episode from the policy; the trajectory is the record it leaves", "sec-lm-policy"),
+    ("return", "the sum of an episode's rewards; here the final reward", "sec-lm-policy"),
+    ("outcome reward", "a reward that judges the finished answer only", "sec-reward-interface"),
+    ("process reward", "a reward that judges the intermediate steps too", "sec-reward-interface"),
+    ("malformed", "an answer the verifier cannot parse", "sec-reward-interface"),
+    ("incomplete", "an episode cut off by the token budget", "sec-reward-interface"),
+    ("process scorer", "the judge of each step of a multi-step answer", "sec-outcome-process"),
+    ("baseline", "a quantity subtracted from the reward that does not depend on the answer", "sec-policy-gradient"),
+    ("advantage", "the reward minus the baseline: how much better than expected an answer did",
+     "sec-policy-gradient"),
+    ("group-normalised", "advantages also divided by the group's standard deviation", "sec-advantages"),
+    ("importance ratio", "a token's probability under the trained policy over that under the sampling policy",
+     "sec-ratios"),
+    ("lost a seed", "a run whose guard stopped a seed, or whose worst seed ended clearly below main's",
+     "sec-update-choices"),
+]
+"""Each defined term, a one-line gloss and the label of the section that defines it (emphasised there)."""
+
+
+def glossary_rows() -> list[list[str]]:
+    """:data:`GLOSSARY` sorted by term, each linked to its section."""
+    return [[term, gloss, f"@{label}"] for term, gloss, label in sorted(GLOSSARY)]
+
+
+# ---------------------------------------------------------------- the algorithm, boxed
+
+def algorithm_steps(main: rl.RLConfig) -> list[tuple[str, Callable]]:
+    """The RL step ``main`` runs, one line per stage with the rlbook function that does it, in order."""
+    return [
+        (f"pick the prompts of the step (all {len(world.split('train', main.world))} training prompts)", rl.train_rl),
+        (f"sample G = {main.group_size} answers per prompt at T = {main.temperature:g}, "
+         f"at most {main.budget} characters, recording each token's log-probability", sampling.sample),
+        ("verify each answer: reward 1 if accepted, else 0", rewards.ExactVerifier.__call__),
+        ("advantage = reward minus its group's mean reward", rl.credit),
+        ("", advantages.group_centered),
+        (f"token loss: PPO clip (ε = {main.eps_low:g}) of ratio × advantage, mean over tokens", rl.update),
+        ("", losses.ppo_clip_loss),
+        (f"one AdamW step at learning rate {main.lr:g} after {main.warmup} warm-up steps", AdamW.step),
+    ]
+
+
+def algorithm_markdown(main: rl.RLConfig) -> str:
+    """:func:`algorithm_steps` as numbered pseudocode lines, each naming its function."""
+    lines, number = [], 0
+    for text, fn in algorithm_steps(main):
+        if text:
+            number += 1
+            lines.append(f"{number}. {text}: `{qualified(fn)}`")
+        else:
+            lines.append(f"   (through `{qualified(fn)}`)")
+    return "\n".join(lines)
+
+
+def source_of(fn: Callable) -> str:
+    """The source of an rlbook function as the package runs it."""
+    return inspect.getsource(fn)
+
+
+# ---------------------------------------------------------------- chapter 1's closing figure
+
+def plot_learning_curve(runs_by_seed: list[Run]):
+    """``main``'s training reward per step and held-out expected reward per checkpoint, one line per seed."""
+    fig, ax = plots.figure(7, 3.4)
+    colour = plots.RUN_COLOURS["main"]
+    for i, run in enumerate(runs_by_seed):
+        steps, reward = run.metric("step"), run.metric("reward_mean")
+        ax.plot(steps, reward, color=colour, alpha=0.35, lw=1,
+                label="training reward (per step)" if i == 0 else None)
+        checkpoints = [e["step"] for e in run.evals]
+        heldout = [e["heldout_expected_reward"] for e in run.evals]
+        ax.plot(checkpoints, heldout, color=colour, marker="o", ms=3, lw=1.6,
+                label="held-out expected reward (per checkpoint)" if i == 0 else None)
+    ax.set_xlabel("RL step")
+    ax.set_ylabel("expected reward")
+    ax.set_ylim(0, 1)
+    ax.legend(loc="lower right")
+    return fig
+
+
+def final_heldout(runs_by_seed: list[Run]) -> np.ndarray:
+    """The held-out expected reward at the last checkpoint of each seed."""
+    return np.array([run.evals[-1]["heldout_expected_reward"] for run in runs_by_seed])

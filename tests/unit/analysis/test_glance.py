@@ -1,0 +1,89 @@
+"""The world at a glance: each table is computed from the package, and the glossary points where terms are defined."""
+from __future__ import annotations
+
+import re
+from dataclasses import fields, replace
+from pathlib import Path
+
+import pytest
+
+from rlbook.analysis import glance
+from rlbook.core import rl, world
+from rlbook.core.policy import Policy, PolicyConfig
+from rlbook.runs import RUNS, RunSpec
+
+CHAPTERS = Path(__file__).resolve().parents[3] / "chapters"
+
+
+def test_split_facts_count_the_splits_and_check_how_they_nest(monkeypatch):
+    assert glance.split_facts("single") == {"sft": 30, "train": 60, "heldout": 40, "validation": 20, "test": 20}
+    real = world.split
+    monkeypatch.setattr(world, "split", lambda name, w="single": real("train" if name == "test" else name, w))
+    with pytest.raises(ValueError, match="held-out"):
+        glance.split_facts("single")
+
+
+def test_the_model_card_is_read_from_the_policy():
+    policy = Policy(PolicyConfig(n_layer=3, d_model=16))
+    card = glance.model_card(policy)
+    assert card["parameters"] == sum(p.numel() for p in policy.parameters())
+    assert (card["layers"], card["width"], card["attention heads"]) == (3, 16, 4)
+
+
+def test_each_run_is_compared_with_its_reference_and_its_changes_are_computed():
+    assert glance.reference_of("base") is None and glance.reference_of("main") is None
+    assert glance.reference_of("ppo") == "main" and glance.reference_of("process-shaped") == "process-outcome"
+    assert glance.reference_of("process-base") == "base"
+    assert glance.changes("ppo") == ["`steps`: 100 → 60", "`updates_per_batch`: 1 → 4"]
+    assert glance.changes("process-shaped") == ["`verifier`: exact → exact+process"]
+    assert "SFT `steps`: 175 → 200" in glance.changes("process-base")
+
+
+def test_a_new_run_shows_up_with_its_change():
+    catalogue = dict(RUNS, lower=RunSpec("lower", "", "base", rl=replace(RUNS["main"].rl, lr=1e-4)))
+    row = next(r for r in glance.runs_rows(catalogue) if r[0] == "`lower`")
+    assert row == ["`lower`", "`base`", "`main`", "`lr`: 0.0003 → 0.0001"]
+
+
+def test_the_recipe_lists_every_setting_of_base_and_main():
+    lines = glance.recipe_lines(RUNS["base"], RUNS["main"])
+    assert [line.split("**")[1] for line in lines] == ["pretraining", "SFT", "RL"]
+    assert "`group_size` 16" in lines[2] and "`steps` 1100" in lines[0]
+
+
+def test_the_algorithm_names_functions_of_the_package_in_order():
+    steps = glance.algorithm_steps(rl.RLConfig())
+    assert all(glance.qualified(fn).startswith("rlbook.core.") for _, fn in steps)
+    box = glance.algorithm_markdown(rl.RLConfig())
+    assert box.startswith("1. pick the prompts") and "`rlbook.core.losses.ppo_clip_loss`" in box
+    assert "def update(" in glance.source_of(rl.update)
+
+
+def test_notation_names_real_settings_and_objects():
+    names = {f.name for f in fields(rl.RLConfig)}
+    for _, _, where in glance.NOTATION:
+        assert where in names if isinstance(where, str) else callable(where)
+    rows = glance.notation_rows(rl.RLConfig())
+    assert ["$G$", "answers sampled per prompt (a group)", "`RLConfig.group_size` (`main`: 16)"] in rows
+
+
+def _section(label: str) -> str:
+    for path in CHAPTERS.glob("*.qmd"):
+        text = path.read_text(encoding="utf-8")
+        match = re.search(rf"^(#+) .*\{{#{label}[ }}]", text, re.MULTILINE)
+        if match:
+            rest = text[match.end():]
+            end = re.search(rf"^#{{1,{len(match.group(1))}}} ", rest, re.MULTILINE)
+            return rest[:end.start()] if end else rest
+    raise AssertionError(f"no section {label}")
+
+
+@pytest.mark.parametrize("term, label", [(term, label) for term, _, label in glance.GLOSSARY])
+def test_each_glossary_term_is_emphasised_in_the_section_it_points_to(term, label):
+    section = _section(label)
+    words = r"\s+".join(map(re.escape, term.split()))
+    assert re.search(rf"\*{{1,2}}{words}s?\*{{1,2}}", section, re.IGNORECASE), f"{term} in {label}"
+
+
+def test_markdown_table_escapes_pipes():
+    assert glance.markdown_table(["a"], [["x|y"]]).splitlines()[-1] == "| x\\|y |"
