@@ -162,8 +162,15 @@ def exact_reward_curve(policy: Policy, task: Task, temperatures) -> np.ndarray:
 
 
 def _show(completion: str) -> str:
-    """A completion as the figures print it: newlines and spaces made visible."""
-    return completion.replace("\n", "\\n").replace(" ", "\u2423")
+    """A completion as the figures print it, one mark per character: a newline as "⏎", a space as "␣", and the
+    end-of-turn mark as the ``#`` it is."""
+    return completion.replace("\n", "\u23ce").replace(" ", "\u2423")
+
+
+def probability_text(p: float) -> str:
+    """A probability for a title: two decimals, or two significant digits below 0.01 so that it never reads as
+    zero ("0.0031", "2.4e-05") (chapter 1's workshop)."""
+    return f"{p:.2f}" if p >= 0.01 or p == 0 else f"{p:.2g}"
 
 
 def draw_answers(ax, task: Task, completions: list[str], statuses: list[str], title: str = "",
@@ -409,18 +416,24 @@ def plot_rl_loop(group_size: int = rl.RLConfig().group_size):
     return fig
 
 
-def interactive_workshop(policy: Policy, tasks: list[Task], n: int = N_SAMPLES, budget: int = 4):
+def interactive_workshop(policy: Policy, tasks: list[Task], n: int = N_SAMPLES, budget: int = 4,
+                         start: Task | None = None):
     """The workshop for Jupyter: pick a sum and a temperature, see ``n`` fresh samples (chapter 1).
 
-    Returns an ipywidgets box; every change of sum or temperature, and every
-    click on "sample again", draws ``n`` new samples and redraws the answers
-    coloured by verdict with their sampled and exact expected reward.
+    Returns an ipywidgets box that opens on ``start`` (default: the first of
+    ``tasks``); every change of sum, every release of the temperature slider
+    (not each step of a drag), and every click on "sample again" draws ``n``
+    new samples and redraws the answers coloured by verdict with their
+    sampled and exact expected reward.
     """
     import ipywidgets as widgets
     from IPython.display import display
 
-    picker = widgets.Dropdown(options=[(t.name, t) for t in tasks], description="sum")
-    temperature = widgets.FloatSlider(value=1.0, min=0.1, max=2.0, step=0.1, description="temperature")
+    wide = {"description_width": "initial"}
+    picker = widgets.Dropdown(options=[(t.name, t) for t in tasks], value=start or tasks[0], description="sum",
+                              style=wide)
+    temperature = widgets.FloatSlider(value=1.0, min=0.1, max=2.0, step=0.1, description="temperature",
+                                      continuous_update=False, style=wide)
     again = widgets.Button(description="sample again")
     out = widgets.Output()
     draws = iter(range(10**9))
@@ -432,8 +445,8 @@ def interactive_workshop(policy: Policy, tasks: list[Task], n: int = N_SAMPLES, 
                           generator=torch.Generator().manual_seed(next(draws)))
         rewards, statuses = rw.score(verifier, rollouts.prompts, rollouts.completions())
         fig, ax = plots.figure(5, 3)
-        title = (f"{task.name} at T = {temp:.1f}: sampled {rewards.mean():.2f}, "
-                 f"exact {exact_expected_reward(policy, task, temp):.2f}")
+        title = (f"{task.name} at T = {temp:.1f}: sampled {probability_text(rewards.mean())}, "
+                 f"exact {probability_text(exact_expected_reward(policy, task, temp))}")
         draw_answers(ax, task, rollouts.completions(), statuses, title)
         with out:
             out.clear_output(wait=True)

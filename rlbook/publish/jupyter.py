@@ -11,8 +11,8 @@ student's notebook is written from it here:
 * headings are numbered as on the website and lose their ``{#sec-...}`` ids;
   cross-references and citations read as text (:mod:`rlbook.publish.nbrefs`),
   and a notebook that cites ends with its references;
-* ``#|`` cell options move to the cell's metadata (``quarto``); hidden cells
-  are collapsed in JupyterLab (``jupyter.source_hidden``), figures and
+* ``#|`` cell options move to the cell's metadata (``quarto``); the code of
+  hidden cells is collapsed in JupyterLab (``jupyter.source_hidden``), figures and
   tables get their numbered caption as a Markdown cell;
 * each exercise has one cell for the answer, then one for its check, and no
   cell that "Run All" executes after it defines a name the answer defines;
@@ -246,7 +246,7 @@ class _Writer:
         hidden = {}
         if options.get("include") is False or options.get("echo") is False:
             hidden["source_hidden"] = True
-        if options.get("include") is False or options.get("output") is False:
+        if options.get("output") is False:  # a hidden check's error stays in sight
             hidden["outputs_hidden"] = True
         if hidden:
             new.metadata["jupyter"] = hidden

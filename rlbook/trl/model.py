@@ -9,13 +9,28 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+from pathlib import Path
 
 from rlbook.core.policy import Policy, PolicyConfig
 from rlbook.core.world import EOT, EOT_ID, VOCAB
 
 TRL_PACKAGES = ("trl", "transformers", "accelerate", "datasets")
-INSTALL_HINT = ('TRL is not installed. Install the extra, keeping the CPU build of torch: '
-                'pip install -e ".[trl]" -c constraints-trl.txt')
+def install_hint(package_root: Path | None = None) -> str:
+    """What to install, as a command that works from any folder (the appendix's notebook runs in its own).
+
+    It names the repository that this ``rlbook`` was installed from by its absolute path, as a notebook
+    cell's ``%pip`` line (which installs into the kernel's Python); without a repository beside the
+    package (a plain install) it gives the command to run in a checkout.
+    """
+    root = package_root or Path(__file__).resolve().parents[2]
+    lead = "TRL is not installed. Install the extra, keeping the CPU build of torch"
+    constraints = root / "constraints-trl.txt"
+    if constraints.is_file() and (root / "pyproject.toml").is_file():
+        return f'{lead}, in a notebook cell: %pip install -c "{constraints}" -e "{root}[trl]"'
+    return f'{lead}, in a checkout of the book: pip install -c constraints-trl.txt -e ".[trl]"'
+
+
+INSTALL_HINT = install_hint()
 
 
 def have_trl() -> bool:

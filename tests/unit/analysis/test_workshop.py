@@ -174,6 +174,22 @@ def test_interactive_workshop_redraws_on_change(tiny, monkeypatch):
     again.click()
     assert len(drawn) == 4
     assert drawn[1].startswith("1+4 at T = 0.5") and drawn[2].startswith("2+2 at T = 0.5")
+    assert temperature.continuous_update is False and temperature.style.description_width == "initial"
+
+
+def test_interactive_workshop_opens_on_the_sum_asked_for(tiny, monkeypatch):
+    import IPython.display
+
+    drawn = []
+    monkeypatch.setattr(IPython.display, "display", lambda fig: drawn.append(fig.axes[0].get_title()))
+    box = workshop.interactive_workshop(tiny, [Task((1, 4)), Task((2, 2))], n=4, start=Task((2, 2)))
+    assert box.children[0].children[0].value == Task((2, 2)) and drawn[0].startswith("2+2 at T = 1.0")
+
+
+def test_answers_show_the_characters_a_reader_reads_and_small_probabilities_are_not_zero():
+    assert workshop._show("1 2\n#") == "1\u24232\u23ce#"
+    assert [workshop.probability_text(p) for p in (0.5, 0.01, 0.0031, 2.4e-5, 0.0)] == \
+        ["0.50", "0.01", "0.0031", "2.4e-05", "0.00"]
 
 
 def rates_result(rates: list[float], n: int = 20) -> EvalResult:

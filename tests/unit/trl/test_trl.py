@@ -211,3 +211,13 @@ def test_option_rows_read_trl_defaults(trl):
     assert rows["cispo_cap"][2] == "not used by this loss"
 
 
+
+
+def test_the_install_hint_names_the_repository_by_its_absolute_path(tmp_path):
+    from rlbook.trl.model import install_hint
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "constraints-trl.txt").write_text("")
+    assert install_hint(tmp_path).endswith(f'%pip install -c "{tmp_path}/constraints-trl.txt" -e "{tmp_path}[trl]"')
+    assert install_hint(tmp_path / "elsewhere").endswith('in a checkout of the book: pip install -c constraints-trl.txt '
+                                                         '-e ".[trl]"')
