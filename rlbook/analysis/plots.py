@@ -14,10 +14,10 @@ STATUS_COLOURS = {"accepted": TEAL, "incorrect": ORANGE, "malformed": PURPLE, "i
 """Colour of each verifier status (and of duplicates in the exploration audit)."""
 
 RUN_COLOURS = {
-    "base": GREY, "main": BLUE, "pg": "#8fb3d9", "ppo": ORANGE, "cispo": PURPLE, "ppo-kl": RED,
-    "seq-mean": TEAL, "group-std": "#c9a227", "reward-x10": "#2f2f2f", "stale": "#a0522d",
-    "accepted-only": "#6b8e23", "exploit": RED, "faults": "#9c6ade", "abort": "#555555",
-    "process-base": GREY, "process-outcome": ORANGE, "process-shaped": TEAL,
+    "base": GREY, "main": BLUE, "pg": "#8fb3d9", "ppo": "#d4589a", "cispo": PURPLE, "ppo-kl": RED,
+    "seq-mean": "#17a2b8", "group-std": "#c9a227", "reward-x10": "#2f2f2f", "stale": "#a0522d",
+    "accepted-only": "#6b8e23", "exploit": "#8b1e3f", "faults": "#9c6ade", "abort": "#555555",
+    "process-base": "#9aa5b1", "process-outcome": ORANGE, "process-shaped": TEAL,
 }
 """One colour per named run, the same in every figure of the book (runs drawn side by side differ in colour)."""
 

@@ -222,19 +222,22 @@ def plot_update_curves(curves: dict[str, Curves], panels: dict[str, tuple[str, .
 
     Each point summarises the seeds that reached it (an aborted seed drops out where it stopped).
     """
-    colours = [plots.GREY, plots.BLUE, plots.TEAL, plots.ORANGE, plots.PURPLE, plots.RED]
     fig, axes = plots.plt.subplots(len(panels), 2, figsize=(9.6, 3.0 * len(panels)), squeeze=False)
     for (title, names), (left, right) in zip(panels.items(), axes):
-        for name, colour in zip(names, colours):
-            c = curves[name]
-            left.plot(c.eval_steps, np.nanmean(c.heldout, 0), "o-", ms=3, color=colour, label=name)
-            left.fill_between(c.eval_steps, np.nanmin(c.heldout, 0), np.nanmax(c.heldout, 0), color=colour, alpha=0.15)
+        for name in names:  # main is drawn last, thick, so that a run in disguise cannot hide it
+            c, colour = curves[name], plots.RUN_COLOURS[name]
+            top = {"lw": 2.2, "zorder": 3} if name == "main" else {"lw": 1.2, "ls": "--" if name in DISGUISES else "-"}
+            left.plot(c.eval_steps, np.nanmean(c.heldout, 0), marker="o", ms=3, color=colour, label=name, **top)
+            left.fill_between(c.eval_steps, np.nanmin(c.heldout, 0), np.nanmax(c.heldout, 0), color=colour, alpha=0.12)
             steps = np.arange(1, c.kl.shape[1] + 1)
-            right.plot(steps, np.nanmedian(c.kl, axis=0), color=colour, lw=1.2)
+            right.plot(steps, np.nanmedian(c.kl, axis=0), color=colour, label=name, **top)
         left.set_title(f"{title}: held-out expected reward", fontsize=10)
         right.set_title(f"{title}: KL to the base policy", fontsize=10)
+        left.set_ylabel("expected reward")
+        right.set_ylabel("KL (median over seeds)")
         right.set_yscale("log")
         left.legend(fontsize=8, ncol=2)
+        right.legend(fontsize=8, ncol=2)
     for ax in axes[-1]:
         ax.set_xlabel("training step")
     fig.tight_layout()

@@ -54,3 +54,9 @@ def test_figure_gives_side_by_side_axes(saved_rc):
     fig, ax = plots.figure()
     assert tuple(fig.get_size_inches()) == pytest.approx((7, 3.6))
     assert hasattr(ax, "plot")
+
+
+def test_every_named_run_has_a_colour_of_its_own():
+    from rlbook.runs import RUNS
+    assert set(plots.RUN_COLOURS) == set(RUNS)
+    assert len(set(plots.RUN_COLOURS.values())) == len(RUNS)
