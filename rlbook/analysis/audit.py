@@ -356,6 +356,21 @@ def first_hacked_seed(stored_by_seed: dict[int, Sequence[dict]], share: float = 
     return next((seed for seed, steps in stored_by_seed.items() if takeover_step(steps, share) is not None), None)
 
 
+def clearest_hacked_seed(stored_by_seed: dict[int, Sequence[dict]], evals_by_seed: dict[int, Sequence[dict]],
+                         share: float = 0.5) -> int | None:
+    """The seed chapters 4 and 5 show the reward hack on: of the seeds whose stored steps show a takeover
+    (:func:`takeover_step`), the one whose held-out accuracy ended lowest; ties go to the earlier seed in the
+    dict's order. None when the loophole took over on no seed.
+
+    The first hacked seed is not always a clear case: on some numerical draws the loophole takes over on a
+    seed whose held-out accuracy then ends well above zero, while it collapses on another.
+    """
+    hacked = [seed for seed, steps in stored_by_seed.items() if takeover_step(steps, share) is not None]
+    if not hacked:
+        return None
+    return min(hacked, key=lambda seed: hack_report(evals_by_seed[seed]).heldout[-1])
+
+
 def loophole_rows(batch: AuditBatch, exact=None) -> np.ndarray:
     """Boolean per rollout: paid by the batch's own verifier, but not accepted by the exact one."""
     exact_batch = batch.rescored(exact or rw.get_verifier("exact"))

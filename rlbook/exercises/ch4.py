@@ -253,11 +253,16 @@ def _abort_problem(name: str, run, alarm: int | None) -> str | None:
 
 def reference_abort_rule(history: list[dict]) -> bool:
     """Exercise 13's reference answer: abort on a verifier outage, a malformed burst, a non-finite loss,
-    or answers whose mean length moved by more than a quarter from the first step (a suspected exploit)."""
-    now, start = history[-1], history[0]
-    loss = now.get("loss")  # absent on steps whose update was paused
+    or a policy that has moved far from its reference (a KL estimate above 4 nats per token).
+
+    The KL bound has wide margins on every numerical draw seen so far: ``main`` stayed under 1.3 and
+    ``faults`` under 2.3, while the first full-size update of ``exploit`` took it past 4 at step 2.
+    A rule on answer length (the first reference answer) fired on a healthy ``main`` on one draw.
+    """
+    now = history[-1]
+    loss, kl = now.get("loss"), now.get("kl")  # absent on steps whose update was paused
     if now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.5:
         return True
     if loss is not None and not math.isfinite(loss):
         return True
-    return abs(now["completion_len"] - start["completion_len"]) > 0.25 * start["completion_len"]
+    return kl is not None and kl > 4.0

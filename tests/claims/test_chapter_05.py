@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
-from rlbook import record, rl, runs  # noqa: E402
+from rlbook import audit, record, rl, runs  # noqa: E402
 from rlbook import rewards as rw  # noqa: E402
 from rlbook import selection as sel  # noqa: E402
 from rlbook.analysis.plots import figure  # noqa: E402
@@ -27,13 +27,22 @@ OTHER_RUN_SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, m
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_reward_hack_diverges_and_fools_the_training_reward_rule(seed):
-    scores = sel.checkpoint_scores(runs.load("exploit", seed))
+    """Wherever the loophole took over, the rule that reads the training reward picks a worse checkpoint."""
+    exploit = runs.load("exploit", seed)
+    if audit.takeover_step(exploit.rollouts) is None:
+        pytest.skip(f"the loophole did not take over on seed {seed} (chapter 4 checks that the detector agrees)")
+    scores = sel.checkpoint_scores(exploit)
     assert scores[-1].train_reward.value > scores[0].train_reward.value + 0.1
     assert scores[-1].heldout.value < scores[0].heldout.value - 0.1
-    assert scores[1].heldout.value < scores[0].heldout.value - 0.1 and scores[-1].train_reward.value > 0.95
     by_reward = sel.select_checkpoint(scores, "training reward")
     by_validation = sel.select_checkpoint(scores, "validation accuracy")
     assert by_reward.heldout.value < by_validation.heldout.value
+
+
+def test_the_chapters_exploit_panel_falls_by_the_first_checkpoint():
+    """@fig-reward-outcome-divergence's alt text, on the seed the chapter shows (0)."""
+    scores = sel.checkpoint_scores(runs.load("exploit", 0))
+    assert scores[1].heldout.value < scores[0].heldout.value - 0.1 and scores[-1].train_reward.value > 0.95
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -161,6 +161,20 @@ def test_first_hacked_seed():
     assert audit.first_hacked_seed({0: honest}) is None
 
 
+def test_clearest_hacked_seed_is_the_hacked_one_whose_heldout_accuracy_ended_lowest():
+    hacked = [stored(1, [P1], ["#", "#", "#", "7#"], verifier="fail-open")]
+    honest = [stored(1, [P1], ["7#", "7#", "8#", "7#"], verifier="fail-open")]
+
+    def evals(end: float) -> list[dict]:
+        return [{"step": step, "train_reward": 0.5, "train_exact_reward": 0.5, "heldout_expected_reward": h}
+                for step, h in ((0, 0.4), (10, end))]
+
+    stored_by_seed = {0: honest, 1: hacked, 2: hacked, 3: hacked}
+    ends = {0: 0.0, 1: 0.2, 2: 0.01, 3: 0.01}  # seed 0 ends lowest, but its loophole never took over
+    assert audit.clearest_hacked_seed(stored_by_seed, {s: evals(e) for s, e in ends.items()}) == 2
+    assert audit.clearest_hacked_seed({0: honest}, {0: evals(0.0)}) is None
+
+
 def test_selection_counts_report_what_was_dropped():
     s = stored(1, [P1], ["7#", "8#", "#", "7"], used=[True, False, False, False])
     assert audit.selection_counts([s, s]) == {"generated": 8, "kept": 2, "dropped_incorrect": 2,
