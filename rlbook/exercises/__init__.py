@@ -46,6 +46,37 @@ def not_a_function(name: str, value) -> CheckResult:
     return verdict(False, f"`{name}` must be a function, got {type(value).__name__} {value!r:.60}")
 
 
+@dataclass(frozen=True)
+class Option:
+    """One stated option of a multiple-choice question: its text, whether it is right, and what choosing it means."""
+
+    text: str
+    right: bool
+    why: str
+
+
+def listed(options: dict[str, Option]) -> str:
+    """The options as one line each, ``(a) text``, for a message or a page."""
+    return "\n".join(f"({key}) {option.text}" for key, option in options.items())
+
+
+def check_choice(answer, options: dict[str, Option], name: str) -> CheckResult:
+    """A reader's pick among ``options`` (a letter such as ``"b"`` or ``"(b)"``).
+
+    With no answer yet, the message lists the options; a wrong pick is told
+    what it gets wrong (its ``why``), never which letter is right.
+    """
+    if answer is None:
+        return verdict(False, f"no answer yet: set `{name}` to the letter of one of these and run the cell again:\n"
+                              + listed(options))
+    key = answer.strip().strip("()").strip().lower() if isinstance(answer, str) else None
+    if key not in options:
+        return verdict(False, f"`{name}` must be one of the letters {', '.join(map(repr, options))}, got "
+                              f"{answer!r:.30}")
+    option = options[key]
+    return verdict(option.right, f"({key}) {option.why}")
+
+
 def as_number(value) -> float | None:
     """``value`` as a float when it is a real number (a Python or NumPy number, a one-element array or tensor).
 

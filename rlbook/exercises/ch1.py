@@ -263,3 +263,52 @@ def check_chance_of_a_right_answer(fn, seed: int = 0) -> CheckResult:
                               "chance per rate, elementwise")
     return verdict(True, f"matches 1 - (1 - p)^n on {len(cases)} cases, including p = 0 (never) and p = 1 (always), "
                          "and on an array of rates")
+
+
+DEFINITIONS: dict[str, tuple[str, str]] = {
+    "a": ("the sum of an episode's rewards", "return"),
+    "b": ("the number the verifier pays after an action: 1 after the last action of a right answer, else 0",
+          "reward"),
+    "c": ("the model's distribution over the next character, given the text so far", "policy"),
+    "d": ("the chance that a sampled answer is right", "expected return"),
+    "e": ("what an episode leaves behind: the states it passed through and the action taken in each", "trajectory"),
+    "f": ("one episode sampled from the policy, from the prompt to the end mark or the budget", "rollout"),
+    "g": ("a reward minus the mean reward of its prompt's group", "advantage"),
+}
+"""Exercise 1's definitions, by letter: the text shown and the term it defines (two are decoys)."""
+
+TERMS = ("policy", "rollout", "trajectory", "reward", "return")
+"""The terms exercise 1 asks the reader to define, by picking a letter of :data:`DEFINITIONS` for each."""
+
+
+def definitions_table() -> str:
+    """The definitions to choose from, one ``(letter) text`` line each (chapter 1, exercise 1)."""
+    return "\n".join(f"({k}) {text}" for k, (text, _) in DEFINITIONS.items())
+
+
+@never_raises
+def check_definitions(answer: dict | None) -> CheckResult:
+    """Exercise 1, first half: ``answer`` maps each of :data:`TERMS` to the letter of its definition.
+
+    A wrong letter is told which term that definition belongs to, so the
+    reader sees which two ideas were mixed up; the right letter is not given.
+    """
+    if answer is None or (isinstance(answer, dict) and all(answer.get(t) is None for t in TERMS)):
+        return verdict(False, "no answer yet: give each term in `definitions` the letter of its definition, "
+                              "and run the cell again:\n" + definitions_table())
+    if not isinstance(answer, dict):
+        return verdict(False, f"`definitions` must be a dict from each of {', '.join(TERMS)} to a letter")
+    problems = []
+    for term in TERMS:
+        given = answer.get(term)
+        letter = given.strip().strip("()").lower() if isinstance(given, str) else None
+        if given is None:
+            problems.append(f"{term}: still empty")
+        elif letter not in DEFINITIONS:
+            problems.append(f"{term}: {given!r:.20} is not one of the letters {', '.join(DEFINITIONS)}")
+        elif DEFINITIONS[letter][1] != term:
+            problems.append(f"{term}: ({letter}) defines the {DEFINITIONS[letter][1]}, not the {term}")
+    if problems:
+        return verdict(False, "; ".join(problems))
+    return verdict(True, "each term matches its definition; of the two left over, (d) is the expected return and "
+                         "(g) the advantage, both built from these")

@@ -21,7 +21,7 @@ from rlbook.analysis.disagreement import Judged, judge
 from rlbook.core import rewards as rw
 from rlbook.core.world import EOT, Task, parse_prompt
 
-from . import CheckResult, as_count, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, Option, as_count, check_choice, never_raises, not_a_function, not_answered, verdict
 
 SHOW = 3
 """How many failing examples a check message lists."""
@@ -339,3 +339,23 @@ def check_disagreement_pick(index: int | None, prompts: list[str], completions: 
             else "they agree")
     return verdict(False, f"{said}: {hint}. Look for a right final sum after a wrong first sum, or for right "
                           "sums with a broken ending.")
+
+
+JUDGES = {
+    "a": Option("The outcome verifier: only the final answer counts, and it is right or wrong.", False,
+                "the final answer is the verifier's whole view, so it cannot see a wrong step behind a right sum; "
+                "believing it alone says the reasoning does not matter"),
+    "b": Option("Each, about what it checks: the verifier about the final answer, the scorer about the steps.", True,
+                "right: each judge is sound about what it reads, and the disagreement says that one verdict alone "
+                "does not describe the rollout"),
+    "c": Option("The process scorer: a right answer reached through a wrong step is luck.", False,
+                "the scorer judges each step, but it does not check the format of the ending, which the verifier "
+                "does; believing it alone would pay a broken answer with valid sums"),
+}
+"""Exercise 11's second half, as stated options: which judge to believe when they disagree."""
+
+
+@never_raises
+def check_judge(choice: str | None) -> CheckResult:
+    """Exercise 11, second half: which judge to believe when the verdicts disagree, a pick among :data:`JUDGES`."""
+    return check_choice(choice, JUDGES, "my_judge")

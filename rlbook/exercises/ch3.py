@@ -21,7 +21,8 @@ from rlbook.analysis.credit import ProcessGroup, split_credit, token_steps
 from rlbook.core import advantages as adv_lib
 from rlbook.core import losses
 
-from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
+from . import (CheckResult, Option, as_count, as_number, as_numbers, check_choice, never_raises, not_a_function,
+               not_answered, verdict)
 
 TRY_IT_GROUPS = {"[1, 1, 0, 0]": [1.0, 1.0, 0.0, 0.0], "[1, 1, 1, 1]": [1.0, 1.0, 1.0, 1.0]}
 """The two groups of the "try it" question, by the key the reader's dict uses."""
@@ -297,3 +298,66 @@ def _diagnose_ppo_gradient(grad: torch.Tensor | None, logp, old, adv, mask, eps:
     if torch.any(grad[~mask] != 0):
         return "tokens outside the mask get a gradient: multiply by the mask before summing"
     return "compute every term from logp itself (no .detach() inside the objective), and let the min pick the term"
+
+
+TRY_IT_WHY = {
+    "a": Option("The rewards are so high that the gradient saturates.", False,
+                "nothing saturates here: the advantages are exactly 0, before any gradient is taken"),
+    "b": Option("A higher mean reward lowers the learning rate.", False,
+                "the learning rate does not depend on the rewards; look at what the advantages are"),
+    "c": Option("Every reward in [1, 1, 1, 1] equals the group's mean, so every advantage is 0 and the update has "
+                "no answer to prefer over another.", True,
+                "right: the signal is each reward's distance from its own group's mean, and a group that is all "
+                "right (or all wrong) has none, however high its mean"),
+    "d": Option("The baseline is subtracted twice, once per right answer.", False,
+                "the mean is subtracted once from each reward; compute the four advantages again"),
+}
+"""The stated answers to the "why" of chapter 3's Try it: why the mean reward rises while the group's signal vanishes."""
+
+
+@never_raises
+def check_try_it_why(choice: str | None) -> CheckResult:
+    """The "why" of chapter 3's Try it, as a pick among :data:`TRY_IT_WHY`."""
+    return check_choice(choice, TRY_IT_WHY, "why")
+
+
+def _positions(value) -> set[int] | None:
+    """Character positions given as a list, tuple, set or range of whole numbers, or None."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        return None
+    items = [as_count(x) for x in value]
+    return None if None in items else set(items)
+
+
+@never_raises
+def check_credit_reading(pushed_down, blamed, group, row: int) -> CheckResult:
+    """Exercise 5's reading: which characters of answer ``row`` of ``group`` each credit pushes down.
+
+    ``pushed_down`` lists the positions (from 0) of the characters that get a
+    negative advantage under the outcome reward, ``blamed`` those that get
+    one under the step labels; both are compared with
+    :func:`rlbook.analysis.credit.split_credit` of that answer.
+    """
+    if pushed_down is None and blamed is None:
+        return not_answered("`pushed_down` and `blamed`, two lists of character positions (from 0)")
+    if not isinstance(group, ProcessGroup) or not isinstance(row, int) or not 0 <= row < len(group.completions):
+        return verdict(False, "give the chapter's group and chosen answer (pgroup, prow) as the last two arguments")
+    text = group.completions[row]
+    credit = split_credit(text, float(group.outcome_adv[row]), [float(a) for a in group.step_adv[row]])
+    want = {key: {i for i, a in enumerate(credit[key]) if a < 0} for key in ("outcome", "process")}
+    for name, given, key in (("pushed_down", pushed_down, "outcome"), ("blamed", blamed, "process")):
+        positions = _positions(given)
+        if positions is None:
+            return verdict(False, f"`{name}` must be a list of character positions of {text!r} (whole numbers "
+                                  f"from 0 to {len(text) - 1})")
+        if positions == want[key]:
+            continue
+        if key == "outcome":
+            return verdict(False, f"pushed_down: the outcome advantage of {text!r} is one number, "
+                                  f"{float(group.outcome_adv[row]):+.3f}, and every generated character shares it")
+        return verdict(False, f"blamed: under the step labels a character takes its step's advantage, here "
+                              f"{[round(float(a), 3) for a in group.step_adv[row]]}; a comma or the end mark "
+                              "belongs to the step it closes")
+    return verdict(True, f"the outcome pushes down all {len(want['outcome'])} characters of {text!r}; the step "
+                         f"labels put the blame on {len(want['process'])} of them, "
+                         f"{''.join(text[i] for i in sorted(want['process']))!r}, and spare the rest")

@@ -203,3 +203,38 @@ def test_a_chance_that_fails_on_an_array_is_refused():
 def test_chance_junk_gets_a_message(junk):
     result = ch1.check_chance_of_a_right_answer(junk)
     assert not result.passed and ("no answer yet" in result.message or "must be a function" in result.message)
+
+
+# ---------------------------------------------------------------- definitions: a pick per term
+
+RIGHT_DEFINITIONS = {"policy": "c", "rollout": "f", "trajectory": "e", "reward": "b", "return": "a"}
+
+
+@pytest.mark.parametrize("answer", [RIGHT_DEFINITIONS, {k: v.upper() for k, v in RIGHT_DEFINITIONS.items()},
+                                    {k: f"({v})" for k, v in RIGHT_DEFINITIONS.items()}])
+def test_definitions_in_several_spellings_pass(answer):
+    assert ch1.check_definitions(answer).passed
+
+
+@pytest.mark.parametrize("change, hint", [
+    ({"return": "d"}, "return: (d) defines the expected return"),
+    ({"rollout": "e", "trajectory": "f"}, "rollout: (e) defines the trajectory"),
+    ({"reward": "g"}, "reward: (g) defines the advantage"),
+    ({"policy": "z"}, "not one of the letters"),
+    ({"policy": None}, "policy: still empty"),
+])
+def test_mixed_up_definitions_are_named_without_the_right_letter(change, hint):
+    result = ch1.check_definitions(dict(RIGHT_DEFINITIONS, **change))
+    assert not result.passed and hint in result.message
+    assert "right letter" not in result.message
+
+
+@pytest.mark.parametrize("junk", [None, dict.fromkeys(ch1.TERMS), ["c", "f"], "cfeba", 3])
+def test_definitions_junk_gets_a_message(junk):
+    result = ch1.check_definitions(junk)
+    assert not result.passed and ("no answer yet" in result.message or "must be a dict" in result.message)
+
+
+def test_every_term_has_exactly_one_definition():
+    defined = [term for _, term in ch1.DEFINITIONS.values()]
+    assert all(defined.count(t) == 1 for t in ch1.TERMS) and len(defined) == len(ch1.TERMS) + 2

@@ -265,3 +265,15 @@ def test_an_index_may_be_a_float_or_a_numpy_int_but_not_a_bool():
 def test_a_fabricated_list_of_rollouts_is_refused(prompts, completions, hint):
     result = ch2.check_disagreement_pick(0, prompts, completions)
     assert not result.passed and hint in result.message
+
+
+# ---------------------------------------------------------------- exercise 11: which judge
+
+def test_the_judge_choice():
+    assert ch2.check_judge("b").passed and ch2.check_judge(" (B) ").passed
+    for wrong, hint in (("a", "cannot see a wrong step"), ("c", "does not check the format")):
+        result = ch2.check_judge(wrong)
+        assert not result.passed and hint in result.message
+    assert "(a) The outcome verifier" in ch2.check_judge(None).message
+    for junk in ("d", 1, ["b"], True):
+        assert "must be one of the letters" in ch2.check_judge(junk).message

@@ -327,3 +327,44 @@ def test_ppo_gradient_mistakes_are_told_apart(wrong, hint):
 def test_ppo_junk_gets_a_message(junk, hint):
     result = ch3.check_ppo_clip_loss(junk)
     assert not result.passed and hint in result.message
+
+
+# --- the "why" of Try it, and exercise 5's reading ----------------------------------------------------------
+
+
+def test_try_it_why_is_a_pick_among_stated_reasons():
+    assert ch3.check_try_it_why("c").passed and ch3.check_try_it_why("(C)").passed
+    for wrong in ("a", "b", "d"):
+        result = ch3.check_try_it_why(wrong)
+        assert not result.passed and result.message.startswith(f"({wrong})")
+    listing = ch3.check_try_it_why(None)
+    assert not listing.passed and all(f"({k})" in listing.message for k in ch3.TRY_IT_WHY)
+    for junk in ("e", 3, ["c"], b"c"):
+        assert "must be one of the letters" in ch3.check_try_it_why(junk).message
+
+
+def test_credit_reading_on_the_hand_made_group(group):
+    # row 1 is "7,11#": outcome advantage -0.25; step advantages +0.25 and -0.5
+    assert ch3.check_credit_reading([0, 1, 2, 3, 4], [2, 3, 4], group, 1).passed
+    assert ch3.check_credit_reading(range(5), (4, 3, 2), group, 1).passed
+    assert ch3.check_credit_reading(np.arange(5), {2.0, 3.0, 4.0}, group, 1).passed
+
+
+@pytest.mark.parametrize("pushed_down, blamed, hint", [
+    ([2, 3, 4], [2, 3, 4], "every generated character shares it"),
+    ([0, 1, 2, 3, 4], [2, 3], "belongs to the step it closes"),
+    ([0, 1, 2, 3, 4], [0, 1, 2, 3, 4], "takes its step's advantage"),
+    ("7,11#", [2, 3, 4], "list of character positions"),
+    ([0.5], [2, 3, 4], "list of character positions"),
+])
+def test_credit_reading_mistakes_are_named(pushed_down, blamed, hint, group):
+    result = ch3.check_credit_reading(pushed_down, blamed, group, 1)
+    assert not result.passed and hint in result.message
+
+
+@pytest.mark.parametrize("group_arg, row", [("pgroup", 1), (None, 0), (3, 0)])
+def test_credit_reading_needs_the_chapters_group(group_arg, row, group):
+    result = ch3.check_credit_reading([0], [0], group_arg, row)
+    assert not result.passed and "(pgroup, prow)" in result.message
+    assert "(pgroup, prow)" in ch3.check_credit_reading([0], [0], group, 9).message
+    assert "no answer yet" in ch3.check_credit_reading(None, None, group, 1).message
