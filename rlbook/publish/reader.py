@@ -131,10 +131,12 @@ def _cell_problems(path: str, block: Block, inline_names: set[str], shown: bool)
 
 
 def _assigned_strings(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
-    """``(name, value)`` for an assignment of a value to a plain name (``a = ...``, ``a: str = ...``)."""
+    """``(name, value)`` for an assignment to a plain name or into one (``a = ...``, ``a: str = ...``, ``a[k] = ...``)."""
     if isinstance(node, ast.Assign):
         for target in node.targets:
-            if isinstance(target, ast.Name):
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                yield target.value.id, node.value
+            elif isinstance(target, ast.Name):
                 yield target.id, node.value
     elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
         yield node.target.id, node.value

@@ -162,3 +162,9 @@ def test_a_chapter_must_open_with_why_and_end_with_summary_then_exercises():
 def test_the_structure_rule_is_for_numbered_chapters_only():
     preface = Page("index.qmd", "front", None, "Preface")
     assert problems("# Preface\n\nText.\n", preface) == []
+
+
+def test_wording_put_into_a_dict_the_text_reads_is_reported():
+    text = CLEAN.replace('share = f"{rate:.0%}"', 'share = f"{rate:.0%}"\nN = {}\nN["w"] = "rose" if rate else "fell"')
+    found = problems(text + "\nIt `{python} N['w']`.\n")
+    assert len(found) == 1 and "N chooses the page's wording with if/else" in found[0]
