@@ -27,7 +27,7 @@ MODULES: dict[str, str] = {
         "world", "policy", "adamw", "sampling", "rewards", "advantages", "losses", "train", "rl", "evaluate",
         "stats", "progress", "source")},
     **{name: f"rlbook.analysis.{name}" for name in (
-        "workshop", "disagreement", "credit", "audit", "selection", "plots", "reward_spec")},
+        "workshop", "disagreement", "credit", "audit", "selection", "plots", "reward_spec", "passk")},
     "runs": "rlbook.runs", "prefetch": "rlbook.runs.prefetch", "record": "rlbook.record",
     "trl_bridge": "rlbook.trl", "exercises": "rlbook.exercises",
     "build": "rlbook.publish.build", "site": "rlbook.publish.site", "lint": "rlbook.publish.lint",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlbook import audit, runs, world
+from rlbook import audit, passk, runs, world
 from rlbook import rewards as rw
 from rlbook.exercises import ch4
 
@@ -162,3 +162,24 @@ def test_abort_run_stops_and_says_so(seed):
 def test_reference_abort_rule_on_every_seed(seed):
     """Exercise 13's reference rule passes its own check on every seed."""
     assert ch4.check_abort_rule(ch4.reference_abort_rule, seed=seed).passed
+
+
+@pytest.fixture(scope="module")
+def before_after(one_thread):
+    """@fig-pass-at-k-rl's comparison: base and main's last checkpoint, 256 samples per held-out sum, each seed."""
+    heldout, ks = world.split("heldout"), [2 ** i for i in range(9)]
+    return {s: passk.pass_at_k_before_after(runs.load("base", s).policy(), runs.load("main", s).policy(), heldout,
+                                            n=256, ks=ks, seed=s) for s in SEEDS}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rl_raises_pass_at_1_and_its_lead_shrinks_by_256_samples(before_after, seed):
+    """@sec-pass-at-k-rl: at equal budgets, main's lead over base is over 0.1 at k = 1 and smaller at k = 256."""
+    cmp = before_after[seed]
+    assert cmp.gap[0] > 0.1 and cmp.gap[-1] < cmp.gap[0]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_most_of_the_rise_in_pass_at_1_is_on_sums_base_solved(before_after, seed):
+    """@sec-pass-at-k-rl: more than half the rise in pass@1 lies on sums base solved at least once in 256 samples."""
+    assert before_after[seed].gain_on_solved > 0.5
