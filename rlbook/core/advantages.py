@@ -91,7 +91,9 @@ def zero_variance_mask(rewards) -> Tensor:
 def zero_variance_fraction(rewards) -> float:
     """Fraction of groups whose rewards are all equal (chapter 3).
 
-    This is the metric logged as ``reward/zero_variance_group_frac``.
+    rlbook's runs log it as ``zero_variance_frac``; TRL 1.16 logs the same
+    quantity as ``frac_reward_zero_std`` (except under ``scale_rewards="batch"``,
+    see :data:`rlbook.trl.METRIC_NOTES`).
     """
     return zero_variance_mask(rewards).float().mean().item()
 

@@ -70,6 +70,7 @@ from .translation import (
                     CITATIONS,
                     LOSS_NOTES,
                     METRIC_NAMES,
+                    METRIC_NOTES,
                     OPTION_FIELDS,
                     choice_rows,
                     grpo_defaults,
@@ -79,7 +80,7 @@ from .translation import (
 )
 
 __all__ = ["ADVANTAGE_TO_SCALE_REWARDS", "AGGREGATION_TO_LOSS_TYPE", "CITATIONS", "DEMO", "INSTALL_HINT",
-           "LOSS_NOTES", "METRIC_NAMES", "OPTION_FIELDS", "TRLRun", "TRLSpec", "TRL_PACKAGES", "VerifierReward",
+           "LOSS_NOTES", "METRIC_NAMES", "METRIC_NOTES", "OPTION_FIELDS", "TRLRun", "TRLSpec", "TRL_PACKAGES", "VerifierReward",
            "accelerate_yaml", "char_tokenizer", "choice_rows", "cross_check", "decoding_gap", "from_gpt2",
            "gpt2_config", "grpo_defaults", "grpo_kwargs", "have_trl", "launch_command", "load_run", "loss_type",
            "main", "make_trainer", "markdown_table", "merge_steps", "metrics_from_log",

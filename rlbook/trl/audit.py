@@ -183,7 +183,7 @@ def trl_record(run: TRLRun) -> dict:
                 "steps": kwargs["max_steps"], "updates_per_batch": kwargs["num_iterations"],
                 "schedule": {"lr": kwargs["lr_scheduler_type"], "warmup_steps": kwargs["warmup_steps"],
                              "max_grad_norm": kwargs["max_grad_norm"], "reward_weights": kwargs["reward_weights"]}},
-        reference={"kl_beta": kwargs["beta"], "estimator": "k3" if kwargs["beta"] else None,
+        reference={"kl_beta": kwargs["beta"], "estimator": kl_estimator(kwargs) if kwargs["beta"] else None,
                    "policy": run.base_policy["version"] if kwargs["beta"] else None},
         checkpoints=[{"step": c["step"], "policy_version": c["step"], "path": f"trl-run#checkpoints[{i}]",
                       "weights_hash": c["weights_hash"]} for i, c in enumerate(run.checkpoints)],
@@ -196,6 +196,16 @@ def trl_record(run: TRLRun) -> dict:
         versions={**rec.environment_versions(), **run.versions})
     record["trainer"] = {"name": "trl.GRPOTrainer", "config": kwargs}
     return rec.validate(record)
+
+
+def kl_estimator(kwargs: dict) -> str:
+    """The KL penalty a ``GRPOConfig``'s arguments give, in the record's words (appendix).
+
+    ``use_bias_correction_kl`` missing means TRL's default, True.
+    """
+    if kwargs.get("use_bias_correction_kl", True):
+        return "k3 x importance ratio (use_bias_correction_kl=True): rlbook's value on-policy, another gradient"
+    return "k3 (use_bias_correction_kl=False): rlbook's kl_k3, value and gradient"
 
 
 def _evaluations(run: TRLRun) -> list[dict]:

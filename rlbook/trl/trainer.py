@@ -165,6 +165,9 @@ def make_trainer(spec: TRLSpec, policy: Policy, seed: int, output_dir: str, call
     of ``spec.rl`` plus what a quiet offline CPU run needs: float32
     (``bf16=False, fp16=False``), no gradient checkpointing, a log entry per
     step, no reporting, no saving, no progress bar or printed logs.
+    With a KL penalty TRL builds its reference model from the policy's
+    ``name_or_path``, so the starting weights are saved under
+    ``output_dir/reference`` and the model points there.
     """
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
@@ -175,7 +178,11 @@ def make_trainer(spec: TRLSpec, policy: Policy, seed: int, output_dir: str, call
                       gradient_checkpointing=False, logging_steps=1, report_to="none", save_strategy="no",
                       disable_tqdm=True, **grpo_kwargs(spec.rl, spec.prompts_per_step or None, processes))
     data = Dataset.from_dict({"prompt": [t.prompt for t in split("train", spec.rl.world)]})
-    trainer = GRPOTrainer(model=to_gpt2(policy), reward_funcs=reward, args=args, train_dataset=data,
+    model = to_gpt2(policy)
+    if spec.rl.kl_beta:
+        model.save_pretrained(Path(output_dir) / "reference")
+        model.config._name_or_path = str(Path(output_dir) / "reference")
+    trainer = GRPOTrainer(model=model, reward_funcs=reward, args=args, train_dataset=data,
                           processing_class=char_tokenizer(), callbacks=list(callbacks))
     trainer.remove_callback(PrinterCallback)
     return trainer, reward
@@ -252,10 +259,11 @@ def run_grpo(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_TH
 
 
 def run_key(spec: TRLSpec, seed: int, threads: int) -> str:
-    """Cache key of a TRL run: its spec, seed, threads, base run, this module's source and the TRL versions."""
+    """Cache key of a TRL run: its spec, its ``GRPOConfig`` arguments, seed, threads, base run, this module's
+    source and the TRL versions."""
     source = Path(__file__).read_bytes()
-    text = json.dumps([repr(spec), seed, threads, runs.cache_key(spec.base, seed, threads),
-                       hashlib.sha256(source).hexdigest(), trl_versions()])
+    text = json.dumps([repr(spec), grpo_kwargs(spec.rl, spec.prompts_per_step or None), seed, threads,
+                       runs.cache_key(spec.base, seed, threads), hashlib.sha256(source).hexdigest(), trl_versions()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -28,7 +28,8 @@ tokens of one device's micro-batch (bnpo) or of the whole accumulated batch
 LOSS_NOTES = {
     "ppo": "clipped surrogate: epsilon = eps_low, epsilon_high = eps_high; loss_type gives the aggregation",
     "pg": "no separate option: with num_iterations = 1 the ratio is 1, where the clipped loss has "
-          "the plain policy gradient",
+          "the plain policy gradient; the gradients agree, the loss values do not (rlbook's is -A x logp, "
+          "TRL's -A x ratio)",
     "cispo": "loss_type cispo caps the ratio itself at epsilon_high (rlbook's cispo_cap) and "
              "aggregates over tokens (token_mean only)",
 }
@@ -69,11 +70,21 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     rlbook's, which takes its first step at ``lr / warmup``.
     ``max_steps`` counts optimizer steps: ``steps x updates_per_batch``, and so does
     ``warmup_steps``: ``warmup x updates_per_batch`` (appendix exercise A.1).
+    ``use_bias_correction_kl`` is False: TRL's default (True) multiplies the
+    k3 penalty by the differentiable importance ratio, which has the same
+    value on-policy but another per-token gradient, beta x (logp - ref)
+    instead of rlbook's beta x (1 - exp(ref - logp)); with False TRL's
+    penalty is rlbook's :func:`~rlbook.core.losses.kl_k3`.
     Choices TRL has no option for (stale rollouts, keep-accepted selection,
-    injected faults) raise ValueError.
+    injected faults) raise ValueError, and so does a temperature other than
+    1: rlbook samples from logits / T but trains on the log-probs at T = 1,
+    TRL uses T for both, and no ``GRPOConfig`` does what rlbook does.
     """
     if cfg.stale or cfg.selection != "none" or cfg.faults:
         raise ValueError("TRL has no equivalent of stale rollouts, selection rules or injected faults")
+    if cfg.temperature != 1.0:
+        raise ValueError(f"temperature {cfg.temperature!r}: rlbook samples at logits / T and trains on log-probs at "
+                         "T = 1, TRL samples and trains at T; they are the same run only at temperature 1")
     prompts = prompts_per_step or cfg.prompts_per_step or len(split("train", cfg.world))
     rows = prompts * cfg.group_size
     if rows % processes:
@@ -86,7 +97,7 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
             "max_grad_norm": 0.0, "optim": "adamw_torch_fused", "scale_rewards": ADVANTAGE_TO_SCALE_REWARDS[cfg.advantage],
             "loss_type": kind, "epsilon": cfg.eps_low,
             "epsilon_high": cfg.cispo_cap if kind == "cispo" else cfg.eps_high,
-            "beta": cfg.kl_beta, "num_iterations": cfg.updates_per_batch, "reward_weights": [cfg.reward_scale],
+            "beta": cfg.kl_beta, "use_bias_correction_kl": False, "num_iterations": cfg.updates_per_batch, "reward_weights": [cfg.reward_scale],
             "max_steps": cfg.steps * cfg.updates_per_batch}
 
 
@@ -103,7 +114,7 @@ OPTION_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "eps_low": ("PPO clip, lower", ("epsilon",)),
     "eps_high": ("PPO clip, upper", ("epsilon_high",)),
     "cispo_cap": ("CISPO cap", ("epsilon_high",)),
-    "kl_beta": ("KL penalty to the reference", ("beta",)),
+    "kl_beta": ("KL penalty to the reference", ("beta", "use_bias_correction_kl")),
     "updates_per_batch": ("gradient steps per batch", ("num_iterations",)),
     "reward_scale": ("reward scale", ("reward_weights",)),
     "steps": ("RL steps", ("max_steps",)),
@@ -164,8 +175,10 @@ def choice_rows() -> list[list[str]]:
     rows += [["loss", name, {"ppo": "epsilon, epsilon_high", "pg": "num_iterations = 1",
                              "cispo": "loss_type = 'cispo', epsilon_high"}[name], LOSS_NOTES[name], CITATIONS[name]]
              for name in losses.LOSSES]
-    rows.append(["reference", "kl_beta", "beta", "both add beta x the k3 estimate of KL to the reference",
-                 CITATIONS["kl_beta"]])
+    kl_note = ("both add beta x the k3 estimate of KL to the reference; TRL's default, use_bias_correction_kl "
+               "= True, weights k3 by the importance ratio: the same value on-policy, another gradient, "
+               "beta x (logp - ref) per token instead of beta x (1 - exp(ref - logp))")
+    rows.append(["reference", "kl_beta", "beta, use_bias_correction_kl = False", kl_note, CITATIONS["kl_beta"]])
     return rows
 
 
@@ -188,5 +201,25 @@ The ``verifier/*`` keys are logged by :class:`VerifierReward`; TRL logs
 the rest. Under ``loss_type="cispo"`` the clip fraction is ``cispo_clip_ratio``
 (see :func:`metrics_from_log`). TRL's ``completions/clipped_ratio``, the share
 of completions without an end-of-sequence token, is the verifier's
-``incomplete`` share: the audit checks that they agree.
+``incomplete`` share: the audit checks that they agree. A shared name is not
+always a shared meaning: :data:`METRIC_NOTES` says where the two differ.
+"""
+
+METRIC_NOTES: dict[str, str] = {
+    "reward_mean": "TRL's is the reward times reward_weights (7.5 where rlbook logs 0.75 for reward_scale 10); "
+                   "its rewards/<verifier>/mean is rlbook's",
+    "reward_std": "scaled by reward_weights in TRL, as reward is",
+    "zero_variance_frac": "the same under scale_rewards 'none' and 'group'; under 'batch' TRL tests the batch's "
+                          "one std, so it logs only 0 or 1",
+    "loss": "under loss pg the values differ (rlbook's -A x logp, TRL's -A x ratio), the gradients do not",
+    "kl": "TRL logs the token mean whatever its loss_type; rlbook aggregates as the loss does",
+    "clip_fraction": "under cispo TRL's cispo_clip_ratio counts a capped ratio only where A > 0, rlbook's "
+                     "clip_fraction wherever the cap binds (ratio 5, A = -1, cap 4: 1 in rlbook, 0 in TRL)",
+}
+"""Where an rlbook metric and the TRL key of :data:`METRIC_NAMES` measure different things (appendix).
+
+Metrics missing here mean the same in both libraries for every run the
+bridge translates. With ``updates_per_batch`` above 1, rlbook's update
+metrics (``loss``, ``kl``, ``clip_*``) are those of a batch's last update,
+while TRL logs one entry per optimiser step, that is per update.
 """

@@ -33,6 +33,7 @@ def test_main_translates_to_dapo_centred_clip_02_on_960_completions():
     assert kw["learning_rate"] == 3e-4 and kw["max_grad_norm"] == 0.0
     assert kw["lr_scheduler_type"] == "constant_with_warmup" and kw["warmup_steps"] == 10
     assert kw["max_steps"] == 100 and kw["num_iterations"] == 1 and kw["reward_weights"] == [1.0]
+    assert kw["use_bias_correction_kl"] is False  # TRL's default would change the KL penalty's gradient
 
 
 def test_each_choice_translates_to_its_trl_value():
@@ -80,6 +81,22 @@ def test_every_run_metric_name_has_a_trl_key():
     assert set(tb.METRIC_NAMES) >= {"reward_mean", "zero_variance_frac", "clip_fraction", "entropy", "kl"}
     assert tb.METRIC_NAMES["zero_variance_frac"] == "frac_reward_zero_std"
     assert tb.METRIC_NAMES["clip_fraction"] == "clip_ratio/region_mean"
+    assert set(tb.METRIC_NOTES) <= set(tb.METRIC_NAMES)
+    assert {"reward_mean", "zero_variance_frac", "kl", "clip_fraction"} <= set(tb.METRIC_NOTES)
+
+
+def test_the_kl_row_and_the_record_name_the_plain_k3():
+    (row,) = [r for r in tb.choice_rows() if r[1] == "kl_beta"]
+    assert "use_bias_correction_kl = False" in row[2] and "another gradient" in row[3]
+    from rlbook.trl.audit import kl_estimator
+
+    assert kl_estimator(tb.grpo_kwargs(replace(MAIN, kl_beta=0.1))).startswith("k3 (use_bias_correction_kl=False)")
+    assert kl_estimator({"beta": 0.1}).startswith("k3 x importance ratio")  # a run from before the setting
+
+
+def test_a_temperature_other_than_1_is_refused():
+    with pytest.raises(ValueError, match="same run only at temperature 1"):
+        tb.grpo_kwargs(replace(MAIN, temperature=0.7))
 
 
 def test_reward_decodes_ids_so_the_end_mark_counts():
