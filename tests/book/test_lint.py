@@ -69,18 +69,9 @@ def test_the_real_book_is_clean():
     assert lint_book(ROOT) == []
 
 
-#: Pages not yet brought under the reader's rules (issue 30); each is expected to fail until it is.
-PENDING = ("chapters/appendix-trl.qmd",)
-
-
 def test_every_page_reads_clean_for_the_reader():
-    problems = [p for p in lint_pages(ROOT) if not p.startswith(PENDING)]
+    problems = lint_pages(ROOT)
     assert problems == [], "\n".join(problems)
-
-
-@pytest.mark.parametrize("pending", PENDING)
-def test_a_pending_page_is_still_listed_only_while_it_breaks_a_rule(pending):
-    assert any(p.startswith(pending + ":") for p in lint_pages(ROOT)), f"{pending} reads clean: drop it from PENDING"
 
 
 def test_a_good_fixture_book_is_clean(tmp_path):
