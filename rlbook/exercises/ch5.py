@@ -29,7 +29,8 @@ from rlbook.core.evaluate import EvalResult, evaluate
 from rlbook.core.policy import Policy, PolicyConfig
 from rlbook.core.world import Task, decode, split
 
-from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
+from . import (CheckResult, Option, as_count, as_number, as_numbers, check_choice, never_raises, not_a_function,
+               not_answered, verdict)
 
 EVALUATION_KEYS = ("select_on", "report_on", "verifier", "verifier_version", "n", "temperature", "token_budget",
                    "template", "checkpoints", "base_same_settings")
@@ -541,3 +542,25 @@ def check_reward_versioning(answer: Callable | None, before: EvalResult, after: 
                          f"{want['flipped']} samples change reward between the versions, and mixing them moves the "
                          f"gain by {inflation:+.4f}; in the constructed cases a mixed comparison credits RL with "
                          "a change of verifier")
+
+
+VERSIONING_WHY = {
+    "a": Option("The mixed gain is measured on different prompts from the same-version gain.", False,
+                "both gains use the same prompts and the same samples; only the rule that scores them changes"),
+    "b": Option("2.0 is the newer rule, so only the mixed gain is up to date.", False,
+                "a newer rule may be the better one, but then both evaluations are re-scored under it; mixing "
+                "versions measures the change of rule as well"),
+    "c": Option("The two differ by sampling noise only, which a larger n would remove.", False,
+                "the same samples are scored twice, so no sampling noise separates the two gains: the difference "
+                "is the rule's"),
+    "d": Option("The mixed gain credits the policy with what the lenient rule accepts and the strict one refused: "
+                "part of it is the verifier's change, not training.", True,
+                "right: a comparison must hold the verifier and its version fixed, which is why the record pins it"),
+}
+"""Exercise 16's closing question as stated options: why a same-version gain and a mixed one must not be compared."""
+
+
+@never_raises
+def check_versioning_why(choice: str | None) -> CheckResult:
+    """Exercise 16, last part: why the two gains must not be compared, a pick among :data:`VERSIONING_WHY`."""
+    return check_choice(choice, VERSIONING_WHY, "why_not_compare")

@@ -105,13 +105,13 @@ def test_ex12_mistakes_are_named(wrong, hint):
     assert "divide by all the step's rollouts" not in result.message
 
 
-def _abort_on_outage_or_length(history):
-    now, start = history[-1], history[0]
-    return bool(now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.5
-                or abs(now["completion_len"] - start["completion_len"]) > 0.25 * start["completion_len"])
+def _abort_on_outage_or_drift(history):
+    now = history[-1]
+    return bool(now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.4
+                or not np.isfinite(now.get("loss", 0.0)) or now.get("kl", 0.0) > 3.0)
 
 
-@pytest.mark.parametrize("right", [_abort_on_outage_or_length,
+@pytest.mark.parametrize("right", [_abort_on_outage_or_drift,
                                    lambda h: np.bool_(ch4.reference_abort_rule(h))])
 def test_ex13_other_correct_rules_pass(right):
     assert ch4.check_abort_rule(right, seed=0).passed

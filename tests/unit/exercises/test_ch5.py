@@ -326,3 +326,13 @@ def test_random_policy_is_seeded():
     a, b = ch5.random_policy(3), ch5.random_policy(3)
     assert all((x == y).all() for x, y in zip(a.state_dict().values(), b.state_dict().values()))
     assert len(split("all")) == 100
+
+
+def test_versioning_why_is_a_pick_among_stated_reasons():
+    assert ch5.check_versioning_why("d").passed and ch5.check_versioning_why("(D)").passed
+    for wrong, hint in (("a", "same prompts"), ("b", "re-scored"), ("c", "no sampling noise")):
+        result = ch5.check_versioning_why(wrong)
+        assert not result.passed and hint in result.message
+    assert all(f"({k})" in ch5.check_versioning_why(None).message for k in ch5.VERSIONING_WHY)
+    for junk in ("e", 4, None.__class__, ["d"]):
+        assert not ch5.check_versioning_why(junk).passed

@@ -38,7 +38,7 @@ CHECKS = [
     lambda a: ch2.check_disagreement_pick(a, ["U:3+4+5?|A:"] * 4, ["7,12#", "6,12#", "7,12#", "7,13#"]),
     lambda a: ch2.check_disagreement_pick(1, a, a),
     ch3.check_try_it, ch3.check_split_credit, ch3.check_group_normalized, ch3.check_ppo_clip_loss,
-    ch1.check_definitions, ch2.check_judge, ch3.check_try_it_why,
+    ch1.check_definitions, ch2.check_judge, ch3.check_try_it_why, ch5.check_versioning_why,
     lambda a: ch3.check_credit_reading(a, a, None, 0), lambda a: ch3.check_credit_reading([0], [0], a, a),
     lambda a: ch4.check_exploitable_verifier(a, "U:3+4?|A:", "17#"),
     lambda a: ch4.check_exploitable_verifier(lambda p, c: 1.0, a, a),
