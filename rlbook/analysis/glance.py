@@ -18,18 +18,11 @@ from collections.abc import Callable
 import numpy as np
 
 from rlbook.analysis import plots
+from rlbook.analysis.tables import markdown_table
 from rlbook.core import advantages, evaluate, losses, rewards, rl, sampling, world
 from rlbook.core.adamw import AdamW
 from rlbook.core.policy import Policy
 from rlbook.runs import RUNS, Run, RunSpec
-
-
-def markdown_table(header: list[str], rows: list[list[object]]) -> str:
-    """Rows of cells as a pandoc pipe table (cells are written with ``str``)."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
-
 
 # ---------------------------------------------------------------- the task and its splits
 
@@ -227,8 +220,8 @@ def algorithm_steps(main: rl.RLConfig) -> list[tuple[str, Callable]]:
     """The RL step ``main`` runs, one line per stage with the rlbook function that does it, in order."""
     return [
         (f"pick the prompts of the step (all {len(world.split('train', main.world))} training prompts)", rl.train_rl),
-        (f"sample G = {main.group_size} answers per prompt at T = {main.temperature:g}, "
-         f"at most {main.budget} characters, recording each token's log-probability", sampling.sample),
+        ((f"sample G = {main.group_size} answers per prompt at T = {main.temperature:g}, "
+         f"at most {main.budget} characters, recording each token's log-probability"), sampling.sample),
         ("verify each answer: reward 1 if accepted, else 0", rewards.ExactVerifier.__call__),
         ("advantage = reward minus its group's mean reward", rl.credit),
         ("", advantages.group_centered),

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from rlbook.analysis.tables import markdown_table  # noqa: F401  (chapter 5 writes its tables as sel.markdown_table)
 from rlbook.core import rewards as rw
 from rlbook.core.evaluate import EvalResult, evaluate
 from rlbook.core.policy import Policy
@@ -372,29 +373,19 @@ def evaluation_report(run, hack_run, selected: CheckpointScores, retained: list[
         ("trajectory length (generated tokens per answer)",
          f"{lengths[0]:.2f} at step 1 → {lengths[-1]:.2f} at step {len(lengths)}"),
         ("token and rollout budget",
-         f"{rec['sampling']['token_budget']} tokens per answer; {rec['cost']['rollouts']:,} rollouts, "
+         (f"{rec['sampling']['token_budget']} tokens per answer; {rec['cost']['rollouts']:,} rollouts, "
          f"{rec['cost']['generated_tokens']:,} generated tokens in training; "
-         f"evaluation: {rec['evaluations'][0]['n']} samples per prompt at T={rec['evaluations'][0]['temperature']:g}"),
+         f"evaluation: {rec['evaluations'][0]['n']} samples per prompt at T={rec['evaluations'][0]['temperature']:g}")),
         ("verifier version", f"training: {verifier}; evaluation: exact 1.0 at every checkpoint"),
         ("reward-hacking cases",
-         f"{hack_run.name} run: {hacks:,} of {hack_total:,} rollouts ({_pct(hacks / hack_total)}) "
-         f"paid by {hack_run.record['verifier']['name']} but rejected by exact"),
+         (f"{hack_run.name} run: {hacks:,} of {hack_total:,} rollouts ({_pct(hacks / hack_total)}) "
+         f"paid by {hack_run.record['verifier']['name']} but rejected by exact")),
         ("retained capability (plain a+b=, greedy, 100 sums)",
          f"{before:.2f} before RL → {after:.2f} at the selected step"),
     ]
 
 
 # ------------------------------------------------------------------ tables and records
-
-def markdown_table(header: list[str], rows: list[list]) -> str:
-    """A pipe table in pandoc/Quarto markdown; ``|`` inside a cell is escaped."""
-    def cell(value) -> str:
-        return str(value).replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
-
 
 def record_differences(a: dict, b: dict, skip: tuple[str, ...] = ("run_id", "created", "cost", "versions",
                                                                      "checkpoints", "evaluations")) -> list[tuple]:

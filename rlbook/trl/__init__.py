@@ -38,6 +38,8 @@ says what to install.
 """
 from __future__ import annotations
 
+from rlbook.analysis.tables import markdown_table
+
 from .audit import (
                     cross_check,
                     decoding_gap,
@@ -47,7 +49,7 @@ from .audit import (
                     stored_rollouts,
                     trl_record,
 )
-from .figures import markdown_table, plot_audit, plot_reward_and_heldout
+from .figures import plot_audit, plot_reward_and_heldout
 from .model import INSTALL_HINT, TRL_PACKAGES, char_tokenizer, from_gpt2, gpt2_config, have_trl, to_gpt2, trl_versions
 from .peer import peer_benchmark, rlbook_step_seconds, trl_step_seconds
 from .trainer import (

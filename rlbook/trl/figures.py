@@ -10,13 +10,6 @@ from .audit import rollout_audit
 if TYPE_CHECKING:
     from .trainer import TRLRun
 
-def markdown_table(header: list[str], rows: list[list]) -> str:
-    """A Markdown pipe table (display it with ``IPython.display.Markdown``) (appendix)."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def plot_reward_and_heldout(run: TRLRun, book_run, axes) -> None:
     """Left: each step's batch reward, TRL and rlbook; right: held-out expected reward at each checkpoint (appendix).
 

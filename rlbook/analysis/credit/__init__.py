@@ -27,6 +27,8 @@ choices compared across seeds).
 """
 from __future__ import annotations
 
+from rlbook.analysis.tables import dict_table
+
 from .compare import (
     AGREEMENT,
     COMPARED,
@@ -37,7 +39,6 @@ from .compare import (
     comparison_table,
     in_words,
     lost_margin,
-    markdown_table,
     plot_update_curves,
     rounding_gaps,
     stop_lines,
@@ -77,11 +78,11 @@ from .signal import (
     zero_variance_summary,
 )
 
-__all__ = ["AGREEMENT", "COMPARED", "Curves", "DISGUISES", "GradientVariance", "LOST_FLOOR", "ProcessGroup",
-           "RatioDrift", "agreed_until", "balanced_group", "comparison_table", "find_process_case",
-           "gradient_variance", "group_rows", "group_scale_table", "in_words", "logprob_drift", "lost_margin", "lr_at",
-           "markdown_table", "mixed_groups", "one_thread", "plot_gradient_variance", "plot_ratio_drift",
-           "plot_token_credit", "plot_update_curves", "plot_zero_variance", "process_group", "process_rows",
-           "ratio_drift", "record_and_credit", "recorded_batch", "rounding_gaps", "run_config",
-           "sampling_checkpoint", "scale_effect", "split_credit", "stop_lines", "stop_story", "token_steps",
-           "update_curves", "versus", "zero_variance_summary"]
+__all__ = ["AGREEMENT", "COMPARED", "DISGUISES", "LOST_FLOOR", "Curves", "GradientVariance", "ProcessGroup",
+           "RatioDrift", "agreed_until", "balanced_group", "comparison_table", "dict_table", "find_process_case",
+           "gradient_variance", "group_rows", "group_scale_table", "in_words", "logprob_drift", "lost_margin",
+           "lr_at", "mixed_groups", "one_thread", "plot_gradient_variance", "plot_ratio_drift", "plot_token_credit",
+           "plot_update_curves", "plot_zero_variance", "process_group", "process_rows", "ratio_drift",
+           "record_and_credit", "recorded_batch", "rounding_gaps", "run_config", "sampling_checkpoint",
+           "scale_effect", "split_credit", "stop_lines", "stop_story", "token_steps", "update_curves", "versus",
+           "zero_variance_summary"]

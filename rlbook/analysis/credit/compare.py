@@ -203,20 +203,6 @@ def versus(curves: dict[str, Curves], a: str, b: str) -> str:
     return "above" if gap > 0 else "below"
 
 
-def markdown_table(rows: list[dict], digits: int = 3) -> str:
-    """A list of dicts (same keys) as a Markdown table, floats rounded to ``digits`` decimals (chapter 3)."""
-    cols = list(rows[0])
-
-    def cell(value) -> str:
-        if value is None:
-            return "–"
-        return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
-
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    lines += ["| " + " | ".join(cell(row[c]) for c in cols) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def plot_update_curves(curves: dict[str, Curves], panels: dict[str, tuple[str, ...]]):
     """Held-out expected reward (left: seed mean and range) and KL to the base (right: seed median) per panel (chapter 3).
 

@@ -138,11 +138,6 @@ def test_token_steps_and_split_credit_by_hand():
     assert got["process"] == [0.5, 0.5, -0.25, -0.25, -0.25]
 
 
-def test_markdown_table():
-    text = credit.markdown_table([{"run": "a", "x": 0.12345}, {"run": "bb", "x": None}])
-    assert text.splitlines() == ["| run | x |", "|---|---|", "| a | 0.123 |", "| bb | – |"]
-
-
 def test_balanced_group(run):
     # groups: 1/4, 2/4 and 4/4 right: the second is closest to one half
     assert credit.balanced_group(credit.recorded_batch(run, 1)) == 1

@@ -83,7 +83,3 @@ def test_each_glossary_term_is_emphasised_in_the_section_it_points_to(term, labe
     section = _section(label)
     words = r"\s+".join(map(re.escape, term.split()))
     assert re.search(rf"\*{{1,2}}{words}s?\*{{1,2}}", section, re.IGNORECASE), f"{term} in {label}"
-
-
-def test_markdown_table_escapes_pipes():
-    assert glance.markdown_table(["a"], [["x|y"]]).splitlines()[-1] == "| x\\|y |"

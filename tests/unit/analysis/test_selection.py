@@ -36,7 +36,7 @@ def _fake_run(evals: list[dict]) -> SimpleNamespace:
 
 def _scores(values: list[tuple[int, float, float]]) -> list[sel.CheckpointScores]:
     """(step, train reward, validation) -> CheckpointScores with zero-width intervals."""
-    est = lambda v: Estimate(v, v, v)  # noqa: E731
+    est = lambda v: Estimate(v, v, v)
     return [sel.CheckpointScores(step, est(t), est(0.0), est(v), est(v / 2)) for step, t, v in values]
 
 
@@ -182,11 +182,6 @@ def test_process_disagreements_by_hand():
     # accepted: 3,6 (valid) and 4,6 (both steps invalid); rejected: 4,7 (wrong then consistent), 3,7 (valid then wrong)
     got = sel.process_disagreements(result)
     assert got == {"right_but_invalid_step": 0.5, "wrong_but_consistent": 0.5, "accepted": 2, "rejected": 2}
-
-
-def test_markdown_table_escapes_pipes():
-    text = sel.markdown_table(["a", "b"], [[1, "x|y"], ["u\nv", 2]])
-    assert text.splitlines() == ["| a | b |", "|---|---|", "| 1 | x\\|y |", "| u v | 2 |"]
 
 
 def _record(**changes) -> dict:
