@@ -98,20 +98,23 @@ def zero_variance_fraction(rewards) -> float:
     return zero_variance_mask(rewards).float().mean().item()
 
 
-def zero_variance_split(rewards) -> dict[str, float]:
+def zero_variance_split(rewards, right_from: float | None = None) -> dict[str, float]:
     """Fractions of all groups that are all-right, all-wrong or mixed (chapter 3).
 
     ``"all_right"``: the group's rewards are all equal and positive (every
-    sample earned reward); ``"all_wrong"``: all equal and ``<= 0`` (no sample
-    earned any); ``"mixed"``: the rest, the groups that carry a learning signal.
-    The three fractions sum to 1, and ``all_right + all_wrong`` equals
-    :func:`zero_variance_fraction`.
+    sample earned reward), or with ``right_from`` all equal and at least
+    ``right_from`` (every sample earned the full reward, where a shaped
+    reward also pays part of it); ``"all_wrong"``: all equal and not right;
+    ``"mixed"``: the rest, the groups that carry a learning signal. The three
+    fractions sum to 1, and ``all_right + all_wrong`` equals
+    :func:`zero_variance_fraction`: the groups are split on the rewards
+    themselves, never on a thresholded copy.
     """
     r = _as_rewards(rewards)
     r = r.reshape(-1, r.shape[-1])
     equal = zero_variance_mask(r)
-    right = equal & (r[:, 0] > 0)
-    wrong = equal & (r[:, 0] <= 0)
+    right = equal & ((r[:, 0] > 0) if right_from is None else (r[:, 0] >= right_from))
+    wrong = equal & ~right
     return {"all_right": right.float().mean().item(),
             "all_wrong": wrong.float().mean().item(),
             "mixed": (~equal).float().mean().item()}

@@ -126,9 +126,15 @@ def update(policy: Policy, opt: AdamW | torch.optim.Optimizer, batch: Batch, cfg
 
 
 def rollout_metrics(cfg: RLConfig, batch: Batch) -> dict:
-    """Per-step measurements of the sampled batch (reward, zero-variance groups, composition)."""
+    """Per-step measurements of the sampled batch (reward, zero-variance groups, composition).
+
+    A group is zero-variance when its rewards are all equal, and all right
+    when that shared reward is the full 1 (a shaped reward pays less for a
+    wrong answer): ``zero_variance_all_right + zero_variance_all_wrong``
+    is ``zero_variance_frac``.
+    """
     grouped = torch.tensor(batch.rewards, dtype=torch.float32).view(-1, cfg.group_size)
-    split_zero = adv_lib.zero_variance_split((grouped >= 1.0).float())
+    split_zero = adv_lib.zero_variance_split(grouped, right_from=1.0)
     n = len(batch.statuses)
     share = {s: batch.statuses.count(s) / n for s in rw.STATUSES}
     return {"reward_mean": float(grouped.mean()), "reward_std": float(grouped.std()),

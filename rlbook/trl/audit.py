@@ -84,7 +84,7 @@ def rollout_audit(stored: list[dict]) -> list[dict]:
     rows = []
     for s in stored:
         grouped = s["rewards"].view(len(s["prompts"]), -1)
-        split_zero = adv_lib.zero_variance_split((grouped >= 1.0).float())
+        split_zero = adv_lib.zero_variance_split(grouped, right_from=1.0)
         statuses = [rw.STATUSES[i] for i in s["statuses"].tolist()]
         rows.append({"step": s["step"], "reward_mean": float(grouped.mean()),
                      "zero_variance_frac": adv_lib.zero_variance_fraction(grouped),

@@ -84,6 +84,8 @@ def test_one_group_given_as_a_vector():
     assert zero_variance_mask([1, 1, 1, 1]).tolist() == [True]
     assert zero_variance_fraction([1, 0, 0, 0]) == 0.0
     assert zero_variance_split([0.5, 0.5]) == {"all_right": 1.0, "all_wrong": 0.0, "mixed": 0.0}
+    assert zero_variance_split([0.5, 0.5], right_from=1.0) == {"all_right": 0.0, "all_wrong": 1.0, "mixed": 0.0}
+    assert zero_variance_split([1.5, 1.5], right_from=1.0)["all_right"] == 1.0
 
 
 def test_compute_advantages_by_name():

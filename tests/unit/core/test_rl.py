@@ -135,3 +135,15 @@ def test_rollout_metrics_by_hand():
     assert m["rollouts_used"] == 12
 
 
+
+
+def test_zero_variance_split_and_fraction_are_one_definition_under_a_shaped_reward():
+    """Shaped rewards (outcome + 0.5 x step validity): groups all right with mixed validity carry signal."""
+    cfg = RLConfig(group_size=4)
+    rollouts = answers(*(["7#"] * 16))
+    rewards = np.array([1.5] * 4 + [1.0, 1.5, 1.0, 1.5] + [0.5] * 4 + [0.0, 0.5, 0.0, 0.0])
+    batch = Batch(1, rollouts, rewards, ["accepted"] * 16, torch.zeros(16), torch.ones(16, dtype=torch.bool))
+    m = rollout_metrics(cfg, batch)
+    assert m["zero_variance_frac"] == pytest.approx(1 / 2)  # the groups of equal rewards: 1.5 x 4 and 0.5 x 4
+    assert m["zero_variance_all_right"] == pytest.approx(1 / 4) and m["zero_variance_all_wrong"] == pytest.approx(1 / 4)
+    assert m["zero_variance_all_right"] + m["zero_variance_all_wrong"] == m["zero_variance_frac"]
