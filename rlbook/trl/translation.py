@@ -207,7 +207,7 @@ always a shared meaning: :data:`METRIC_NOTES` says where the two differ.
 
 METRIC_NOTES: dict[str, str] = {
     "reward_mean": "TRL's is the reward times reward_weights (7.5 where rlbook logs 0.75 for reward_scale 10); "
-                   "its rewards/<verifier>/mean is rlbook's",
+                   "its rewards/NAME/mean, NAME the reward function, is rlbook's",
     "reward_std": "scaled by reward_weights in TRL, as reward is",
     "zero_variance_frac": "the same under scale_rewards 'none' and 'group'; under 'batch' TRL tests the batch's "
                           "one std, so it logs only 0 or 1",
