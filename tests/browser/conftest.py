@@ -6,15 +6,23 @@ package; Playwright's own browser download cannot work on these machines.
 the reason. Every page starts offline: any request that is not for a
 ``file://`` URL is refused and recorded, so a test can assert that a page
 reaches nothing beyond its own files. The ``page`` fixture fails the test if
-the page logged a console error or threw an uncaught exception.
+the page logged a console error or threw an uncaught exception. The ``site``
+fixture builds the whole book once per session (its site and its notebooks
+for Jupyter), for the tests of the site and of the notebooks in JupyterLab.
 """
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
+from rlbook.publish.build import build_book
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCES = ("_quarto.yml", "index.qmd", "references.bib", "chapters")
+"""What the whole book is built from."""
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-quic", "--no-first-run"]
@@ -63,3 +71,22 @@ def page(browser):
     yield tab
     context.close()
     assert not log.errors, f"the page logged errors: {log.errors}"
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """The built book's ``_book/``: every page of the real book, built once for the session.
+
+    ``RLBOOK_TEST_SITE`` names a site built already (a ``_book/`` folder) to test instead.
+    """
+    if os.environ.get("RLBOOK_TEST_SITE"):
+        return Path(os.environ["RLBOOK_TEST_SITE"])
+    root = tmp_path_factory.mktemp("book")
+    for name in SOURCES:
+        source = REPO / name
+        (shutil.copytree if source.is_dir() else shutil.copyfile)(source, root / name)
+    os.environ.setdefault("RLBOOK_CACHE", str(REPO / ".rlbook-cache"))
+    lines: list[str] = []
+    assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0, "\n".join(lines)
+    assert not [line for line in lines if "left out of this build" in line], "\n".join(lines)
+    return root / "_book"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shutil
 import threading
 from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -23,11 +22,9 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from rlbook.publish.build import build_book
 from rlbook.publish.holes import site_holes
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = ("_quarto.yml", "index.qmd", "references.bib", "chapters")
 WIDE, PHONE = (1280, 900), (390, 844)
 SCREENSHOTS = Path(os.environ.get("RLBOOK_SCREENSHOTS") or REPO / "_build" / "test-output" / "screenshots")
 
@@ -35,25 +32,6 @@ SCREENSHOTS = Path(os.environ.get("RLBOOK_SCREENSHOTS") or REPO / "_build" / "te
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:  # the server's access log would flood the test output
         pass
-
-
-@pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
-    """The built book's ``_book/``: every page of the real book, built once for the session.
-
-    ``RLBOOK_TEST_SITE`` names a site built already (a ``_book/`` folder) to test instead.
-    """
-    if os.environ.get("RLBOOK_TEST_SITE"):
-        return Path(os.environ["RLBOOK_TEST_SITE"])
-    root = tmp_path_factory.mktemp("book")
-    for name in SOURCES:
-        source = REPO / name
-        (shutil.copytree if source.is_dir() else shutil.copyfile)(source, root / name)
-    os.environ.setdefault("RLBOOK_CACHE", str(REPO / ".rlbook-cache"))
-    lines: list[str] = []
-    assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0, "\n".join(lines)
-    assert not [line for line in lines if "left out of this build" in line], "\n".join(lines)
-    return root / "_book"
 
 
 @pytest.fixture(scope="session")
