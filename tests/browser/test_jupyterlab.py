@@ -74,36 +74,36 @@ def lab(site, tmp_path_factory):
     port, token = _free_port(), secrets.token_hex(16)
     env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-           "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"), "PYTHONPATH": os.pathsep.join(
-               [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    log = open(home / "server.log", "w")
-    server = subprocess.Popen([sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-                               "--ServerApp.ip=127.0.0.1", "--LabApp.extension_manager=readonly",
-                               f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-                               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
-                               "--LabApp.expose_app_in_browser=True",
-                               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-                              env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}api/status?token={token}", timeout=5):
-                    break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("JupyterLab did not start:\n" + (home / "server.log").read_text()) from None
-                time.sleep(0.5)
-        yield Lab(url, token, folder)
-    finally:
-        server.terminate()
+           "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
+           "PYTHONPATH": os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
+               f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={folder}", "--LabApp.expose_app_in_browser=True",
+               "--LabApp.extension_manager=readonly", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    with open(home / "server.log", "w") as log:
+        server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
+            _wait_until_up(f"http://127.0.0.1:{port}/", token, server, home / "server.log")
+            yield Lab(f"http://127.0.0.1:{port}/", token, folder)
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+def _wait_until_up(url: str, token: str, server: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}api/status?token={token}", timeout=5):
+                return
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("JupyterLab did not start:\n" + log.read_text()) from None
+            time.sleep(0.5)
 
 
 @pytest.fixture
