@@ -49,7 +49,7 @@ from .audit import (
                     stored_rollouts,
                     trl_record,
 )
-from .figures import plot_audit, plot_reward_and_heldout
+from .figures import cite, plot_audit, plot_reward_and_heldout
 from .model import INSTALL_HINT, TRL_PACKAGES, char_tokenizer, from_gpt2, gpt2_config, have_trl, to_gpt2, trl_versions
 from .peer import peer_benchmark, rlbook_step_seconds, trl_step_seconds
 from .trainer import (
@@ -83,7 +83,7 @@ from .translation import (
 
 __all__ = ["ADVANTAGE_TO_SCALE_REWARDS", "AGGREGATION_TO_LOSS_TYPE", "CITATIONS", "DEMO", "INSTALL_HINT",
            "LOSS_NOTES", "METRIC_NAMES", "METRIC_NOTES", "OPTION_FIELDS", "TRLRun", "TRLSpec", "TRL_PACKAGES", "VerifierReward",
-           "accelerate_yaml", "char_tokenizer", "choice_rows", "cross_check", "decoding_gap", "from_gpt2",
+           "accelerate_yaml", "char_tokenizer", "choice_rows", "cite", "cross_check", "decoding_gap", "from_gpt2",
            "gpt2_config", "grpo_defaults", "grpo_kwargs", "have_trl", "launch_command", "load_run", "loss_type",
            "main", "make_trainer", "markdown_table", "merge_steps", "metrics_from_log",
            "option_rows", "peer_benchmark", "plot_audit", "plot_reward_and_heldout", "reward_vs_heldout",

@@ -238,3 +238,15 @@ def test_the_install_hint_names_the_repository_by_its_absolute_path(tmp_path):
     assert install_hint(tmp_path).endswith(f'%pip install -c "{tmp_path}/constraints-trl.txt" -e "{tmp_path}[trl]"')
     assert install_hint(tmp_path / "elsewhere").endswith('in a checkout of the book: pip install -c constraints-trl.txt '
                                                          '-e ".[trl]"')
+
+
+def test_a_table_cites_for_the_build_and_reads_author_year_elsewhere(monkeypatch, tmp_path):
+    from rlbook.trl.figures import cite
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a2025,\n  author = {Liu, Zichen and Chen, Changyu and Li, Wenjun},\n  year = {2025}\n}\n"
+                   "@book{b2018,\n  author = {Sutton, Richard S. and Barto, Andrew G.},\n  year = {2018}\n}\n")
+    monkeypatch.delenv("RLBOOK_BUILDING", raising=False)
+    assert (cite("a2025", bib), cite("b2018", bib)) == ("(Liu et al. 2025)", "(Sutton and Barto 2018)")
+    monkeypatch.setenv("RLBOOK_BUILDING", "1")
+    assert cite("a2025", bib) == "[@a2025]"
