@@ -46,6 +46,7 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 CALLOUT_TITLES = {"note": "Note", "tip": "Tip", "warning": "Warning", "important": "Important", "caution": "Caution"}
 EXERCISE = re.compile(r"^(?:(#{1,6})\s+(?:[\dA-Z]+(?:\.\d+)*\s+)?|\*\*)Exercise\b", re.MULTILINE)
 REFS_MARK = "\x00refs\x00"
+QMD_LINK = re.compile(r"\]\((?![a-z]+:)(?:[^)\s#]*/)?([^/)\s#]+)\.qmd(#[^)\s]*)?\)")
 
 
 def student_notebooks(root: Path, pages: list[Page], executed: dict[str, dict], pandoc: str,
@@ -348,9 +349,10 @@ def _resolve(cells: list, labels: dict[str, str], bibliography: Bibliography | N
     markdown = [c for c in cells if c.cell_type == "markdown"]
     outputs = [o for c in cells if c.cell_type == "code" for o in c.outputs if "text/markdown" in o.get("data", {})]
     for cell in markdown:
-        cell.source = resolve_crossrefs(cell.source, labels)
+        cell.source = notebook_links(resolve_crossrefs(cell.source, labels))
     for output in outputs:
-        output["data"]["text/markdown"] = resolve_crossrefs(_text(output["data"]["text/markdown"]), labels)
+        output["data"]["text/markdown"] = notebook_links(resolve_crossrefs(_text(output["data"]["text/markdown"]),
+                                                                           labels))
     if bibliography is None:
         for cell in markdown:
             cell.source = cell.source.replace(REFS_MARK, "")
@@ -367,6 +369,12 @@ def _resolve(cells: list, labels: dict[str, str], bibliography: Bibliography | N
         output["data"]["text/markdown"] = resolve_citations(_text(output["data"]["text/markdown"]), texts)
     if not has_mark and entries:
         cells.append(nbformat.v4.new_markdown_cell("## References\n\n" + "\n\n".join(entries)))
+
+
+def notebook_links(markdown: str) -> str:
+    """Links to a page's ``.qmd`` as links to its notebook, which sits beside this one (``../a/01-x.qmd#s``:
+    ``01-x.ipynb#s``)."""
+    return QMD_LINK.sub(lambda m: f"]({m.group(1)}.ipynb{m.group(2) or ''})", markdown)
 
 
 def _number_executions(cells: list) -> None:

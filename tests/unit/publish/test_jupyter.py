@@ -117,3 +117,8 @@ def test_student_notebooks_number_across_pages(tmp_path):
     executed = {p.stem: qmd_to_notebook((tmp_path / p.source).read_text()) for p in (first, second)}
     notebooks = student_notebooks(Path(tmp_path), [first, second], executed, pandoc_path(), None)
     assert "Back to Section 1.1 of Chapter 1." in notebooks["02-b"].cells[0].source
+
+
+def test_links_to_pages_point_at_their_notebooks():
+    text = markdown(convert("See [one](01-a.qmd#sec-x), [two](chapters/02-b.qmd) and [web](https://x.org/a.qmd).\n"))
+    assert text == "See [one](01-a.ipynb#sec-x), [two](02-b.ipynb) and [web](https://x.org/a.qmd)."
