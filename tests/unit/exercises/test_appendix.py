@@ -80,6 +80,7 @@ RUN = _run()
     lambda s: advantages.zero_variance_fraction(s["rewards"].view(len(s["prompts"]), -1)),
     lambda s: float((s["rewards"].view(4, -1).std(dim=1) == 0).float().mean()),
     lambda s: np.mean([len(set(g)) == 1 for g in s["rewards"].view(4, -1).tolist()]),
+    lambda s: (s["rewards"].view(4, -1).std(dim=1) == 0).float().mean(),  # a 0-d tensor
 ])
 def test_zero_variance_solution_and_other_spellings_pass(right):
     result = exa.check_zero_variance(right, RUN, step=2)
