@@ -218,7 +218,7 @@ def test_environment_yml_and_pyproject_name_the_same_packages():
     conda = [d for d in env["dependencies"] if isinstance(d, str)]
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
     conda_to_pypi = {"pytorch": "torch"}
-    conda_only = {"python", "pip", "quarto", "jupyterlab"}  # the toolchain and the reader's notebook app
+    conda_only = {"python", "pip", "quarto"}  # the toolchain
     pip_only = {"pypandoc-binary", "pagefind"}  # taken from PyPI: the pip step installs them with the package
     from_conda = {conda_to_pypi.get(n, n) for n in _dependency_names(conda)} - conda_only
     wanted = _dependency_names(project["dependencies"] + project["optional-dependencies"]["dev"]) - pip_only
