@@ -87,3 +87,4 @@ def test_update_choices_claims_over_seeds():
     reused = ("ppo", "cispo", "ppo-kl")
     margin = credit.lost_margin(gaps)
     assert all(not curves[r].stopped and worst[r] >= worst["main"] - margin for r in curves if r not in reused)
+    assert not curves["ppo"].stopped and worst["ppo"] >= worst["main"] - margin  # reuse alone lost no seed

@@ -41,6 +41,7 @@ from .compare import (
     lost_margin,
     plot_update_curves,
     rounding_gaps,
+    separation_chance,
     stop_lines,
     stop_story,
     update_curves,
@@ -83,6 +84,6 @@ __all__ = ["AGREEMENT", "COMPARED", "DISGUISES", "LOST_FLOOR", "Curves", "Gradie
            "gradient_variance", "group_rows", "group_scale_table", "in_words", "logprob_drift", "lost_margin",
            "lr_at", "mixed_groups", "one_thread", "plot_gradient_variance", "plot_ratio_drift", "plot_token_credit",
            "plot_update_curves", "plot_zero_variance", "process_group", "process_rows", "ratio_drift",
-           "record_and_credit", "recorded_batch", "rounding_gaps", "run_config", "sampling_checkpoint",
+           "record_and_credit", "recorded_batch", "rounding_gaps", "run_config", "sampling_checkpoint", "separation_chance",
            "scale_effect", "split_credit", "stop_lines", "stop_story", "token_steps", "update_curves", "versus",
            "zero_variance_summary"]

@@ -1,6 +1,7 @@
 """Chapter 3's comparison of the update choices across seeds: the runs' curves, when rounding parts the runs that
 only rounding separates from ``main``, the comparison table and its figure.
 """
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -190,17 +191,34 @@ def comparison_table(curves: dict[str, Curves]) -> list[dict]:
 
 
 def versus(curves: dict[str, Curves], a: str, b: str) -> str:
-    """How run ``a``'s final held-out reward compares with run ``b``'s, in words (chapter 3).
+    """How run ``a``'s final held-out reward compares with run ``b``'s over seeds, in words (chapter 3).
 
-    "above" or "below" when the gap between the seed means is larger than
-    the wider of the two runs' ranges over seeds; otherwise "within the seed
-    spread of": with three seeds, a smaller gap is not evidence either way.
+    "above" when every seed of ``a`` that finished ended above every seed of
+    ``b``, "below" when every one ended below, and otherwise "with seeds
+    overlapping those of": the two ranges over seeds overlap, and the runs'
+    order is not settled by them. Even full separation is modest evidence
+    with few seeds (:func:`separation_chance`).
     """
     fa, fb = curves[a].final, curves[b].final
-    gap = float(fa.mean() - fb.mean())
-    if abs(gap) <= max(np.ptp(fa), np.ptp(fb)):
-        return "within the seed spread of"
-    return "above" if gap > 0 else "below"
+    if fa.min() > fb.max():
+        return "above"
+    if fa.max() < fb.min():
+        return "below"
+    return "with seeds overlapping those of"
+
+
+def separation_chance(n_a: int, n_b: int) -> float:
+    """Chance that two runs of the same recipe separate fully over seeds, one's seeds all above the other's (chapter 3).
+
+    If the ``n_a + n_b`` final values are exchangeable, every assignment of
+    ``n_a`` of them to the first run is equally likely; of the C(n_a + n_b, n_a)
+    assignments, one puts the first run entirely above and one entirely below,
+    so the chance is 2 / C(n_a + n_b, n_a) (1/10 for three seeds each): a
+    permutation test's p-value for :func:`versus` saying "above" or "below".
+    """
+    if n_a < 1 or n_b < 1:
+        raise ValueError(f"each run needs at least one seed, got {n_a} and {n_b}")
+    return 2 / math.comb(n_a + n_b, n_a)
 
 
 def plot_update_curves(curves: dict[str, Curves], panels: dict[str, tuple[str, ...]]):

@@ -232,3 +232,25 @@ def test_stop_lines_tell_each_stopped_seed_or_that_none_was():
     line, = credit.stop_lines([("ppo-kl", 0, credit.stop_story(aborted_run(), before=2))], 60)
     assert line == ("ppo-kl seed 0: KL to the base 0.12 -> 5.0 at step 3; malformed share 2.0% -> 80%; "
                     "training reward 0.60 -> 0.02; stopped at step 6 after 3 excluded batches in a row")
+
+
+def test_versus_says_above_only_when_the_seed_ranges_do_not_overlap():
+    def final(*values) -> credit.Curves:
+        heldout = np.array([[0.3, v] for v in values], dtype=float)
+        return credit.Curves("x", "", np.array([0, 60]), heldout, np.zeros((len(values), 60)),
+                             np.zeros((len(values), 60)))
+
+    # The case: means 0.827 and 0.722 differ by less than ppo's range (0.106), yet no seeds overlap.
+    curves = {"ppo": final(0.767, 0.841, 0.873), "main": final(0.709, 0.729, 0.728),
+              "close": final(0.70, 0.75, 0.80), "stopped": final(0.5, np.nan, 0.6)}
+    assert credit.versus(curves, "ppo", "main") == "above" and credit.versus(curves, "main", "ppo") == "below"
+    assert credit.versus(curves, "close", "main") == "with seeds overlapping those of"
+    assert credit.versus(curves, "stopped", "main") == "below"  # over the seeds that finished
+
+
+def test_separation_chance_by_hand():
+    # Six exchangeable values: C(6, 3) = 20 ways to pick the first run's three, two of them fully separated.
+    assert credit.separation_chance(3, 3) == pytest.approx(0.1)
+    assert credit.separation_chance(1, 1) == 1.0 and credit.separation_chance(3, 2) == pytest.approx(0.2)
+    with pytest.raises(ValueError):
+        credit.separation_chance(0, 3)
