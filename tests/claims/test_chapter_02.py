@@ -81,3 +81,16 @@ def test_process_base_starts_from_a_policy_that_knows_the_plain_sums(seed):
 
     assert runs.spec("process-base").parent == "base"
     assert selection.plain_equation_accuracy(runs.load("base", seed).policy(0)) > 0.9
+
+
+@pytest.mark.parametrize("seed", PROCESS_SEEDS)
+def test_outcome_only_rl_raises_right_answers_through_invalid_steps(seed):
+    """@fig-outcome-vs-shaped, right panel: outcome-only RL raises the share of right answers through an invalid
+    step to over 1.5 times its first batch's (mean of the last three batches shown), and ends above the shaped run."""
+    late = {}
+    for name in ("process-outcome", "process-shaped"):
+        rates = d.kind_rate_over_training(runs.load(name, seed), every=4)[1]
+        late[name] = float(np.mean(rates[-3:]))
+        if name == "process-outcome":
+            assert late[name] > 1.5 * rates[0]
+    assert late["process-outcome"] > late["process-shaped"]
