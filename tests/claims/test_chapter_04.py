@@ -183,3 +183,13 @@ def test_rl_raises_pass_at_1_and_its_lead_shrinks_by_256_samples(before_after, s
 def test_most_of_the_rise_in_pass_at_1_is_on_sums_base_solved(before_after, seed):
     """@sec-pass-at-k-rl: more than half the rise in pass@1 lies on sums base solved at least once in 256 samples."""
     assert before_after[seed].gain_on_solved > 0.5
+
+
+@pytest.mark.parametrize("seed", OTHER_SEEDS)
+def test_rejection_sampling_fine_tuning_learns_and_ends_near_main(seed):
+    """@sec-selection: accepted-only raises held-out expected reward by over 0.1 by step 60 and ends within 0.1
+    of main there."""
+    main, picky = runs.load("main", seed), runs.load("accepted-only", seed)
+    end = picky.eval_at(60)["heldout_expected_reward"]
+    assert end - picky.evals[0]["heldout_expected_reward"] > 0.1
+    assert abs(end - main.eval_at(60)["heldout_expected_reward"]) < 0.1
