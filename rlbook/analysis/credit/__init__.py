@@ -85,5 +85,5 @@ __all__ = ["AGREEMENT", "COMPARED", "DISGUISES", "LOST_FLOOR", "Curves", "Gradie
            "lr_at", "mixed_groups", "one_thread", "plot_gradient_variance", "plot_ratio_drift", "plot_token_credit",
            "plot_update_curves", "plot_zero_variance", "process_group", "process_rows", "ratio_drift",
            "record_and_credit", "recorded_batch", "rounding_gaps", "run_config", "sampling_checkpoint",
-           "scale_effect", "separation_chance", "split_credit", "stop_lines", "stop_story", "token_steps", "update_curves", "versus",
-           "zero_variance_summary"]
+           "scale_effect", "separation_chance", "split_credit", "stop_lines", "stop_story", "token_steps",
+           "update_curves", "versus", "zero_variance_summary"]
