@@ -438,8 +438,13 @@ def score(verifier: Verifier, prompts: list[str], completions: list[str]) -> tup
     if len(prompts) != len(completions):
         raise ValueError(f"{len(prompts)} prompts but {len(completions)} completions")
     judged: dict[tuple[str, str], Verdict] = {}
+    pairs = list(zip(prompts, completions))
+    many = getattr(verifier, "verdicts", None)
+    if many is not None:  # a verifier that judges a batch at once (the learned judge, chapter 4)
+        distinct = list(dict.fromkeys(pairs))
+        judged = dict(zip(distinct, many(distinct)))
     verdicts = []
-    for pair in zip(prompts, completions):
+    for pair in pairs:
         if pair not in judged:
             judged[pair] = verifier(*pair)
         verdicts.append(judged[pair])

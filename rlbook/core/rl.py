@@ -144,18 +144,19 @@ def rollout_metrics(cfg: RLConfig, batch: Batch) -> dict:
             **{f"{s}_rate": v for s, v in share.items()}, "rollouts_used": int(batch.used.sum())}
 
 
-def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int) -> dict:
+def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int, verifier=None) -> dict:
     """Independent evaluation at a checkpoint: exact verifier, held-out and train prompts.
 
-    The sampler's seed depends only on (seed, step), so evaluating never
-    disturbs the training run's random stream.
+    ``train_reward`` is the training reward (``verifier``, default the run's
+    own) of the train prompts' samples. The sampler's seed depends only on
+    (seed, step), so evaluating never disturbs the training run's random stream.
     """
     exact = rw.get_verifier("exact")
     eval_seed = 10_000 * (seed + 1) + step
     heldout = evaluate(policy, split("heldout", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact, seed=eval_seed)
     train = evaluate(policy, split("train", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact,
                      seed=eval_seed + 1)
-    train_rewards, _, error = score_guarded(make_verifier(cfg), train.rollouts, cfg.guard.verifier_timeout_s)
+    train_rewards, _, error = score_guarded(verifier or make_verifier(cfg), train.rollouts, cfg.guard.verifier_timeout_s)
     entry = {"step": step, "heldout_expected_reward": heldout.expected_reward,
              "heldout_per_prompt": heldout.per_prompt.round(5).tolist(),
              "heldout_greedy_accuracy": greedy_accuracy(policy, split("heldout", cfg.world), cfg.budget, exact),
@@ -239,7 +240,7 @@ def _store(batch: Batch) -> dict:
 
 
 def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: RLState | None = None,
-             on_checkpoint=None) -> dict:
+             on_checkpoint=None, verifier=None) -> dict:
     """Run RL from ``policy`` (or continue from ``state``); returns the run log.
 
     ``on_checkpoint(state)`` is called with a resumable :class:`RLState` at
@@ -247,8 +248,10 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
     steps and resumes bit-identically with the same seed and thread count.
     The state shares the run's live weights, optimiser state, log and
     reference memo, which training goes on changing: save it (or copy it)
-    before returning.
+    before returning. ``verifier`` replaces the run's verifier by name
+    (chapter 4's learned judge, which needs its weights).
     """
+    verifier = verifier or make_verifier(cfg)
     reference = copy.deepcopy(policy).eval()
     opt = adamw(policy.parameters(), cfg.lr)
     gen = torch.Generator().manual_seed(seed)
@@ -266,8 +269,7 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
         if state.reference is not None:
             memo = state.reference
     else:
-        _checkpoint(policy, cfg, seed, name, 0, log)
-    verifier = make_verifier(cfg)
+        _checkpoint(policy, cfg, seed, name, 0, log, verifier)
     tasks = split("train", cfg.world)
     started = time.perf_counter() - log["wall_seconds"]
     consecutive = trailing_exclusions(log)
@@ -313,7 +315,7 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
                             "threshold": cfg.guard.abort_after}
             break
         if step % cfg.checkpoint_every == 0 or step == cfg.steps:
-            _checkpoint(policy, cfg, seed, name, step, log)
+            _checkpoint(policy, cfg, seed, name, step, log, verifier)
             if on_checkpoint is not None:
                 on_checkpoint(RLState(step, policy.state_dict(), opt.state_dict(), gen.get_state(), list(pool), log,
                                       picker.getstate(), memo))
@@ -323,8 +325,8 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
     return log
 
 
-def _checkpoint(policy: Policy, cfg: RLConfig, seed: int, name: str, step: int, log: dict) -> None:
+def _checkpoint(policy: Policy, cfg: RLConfig, seed: int, name: str, step: int, log: dict, verifier) -> None:
     policy.version = f"{name}@{step}"
     log["checkpoints"].append({"step": step, "version": policy.version, "weights_hash": weights_hash(policy),
                                "checkpoint": Checkpoint.of(policy, policy.version)})
-    log["evals"].append(checkpoint_eval(policy, cfg, seed, step))
+    log["evals"].append(checkpoint_eval(policy, cfg, seed, step, verifier))

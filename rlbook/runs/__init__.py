@@ -14,7 +14,24 @@ from __future__ import annotations
 
 from .cache import cache_key, cache_root, code_hash, entry_path, pretrained_key, pretrained_path
 from .catalogue import DEFAULT_THREADS, MAIN, MULTI, PRETRAIN_SEED, RUNS, RunSpec, spec
-from .training import Run, load
+from .training import Judge, Run, load, load_judge
 
-__all__ = ["DEFAULT_THREADS", "MAIN", "MULTI", "PRETRAIN_SEED", "RUNS", "Run", "RunSpec", "cache_key", "cache_root",
-           "code_hash", "entry_path", "load", "pretrained_key", "pretrained_path", "spec"]
+__all__ = [
+           "DEFAULT_THREADS",
+           "MAIN",
+           "MULTI",
+           "PRETRAIN_SEED",
+           "RUNS",
+           "Judge",
+           "Run",
+           "RunSpec",
+           "cache_key",
+           "cache_root",
+           "code_hash",
+           "entry_path",
+           "load",
+           "load_judge",
+           "pretrained_key",
+           "pretrained_path",
+           "spec",
+]

@@ -36,7 +36,7 @@ from rlbook import record as rec
 from rlbook.core.policy import Checkpoint
 from rlbook.core.source import closure_hash
 
-from .catalogue import PRETRAIN_SEED, spec
+from .catalogue import JUDGE, JUDGE_PARENT, PRETRAIN_SEED, spec
 from .records import check_against_log
 
 #: The module that trains a run: the cache key hashes its import closure.
@@ -80,6 +80,17 @@ def pretrained_key(name: str, threads: int) -> str:
     parent = pretrained_key(s.parent, threads) if s.parent else ""
     text = json.dumps([repr(s.pretrain), parent, PRETRAIN_SEED, threads, code_hash()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def judge_key(seed: int, threads: int) -> str:
+    """Hash of chapter 4's learned judge: its configuration, the key of the run it learns from, seed, threads, code."""
+    text = json.dumps([repr(JUDGE), cache_key(JUDGE_PARENT, seed, threads), seed, threads, code_hash()])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def judge_path(seed: int, threads: int) -> Path:
+    """The cache entry of the learned judge of ``seed`` (chapter 4), shared by the runs that train against it."""
+    return cache_root() / f"judge-seed{seed}-t{threads}-{judge_key(seed, threads)}"
 
 
 def entry_path(name: str, seed: int, threads: int) -> Path:

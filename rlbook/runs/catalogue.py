@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from rlbook.core.reward_model import JudgeConfig
 from rlbook.core.rl import RLConfig
 from rlbook.core.train import PretrainConfig, SFTConfig
 
@@ -22,6 +23,10 @@ DEFAULT_THREADS = 1
 # run's seeds differ in SFT's replayed windows and in everything RL samples, not in pretraining.
 # Pretraining was a quarter of the book's training time when each seed had its own.
 PRETRAIN_SEED = 0
+# Chapter 4's learned judge: trained from this run's policy on 1,000 labelled samples of it, once per seed,
+# and cached on its own; the runs whose verifier is "judge" train against it.
+JUDGE = JudgeConfig()
+JUDGE_PARENT = "base"
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,10 @@ RUNS: dict[str, RunSpec] = {spec.name: spec for spec in [
             rl=replace(MAIN, steps=40, faults=((8, "verifier_outage"), (15, "malformed_burst"), (22, "nan_loss")))),
     RunSpec("abort", "injected verifier outages in a row until the abort criterion stops the run", "base",
             rl=replace(MAIN, steps=40, faults=tuple((s, "verifier_outage") for s in range(10, 40)))),
+    RunSpec("rm", "RL from base against the learned judge's probability (chapter 4's over-optimisation)", "base",
+            rl=replace(MAIN, verifier="judge", steps=40, checkpoint_every=5)),
+    RunSpec("rm-kl", "rm with a KL penalty 0.1 to base", "base",
+            rl=replace(MAIN, verifier="judge", kl_beta=0.1, steps=40, checkpoint_every=5)),
     RunSpec("process-base", "multi-step world: base's pretrained policy, pretrained further on equations and chains "
             "with a context of 24, then SFT on 60 examples", "base",
             pretrain=PretrainConfig(world="multi", steps=600, block_size=24, space_prob=0.3, parts=1),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from rlbook import record as rec
+from rlbook.core.reward_model import JudgeVerifier
 from rlbook.core.rewards import STATUSES, get_verifier
 from rlbook.core.rl import RLConfig
 from rlbook.core.world import split
@@ -67,7 +68,7 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
     last = parent.log["checkpoints"][-1]
     base = {"name": parent.name, "version": last["version"], "weights_hash": last["weights_hash"]}
     record = common_record(s, seed, threads, log, cfg, base)
-    verifier = get_verifier(cfg.verifier, cfg.verifier_version)
+    verifier = JudgeVerifier if cfg.verifier == "judge" else get_verifier(cfg.verifier, cfg.verifier_version)
     by_status = sum((torch.bincount(r["statuses"].long(), minlength=len(STATUSES)) for r in log["rollouts"]),
                     torch.zeros(len(STATUSES), dtype=torch.long))
     labels = {st: int(n) for st, n in zip(STATUSES, by_status) if n}
@@ -83,8 +84,8 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
         sampling={"temperature": cfg.temperature, "group_size": cfg.group_size,
                   "prompts_per_step": cfg.prompts_per_step or record["prompt_split"]["counts"]["train"],
                   "token_budget": cfg.budget},
-        verifier={"name": verifier.name, "version": verifier.version,
-                  "implementation": f"rlbook.core.rewards.{type(verifier).__name__}"},
+        verifier={"name": verifier.name, "version": cfg.verifier_version or getattr(verifier, "version", "1.0"),
+                  "implementation": _implementation(verifier)},
         outcome_labels=labels,
         process_labels={"name": "rlbook.core.rewards.process_score", "version": "1.0"} if cfg.world == "multi" else None,
         advantage={"method": cfg.advantage if cfg.selection == "none" else "selection: advantage 1 on kept rollouts",
@@ -104,6 +105,12 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
     if "abort" in log:
         record["abort"] = log["abort"]
     return record
+
+
+def _implementation(verifier) -> str:
+    """Where the verifier's code lives: a verifier object's class, or the class itself (the learned judge)."""
+    cls = verifier if isinstance(verifier, type) else type(verifier)
+    return f"{cls.__module__}.{cls.__name__}"
 
 
 def _excluded(log: dict, step: int) -> bool:

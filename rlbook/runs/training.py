@@ -20,6 +20,7 @@ import torch
 
 from rlbook import record as rec
 from rlbook.core.policy import Checkpoint, Policy, weights_hash
+from rlbook.core.reward_model import JudgeVerifier, RewardModel, judge_report, train_judge
 from rlbook.core.rl import RLConfig, RLState, checkpoint_eval, train_rl
 from rlbook.core.train import pretrain, sft
 
@@ -27,6 +28,7 @@ from .cache import (
     CacheError,
     check_writable,
     entry_path,
+    judge_path,
     load_log,
     locked,
     pretrained_path,
@@ -39,7 +41,7 @@ from .cache import (
     write_file,
     write_run,
 )
-from .catalogue import DEFAULT_THREADS, PRETRAIN_SEED, RunSpec, spec
+from .catalogue import DEFAULT_THREADS, JUDGE, JUDGE_PARENT, PRETRAIN_SEED, RunSpec, spec
 from .records import base_record, rl_record
 
 
@@ -128,6 +130,47 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
     return Run(name, seed, threads, record, log, entry, True, time.perf_counter() - started)
 
 
+@dataclass
+class Judge:
+    """Chapter 4's learned judge of one seed: the reward model, its held-out report and its training time."""
+
+    model: RewardModel
+    report: dict
+    seconds: float
+    cached: bool
+
+    @property
+    def verifier(self) -> JudgeVerifier:
+        return JudgeVerifier(self.model)
+
+
+def load_judge(seed: int = 0, threads: int | None = None) -> Judge:
+    """The learned judge of ``seed`` (:data:`JUDGE`, from :data:`JUDGE_PARENT`'s policy): cached, or trained now."""
+    threads = threads or DEFAULT_THREADS
+    parent = load(JUDGE_PARENT, seed, threads)
+    entry = judge_path(seed, threads)
+    with locked(entry.with_name(entry.name + ".lock")):
+        found = read_entry(entry, lambda folder: torch.load(folder / "judge.pt", weights_only=True))
+        if found is not None:
+            model = RewardModel(parent.policy())
+            model.load_state_dict(found["state"])
+            return Judge(model.eval(), found["report"], float(found["seconds"]), True)
+        check_writable(entry.parent, f"the judge of seed {seed}")
+        before = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        try:
+            started = time.perf_counter()
+            model = train_judge(parent.policy(), JUDGE, seed)
+            seconds = time.perf_counter() - started
+            report = judge_report(model, parent.policy(), seed, JUDGE)
+        finally:
+            torch.set_num_threads(before)
+        saved = {"state": {k: v.detach().clone() for k, v in model.state_dict().items()}, "report": report,
+                 "seconds": seconds}
+        write_entry(entry, lambda folder: save_tensors(saved, folder / "judge.pt"))
+        return Judge(model, report, seconds, False)
+
+
 def _train(s: RunSpec, seed: int, threads: int, entry: Path) -> tuple[dict, dict]:
     parent = load(s.parent, seed, threads) if s.parent else None
     torch.set_num_threads(threads)
@@ -210,7 +253,10 @@ def _train_rl(s: RunSpec, parent: Run, seed: int, threads: int, entry: Path) -> 
     if previous in (signal.SIG_DFL, None):
         signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        log = train_rl(policy, s.rl, seed, s.name, state=state, on_checkpoint=_keeper(partial, state))
+        verifier = load_judge(seed, threads).verifier if s.rl.verifier == "judge" else None
+        torch.set_num_threads(threads)
+        log = train_rl(policy, s.rl, seed, s.name, state=state, on_checkpoint=_keeper(partial, state),
+                       verifier=verifier)
     except KeyboardInterrupt:
         last = RLState.load(state_file).step if state_file.exists() else None
         _save_interrupted(s, parent, seed, threads, partial, last)

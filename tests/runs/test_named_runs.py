@@ -135,3 +135,9 @@ def test_base_is_neither_hopeless_nor_solved_and_main_lifts_it_by_at_least_0_15(
     assert 0.2 <= before["heldout_expected_reward"] <= 0.8
     assert after["heldout_expected_reward"] - before["heldout_expected_reward"] >= 0.15
     assert after["heldout_greedy_accuracy"] > before["heldout_greedy_accuracy"]
+
+
+def test_the_learned_judge_beats_chance_on_fresh_samples_of_its_training_prompts():
+    report = runs.load_judge(0).report
+    assert report["train_prompts"]["auc"] > 0.75 and report["train_prompts"]["accuracy"] > 0.75, report
+    assert set(report) == {"train_prompts", "heldout_prompts"}
