@@ -25,9 +25,9 @@ from types import ModuleType
 MODULES: dict[str, str] = {
     **{name: f"rlbook.core.{name}" for name in (
         "world", "policy", "adamw", "sampling", "rewards", "advantages", "losses", "train", "rl", "evaluate",
-        "stats", "progress", "source")},
+        "stats", "progress", "source", "reward_model")},
     **{name: f"rlbook.analysis.{name}" for name in (
-        "workshop", "disagreement", "credit", "audit", "selection", "plots", "reward_spec", "passk")},
+        "workshop", "disagreement", "credit", "audit", "selection", "plots", "reward_spec", "passk", "judge")},
     "runs": "rlbook.runs", "prefetch": "rlbook.runs.prefetch", "record": "rlbook.record",
     "trl_bridge": "rlbook.trl", "exercises": "rlbook.exercises",
     "build": "rlbook.publish.build", "site": "rlbook.publish.site", "lint": "rlbook.publish.lint",
