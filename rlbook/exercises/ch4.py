@@ -5,7 +5,9 @@
 - Exercise 12: :func:`check_reward_split`, training reward split into the
   part the exact verifier agrees with and the loophole, on the ``exploit`` run;
 - Exercise 13: :func:`check_abort_rule`, an abort criterion run over real
-  metric traces with and without incidents.
+  metric traces with and without incidents;
+- :func:`check_overrated_answer`, a wrong answer the learned judge rates
+  above the right one.
 
 Every check prints and returns a :class:`~rlbook.exercises.CheckResult`; none
 raises on a wrong answer.
@@ -21,7 +23,8 @@ import numpy as np
 from rlbook import runs
 from rlbook.analysis import audit
 from rlbook.core import rewards as rw
-from rlbook.core.world import EOT, all_tasks, parse_prompt
+from rlbook.core.reward_model import judge_probabilities
+from rlbook.core.world import EOT, VOCAB, all_tasks, parse_prompt
 
 from . import CheckResult, as_number, never_raises, not_a_function, not_answered, verdict
 
@@ -266,3 +269,30 @@ def reference_abort_rule(history: list[dict]) -> bool:
     if loss is not None and not math.isfinite(loss):
         return True
     return kl is not None and kl > 4.0
+
+
+@never_raises
+def check_overrated_answer(prompt: str | None, completion: str | None, seed: int = 0) -> CheckResult:
+    """Exercise 4.4: a wrong ``completion`` of at most 4 characters that seed ``seed``'s learned judge
+    (``runs.load_judge``) rates above the right answer to ``prompt``.
+
+    The answer is refused before the judge is loaded when it is not a task prompt and a short completion.
+    """
+    if prompt is None or completion is None:
+        return not_answered("`judge_prompt` and `judge_completion`")
+    if not isinstance(prompt, str) or parse_prompt(prompt) is None or parse_prompt(prompt).world != "single":
+        return verdict(False, f"the prompt {prompt!r:.40} is not a task of the form 'U:3+4?|A:'")
+    if not isinstance(completion, str) or not 1 <= len(completion) <= 4 or any(ch not in VOCAB for ch in completion):
+        return verdict(False, f"the completion must be text of 1 to 4 characters the policy can write, got "
+                              f"{completion!r:.40}")
+    exact = rw.get_verifier("exact")(prompt, completion)
+    if exact.status == "accepted":
+        return verdict(False, f"{completion!r} is the right answer to {prompt!r}: find a wrong one the judge prefers")
+    right = f"{parse_prompt(prompt).answer}{EOT}"
+    model = runs.load_judge(seed).model
+    wrong_p, right_p = judge_probabilities(model, [(prompt, completion), (prompt, right)])
+    if wrong_p <= right_p:
+        return verdict(False, f"the judge gives {completion!r} P(right) = {wrong_p:.3f}, not above the "
+                              f"{right_p:.3f} of the right answer {right!r}")
+    return verdict(True, f"the judge gives {completion!r} P(right) = {wrong_p:.3f} on {prompt!r}, above the "
+                         f"{right_p:.3f} of the right answer {right!r}, which the exact verifier calls {exact.status}")

@@ -122,3 +122,18 @@ def test_ex13_other_correct_rules_pass(right):
 def test_ex13_a_rule_must_answer_true_or_false(wrong):
     result = ch4.check_abort_rule(wrong, seed=0)
     assert not result.passed and "return True to abort" in result.message
+
+
+def test_overrated_answer_the_solution_finds_passes_and_the_right_answer_or_a_low_one_fails():
+    from rlbook import reward_model, world
+
+    model = runs.load_judge(0).model
+    pairs = [(t.prompt, f"{a}#") for t in world.split("all") for a in range(19)]
+    scores = dict(zip(pairs, reward_model.judge_probabilities(model, pairs)))
+    lead = {(p, c): s - scores[p, f"{world.parse_prompt(p).answer}#"] for (p, c), s in scores.items()}
+    best, worst = max(lead, key=lead.get), min(lead, key=lead.get)
+    assert ch4.check_overrated_answer(*best).passed
+    failed = ch4.check_overrated_answer(*worst)
+    assert not failed.passed and "not above" in failed.message
+    right = ch4.check_overrated_answer("U:3+4?|A:", "7#")
+    assert not right.passed and "right answer" in right.message

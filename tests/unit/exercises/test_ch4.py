@@ -100,3 +100,14 @@ def test_ex4_junk_gets_a_message(args, hint):
 def test_ex12_and_ex13_junk_is_not_a_function(junk):
     assert "must be a function" in ch4.check_reward_split(junk).message
     assert "must be a function" in ch4.check_abort_rule(junk).message
+
+
+@pytest.mark.parametrize(("prompt", "completion", "says"), [
+    (None, "7#", "no answer yet"), ("3+4", "7#", "not a task"), ("U:3+4+5?|A:", "7#", "not a task"),
+    ("U:3+4?|A:", "", "1 to 4 characters"), ("U:3+4?|A:", "12345", "1 to 4 characters"),
+    ("U:3+4?|A:", "x#", "1 to 4 characters"), ("U:3+4?|A:", 7, "1 to 4 characters"),
+])
+def test_overrated_answer_refuses_what_is_not_a_prompt_and_a_short_answer_before_loading_the_judge(prompt, completion,
+                                                                                                    says):
+    result = ch4.check_overrated_answer(prompt, completion)
+    assert not result.passed and says in result.message

@@ -42,6 +42,7 @@ CHECKS = [
     lambda a: ch3.check_credit_reading(a, a, None, 0), lambda a: ch3.check_credit_reading([0], [0], a, a),
     lambda a: ch4.check_exploitable_verifier(a, "U:3+4?|A:", "17#"),
     lambda a: ch4.check_exploitable_verifier(lambda p, c: 1.0, a, a),
+    lambda a: ch4.check_overrated_answer(a, "17#"),
     lambda a: ch5.check_independent_evaluation(a if not isinstance(a, dict) else dict(a, n=0)),
     ch5.check_matched_comparison, ch5.check_record_fields,
     lambda a: ch5.check_reward_versioning(a, *ch5.VERSIONING_CASES[0]),
