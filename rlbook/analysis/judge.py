@@ -97,7 +97,7 @@ class Exploit:
     ``share[i]`` is the share of step ``steps[i]``'s batch that is over-rated;
     ``top`` the over-rated completions of the last batch, most common first,
     as (completion, count, mean judge score, how many prompts it is wrong on,
-    how many training prompts it is the right answer of).
+    how many training prompts it is exactly the right completion of).
     """
 
     steps: list[int]
@@ -109,7 +109,7 @@ class Exploit:
 def exploit(run: Run) -> Exploit:
     """The over-rated answers of every stored batch of ``run`` (its rewards are the judge's scores)."""
     exact = rw.get_verifier("exact")
-    sums = Counter(t.answer for t in split("train"))
+    right_of = Counter(t.completion for t in split("train"))
     steps, share, single = [], [], []
     last: list[tuple[str, str, float]] = []
     for r in run.rollouts:
@@ -127,9 +127,7 @@ def exploit(run: Run) -> Exploit:
         by_text.setdefault(text, []).append((prompt, score))
     top = []
     for text, seen in sorted(by_text.items(), key=lambda kv: -len(kv[1])):
-        value = text[:-1] if text.endswith("#") and text[:-1].isdigit() else None
-        right_of = sums.get(int(value), 0) if value is not None else 0
-        top.append((text, len(seen), float(np.mean([s for _, s in seen])), len({p for p, _ in seen}), right_of))
+        top.append((text, len(seen), float(np.mean([s for _, s in seen])), len({p for p, _ in seen}), right_of[text]))
     return Exploit(steps, np.array(share), np.array(single), top)
 
 

@@ -53,7 +53,7 @@ def test_exploit_counts_wrong_answers_the_judge_scores_high():
     assert found.single_digit.tolist() == [0.75, 1.0]
     text, times, score, prompts, right_for = found.top[0]
     assert (text, times, prompts) == ("9#", 3, 1) and score == pytest.approx(0.7667, abs=1e-3)
-    assert right_for == sum(t.answer == 9 for t in judge.split("train"))
+    assert right_for == sum(t.completion == "9#" for t in judge.split("train"))
     curves = judge.curves(run)
     assert curves.steps == [0, 2] and curves.gold.tolist() == [0.6, 0.3]
     judge.plot_curves({"rm": {0: curves}})
