@@ -7,8 +7,9 @@ what its prose says. Claims that need runs beyond base/main for seeds 1 and 2
 from __future__ import annotations
 
 import pytest
+import torch
 
-from rlbook import credit, runs, world
+from rlbook import advantages, credit, runs, world
 
 SEEDS = (0, 1, 2)
 SLOW_SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
@@ -88,3 +89,12 @@ def test_update_choices_claims_over_seeds():
     margin = credit.lost_margin(gaps)
     assert all(not curves[r].stopped and worst[r] >= worst["main"] - margin for r in curves if r not in reused)
     assert not curves["ppo"].stopped and worst["ppo"] >= worst["main"] - margin  # reuse alone lost no seed
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_leave_one_out_is_centring_times_g_over_g_minus_1_on_a_real_group(seed):
+    """@sec-advantages' RLOO paragraph: on the first batch's groups, RLOO's advantage is G/(G-1) times the centred one."""
+    batch = credit.recorded_batch(runs.load("main", seed), 1)
+    size = batch.rollouts.group_size
+    grouped = torch.tensor(batch.rewards, dtype=torch.float32).view(-1, size)
+    assert torch.allclose(credit.leave_one_out(grouped), size / (size - 1) * advantages.group_centered(grouped), atol=1e-6)

@@ -50,6 +50,7 @@ from .compare import (
 from .replay import (
     RatioDrift,
     group_scale_table,
+    leave_one_out,
     logprob_drift,
     lr_at,
     one_thread,
@@ -81,9 +82,9 @@ from .signal import (
 
 __all__ = ["AGREEMENT", "COMPARED", "DISGUISES", "LOST_FLOOR", "Curves", "GradientVariance", "ProcessGroup",
            "RatioDrift", "agreed_until", "balanced_group", "comparison_table", "dict_table", "find_process_case",
-           "gradient_variance", "group_rows", "group_scale_table", "in_words", "logprob_drift", "lost_margin",
-           "lr_at", "mixed_groups", "one_thread", "plot_gradient_variance", "plot_ratio_drift", "plot_token_credit",
-           "plot_update_curves", "plot_zero_variance", "process_group", "process_rows", "ratio_drift",
-           "record_and_credit", "recorded_batch", "rounding_gaps", "run_config", "sampling_checkpoint",
+           "gradient_variance", "group_rows", "group_scale_table", "in_words", "leave_one_out", "logprob_drift",
+           "lost_margin", "lr_at", "mixed_groups", "one_thread", "plot_gradient_variance", "plot_ratio_drift",
+           "plot_token_credit", "plot_update_curves", "plot_zero_variance", "process_group", "process_rows",
+           "ratio_drift", "record_and_credit", "recorded_batch", "rounding_gaps", "run_config", "sampling_checkpoint",
            "scale_effect", "separation_chance", "split_credit", "stop_lines", "stop_story", "token_steps",
            "update_curves", "versus", "zero_variance_summary"]
