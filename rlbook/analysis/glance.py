@@ -219,7 +219,7 @@ def glossary_rows() -> list[list[str]]:
 def algorithm_steps(main: rl.RLConfig) -> list[tuple[str, Callable]]:
     """The RL step ``main`` runs, one line per stage with the rlbook function that does it, in order."""
     return [
-        (f"pick the prompts of the step (all {len(world.split('train', main.world))} training prompts)", rl.train_rl),
+        (f"pick the prompts of the step (all {len(world.split('train', main.world))} training prompts)", rl.sample_step),
         ((f"sample G = {main.group_size} answers per prompt at T = {main.temperature:g}, "
          f"at most {main.budget} characters, recording each token's log-probability"), sampling.sample),
         ("verify each answer: reward 1 if accepted, else 0", rewards.ExactVerifier.__call__),

@@ -36,7 +36,7 @@ from rlbook.core.evaluate import EvalResult, evaluate
 from rlbook.core.policy import Policy
 from rlbook.core.sampling import sample
 from rlbook.core.stats import Estimate, difference_ci, mean_with_ci, pass_at_k, wilson_interval
-from rlbook.core.world import Task, split
+from rlbook.core.world import BUDGET, Task, split
 from rlbook.record.display import as_table
 
 from . import audit
@@ -201,7 +201,7 @@ def per_prompt_pass_at_k(result: EvalResult, k: int) -> np.ndarray:
 
 
 def comparison_rows(before: Policy, after: Policy, tasks: list[Task], seed: int = 0, n: int = 32,
-                    budget: int = 4, low_temperature: float = 0.5, k: int = 4) -> list[dict]:
+                    budget: int = BUDGET, low_temperature: float = 0.5, k: int = 4) -> list[dict]:
     """Pre-RL (``before``) against post-RL (``after``): matched comparisons and two unmatched ones (chapter 5).
 
     Rows, each with the ``difference`` (after minus before, paired interval
@@ -249,7 +249,7 @@ def read_plain_answer(text: str) -> str:
     return text.split("\n")[0].replace(" ", "")
 
 
-def plain_equation_accuracy(policy: Policy, tasks: list[Task] | None = None, budget: int = 4) -> float:
+def plain_equation_accuracy(policy: Policy, tasks: list[Task] | None = None, budget: int = BUDGET) -> float:
     """Retained-capability test: share of sums answered right in the plain ``a+b=`` format, greedy (chapter 5).
 
     RL rewards only the chat format ``U:a+b?|A:``; this measures whether the

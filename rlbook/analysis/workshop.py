@@ -25,10 +25,11 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from rlbook.core import rewards as rw
 from rlbook.core import rl
 from rlbook.core.evaluate import EvalResult, evaluate
+from rlbook.core.evaluate import eval_seed as core_eval_seed
 from rlbook.core.policy import Policy
 from rlbook.core.sampling import sample
 from rlbook.core.train import adamw
-from rlbook.core.world import Task, encode, split
+from rlbook.core.world import BUDGET, Task, encode, split
 from rlbook.runs import Run, spec
 
 from . import plots
@@ -50,12 +51,12 @@ loss and optimiser; chapter 3 studies the size of the update.
 
 
 def eval_seed(run: Run, step: int) -> int:
-    """The sampler seed of a run's recorded checkpoint evaluation (mirrors ``rl.checkpoint_eval``).
+    """The sampler seed of a run's recorded checkpoint evaluation (:func:`rlbook.core.evaluate.eval_seed`).
 
     Base runs evaluate both of their checkpoints with the seed of an RL run's
     step 0, so that the base policy gets the same numbers everywhere.
     """
-    return 10_000 * (run.seed + 1) + (0 if spec(run.name).rl is None else step)
+    return core_eval_seed(run.seed, 0 if spec(run.name).rl is None else step)
 
 
 def recorded_samples(run: Run, step: int = 1) -> EvalResult:
@@ -66,7 +67,7 @@ def recorded_samples(run: Run, step: int = 1) -> EvalResult:
     rewards differ from the record, so the chapter's figures and the run
     record can never silently disagree.
     """
-    result = evaluate(run.policy(step), split("heldout"), n=N_SAMPLES, temperature=1.0, budget=4,
+    result = evaluate(run.policy(step), split("heldout"), n=N_SAMPLES, temperature=1.0, budget=BUDGET,
                       verifier=rw.get_verifier("exact"), seed=eval_seed(run, step))
     recorded = np.asarray(run.eval_at(step)["heldout_per_prompt"])
     if not np.allclose(result.per_prompt, recorded, atol=1e-4):
@@ -416,7 +417,7 @@ def plot_rl_loop(group_size: int = rl.RLConfig().group_size):
     return fig
 
 
-def interactive_workshop(policy: Policy, tasks: list[Task], n: int = N_SAMPLES, budget: int = 4,
+def interactive_workshop(policy: Policy, tasks: list[Task], n: int = N_SAMPLES, budget: int = BUDGET,
                          start: Task | None = None):
     """The workshop for Jupyter: pick a sum and a temperature, see ``n`` fresh samples (chapter 1).
 

@@ -16,7 +16,7 @@ says which convention it follows. TRL's ``GRPOTrainer`` option
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch import Tensor

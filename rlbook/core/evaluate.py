@@ -16,7 +16,7 @@ import torch
 from . import rewards as rw
 from .policy import Policy
 from .sampling import Rollouts, sample
-from .world import Task
+from .world import BUDGET, Task
 
 
 @dataclass
@@ -63,7 +63,17 @@ class EvalResult:
         return sorted(((t, c, s) for t, (c, s) in seen.items()), key=lambda x: -x[1])
 
 
-def evaluate(policy: Policy, tasks: list[Task], n: int = 32, temperature: float = 1.0, budget: int = 4,
+def eval_seed(seed: int, step: int) -> int:
+    """The sampler seed of the checkpoint evaluation at ``step`` of a run with ``seed`` (its train prompts use one more).
+
+    A function of (seed, step) alone, far from the training seeds, so that
+    evaluating a checkpoint never disturbs the run's own random stream, and
+    any later reader (chapter 1's workshop) can draw the same samples again.
+    """
+    return 10_000 * (seed + 1) + step
+
+
+def evaluate(policy: Policy, tasks: list[Task], n: int = 32, temperature: float = 1.0, budget: int = BUDGET,
              verifier=None, seed: int = 0, greedy: bool = False) -> EvalResult:
     """Sample ``n`` answers per task and score them: expected reward by sampling.
 
@@ -85,7 +95,7 @@ def evaluate(policy: Policy, tasks: list[Task], n: int = 32, temperature: float 
                       [texts[i * n:(i + 1) * n] for i in range(len(tasks))], settings, rollouts)
 
 
-def greedy_accuracy(policy: Policy, tasks: list[Task], budget: int = 4, verifier=None) -> float:
+def greedy_accuracy(policy: Policy, tasks: list[Task], budget: int = BUDGET, verifier=None) -> float:
     """Fraction of tasks whose greedy (most probable) answer the verifier accepts."""
     return evaluate(policy, tasks, budget=budget, verifier=verifier, greedy=True).expected_reward
 

@@ -1,6 +1,9 @@
 """The response policy of the RL loop (chapter 4): a verifier that fails or hangs is recorded, not raised; a batch
-with too many malformed rollouts is excluded; too many excluded batches in a row abort the run. The faults that
-chapter 4's runs inject are named here too.
+with too many malformed rollouts is excluded; too many excluded batches in a row abort the run.
+
+The faults chapter 4's runs inject (:data:`FAULT_KINDS`) are injected from outside the code they test: a
+:class:`FaultyVerifier` wraps the run's verifier, and the loop (:func:`rlbook.core.rl.train_rl`) corrupts a batch
+or poisons a loss; :func:`score_guarded` and the update never know that a fault was planned.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import numpy as np
 import torch
 
 from . import rewards as rw
+from .events import intervention
 from .sampling import Rollouts
 from .world import EOT_ID, STOI
 
@@ -20,11 +24,24 @@ if TYPE_CHECKING:
     from .rl import RLConfig
 
 FAULT_KINDS = ("verifier_outage", "verifier_timeout", "malformed_burst", "nan_loss")
+"""The faults an :class:`~rlbook.core.rl.RLConfig` can plan at a step (``faults=((step, kind), ...)``, chapter 4):
+the verifier down or hanging (:class:`FaultyVerifier`), a burst of malformed rollouts (:func:`corrupt`), a
+non-finite loss (the loop poisons the batch's advantages)."""
+
+MALFORMED_BURST = 0.8
+"""The share of a batch's rollouts that a ``malformed_burst`` fault corrupts."""
 
 
 @dataclass(frozen=True)
 class Guard:
-    """The response policy: when a batch is excluded, updates paused, or the run aborted (chapter 4)."""
+    """The response policy: when a batch is excluded, updates paused, or the run aborted (chapter 4).
+
+    - ``max_malformed_rate``: a batch with a larger share of malformed rollouts is excluded;
+    - ``max_verifier_error_rate``: the threshold recorded when a verifier error pauses the updates (any error
+      pauses them: every rollout of the batch is then unverifiable);
+    - ``verifier_timeout_s``: how long the loop waits for the verifier before it counts as hung;
+    - ``abort_after``: that many excluded or paused batches in a row abort the run.
+    """
 
     max_malformed_rate: float = 0.5
     max_verifier_error_rate: float = 0.1
@@ -32,24 +49,39 @@ class Guard:
     abort_after: int = 3
 
 
-def score_guarded(verifier, rollouts: Rollouts, timeout_s: float, fault: str | None = None):
+class FaultyVerifier:
+    """A verifier with a planned fault (chapter 4): ``verifier_outage`` raises, ``verifier_timeout`` hangs.
+
+    A hang lasts one and a half times ``timeout_s``, once, then the wrapped
+    verifier judges as usual: :func:`score_guarded` must give up on it first.
+    """
+
+    def __init__(self, verifier: rw.Verifier, fault: str, timeout_s: float):
+        if fault not in ("verifier_outage", "verifier_timeout"):
+            raise ValueError(f"a verifier fault is 'verifier_outage' or 'verifier_timeout', not {fault!r}")
+        self.verifier, self.fault, self.timeout_s = verifier, fault, timeout_s
+        self.hung = False
+
+    def __call__(self, prompt: str, completion: str) -> rw.Verdict:
+        if self.fault == "verifier_outage":
+            raise ConnectionError("injected fault: verifier service unavailable")
+        if not self.hung:
+            self.hung = True
+            time.sleep(self.timeout_s * 1.5)
+        return self.verifier(prompt, completion)
+
+
+def score_guarded(verifier, rollouts: Rollouts, timeout_s: float):
     """Rewards and statuses, with a crash or a time-out of the verifier recorded, never raised.
 
     Returns ``(rewards, statuses, error)``: on failure every rollout is
     ``unverifiable`` with reward 0 and ``error`` says what happened.
     """
-    def run():
-        if fault == "verifier_outage":
-            raise ConnectionError("injected fault: verifier service unavailable")
-        if fault == "verifier_timeout":
-            time.sleep(timeout_s * 1.5)
-        return rw.score(verifier, rollouts.prompts, rollouts.completions())
-
     outcome: dict = {}
 
     def guarded():
         try:
-            outcome["value"] = run()
+            outcome["value"] = rw.score(verifier, rollouts.prompts, rollouts.completions())
         except Exception as err:  # noqa: BLE001 - any verifier failure becomes a recorded event
             outcome["error"] = f"verifier raised {type(err).__name__}: {err}"
 
@@ -77,10 +109,9 @@ def corrupt(rollouts: Rollouts, share: float, gen: torch.Generator) -> Rollouts:
 
 
 def intervene(log: dict, step: int, kind: str, reason: str, metric: str, value: float, threshold: float,
-               affected: int) -> None:
-    log["interventions"].append({"step": step, "kind": kind, "reason": reason,
-                                 "trigger": {"metric": metric, "value": float(value), "threshold": float(threshold)},
-                                 "affected_rollouts": int(affected)})
+              affected: int) -> None:
+    """Append an :func:`intervention` to the run log."""
+    log["interventions"].append(intervention(step, kind, reason, metric, value, threshold, int(affected)))
 
 
 def guard_batch(cfg: RLConfig, log: dict, step: int, statuses: list[str], error: str | None) -> bool:
@@ -89,12 +120,12 @@ def guard_batch(cfg: RLConfig, log: dict, step: int, statuses: list[str], error:
     if error is not None:
         rate = statuses.count("unverifiable") / n
         intervene(log, step, "updates paused", error, "verifier_error_rate", rate,
-                   cfg.guard.max_verifier_error_rate, n)
+                  cfg.guard.max_verifier_error_rate, n)
         return False
     malformed = statuses.count("malformed") / n
     if malformed > cfg.guard.max_malformed_rate:
         intervene(log, step, "batch excluded", "malformed rollouts above the limit", "malformed_rate", malformed,
-                   cfg.guard.max_malformed_rate, statuses.count("malformed"))
+                  cfg.guard.max_malformed_rate, statuses.count("malformed"))
         return False
     return True
 
@@ -110,4 +141,14 @@ def trailing_exclusions(log: dict) -> int:
 
 
 def faults_at(cfg: RLConfig, step: int) -> set[str]:
+    """The kinds of fault ``cfg`` plans at ``step``."""
     return {kind for at, kind in cfg.faults if at == step}
+
+
+def check_faults(faults: tuple) -> None:
+    """Raise ValueError unless ``faults`` is a tuple of ``(step, kind)`` pairs, each kind one of :data:`FAULT_KINDS`."""
+    for entry in faults:
+        if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], int)):
+            raise ValueError(f"RLConfig.faults holds (step, kind) pairs, not {entry!r}")
+        if entry[1] not in FAULT_KINDS:
+            raise ValueError(f"RLConfig.faults: {entry[1]!r} is not one of {FAULT_KINDS}")

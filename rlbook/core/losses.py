@@ -15,7 +15,7 @@ floats for the run's log. Nothing else in ``rlbook`` is imported.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch import Tensor
@@ -153,12 +153,6 @@ def kl_k3(logp: Tensor, ref_logp: Tensor) -> Tensor:
     """
     d = ref_logp - logp
     return torch.exp(d) - d - 1
-
-
-def kl_penalty(logp: Tensor, ref_logp: Tensor, mask: Tensor, beta: float, how: str = "token_mean",
-               max_tokens: int | None = None) -> Tensor:
-    """``beta * aggregate(kl_k3(logp, ref_logp))``: the term added to the loss to stay near the reference (chapter 3)."""
-    return beta * aggregate(kl_k3(logp, ref_logp), mask, how, max_tokens)
 
 
 LOSSES: dict[str, Callable[..., tuple[Tensor, dict[str, float]]]] = {

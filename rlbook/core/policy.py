@@ -19,9 +19,8 @@ from torch import nn
 from .world import VOCAB
 
 KVCache = list[tuple[torch.Tensor, torch.Tensor]]
-# The longest plain causal attention left to PyTorch's fused kernel when no gradient is
-# recorded (see SelfAttention.forward).
 FUSED_CAUSAL_STEPS = 16
+"""The longest plain causal attention left to PyTorch's fused kernel when no gradient is recorded (:func:`attend`)."""
 
 
 @functools.lru_cache(maxsize=64)
@@ -53,6 +52,36 @@ def attend_written(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torc
     return (torch.softmax(scores, dim=-1) @ v.reshape(batch * heads, steps, size)).view(batch, heads, steps, size)
 
 
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None = None,
+           bias: torch.Tensor | None = None) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+    """Attention of queries ``q`` over keys ``k`` and values ``v`` (batch, heads, steps, d); returns ``(y, (k, v))``.
+
+    Three ways, one result: under ``bias`` (steps x steps: 0 where a position
+    may attend, minus infinity where it may not; the RL update's grouped
+    reading, :meth:`Policy.read_groups`), attention written out
+    (:func:`attend_written`); continuing from ``cache`` (the cached keys and
+    values, while sampling), PyTorch's fused kernel; plain causal attention,
+    written out when autograd records it or it is longer than
+    :data:`FUSED_CAUSAL_STEPS`, fused otherwise. The keys and values returned
+    include the cached ones.
+    """
+    steps = q.shape[2]
+    # Written out, not fused: the fused kernel's backward pass is slower on CPU at these sizes, and a read without
+    # gradient written out too gives the reference policy exactly the numbers the update computes for the same
+    # weights (rlbook bench times both ways: BENCHMARKS.md).
+    if cache is None and (bias is not None or torch.is_grad_enabled() or steps > FUSED_CAUSAL_STEPS):
+        return attend_written(q, k, v, causal_bias(steps) if bias is None else bias), (k, v)
+    mask = None
+    if cache is not None:
+        past = cache[0].shape[2]
+        k = torch.cat([cache[0], k], dim=2)
+        v = torch.cat([cache[1], v], dim=2)
+        # New position i sees every cached position and the new ones up to i.
+        mask = torch.ones(steps, past + steps, dtype=torch.bool).tril(past) if steps > 1 else None
+    y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=cache is None and steps > 1)
+    return y, (k, v)
+
+
 class SelfAttention(nn.Module):
     """Multi-head causal self-attention with an optional key/value cache."""
 
@@ -74,36 +103,9 @@ class SelfAttention(nn.Module):
 
     def forward(self, x: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None = None,
                 bias: torch.Tensor | None = None):
-        """Attend causally (continuing from ``cache`` if given), or under ``bias``.
-
-        ``bias`` (steps x steps) is added to the attention scores: 0 where a
-        position may attend, minus infinity where it may not (the RL update's
-        grouped reading, :meth:`Policy.read_groups`); plain causal attention
-        uses :func:`causal_bias`. Attention under ``bias``, attention that
-        autograd records, and causal reads of more than ``FUSED_CAUSAL_STEPS``
-        positions are written out (:func:`attend_written`); the rest goes to
-        PyTorch's fused kernel. Its backward pass is slow on CPU at these
-        sizes: on one thread (``rlbook bench``'s machine, interleaved rounds)
-        the grouped reads of one RL batch of ``main`` with their backward
-        pass took 6.5 ms written out against 7.1 ms fused. Without a gradient
-        the fused kernel is a little quicker (2.5 against 2.9 ms), but
-        writing that read out too gives the reference policy's
-        log-probabilities exactly the numbers the update computes for the
-        same weights.
-        """
-        batch, steps, width = x.shape
-        q, k, v = self.heads(x)
-        if cache is None and (bias is not None or torch.is_grad_enabled() or steps > FUSED_CAUSAL_STEPS):
-            return self.merged(attend_written(q, k, v, causal_bias(steps) if bias is None else bias)), (k, v)
-        mask = None
-        if cache is not None:
-            past = cache[0].shape[2]
-            k = torch.cat([cache[0], k], dim=2)
-            v = torch.cat([cache[1], v], dim=2)
-            # New position i sees every cached position and the new ones up to i.
-            mask = torch.ones(steps, past + steps, dtype=torch.bool).tril(past) if steps > 1 else None
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=cache is None and steps > 1)
-        return self.merged(y), (k, v)
+        """Attend causally (continuing from ``cache`` if given), or under ``bias`` (:func:`attend`)."""
+        y, keys_values = attend(*self.heads(x), cache, bias)
+        return self.merged(y), keys_values
 
 
 class Block(nn.Module):
@@ -238,7 +240,7 @@ class Checkpoint:
     version: str
 
     @classmethod
-    def of(cls, policy: Policy, version: str) -> "Checkpoint":
+    def of(cls, policy: Policy, version: str) -> Checkpoint:
         state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
         return cls(policy.cfg, state, version)
 
@@ -259,7 +261,7 @@ class Checkpoint:
         return {"config": asdict(self.config), "state": self.state, "version": self.version}
 
     @classmethod
-    def from_data(cls, data: dict) -> "Checkpoint":
+    def from_data(cls, data: dict) -> Checkpoint:
         """The checkpoint that :meth:`to_data` wrote; a ValueError names what is missing or of the wrong kind."""
         if not isinstance(data, dict) or set(data) != {"config", "state", "version"}:
             raise ValueError(f"a checkpoint has the fields config, state and version; got {_keys(data)}")

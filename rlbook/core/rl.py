@@ -11,7 +11,7 @@ import copy
 import random
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -20,26 +20,69 @@ from . import advantages as adv_lib
 from . import losses
 from . import rewards as rw
 from .adamw import AdamW
-from .evaluate import evaluate, greedy_accuracy, step_validity
-from .guard import Guard, corrupt, faults_at, guard_batch, intervene, score_guarded, trailing_exclusions
+from .choices import check_choice
+from .evaluate import eval_seed, evaluate, greedy_accuracy, step_validity
+from .events import aborted_update
+from .guard import (
+    MALFORMED_BURST,
+    FaultyVerifier,
+    Guard,
+    check_faults,
+    corrupt,
+    faults_at,
+    guard_batch,
+    intervene,
+    score_guarded,
+    trailing_exclusions,
+)
 from .packing import ReferenceMemo, generated_logprobs
 from .policy import Checkpoint, Policy, weights_hash
 from .progress import progress
+from .reward_model import JudgeVerifier
+from .runlog import Batch, RLState, new_log, store
 from .sampling import Rollouts, sample
 from .train import adamw
-from .world import split
+from .world import BUDGET, WORLDS, split
+
+SELECTIONS = ("none", "accepted")
+"""The selection rules of :attr:`RLConfig.selection`: learn from every rollout, or only from the accepted ones."""
 
 
 @dataclass(frozen=True)
 class RLConfig:
-    """Every choice of an RL run. The defaults are the book's ``main`` run."""
+    """Every choice of an RL run. The defaults are the book's ``main`` run.
+
+    A choice field refuses any value but those listed (ValueError naming the
+    field and the values, :mod:`rlbook.core.choices`). The fields:
+
+    - ``world``: the task, ``"single"`` (a+b) or ``"multi"`` (a+b+c) (:data:`rlbook.core.world.WORLDS`);
+    - ``steps``: RL steps; ``group_size``: answers sampled per prompt (G);
+    - ``prompts_per_step``: prompts drawn per step, 0 for every training prompt;
+    - ``temperature``: the sampling temperature; ``budget``: the token budget of an answer;
+    - ``lr``: AdamW's learning rate after ``warmup`` steps of linear warm-up (:func:`warmup_lr`);
+    - ``loss``: the token loss, one of :data:`rlbook.core.losses.LOSSES` (``"pg"``, ``"ppo"``, ``"cispo"``);
+    - ``eps_low``, ``eps_high``: PPO's clip range; ``cispo_cap``: CISPO's cap on the ratio;
+    - ``aggregation``: how token losses become one number (:data:`rlbook.core.losses.AGGREGATIONS`);
+    - ``advantage``: the group baseline (:data:`rlbook.core.advantages.ADVANTAGE_METHODS`);
+    - ``reward_scale``: a factor on every reward before the advantages;
+    - ``kl_beta``: weight of the KL penalty to the starting policy (0: logged only);
+    - ``updates_per_batch``: gradient steps on each batch;
+    - ``verifier``, ``verifier_version``: the reward (:data:`rlbook.core.rewards.VERIFIERS` and the
+      verifier's ``VERSIONS``; None for its default version);
+    - ``stale``: the update learns from the batch sampled that many steps earlier;
+    - ``selection``: one of :data:`SELECTIONS` (``"accepted"`` learns only from accepted rollouts);
+    - ``checkpoint_every``: steps between checkpoints (each one evaluated, :func:`checkpoint_eval`);
+    - ``eval_n``: samples per prompt in a checkpoint's evaluation;
+    - ``faults``: ``(step, kind)`` pairs of faults to inject, kinds from :data:`rlbook.core.guard.FAULT_KINDS`;
+    - ``guard``: the response policy (:class:`rlbook.core.guard.Guard`).
+    """
 
     world: str = "single"
     steps: int = 100
     group_size: int = 16
     prompts_per_step: int = 0
     temperature: float = 1.0
-    budget: int = 4
+    budget: int = BUDGET
     lr: float = 3e-4
     warmup: int = 10
     loss: str = "ppo"
@@ -60,24 +103,25 @@ class RLConfig:
     faults: tuple = ()
     guard: Guard = field(default_factory=Guard)
 
+    def __post_init__(self) -> None:
+        check_choice(self, "world", WORLDS)
+        check_choice(self, "loss", losses.LOSSES)
+        check_choice(self, "aggregation", losses.AGGREGATIONS)
+        check_choice(self, "advantage", adv_lib.ADVANTAGE_METHODS)
+        # "judge": chapter 4's learned judge, which the runs' cache builds from its weights (rlbook.core.reward_model)
+        check_choice(self, "verifier", (*rw.VERIFIERS, JudgeVerifier.name))
+        if self.verifier_version is not None and self.verifier in rw.VERIFIERS:
+            check_choice(self, "verifier_version", rw.VERIFIERS[self.verifier].VERSIONS)
+        check_choice(self, "selection", SELECTIONS)
+        check_faults(self.faults)
+
     def loss_params(self) -> dict:
+        """The settings of the chosen loss: PPO's clip range, CISPO's cap, none for the policy gradient."""
         if self.loss == "ppo":
             return {"eps_low": self.eps_low, "eps_high": self.eps_high}
         if self.loss == "cispo":
             return {"cap_high": self.cispo_cap}
         return {}
-
-
-@dataclass
-class Batch:
-    """One step's rollouts together with the credit derived from them (kept apart from the record)."""
-
-    step: int
-    rollouts: Rollouts
-    rewards: np.ndarray
-    statuses: list[str]
-    advantages: torch.Tensor
-    used: torch.Tensor
 
 
 def make_verifier(cfg: RLConfig):
@@ -96,7 +140,7 @@ def credit(cfg: RLConfig, rewards: np.ndarray, statuses: list[str]) -> tuple[tor
 
 
 def update(policy: Policy, opt: AdamW | torch.optim.Optimizer, batch: Batch, cfg: RLConfig,
-           ref_logp: torch.Tensor | None = None, poison: bool = False) -> dict:
+           ref_logp: torch.Tensor | None = None) -> dict:
     """One gradient step on a batch; returns the loss statistics.
 
     ``ref_logp`` (from :func:`reference_logprobs`) gives the KL to the
@@ -114,8 +158,6 @@ def update(policy: Policy, opt: AdamW | torch.optim.Optimizer, batch: Batch, cfg
         kl = losses.aggregate(losses.kl_k3(logp, ref_logp), mask, cfg.aggregation, cfg.budget)
         if cfg.kl_beta > 0:
             loss = loss + cfg.kl_beta * kl
-    if poison:
-        loss = loss * float("nan")
     stats.update(loss=float(loss.detach()), kl=float(kl.detach()), entropy=float(losses.aggregate(entropy.detach(), rollouts.mask)),
                  finite=bool(torch.isfinite(loss)))
     opt.zero_grad(set_to_none=True)
@@ -152,10 +194,10 @@ def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int, verifie
     (seed, step), so evaluating never disturbs the training run's random stream.
     """
     exact = rw.get_verifier("exact")
-    eval_seed = 10_000 * (seed + 1) + step
-    heldout = evaluate(policy, split("heldout", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact, seed=eval_seed)
+    heldout = evaluate(policy, split("heldout", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact,
+                       seed=eval_seed(seed, step))
     train = evaluate(policy, split("train", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact,
-                     seed=eval_seed + 1)
+                     seed=eval_seed(seed, step) + 1)
     train_rewards, _, error = score_guarded(verifier or make_verifier(cfg), train.rollouts, cfg.guard.verifier_timeout_s)
     entry = {"step": step, "heldout_expected_reward": heldout.expected_reward,
              "heldout_per_prompt": heldout.per_prompt.round(5).tolist(),
@@ -169,164 +211,172 @@ def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int, verifie
     return entry
 
 
+def warmup_lr(peak: float, warmup: int, step: int) -> float:
+    """The learning rate at RL step ``step`` (from 1): linear warm-up to ``peak`` over ``warmup`` steps, then ``peak``.
+
+    Adam's first steps are otherwise full-sized, whatever the gradient. The
+    RL loop, chapter 3's replays and the workshop's training all use it.
+    """
+    return peak * min(1.0, step / max(1, warmup))
+
+
 @dataclass
-class RLState:
-    """Everything needed to continue a run exactly where it stopped."""
+class Loop:
+    """What the RL loop carries from step to step, fresh (:meth:`start`) or resumed from an :class:`RLState`."""
 
-    step: int
-    policy: dict
-    optimizer: dict
-    generator: torch.Tensor
-    pool: list
+    reference: Policy
+    opt: AdamW
+    gen: torch.Generator
+    picker: random.Random
+    memo: ReferenceMemo
+    pool: deque
     log: dict
-    picker: tuple | None = None
-    reference: ReferenceMemo | None = None
-
-    def save(self, path) -> None:
-        """Write the state to ``path`` as plain data (tensors, numbers, strings): :meth:`load` reads it without pickle.
-
-        Not through ``dataclasses.asdict``: it would first deep-copy the whole
-        log, which cost more than writing it.
-        """
-        torch.save({"step": self.step, "policy": self.policy, "optimizer": self.optimizer,
-                    "generator": self.generator, "pool": [_batch_data(b) for b in self.pool], "log": self.log,
-                    "picker": self.picker,
-                    "reference": None if self.reference is None else
-                    {"index": self.reference.index, "values": self.reference.values}}, path)
+    first: int
+    started: float
+    consecutive: int
 
     @classmethod
-    def load(cls, path) -> "RLState":
-        """The state :meth:`save` wrote; loading runs no code from the file (``weights_only=True``)."""
-        raw = torch.load(path, weights_only=True)
-        expected = {"step", "policy", "optimizer", "generator", "pool", "log", "picker", "reference"}
-        if not isinstance(raw, dict) or set(raw) != expected:
-            raise ValueError(f"a resume state has the fields {sorted(expected)}")
-        memo = raw["reference"]
-        return cls(raw["step"], raw["policy"], raw["optimizer"], raw["generator"],
-                   [_batch_from_data(b) for b in raw["pool"]], raw["log"],
-                   raw["picker"], None if memo is None else ReferenceMemo(memo["index"], memo["values"]))
+    def start(cls, policy: Policy, cfg: RLConfig, seed: int, name: str, state: RLState | None, verifier) -> Loop:
+        """The loop at its first step; a fresh run evaluates its starting checkpoint (step 0) first."""
+        reference = copy.deepcopy(policy).eval()
+        loop = cls(reference, adamw(policy.parameters(), cfg.lr), torch.Generator().manual_seed(seed),
+                   random.Random(seed), ReferenceMemo(), deque(maxlen=cfg.stale + 1), new_log(), 1, 0.0, 0)
+        if state is None:
+            log_checkpoint(policy, cfg, seed, f"{name}@0", 0, loop.log, verifier=verifier)
+        else:
+            policy.load_state_dict(state.policy)
+            loop.opt.load_state_dict(state.optimizer)
+            loop.gen.set_state(state.generator)
+            loop.log, loop.first = state.log, state.step + 1
+            loop.pool.extend(state.pool)
+            if state.picker is not None:
+                loop.picker.setstate(state.picker)
+            if state.reference is not None:
+                loop.memo = state.reference
+        # the wall clock goes on from where the interrupted run stopped
+        loop.started = time.perf_counter() - loop.log["wall_seconds"]
+        loop.consecutive = trailing_exclusions(loop.log)
+        return loop
 
-
-def _batch_data(batch: Batch) -> dict:
-    """A batch as plain data, for :meth:`RLState.save`."""
-    r = batch.rollouts
-    return {"step": batch.step, "rewards": torch.from_numpy(np.asarray(batch.rewards, dtype=np.float64)),
-            "statuses": list(batch.statuses), "advantages": batch.advantages, "used": batch.used,
-            "rollouts": {"prompts": list(r.prompts), "prompt_ids": r.prompt_ids, "tokens": r.tokens,
-                         "logprobs": r.logprobs, "mask": r.mask, "policy_version": r.policy_version,
-                         "settings": dict(r.settings)}}
-
-
-def _batch_from_data(data: dict) -> Batch:
-    """The batch :func:`_batch_data` wrote."""
-    return Batch(data["step"], Rollouts(**data["rollouts"]), data["rewards"].numpy(), data["statuses"],
-                 data["advantages"], data["used"])
-
-
-def new_log() -> dict:
-    """The run's growing log: metrics per step, evaluations, checkpoints, rollouts and events."""
-    return {"metrics": [], "evals": [], "checkpoints": [], "rollouts": [], "interventions": [],
-            "aborted_updates": [], "status": "running", "wall_seconds": 0.0}
-
-
-def _store(batch: Batch) -> dict:
-    """The compact per-step rollout record kept in the run's cache."""
-    r = batch.rollouts
-    return {"step": batch.step, "prompts": r.prompts[:: r.group_size], "tokens": r.tokens.to(torch.uint8),
-            "lengths": r.lengths.to(torch.uint8), "logprobs": r.logprobs.clone(),
-            "rewards": torch.tensor(batch.rewards, dtype=torch.float32),
-            "statuses": torch.tensor([rw.STATUSES.index(s) for s in batch.statuses], dtype=torch.uint8),
-            "policy_version": r.policy_version, "used": batch.used.clone()}
+    def state(self, policy: Policy, step: int) -> RLState:
+        """A resumable state after ``step``, sharing the live weights, optimiser, log and memo."""
+        return RLState(step, policy.state_dict(), self.opt.state_dict(), self.gen.get_state(), list(self.pool),
+                       self.log, self.picker.getstate(), self.memo)
 
 
 def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: RLState | None = None,
              on_checkpoint=None, verifier=None) -> dict:
     """Run RL from ``policy`` (or continue from ``state``); returns the run log.
 
-    ``on_checkpoint(state)`` is called with a resumable :class:`RLState` at
-    every checkpoint, so an interrupted run loses at most ``checkpoint_every``
-    steps and resumes bit-identically with the same seed and thread count.
-    The state shares the run's live weights, optimiser state, log and
-    reference memo, which training goes on changing: save it (or copy it)
-    before returning. ``verifier`` replaces the run's verifier by name
-    (chapter 4's learned judge, which needs its weights).
+    Each step samples a group of answers per prompt, scores them, turns the
+    rewards into credit and updates the policy. ``on_checkpoint(state)`` is
+    called with a resumable :class:`RLState` at every checkpoint, so an
+    interrupted run loses at most ``checkpoint_every`` steps and resumes
+    bit-identically with the same seed and thread count. The state shares
+    the run's live weights, optimiser state, log and reference memo, which
+    training goes on changing: save it (or copy it) before returning. ``verifier`` replaces the run's verifier
+    by name (chapter 4's learned judge, which needs its weights).
     """
     verifier = verifier or make_verifier(cfg)
-    reference = copy.deepcopy(policy).eval()
-    opt = adamw(policy.parameters(), cfg.lr)
-    gen = torch.Generator().manual_seed(seed)
-    log, pool, first = new_log(), deque(maxlen=cfg.stale + 1), 1
-    picker = random.Random(seed)
-    memo = ReferenceMemo()
-    if state is not None:
-        policy.load_state_dict(state.policy)
-        opt.load_state_dict(state.optimizer)
-        gen.set_state(state.generator)
-        log, first = state.log, state.step + 1
-        pool.extend(state.pool)
-        if state.picker is not None:
-            picker.setstate(state.picker)
-        if state.reference is not None:
-            memo = state.reference
-    else:
-        _checkpoint(policy, cfg, seed, name, 0, log, verifier)
+    loop = Loop.start(policy, cfg, seed, name, state, verifier)
     tasks = split("train", cfg.world)
-    started = time.perf_counter() - log["wall_seconds"]
-    consecutive = trailing_exclusions(log)
-    for step in progress(range(first, cfg.steps + 1), desc=name, total=cfg.steps - first + 1):
-        for group in opt.param_groups:  # linear warm-up: Adam's first steps are otherwise full-sized
-            group["lr"] = cfg.lr * min(1.0, step / max(1, cfg.warmup))
+    for step in progress(range(loop.first, cfg.steps + 1), desc=name, total=cfg.steps - loop.first + 1):
+        for group in loop.opt.param_groups:
+            group["lr"] = warmup_lr(cfg.lr, cfg.warmup, step)
         faults = faults_at(cfg, step)
         t0 = time.perf_counter()
-        chosen = tasks if not cfg.prompts_per_step else picker.sample(tasks, cfg.prompts_per_step)
-        policy.version = f"{name}@{step - 1}"
-        rollouts = sample(policy, [t.prompt for t in chosen], n=cfg.group_size, temperature=cfg.temperature,
-                          budget=cfg.budget, generator=gen)
-        if "malformed_burst" in faults:
-            rollouts = corrupt(rollouts, 0.8, gen)
-        rewards, statuses, error = score_guarded(verifier, rollouts, cfg.guard.verifier_timeout_s,
-                                                 next((f for f in faults if f.startswith("verifier")), None))
-        advantages, used = credit(cfg, rewards, statuses)
-        batch = Batch(step, rollouts, rewards, statuses, advantages, used)
+        rollouts = sample_step(policy, cfg, loop, tasks, f"{name}@{step - 1}", faults)
+        rewards, statuses, error = score_guarded(faulty(verifier, cfg, faults), rollouts, cfg.guard.verifier_timeout_s)
+        batch = Batch(step, rollouts, rewards, statuses, *credit(cfg, rewards, statuses))
         t1 = time.perf_counter()
-        ok = guard_batch(cfg, log, step, statuses, error)
-        stats = {}
-        if ok:
-            pool.append(batch)
-            learn = pool[0]
-            ref_logp = memo.logprobs(reference, learn.rollouts)
-            for _ in range(cfg.updates_per_batch):
-                stats = update(policy, opt, learn, cfg, ref_logp, poison="nan_loss" in faults)
-            if not stats["finite"]:
-                ok = False
-                log["aborted_updates"].append({"step": step, "reason": "non-finite loss", "measurement": str(stats["loss"])})
-                intervene(log, step, "batch excluded", "non-finite loss", "loss_is_finite", 0.0, 1.0, len(statuses))
-        consecutive = 0 if ok else consecutive + 1
-        if not ok:
-            batch.used = torch.zeros_like(batch.used)
-        log["metrics"].append({"step": step, **rollout_metrics(cfg, batch), "excluded": not ok,
-                               **{k: v for k, v in stats.items() if k != "finite"},
-                               "sample_seconds": t1 - t0, "update_seconds": time.perf_counter() - t1})
-        log["rollouts"].append(_store(batch))
-        log["wall_seconds"] = time.perf_counter() - started
-        if consecutive >= cfg.guard.abort_after:
-            log["status"] = "aborted"
-            log["abort"] = {"step": step, "reason": f"{consecutive} consecutive batches excluded or paused",
-                            "threshold": cfg.guard.abort_after}
+        stats = learn(policy, cfg, loop, batch, error, poisoned="nan_loss" in faults)
+        log_step(cfg, loop, batch, stats, t1 - t0, time.perf_counter() - t1)
+        if loop.consecutive >= cfg.guard.abort_after:
+            abort(cfg, loop, step)
             break
         if step % cfg.checkpoint_every == 0 or step == cfg.steps:
-            _checkpoint(policy, cfg, seed, name, step, log, verifier)
+            log_checkpoint(policy, cfg, seed, f"{name}@{step}", step, loop.log, verifier=verifier)
             if on_checkpoint is not None:
-                on_checkpoint(RLState(step, policy.state_dict(), opt.state_dict(), gen.get_state(), list(pool), log,
-                                      picker.getstate(), memo))
-    if log["status"] == "running":
-        log["status"] = "completed"
-    policy.version = f"{name}@{log['checkpoints'][-1]['step']}"
-    return log
+                on_checkpoint(loop.state(policy, step))
+    if loop.log["status"] == "running":
+        loop.log["status"] = "completed"
+    policy.version = f"{name}@{loop.log['checkpoints'][-1]['step']}"
+    return loop.log
 
 
-def _checkpoint(policy: Policy, cfg: RLConfig, seed: int, name: str, step: int, log: dict, verifier) -> None:
-    policy.version = f"{name}@{step}"
-    log["checkpoints"].append({"step": step, "version": policy.version, "weights_hash": weights_hash(policy),
-                               "checkpoint": Checkpoint.of(policy, policy.version)})
-    log["evals"].append(checkpoint_eval(policy, cfg, seed, step, verifier))
+def sample_step(policy: Policy, cfg: RLConfig, loop: Loop, tasks: list, version: str, faults: set[str]) -> Rollouts:
+    """Sample one step's groups from the step's prompts, under policy version ``version`` (a planned burst corrupts them)."""
+    chosen = tasks if not cfg.prompts_per_step else loop.picker.sample(tasks, cfg.prompts_per_step)
+    policy.version = version
+    rollouts = sample(policy, [t.prompt for t in chosen], n=cfg.group_size, temperature=cfg.temperature,
+                      budget=cfg.budget, generator=loop.gen)
+    return corrupt(rollouts, MALFORMED_BURST, loop.gen) if "malformed_burst" in faults else rollouts
+
+
+def faulty(verifier, cfg: RLConfig, faults: set[str]):
+    """The run's verifier, wrapped in a :class:`FaultyVerifier` when the step plans a verifier fault."""
+    fault = next((f for f in faults if f.startswith("verifier")), None)
+    return verifier if fault is None else FaultyVerifier(verifier, fault, cfg.guard.verifier_timeout_s)
+
+
+def learn(policy: Policy, cfg: RLConfig, loop: Loop, batch: Batch, error: str | None, poisoned: bool = False) -> dict:
+    """The update of one step, if the guard lets the batch through; returns the last update's statistics.
+
+    The update learns from the oldest batch of the pool (``cfg.stale`` steps
+    back). A non-finite loss leaves the weights alone and is recorded as an
+    aborted update and an excluded batch; ``poisoned`` (the ``nan_loss``
+    fault) makes the learnt batch's advantages NaN so that the loss is.
+    """
+    ok = guard_batch(cfg, loop.log, batch.step, batch.statuses, error)
+    stats: dict = {}
+    if ok:
+        loop.pool.append(batch)
+        learnt = loop.pool[0]
+        ref_logp = loop.memo.logprobs(loop.reference, learnt.rollouts)
+        if poisoned:
+            learnt = replace(learnt, advantages=learnt.advantages * float("nan"))
+        for _ in range(cfg.updates_per_batch):
+            stats = update(policy, loop.opt, learnt, cfg, ref_logp)
+        if not stats["finite"]:
+            ok = False
+            loop.log["aborted_updates"].append(aborted_update(batch.step, "non-finite loss", str(stats["loss"])))
+            intervene(loop.log, batch.step, "batch excluded", "non-finite loss", "loss_is_finite", 0.0, 1.0,
+                      len(batch.statuses))
+    loop.consecutive = 0 if ok else loop.consecutive + 1
+    if not ok:
+        batch.used = torch.zeros_like(batch.used)
+    stats["excluded"] = not ok
+    return stats
+
+
+def log_step(cfg: RLConfig, loop: Loop, batch: Batch, stats: dict, sample_seconds: float,
+             update_seconds: float) -> None:
+    """Append one step's metrics and stored rollouts to the run log."""
+    loop.log["metrics"].append({"step": batch.step, **rollout_metrics(cfg, batch), "excluded": stats["excluded"],
+                                **{k: v for k, v in stats.items() if k not in ("finite", "excluded")},
+                                "sample_seconds": sample_seconds, "update_seconds": update_seconds})
+    loop.log["rollouts"].append(store(batch))
+    loop.log["wall_seconds"] = time.perf_counter() - loop.started
+
+
+def abort(cfg: RLConfig, loop: Loop, step: int) -> None:
+    """Mark the run aborted at ``step``: too many excluded or paused batches in a row."""
+    loop.log["status"] = "aborted"
+    loop.log["abort"] = {"step": step, "reason": f"{loop.consecutive} consecutive batches excluded or paused",
+                         "threshold": cfg.guard.abort_after}
+
+
+def log_checkpoint(policy: Policy, cfg: RLConfig, seed: int, version: str, step: int, log: dict,
+                   eval_step: int | None = None, verifier=None) -> None:
+    """Append checkpoint ``step`` of ``policy``, named ``version``, and its evaluation to a run log.
+
+    The evaluation draws the samples of step ``eval_step`` (default ``step``,
+    :func:`checkpoint_eval`); a base run evaluates both its checkpoints as an
+    RL run's step 0, so that the base policy gets the same numbers there and
+    at the start of every RL run.
+    """
+    policy.version = version
+    log["checkpoints"].append({"step": step, "version": version, "weights_hash": weights_hash(policy),
+                               "checkpoint": Checkpoint.of(policy, version)})
+    log["evals"].append(dict(checkpoint_eval(policy, cfg, seed, step if eval_step is None else eval_step, verifier),
+                             step=step))

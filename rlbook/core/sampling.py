@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .policy import Policy
-from .world import EOT_ID, VOCAB, encode
+from .world import BUDGET, EOT_ID, VOCAB, encode
 
 # Token id i as the byte of its character, to decode a batch of rollouts in one translation.
 _ASCII = bytes(ord(ch) for ch in VOCAB).ljust(256, b"\x00")
@@ -69,7 +69,7 @@ class Rollouts:
         text = self.tokens.to(torch.uint8).numpy().tobytes().translate(_ASCII).decode("ascii")
         return [text[i * width:i * width + n] for i, n in enumerate(self.lengths.tolist())]
 
-    def select(self, rows) -> "Rollouts":
+    def select(self, rows) -> Rollouts:
         """The rollouts at the given row indices (a list or a bool/long tensor)."""
         rows = torch.as_tensor(rows)
         if rows.dtype == torch.bool:
@@ -119,7 +119,7 @@ def _next_token(logits: torch.Tensor, temperature: float, generator: torch.Gener
     return token, logp.gather(-1, token[:, None]).squeeze(-1)
 
 
-def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 1.0, budget: int = 4,
+def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 1.0, budget: int = BUDGET,
            generator: torch.Generator | None = None, use_cache: bool = True, greedy: bool = False) -> Rollouts:
     """Sample ``n`` episodes for each prompt, batched, with a key/value cache.
 

@@ -15,9 +15,10 @@ import torch
 import torch.nn.functional as F
 
 from .adamw import AdamW
+from .choices import check_choice
 from .policy import Policy, PolicyConfig, widened
 from .progress import progress
-from .world import EOT, Task, encode, equation_line, split
+from .world import EOT, WORLDS, Task, encode, equation_line, split
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,9 @@ class PretrainConfig:
     space_prob: float = 0.1
     chain_share: float = 0.3
     parts: int = 2
+
+    def __post_init__(self) -> None:
+        check_choice(self, "world", WORLDS)
 
 
 @dataclass(frozen=True)
@@ -98,8 +102,11 @@ def equation_stream(cfg: PretrainConfig, chars: int, seed: int) -> torch.Tensor:
     return torch.tensor(encode("".join(lines)), dtype=torch.long)
 
 
-def lr_at(step: int, steps: int, peak: float, warmup: int) -> float:
-    """Linear warm-up to ``peak`` then cosine decay to a tenth of it."""
+def pretrain_lr(step: int, steps: int, peak: float, warmup: int) -> float:
+    """Pretraining's learning rate at ``step`` (from 0): linear warm-up to ``peak``, then cosine decay to a tenth of it.
+
+    RL's schedule is :func:`rlbook.core.rl.warmup_lr` (warm-up, then constant).
+    """
     if step < warmup:
         return peak * (step + 1) / warmup
     progress_frac = (step - warmup) / max(1, steps - warmup)
@@ -182,7 +189,7 @@ def pretrain(cfg: PretrainConfig, seed: int, desc: str = "pretrain", start: Poli
     with ThreadPoolExecutor(max(1, cfg.parts - 1)) as pool:
         for step in progress(range(cfg.steps), desc=desc):
             for group in opt.param_groups:
-                group["lr"] = lr_at(step, cfg.steps, cfg.lr, cfg.warmup)
+                group["lr"] = pretrain_lr(step, cfg.steps, cfg.lr, cfg.warmup)
             pretrain_step(policy, opt, random_windows(stream, cfg.batch, cfg.block_size, gen), cfg.parts, pool)
     return policy
 

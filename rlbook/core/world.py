@@ -23,6 +23,11 @@ STOI: dict[str, int] = {ch: i for i, ch in enumerate(VOCAB)}
 EOT_ID: int = STOI[EOT]
 
 WORLDS = ("single", "multi")
+BUDGET = 4
+"""The token budget of an answer in the single-step world: two digits and the end mark, and one to spare.
+
+The default wherever the book samples a+b answers (sampling, evaluation, the RL loop, the analyses); the
+multi-step world's runs set 8."""
 SINGLE_PROMPT = re.compile(r"U:([0-9])\+([0-9])\?\|A:")
 MULTI_PROMPT = re.compile(r"U:([0-9])\+([0-9])\+([0-9])\?\|A:")
 SPLIT_SEED = 2024

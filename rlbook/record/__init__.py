@@ -19,8 +19,8 @@ from .io import (
                  new_record,
                  save,
 )
-from .schema import RECORD_SCHEMA, RUN_RECORD_FIELDS, SCHEMA_VERSION, STATUSES, Nullable, RecordError, validate
+from .schema import RECORD_SCHEMA, RUN_RECORD_FIELDS, RUN_STATUSES, SCHEMA_VERSION, Nullable, RecordError, validate
 
-__all__ = ["RECORD_SCHEMA", "RUN_RECORD_FIELDS", "SCHEMA_VERSION", "STATUSES", "Nullable", "RecordError",
+__all__ = ["RECORD_SCHEMA", "RUN_RECORD_FIELDS", "RUN_STATUSES", "SCHEMA_VERSION", "Nullable", "RecordError",
            "add_aborted_update", "add_checkpoint", "add_evaluation", "add_intervention", "environment_versions",
            "load", "new_record", "save", "validate"]

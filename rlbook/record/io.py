@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from rlbook.core.events import aborted_update, intervention
 from rlbook.core.source import package_hash
 
 from .reading import load_record
@@ -121,7 +122,7 @@ def add_evaluation(
 
 def add_aborted_update(record: dict, step: int, reason: str, measurement: float | str | dict) -> dict:
     """Record that the update at ``step`` was skipped, why, and the measurement that triggered it (chapters 4 and 5)."""
-    entry = {"step": step, "reason": reason, "measurement": measurement}
+    entry = aborted_update(step, reason, measurement)
     check_field(f"aborted_updates[{len(record['aborted_updates'])}]", entry, RECORD_SCHEMA["aborted_updates"][0])
     record["aborted_updates"].append(entry)
     return entry
@@ -146,13 +147,7 @@ def add_intervention(
     that later behaviour can be traced to the policy update or to the change
     in the training signal.
     """
-    entry = {
-        "step": step,
-        "kind": kind,
-        "reason": reason,
-        "trigger": {"metric": metric, "value": value, "threshold": threshold},
-        "affected_rollouts": list(affected) if isinstance(affected, (list, tuple)) else affected,
-    }
+    entry = intervention(step, kind, reason, metric, value, threshold, affected)
     check_field(f"interventions[{len(record['interventions'])}]", entry, RECORD_SCHEMA["interventions"][0])
     record["interventions"].append(entry)
     return entry

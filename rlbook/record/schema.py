@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 SCHEMA_VERSION = 1
-STATUSES = ("running", "completed", "interrupted", "aborted")
+RUN_STATUSES = ("running", "completed", "interrupted", "aborted")
 
 RUN_RECORD_FIELDS: dict[str, str] = {
     "schema_version": "version of this record format, so old records stay readable",
@@ -172,7 +172,7 @@ _KINDS = {
     "list": lambda v: isinstance(v, list),
     "counts": lambda v: isinstance(v, dict) and all(isinstance(k, str) and _is_int(n) for k, n in v.items()),
     "time": _is_time,
-    "status": lambda v: v in STATUSES,
+    "status": lambda v: v in RUN_STATUSES,
     "interval": _is_interval,
 }
 _KIND_NAMES = {
@@ -180,7 +180,7 @@ _KIND_NAMES = {
     "number": "a finite number",
     "counts": "a mapping of names to non-negative integers",
     "time": "an ISO 8601 time with a time zone",
-    "status": "one of " + ", ".join(STATUSES),
+    "status": "one of " + ", ".join(RUN_STATUSES),
     "interval": "a pair [lo, hi] with lo <= hi",
 }
 

@@ -26,21 +26,18 @@ def common_record(s: RunSpec, seed: int, threads: int, log: dict, cfg: RLConfig,
     """The record fields shared by base and RL runs."""
     world = cfg.world
     counts = {name: len(split(name, world)) for name in ("sft", "train", "heldout", "validation", "test")}
-    checkpoints = [{"step": c["step"], "policy_version": c["step"], "path": f"log.pt#checkpoints[{i}]",
-                    "weights_hash": c["weights_hash"]} for i, c in enumerate(log["checkpoints"])]
-    evaluations = []
-    for e in log["evals"]:
-        evaluations.append({"step": e["step"], "split": "heldout", "n": cfg.eval_n, "temperature": 1.0,
-                            "token_budget": cfg.budget, "metric": "expected_reward (exact verifier)",
-                            "value": e["heldout_expected_reward"], "ci": None})
-        evaluations.append({"step": e["step"], "split": "heldout", "n": 1, "temperature": 0.0,
-                            "token_budget": cfg.budget, "metric": "greedy_accuracy (exact verifier)",
-                            "value": e["heldout_greedy_accuracy"], "ci": None})
-    return rec.new_record(
+    record = rec.new_record(
         s.name, seed=seed, threads=threads, status=log["status"], base_policy=base,
         prompt_template="U:a+b?|A:" if world == "single" else "U:a+b+c?|A:",
-        prompt_split={"world": world, "train": "sft" if s.rl is None else "train", "counts": counts},
-        checkpoints=checkpoints, evaluations=evaluations)
+        prompt_split={"world": world, "train": "sft" if s.rl is None else "train", "counts": counts})
+    for i, c in enumerate(log["checkpoints"]):
+        rec.add_checkpoint(record, c["step"], c["step"], f"log.pt#checkpoints[{i}]", c["weights_hash"])
+    for e in log["evals"]:
+        rec.add_evaluation(record, e["step"], "heldout", cfg.eval_n, 1.0, cfg.budget,
+                           "expected_reward (exact verifier)", e["heldout_expected_reward"])
+        rec.add_evaluation(record, e["step"], "heldout", 1, 0.0, cfg.budget, "greedy_accuracy (exact verifier)",
+                           e["heldout_greedy_accuracy"])
+    return record
 
 
 def base_record(s: RunSpec, parent: Run | None, seed: int, threads: int, log: dict, probe: RLConfig) -> dict:

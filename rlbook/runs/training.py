@@ -19,10 +19,11 @@ from pathlib import Path
 import torch
 
 from rlbook import record as rec
-from rlbook.core.policy import Checkpoint, Policy, weights_hash
+from rlbook.core.policy import Checkpoint, Policy
 from rlbook.core.reward_model import JudgeVerifier, RewardModel, judge_report, train_judge
-from rlbook.core.rl import RLConfig, RLState, checkpoint_eval, train_rl
+from rlbook.core.rl import RLConfig, RLState, log_checkpoint, new_log, train_rl
 from rlbook.core.train import pretrain, sft
+from rlbook.core.world import BUDGET
 
 from .cache import (
     CacheError,
@@ -215,27 +216,17 @@ def _train_base(s: RunSpec, parent: Run | None, seed: int, threads: int) -> tupl
     Checkpoints 0 (pretrained) and 1 (after SFT), each evaluated with this run's seed.
     """
     world = s.pretrain.world
-    probe = RLConfig(world=world, budget=4 if world == "single" else 8, eval_n=32 if world == "single" else 16)
+    probe = RLConfig(world=world, budget=BUDGET if world == "single" else 8, eval_n=32 if world == "single" else 16)
     policy, pretrain_seconds, trained = _pretrained(s, parent, threads)
-    log = {"metrics": [], "evals": [], "checkpoints": [], "rollouts": [], "interventions": [], "aborted_updates": [],
-           "status": "completed",
-           "timing": {"pretrain_seconds": pretrain_seconds, "pretrained_now": trained, "pretrain_seed": PRETRAIN_SEED}}
-    _base_checkpoint(policy, probe, seed, s.name, 0, "pretrained", log)
+    log = dict(new_log(), status="completed",
+               timing={"pretrain_seconds": pretrain_seconds, "pretrained_now": trained, "pretrain_seed": PRETRAIN_SEED})
+    log_checkpoint(policy, probe, seed, f"{s.name}@pretrained", 0, log, eval_step=0)
     started = time.perf_counter()
     sft(policy, s.sft, s.pretrain, seed, desc=f"{s.name}: sft")
     log["timing"]["sft_seconds"] = time.perf_counter() - started
-    _base_checkpoint(policy, probe, seed, s.name, 1, "sft", log)
+    log_checkpoint(policy, probe, seed, f"{s.name}@sft", 1, log, eval_step=0)
     log["wall_seconds"] = (pretrain_seconds if trained else 0.0) + log["timing"]["sft_seconds"]
     return base_record(s, parent, seed, threads, log, probe), log
-
-
-def _base_checkpoint(policy: Policy, probe: RLConfig, seed: int, name: str, step: int, label: str, log: dict) -> None:
-    policy.version = f"{name}@{label}"
-    log["checkpoints"].append({"step": step, "version": policy.version, "weights_hash": weights_hash(policy),
-                               "checkpoint": Checkpoint.of(policy, policy.version)})
-    # Evaluated with the sampling seed of an RL run's step 0, so that the base
-    # policy gets the same numbers here and at the start of every RL run.
-    log["evals"].append(dict(checkpoint_eval(policy, probe, seed, 0), step=step))
 
 
 def _train_rl(s: RunSpec, parent: Run, seed: int, threads: int, entry: Path) -> tuple[dict, dict]:
@@ -321,9 +312,7 @@ def _raise_interrupt(signum, frame):
 def _save_interrupted(s: RunSpec, parent: Run, seed: int, threads: int, partial: Path, last: int | None) -> None:
     """Leave a run record marked interrupted, naming the last resumable checkpoint."""
     partial.mkdir(parents=True, exist_ok=True)
-    log = _resume_point(partial).log if last is not None else {
-        "metrics": [], "evals": [], "checkpoints": [], "rollouts": [], "interventions": [], "aborted_updates": [],
-        "wall_seconds": 0.0}
+    log = _resume_point(partial).log if last is not None else new_log()
     log = dict(log, status="interrupted")
     record = rl_record(s, parent, seed, threads, log)
     record["interrupted"] = {"step": last or 0,

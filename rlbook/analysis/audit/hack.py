@@ -11,6 +11,7 @@ import torch
 from rlbook.core import rewards as rw
 from rlbook.core.policy import Policy
 from rlbook.core.sampling import sample
+from rlbook.core.world import BUDGET
 
 from .batch import AuditBatch, from_rollouts, from_stored
 
@@ -103,7 +104,7 @@ def loophole_rows(batch: AuditBatch, exact=None) -> np.ndarray:
 
 
 def loophole_rate(policy: Policy, prompts: list[str], verifier, n: int = 64, temperature: float = 1.0,
-                  budget: int = 4, seed: int = 0) -> float:
+                  budget: int = BUDGET, seed: int = 0) -> float:
     """Share of fresh samples of ``policy`` that ``verifier`` pays but the exact verifier rejects.
 
     Chapter 4 measures it on the base policy: a policy can only learn an

@@ -12,7 +12,7 @@ from rlbook.core.evaluate import evaluate
 from rlbook.core.policy import Policy
 from rlbook.core.sampling import sample
 from rlbook.core.stats import pass_at_k_curve
-from rlbook.core.world import Task
+from rlbook.core.world import BUDGET, Task
 
 from .batch import from_rollouts
 from .composition import CATEGORIES, READABLE, composition, duplicate_shares, novelty
@@ -41,7 +41,7 @@ def own_format_accuracy(policy: Policy, tasks: Sequence[Task], n: int = 32, temp
 
 
 def temperature_audit(policy: Policy, prompts: list[str], temperatures: Sequence[float], n: int = 16,
-                      rounds: int = 2, budget: int = 4, seed: int = 0, verifier=None) -> list[dict]:
+                      rounds: int = 2, budget: int = BUDGET, seed: int = 0, verifier=None) -> list[dict]:
     """The exploration audit of fresh samples at several temperatures (``fig-exploration-coverage``).
 
     At each temperature the policy answers every prompt ``n`` times in each of
@@ -84,7 +84,7 @@ def mixed_group_rate(n: int, c: int, k: int) -> float:
 
 
 def sparse_reward_audit(policy: Policy, tasks: list[Task], temperatures: Sequence[float], n: int = 64,
-                        ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64), budget: int = 4, seed: int = 0) -> list[dict]:
+                        ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64), budget: int = BUDGET, seed: int = 0) -> list[dict]:
     """pass@k, never-right prompts, mixed-group rates and token cost at each temperature (chapter 4).
 
     For each temperature: ``pass_at_k`` (mean unbiased pass@k over tasks for

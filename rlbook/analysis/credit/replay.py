@@ -13,7 +13,7 @@ from rlbook.analysis import plots
 from rlbook.core import advantages as adv_lib
 from rlbook.core import losses
 from rlbook.core import rewards as rw
-from rlbook.core.rl import Batch, RLConfig, credit, generated_logprobs, update
+from rlbook.core.rl import Batch, RLConfig, credit, generated_logprobs, update, warmup_lr
 from rlbook.core.sampling import Rollouts
 from rlbook.core.train import adamw
 from rlbook.core.world import decode, encode
@@ -42,15 +42,6 @@ def run_config(run: Run) -> RLConfig:
     if cfg is None:
         raise ValueError(f"run {run.name!r} is a base run: it has no RL configuration")
     return cfg
-
-
-def lr_at(cfg: RLConfig, step: int) -> float:
-    """The learning rate a run used at ``step``: linear warm-up over ``cfg.warmup`` steps, then ``cfg.lr``.
-
-    The same schedule as :func:`rlbook.core.rl.train_rl`, so that replaying one of
-    its updates here uses the step size the run used.
-    """
-    return cfg.lr * min(1.0, step / max(1, cfg.warmup))
 
 
 
@@ -166,7 +157,7 @@ def ratio_drift(run: Run, step: int = 1, updates: int = 8, eps: float = 0.2, cap
     """Take ``updates`` gradient steps on the recorded batch of ``step`` and watch its ratios move (chapter 3).
 
     Starts from the checkpoint that sampled the batch with a fresh AdamW at
-    the learning rate the run used at that step (:func:`lr_at`), as the run
+    the learning rate the run used at that step (:func:`rlbook.core.rl.warmup_lr`), as the run
     itself does at its first step, and updates with the run's own loss
     (:func:`rlbook.core.rl.update`). For the
     ``ppo`` run (4 updates per batch) the statistics after 3 steps are the
@@ -175,7 +166,7 @@ def ratio_drift(run: Run, step: int = 1, updates: int = 8, eps: float = 0.2, cap
     cfg = run_config(run)
     batch = recorded_batch(run, step)
     policy = run.policy(sampling_checkpoint(run, batch))
-    opt = adamw(policy.parameters(), lr_at(cfg, step))
+    opt = adamw(policy.parameters(), warmup_lr(cfg.lr, cfg.warmup, step))
     r = batch.rollouts
     mask = r.mask & batch.used[:, None]
     token_adv = adv_lib.token_advantages(batch.advantages, mask)
@@ -235,7 +226,7 @@ def scale_effect(run: Run, scale: float = 10.0, step: int = 1) -> dict:
         deltas = []
         for factor in (1.0, scale):
             policy = copy.deepcopy(start)
-            lr = lr_at(cfg, step)
+            lr = warmup_lr(cfg.lr, cfg.warmup, step)
             opt = (adamw(policy.parameters(), lr) if opt_name == "adam"
                    else torch.optim.SGD(policy.parameters(), lr=lr))
             scaled = Batch(batch.step, batch.rollouts, batch.rewards, batch.statuses, batch.advantages * factor,

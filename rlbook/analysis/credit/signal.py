@@ -15,7 +15,7 @@ from rlbook.core import rewards as rw
 from rlbook.core.policy import Policy
 from rlbook.core.rl import Batch, generated_logprobs
 from rlbook.core.sampling import sample
-from rlbook.core.world import decode
+from rlbook.core.world import BUDGET, decode
 from rlbook.runs import Run
 
 from .replay import one_thread
@@ -52,10 +52,14 @@ def _flat_grad(loss: torch.Tensor, params: list[torch.Tensor]) -> torch.Tensor:
     return torch.cat([g.flatten() for g in grads])
 
 
+OFFSETS = tuple(np.round(np.linspace(-1, 2, 31), 2))
+"""The baseline offsets :func:`gradient_variance` tries by default: -1 to 2 in steps of 0.1."""
+
+
 @one_thread()
 def gradient_variance(policy: Policy, prompts: list[str], group_size: int = 16, repeats: int = 16,
-                      offsets=tuple(np.round(np.linspace(-1, 2, 31), 2)), seed: int = 0,
-                      budget: int = 4) -> GradientVariance:
+                      offsets=OFFSETS, seed: int = 0,
+                      budget: int = BUDGET) -> GradientVariance:
     """Measure how much policy-gradient estimates scatter, by sampling the same policy ``repeats`` times (chapter 3).
 
     Each repeat samples ``group_size`` answers per prompt, scores them with the

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from rlbook.core import rewards as rw
 from rlbook.core.evaluate import EvalResult, evaluate
-from rlbook.core.world import Task
+from rlbook.core.world import BUDGET, Task
 
 if TYPE_CHECKING:
     from rlbook.runs import Run
@@ -53,7 +53,7 @@ def format_share(row: dict[str, float | int]) -> float:
     return (row["malformed"] + row["incomplete"]) / rejected if rejected else 0.0
 
 
-def checkpoint_breakdowns(run: Run, tasks: list[Task], n: int = 32, budget: int = 4, seed: int = 0
+def checkpoint_breakdowns(run: Run, tasks: list[Task], n: int = 32, budget: int = BUDGET, seed: int = 0
                           ) -> tuple[dict[str, EvalResult], dict[str, dict[str, float | int]]]:
     """Evaluate a base run's checkpoints (0: pretrained, 1: after SFT) and break each down by verdict (ch2).
 

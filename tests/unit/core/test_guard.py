@@ -1,10 +1,11 @@
 """The RL loop's response policy: guarded scoring, injected malformed bursts, excluded batches (rlbook.core.guard)."""
 from __future__ import annotations
 
+import pytest
 import torch
 from doubles import StuckVerifier, answers
 
-from rlbook.core.guard import corrupt, guard_batch, score_guarded
+from rlbook.core.guard import FaultyVerifier, corrupt, guard_batch, score_guarded
 from rlbook.core.rewards import get_verifier
 from rlbook.core.rl import RLConfig, new_log
 from rlbook.core.sampling import Rollouts
@@ -16,11 +17,19 @@ def test_score_guarded_scores_normally_and_records_failures():
     rewards, statuses, error = score_guarded(get_verifier("exact"), rollouts, timeout_s=5.0)
     assert rewards.tolist() == [1.0, 0.0, 0.0] and error is None
     assert statuses == ["accepted", "incorrect", "incomplete"]
-    rewards, statuses, error = score_guarded(get_verifier("exact"), rollouts, 5.0, fault="verifier_outage")
+    down = FaultyVerifier(get_verifier("exact"), "verifier_outage", 5.0)
+    rewards, statuses, error = score_guarded(down, rollouts, 5.0)
     assert rewards.tolist() == [0.0, 0.0, 0.0] and statuses == ["unverifiable"] * 3
-    assert error.startswith("verifier raised ConnectionError")
-    _, statuses, error = score_guarded(get_verifier("exact"), rollouts, 0.05, fault="verifier_timeout")
+    assert error == "verifier raised ConnectionError: injected fault: verifier service unavailable"
+    _, statuses, error = score_guarded(FaultyVerifier(get_verifier("exact"), "verifier_timeout", 0.05), rollouts, 0.05)
     assert statuses == ["unverifiable"] * 3 and error == "verifier timed out after 0.1 s"
+
+
+def test_a_hanging_verifier_hangs_once_then_judges_as_the_one_it_wraps():
+    hanging = FaultyVerifier(get_verifier("exact"), "verifier_timeout", 0.01)
+    assert hanging("U:3+4?|A:", "7#") == get_verifier("exact")("U:3+4?|A:", "7#") and hanging.hung
+    with pytest.raises(ValueError, match="not 'nan_loss'"):
+        FaultyVerifier(get_verifier("exact"), "nan_loss", 1.0)
 
 
 def test_corrupt_turns_hit_rows_into_malformed_answers():

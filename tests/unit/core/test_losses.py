@@ -13,7 +13,6 @@ from rlbook.core.losses import (
     cispo_loss,
     importance_ratio,
     kl_k3,
-    kl_penalty,
     pg_loss,
     policy_gradient_loss,
     ppo_clip_loss,
@@ -194,13 +193,6 @@ def test_k3_averages_to_the_kl_divergence():
     samples = torch.multinomial(pi, 200_000, replacement=True)
     estimate = kl_k3(pi.log()[samples], ref.log()[samples]).mean().item()
     assert estimate == pytest.approx(exact, rel=0.03)
-
-
-def test_kl_penalty_scales_the_aggregated_estimate():
-    logp = torch.zeros(1, 2)
-    ref = torch.tensor([[math.log(2), 5.0]])
-    mask = torch.tensor([[1, 0]])
-    assert kl_penalty(logp, ref, mask, beta=0.1).item() == pytest.approx(0.1 * (1 - math.log(2)))
 
 
 # --- registry ----------------------------------------------------------------

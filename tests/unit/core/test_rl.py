@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
@@ -107,7 +108,9 @@ def test_a_non_finite_loss_is_not_applied():
     before = weights_hash(policy)
     batch = hand_batch(policy, [1.0, -1.0])
     opt = torch.optim.AdamW(policy.parameters(), lr=1e-2)
-    stats = update(policy, opt, batch, RLConfig(group_size=2), poison=True)
+    # NaN advantages, as the loop's nan_loss fault makes them, give a NaN loss.
+    poisoned = dataclasses.replace(batch, advantages=batch.advantages * float("nan"))
+    stats = update(policy, opt, poisoned, RLConfig(group_size=2))
     assert stats["finite"] is False and np.isnan(stats["loss"])
     assert weights_hash(policy) == before
     assert not opt.state  # the optimiser never stepped

@@ -1,6 +1,7 @@
 """Pretraining and SFT (rlbook.core.train): schedule, chat batches, loss going down, determinism."""
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -17,10 +18,10 @@ from rlbook.core.train import (
     chat_batch,
     descend,
     equation_stream,
-    lr_at,
     next_char_loss,
     part_gradients,
     pretrain,
+    pretrain_lr,
     sft,
     sft_loss,
 )
@@ -47,15 +48,15 @@ def one_thread():
     (100, 0.1),   # the end: a tenth of the peak
 ])
 def test_lr_at_by_hand(step, expected):
-    assert lr_at(step, steps=100, peak=1.0, warmup=10) == pytest.approx(expected, abs=1e-12)
+    assert pretrain_lr(step, steps=100, peak=1.0, warmup=10) == pytest.approx(expected, abs=1e-12)
 
 
 def test_lr_at_cosine_value_and_scaling():
     # step 25: progress 15/90 = 1/6, cos(pi/6) = sqrt(3)/2.
-    assert lr_at(25, 100, 1.0, 10) == pytest.approx(0.1 + 0.45 * (1 + math.sqrt(3) / 2))
-    assert lr_at(25, 100, 3e-3, 10) == pytest.approx(3e-3 * lr_at(25, 100, 1.0, 10))
-    values = [lr_at(s, 100, 1.0, 10) for s in range(10, 101)]
-    assert all(a >= b for a, b in zip(values, values[1:]))
+    assert pretrain_lr(25, 100, 1.0, 10) == pytest.approx(0.1 + 0.45 * (1 + math.sqrt(3) / 2))
+    assert pretrain_lr(25, 100, 3e-3, 10) == pytest.approx(3e-3 * pretrain_lr(25, 100, 1.0, 10))
+    values = [pretrain_lr(s, 100, 1.0, 10) for s in range(10, 101)]
+    assert all(a >= b for a, b in itertools.pairwise(values))
 
 
 def test_chat_batch_by_hand():
