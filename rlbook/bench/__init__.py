@@ -23,6 +23,8 @@ from .book import all_runs, book_run
 from .browser import lines as browser_lines
 from .browser import measure as measure_browser
 from .kernels import (
+    attention_paths,
+    attention_rows,
     bound_row,
     fmt,
     fresh_pipeline,
@@ -58,6 +60,7 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     report["sampling"]["two_threads_over_one"] = (report["sampling"]["kv_cache_two_threads"]
                                                   / report["sampling"]["kv_cache"]["median"])
     report["update_bound"] = update_bound(policy, repeats)
+    report["attention"] = attention_paths(repeats)
     report["peak_memory_mb"] = prefetch.peak_memory_mb()
     if not quick:
         report["machine"]["jobs"] = prefetch.usable_cores()
@@ -81,8 +84,8 @@ def markdown(report: dict) -> str:
     m, p, s, f = report["machine"], report["pipeline"], report["sampling"], report["fractions"]
     lines = [
         "# Benchmarks", "", "Regenerate with `rlbook bench --write BENCHMARKS.md`. Medians of repeated runs, with range.", "",
-        f"Machine: {m['cores']} cores, torch threads per run: {m['threads']}, torch {m['torch']}, Python {m['python']}, "
-        f"{m['processor']}.",
+        (f"Machine: {m['cores']} cores, torch threads per run: {m['threads']}, torch {m['torch']}, Python {m['python']}, "
+        f"{m['processor']}."),
         "", "| measurement | value |", "|---|---|",
         f"| pretraining (`base`) | {fmt(p['pretrain_seconds'], unit=' s')} |",
         f"| SFT (`base`) | {fmt(p['sft_seconds'], unit=' s')} |",
@@ -96,38 +99,39 @@ def markdown(report: dict) -> str:
         f"| sampling, same sequences, KV cache, 2 threads | {s['kv_cache_two_threads']:.3g} tok/s |",
         f"| 2 threads over {m['threads']}, sampling (same run) | {s['two_threads_over_one']:.2f}x |",
         f"| float32 matmul (512^3) | {fmt(report['matmul_flops'], 1e-9, ' GFLOP/s')} |",
-        f"| pretraining ({f['pretrain_threads']} threads), share of as many cores' matmul FLOP/s "
+        (f"| pretraining ({f['pretrain_threads']} threads), share of as many cores' matmul FLOP/s "
         f"(one thread's, measured just before, x {f['pretrain_threads']}) | {fmt(f['pretrain_fraction'], 100, '%')}; "
-        f"{f['pretrain_flops'] / 1e9:.2f} GFLOP/s, {f['parameters']:,} parameters |",
-        f"| RL update, share of matmul FLOP/s measured just before | {fmt(f['rl_update_fraction'], 100, '%')}; "
-        f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s, counting the tokens it reads |",
+        f"{f['pretrain_flops'] / 1e9:.2f} GFLOP/s, {f['parameters']:,} parameters |"),
+        (f"| RL update, share of matmul FLOP/s measured just before | {fmt(f['rl_update_fraction'], 100, '%')}; "
+        f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s, counting the tokens it reads |"),
         f"| RL update, share as if it read every rollout | {fmt(f['rl_update_every_rollout_fraction'], 100, '%')} |",
         *(bound_row(shape, PolicyConfig().d_model) for shape in report["pretrain_bound"]["shapes"]),
-        f"| pretraining step, operator time in matmul kernels (torch profiler) | "
-        f"{report['pretrain_bound']['matmul_time_share']:.0%} |",
+        (f"| pretraining step, operator time in matmul kernels (torch profiler) | "
+        f"{report['pretrain_bound']['matmul_time_share']:.0%} |"),
         *(f"| RL update alone (no reference read), {b['prompts']} prompt{'s' * (b['prompts'] > 1)} x "
           f"{runs.spec('main').rl.group_size} answers, {b['tokens']:,} tokens read | {fmt(b['seconds'], 1000, ' ms')} |"
           for b in report["update_bound"]["batches"]),
-        f"| RL update, each token read beyond the smallest batch | "
+        (f"| RL update, each token read beyond the smallest batch | "
         f"{fmt(report['update_bound']['per_token_seconds'], 1e6, ' µs')}; "
-        f"{fmt(report['update_bound']['per_token_fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |",
+        f"{fmt(report['update_bound']['per_token_fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |"),
+        *(attention_rows(report["attention"]) if "attention" in report else []),
         f"| peak memory (this process) | {report['peak_memory_mb']:.0f} MB |",
     ]
     if "all_runs" in report:
         a = report["all_runs"]
-        lines += [f"| every run the book needs ({m.get('book_runs')} runs), empty cache, {a['jobs']} at a time | "
-                  f"{fmt(a['seconds'], unit=' s')} |",
-                  f"| those runs' training, as each run timed it (no loading, writing or waiting) | "
-                  f"{fmt(a['work_seconds'], unit=' s')} |",
-                  f"| of which `base`'s pretraining, which every other run waits for | "
-                  f"{fmt(a['head_seconds'], unit=' s')} |",
-                  f"| so at best, {a['jobs']} at a time: pretraining, then the rest shared evenly | "
-                  f"{fmt(a['floor_seconds'], unit=' s')} |"]
+        lines += [(f"| every run the book needs ({m.get('book_runs')} runs), empty cache, {a['jobs']} at a time | "
+                  f"{fmt(a['seconds'], unit=' s')} |"),
+                  (f"| those runs' training, as each run timed it (no loading, writing or waiting) | "
+                  f"{fmt(a['work_seconds'], unit=' s')} |"),
+                  (f"| of which `base`'s pretraining, which every other run waits for | "
+                  f"{fmt(a['head_seconds'], unit=' s')} |"),
+                  (f"| so at best, {a['jobs']} at a time: pretraining, then the rest shared evenly | "
+                  f"{fmt(a['floor_seconds'], unit=' s')} |")]
     for kind in ("empty", "warm"):
         if f"book_seconds_{kind}_cache" in report:
             lines += [f"| whole book executed, {kind} run cache | {fmt(report[f'book_seconds_{kind}_cache'], unit=' s')} |",
-                      f"| whole book, {kind} run cache: peak memory of the build, its workers and its kernels together "
-                      f"(PSS) | {report[f'book_peak_memory_mb_{kind}_cache']:.0f} MB |"]
+                      (f"| whole book, {kind} run cache: peak memory of the build, its workers and its kernels together "
+                      f"(PSS) | {report[f'book_peak_memory_mb_{kind}_cache']:.0f} MB |")]
     if "all_runs" in report:
         lines.append(f"| peak memory of a worker that trained those runs | "
                      f"{report['all_runs']['worker_peak_memory_mb']:.0f} MB |")

@@ -47,7 +47,7 @@ def torch_steps(steps: int = 10, threads: int = runs.DEFAULT_THREADS) -> list[fl
     try:
         for step in range(1, steps + 1):
             started = time.perf_counter()
-            opt.param_groups[0]["lr"] = cfg.lr * min(1.0, step / max(1, cfg.warmup))
+            opt.param_groups[0]["lr"] = rl.warmup_lr(cfg.lr, cfg.warmup, step)
             batch_rollouts = sampling.sample(policy, prompts, n=cfg.group_size, temperature=cfg.temperature,
                                              budget=cfg.budget, generator=gen)
             scores, statuses, _ = rl.score_guarded(verifier, batch_rollouts, cfg.guard.verifier_timeout_s)
@@ -121,19 +121,19 @@ def lines(report: dict) -> list[str]:
     finals = report["main_final_heldout"]
     return [
         f"page ready after {report['page_loaded_ms']:.0f} ms (file://, offline)",
-        f"32 samples: median {med(report['sample32_ms']):.1f} ms, max {max(report['sample32_ms']):.1f} ms "
-        f"over {len(report['sample32_ms'])} presses (target <= 20 ms)",
-        f"one RL step of main's batch in the worker: median {step:.0f} ms (sampling {med(report['step_sample_ms']):.0f}, "
+        (f"32 samples: median {med(report['sample32_ms']):.1f} ms, max {max(report['sample32_ms']):.1f} ms "
+        f"over {len(report['sample32_ms'])} presses (target <= 20 ms)"),
+        (f"one RL step of main's batch in the worker: median {step:.0f} ms (sampling {med(report['step_sample_ms']):.0f}, "
         f"update {med(report['step_update_ms']):.0f}), first {report['step_ms'][0]:.0f} ms, max {max(report['step_ms']):.0f} ms "
-        f"(target <= 400 ms, stretch 100 ms)",
-        f"rlbook's torch step, same recipe, {runs.DEFAULT_THREADS} thread: median {torch_step:.0f} ms; "
-        f"browser / torch = {step / torch_step:.2f}",
-        f"main's {len(report['step_ms'])} steps with {report['evaluations']} checkpoint evaluations: "
-        f"{report['full_run_s']:.1f} s (target < 60 s)",
+        f"(target <= 400 ms, stretch 100 ms)"),
+        (f"rlbook's torch step, same recipe, {runs.DEFAULT_THREADS} thread: median {torch_step:.0f} ms; "
+        f"browser / torch = {step / torch_step:.2f}"),
+        (f"main's {len(report['step_ms'])} steps with {report['evaluations']} checkpoint evaluations: "
+        f"{report['full_run_s']:.1f} s (target < 60 s)"),
         f"main-thread tasks over 50 ms while training: {len(report['long_tasks_while_training_ms'])}"
         + (f" (longest {max(report['long_tasks_while_training_ms']):.0f} ms)" if report["long_tasks_while_training_ms"] else ""),
-        f"held-out expected reward after the run (seed {report['seed']}): {report['final_heldout']:.3f}; "
+        (f"held-out expected reward after the run (seed {report['seed']}): {report['final_heldout']:.3f}; "
         f"main's seeds {', '.join(f'{s}: {v:.3f}' for s, v in finals.items())} "
-        f"(range {min(finals.values()):.3f} to {max(finals.values()):.3f})",
+        f"(range {min(finals.values()):.3f} to {max(finals.values()):.3f})"),
         f"bytes the workshop adds to the site: {report['bytes_added']:,} (target <= 300,000)",
     ]

@@ -13,11 +13,12 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 import torch
+import torch.nn.functional as F
 
 from rlbook import runs
 from rlbook.core import packing, rl
 from rlbook.core import rewards as rw
-from rlbook.core.policy import Policy, PolicyConfig
+from rlbook.core.policy import Policy, PolicyConfig, attend_written, causal_bias
 from rlbook.core.sampling import sample
 from rlbook.core.train import adamw, equation_stream, pretrain_step, random_windows
 from rlbook.core.world import encode, split
@@ -270,7 +271,7 @@ def update_bound(policy: Policy, repeats: int, prompt_counts: tuple[int, ...] = 
     for _ in range(repeats):
         peak = matmul_flops(1)["median"]
         for i, batch in enumerate(batches):
-            seconds[i].append(min(timed(lambda: rl.update(learner, opt, batch, cfg), steps)))
+            seconds[i].append(min(timed(lambda batch=batch: rl.update(learner, opt, batch, cfg), steps)))
         per_token.append((seconds[-1][-1] - seconds[0][-1]) / (tokens[-1] - tokens[0]))
         shares.append(6 * policy.num_parameters() / per_token[-1] / peak)
     return {"batches": [{"prompts": k, "tokens": n, "seconds": spread(secs)}
@@ -280,3 +281,45 @@ def update_bound(policy: Policy, repeats: int, prompt_counts: tuple[int, ...] = 
 
 def fmt(s: dict, scale: float = 1.0, unit: str = "") -> str:
     return f"{s['median'] * scale:,.3g}{unit} (range {s['min'] * scale:,.3g}-{s['max'] * scale:,.3g}, n={s['n']})"
+
+
+def attention_paths(repeats: int, sequences: int = 960, steps: int = 13, steps_each: int = 20) -> dict:
+    """Causal attention written out (:func:`rlbook.core.policy.attend_written`) against PyTorch's fused kernel.
+
+    On random queries, keys and values of the policy's shape (4 heads of
+    width 8) for ``sequences`` reads of ``steps`` positions (``main``'s batch:
+    960 answers of a 9-character prompt and 4 characters), each way is timed
+    with its backward pass and without a gradient, the fastest of
+    ``steps_each`` calls in each of ``repeats`` rounds. :func:`rlbook.core.policy.attend`
+    writes attention out where autograd records it; these are the timings
+    behind that choice, kept here rather than in a docstring, where they would go stale.
+    """
+    cfg = PolicyConfig()
+    shape = (sequences, cfg.n_head, steps, cfg.d_model // cfg.n_head)
+    q, k, v = (torch.randn(shape, generator=torch.Generator().manual_seed(i), requires_grad=True) for i in range(3))
+    bias = causal_bias(steps)
+    ways = {"written": lambda: attend_written(q, k, v, bias),
+            "fused": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True)}
+    out: dict = {}
+    for name, attention in ways.items():
+        def backward(attention=attention):
+            attention().sum().backward()
+
+        def forward(attention=attention):
+            with torch.no_grad():
+                attention()
+
+        out[f"{name}_backward"] = spread([min(timed(backward, steps_each)) for _ in range(repeats)])
+        out[f"{name}_no_grad"] = spread([min(timed(forward, steps_each)) for _ in range(repeats)])
+    out.update(sequences=sequences, steps=steps)
+    return out
+
+
+def attention_rows(paths: dict) -> list[str]:
+    """The rows of :func:`attention_paths` in BENCHMARKS.md."""
+    read = f"{paths['sequences']:,} reads of {paths['steps']} positions"
+    return [(f"| causal attention, {read}, with its backward pass: written out | "
+            f"{fmt(paths['written_backward'], 1000, ' ms')} |"),
+            f"| the same, fused kernel | {fmt(paths['fused_backward'], 1000, ' ms')} |",
+            f"| causal attention, {read}, no gradient: written out | {fmt(paths['written_no_grad'], 1000, ' ms')} |",
+            f"| the same, fused kernel | {fmt(paths['fused_no_grad'], 1000, ' ms')} |"]

@@ -133,6 +133,7 @@ def credit(cfg: RLConfig, rewards: np.ndarray, statuses: list[str]) -> tuple[tor
     """Per-rollout advantages and the rows the update uses, under the run's selection rule."""
     grouped = torch.tensor(rewards, dtype=torch.float32).view(-1, cfg.group_size) * cfg.reward_scale
     if cfg.selection == "accepted":
+        # no baseline: the kept rows get their (scaled) reward as advantage, the rest leave the loss's mask
         used = torch.tensor([s == "accepted" for s in statuses])
         return used.float() * cfg.reward_scale, used
     advantages = adv_lib.compute_advantages(grouped, cfg.advantage).flatten()
@@ -161,7 +162,7 @@ def update(policy: Policy, opt: AdamW | torch.optim.Optimizer, batch: Batch, cfg
     stats.update(loss=float(loss.detach()), kl=float(kl.detach()), entropy=float(losses.aggregate(entropy.detach(), rollouts.mask)),
                  finite=bool(torch.isfinite(loss)))
     opt.zero_grad(set_to_none=True)
-    if stats["finite"]:
+    if stats["finite"]:  # a NaN or infinite loss would write NaN into every weight: no step, the loop records it
         loss.backward()
         opt.step()
     return stats
@@ -288,7 +289,7 @@ def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: 
         rollouts = sample_step(policy, cfg, loop, tasks, f"{name}@{step - 1}", faults)
         rewards, statuses, error = score_guarded(faulty(verifier, cfg, faults), rollouts, cfg.guard.verifier_timeout_s)
         batch = Batch(step, rollouts, rewards, statuses, *credit(cfg, rewards, statuses))
-        t1 = time.perf_counter()
+        t1 = time.perf_counter()  # sampling and scoring above, the update below: BENCHMARKS.md times both
         stats = learn(policy, cfg, loop, batch, error, poisoned="nan_loss" in faults)
         log_step(cfg, loop, batch, stats, t1 - t0, time.perf_counter() - t1)
         if loop.consecutive >= cfg.guard.abort_after:

@@ -11,8 +11,9 @@ import torch
 
 from rlbook import credit
 from rlbook.core.policy import Checkpoint, Policy
-from rlbook.core.rl import Batch, RLConfig, _store
+from rlbook.core.rl import Batch, RLConfig
 from rlbook.core.rl import credit as run_credit
+from rlbook.core.runlog import store
 from rlbook.core.sampling import Rollouts, sample
 from rlbook.core.world import split
 from rlbook.runs import Run
@@ -33,7 +34,7 @@ def tiny_run(group_size: int = 4, prompts: int = 3) -> Run:
     with torch.no_grad():
         for p in later.parameters():
             p.add_(0.05 * torch.randn_like(p))
-    log = {"rollouts": [_store(Batch(1, rollouts, rewards, statuses, advantages, used))],
+    log = {"rollouts": [store(Batch(1, rollouts, rewards, statuses, advantages, used))],
            "checkpoints": [{"step": 0, "checkpoint": Checkpoint.of(policy, "main@0")},
                            {"step": 10, "checkpoint": Checkpoint.of(later, "main@10")}],
            "metrics": [], "evals": []}

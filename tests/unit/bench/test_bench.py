@@ -197,3 +197,15 @@ def test_all_runs_spreads_each_repeat_and_its_floor(monkeypatch):
     assert report["seconds"] == {"median": 62.0, "min": 60.0, "max": 64.0, "n": 3}
     assert report["floor_seconds"] == {"median": 56.5, "min": 54.0, "max": 60.0, "n": 3}  # head + (work - head) / 2
     assert report["worker_peak_memory_mb"] == 450.0 and report["jobs"] == 2
+
+
+def test_attention_paths_time_both_ways_with_and_without_a_gradient():
+    from rlbook.bench import kernels
+
+    paths = kernels.attention_paths(repeats=2, sequences=8, steps=5, steps_each=2)
+    for way in ("written", "fused"):
+        for kind in ("backward", "no_grad"):
+            assert paths[f"{way}_{kind}"]["n"] == 2 and paths[f"{way}_{kind}"]["min"] > 0
+    rows = kernels.attention_rows(paths)
+    assert rows[0].startswith("| causal attention, 8 reads of 5 positions, with its backward pass: written out | ")
+    assert len(rows) == 4 and all(" ms (range " in r and r.endswith(", n=2) |") for r in rows)
