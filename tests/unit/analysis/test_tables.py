@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from rlbook.analysis import audit, credit, disagreement, glance, selection, tables
 from rlbook import trl_bridge as figures
+from rlbook.analysis import audit, credit, disagreement, glance, selection, tables
 
 
 def test_every_chapter_module_writes_its_tables_with_the_one_function():

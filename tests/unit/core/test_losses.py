@@ -116,7 +116,7 @@ def test_ppo_gradient_matches_finite_differences():
     adv = torch.randn(3, dtype=torch.float64)
     mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [0, 1, 1, 0, 0]])
     for how in AGGREGATIONS:
-        assert torch.autograd.gradcheck(lambda lp: ppo_clip_loss(lp, old, adv, mask, how=how)[0], (logp,))
+        assert torch.autograd.gradcheck(lambda lp, how=how: ppo_clip_loss(lp, old, adv, mask, how=how)[0], (logp,))
 
 
 def test_on_policy_ppo_gradient_is_the_reinforce_gradient():
