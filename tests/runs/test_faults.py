@@ -137,11 +137,11 @@ def bad_verifier_at(monkeypatch, step: int, verifier) -> None:
     """Score the batch of ``step`` with ``verifier`` instead of the run's own."""
     real, calls = rl.score_guarded, []
 
-    def score(run_verifier, rollouts, timeout_s, fault=None):
+    def score(run_verifier, rollouts, timeout_s):
         if len(rollouts) != ROWS:  # a checkpoint evaluation, not a training batch
-            return real(run_verifier, rollouts, timeout_s, fault)
+            return real(run_verifier, rollouts, timeout_s)
         calls.append(step)
-        return real(verifier if len(calls) == step else run_verifier, rollouts, timeout_s, fault)
+        return real(verifier if len(calls) == step else run_verifier, rollouts, timeout_s)
 
     monkeypatch.setattr(rl, "score_guarded", score)
 
