@@ -7,6 +7,7 @@ and after each step can be compared by their hashes.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import time
 
@@ -58,7 +59,7 @@ def hashes(log: dict) -> list[str]:
 def moved(log: dict) -> list[bool]:
     """For steps 1, 2, ...: did the weights change during that step?"""
     h = hashes(log)
-    return [a != b for a, b in zip(h, h[1:])]
+    return [a != b for a, b in itertools.pairwise(h)]
 
 
 @pytest.fixture(scope="module")
