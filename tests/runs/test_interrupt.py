@@ -27,11 +27,11 @@ def interrupt_at(monkeypatch, step: int) -> None:
     """Make the evaluation of checkpoint ``step`` raise KeyboardInterrupt, once (a Ctrl-C at that moment)."""
     real, fired = rl.checkpoint_eval, []
 
-    def evaluate_or_interrupt(policy, cfg, seed, at):
+    def evaluate_or_interrupt(policy, cfg, seed, at, verifier=None):
         if at == step and not fired:
             fired.append(at)
             raise KeyboardInterrupt
-        return real(policy, cfg, seed, at)
+        return real(policy, cfg, seed, at, verifier)
 
     monkeypatch.setattr(rl, "checkpoint_eval", evaluate_or_interrupt)
 
@@ -139,10 +139,10 @@ def slow_cli_run(stderr: str) -> None:
     """A child process: ``rlbook run tiny`` whose step-4 checkpoint takes a minute, so a signal finds it busy."""
     real = rl.checkpoint_eval
 
-    def slow(policy, cfg, seed, step):
+    def slow(policy, cfg, seed, step, verifier=None):
         if step == 4:
             time.sleep(60)
-        return real(policy, cfg, seed, step)
+        return real(policy, cfg, seed, step, verifier)
 
     from rlbook import cli
 
