@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from rlbook.publish.lint import book_pages, split_qmd
+from rlbook.publish.config import book_pages
+from rlbook.publish.qmd import split_qmd
 from rlbook.publish.reader import headings
 
 EXERCISE_HEADING = re.compile(r"^Exercise ([0-9A-Z]+\.\d+): (.+)$")

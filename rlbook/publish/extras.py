@@ -18,7 +18,8 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-from rlbook.publish.lint import Page, front_matter
+from rlbook.publish.config import Page
+from rlbook.publish.qmd import front_matter
 
 KEY = "rlbook-needs"
 

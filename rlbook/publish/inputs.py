@@ -14,7 +14,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from rlbook.publish.lint import ConfigError, Page, book_path, read_source, scan_source
+from rlbook.publish.config import ConfigError, Page, book_path, read_source
+from rlbook.publish.lint import scan_source
 
 DEFAULT_BIBLIOGRAPHY = "references.bib"
 PANDOC_TIMEOUT_S = 120

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import nbformat
 
-from rlbook.publish.lint import FENCE, HEADING, Page, cell_options
+from rlbook.publish.config import Page
 from rlbook.publish.nbrefs import (
     CALLOUT_OPEN,
     DIV_CLOSE,
@@ -40,6 +40,7 @@ from rlbook.publish.nbrefs import (
     resolve_citations,
     resolve_crossrefs,
 )
+from rlbook.publish.qmd import FENCE, HEADING, cell_options
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 """The kernelspec as JupyterLab writes it for ipykernel's ``python3`` kernel."""

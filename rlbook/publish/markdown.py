@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from rlbook.publish.lint import Page, cell_options
+from rlbook.publish.config import Page
+from rlbook.publish.qmd import cell_options
 
 IMAGE_TYPES = {"image/png": "png", "image/svg+xml": "svg", "image/jpeg": "jpg"}
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -14,17 +14,9 @@ import re
 import subprocess
 from pathlib import Path
 
-from rlbook.publish.lint import (
-    AT_KEY,
-    CROSSREF_KINDS,
-    FENCE,
-    HEADING,
-    INLINE_CODE,
-    Page,
-    crossref_kind,
-    normalise_ref,
-    split_qmd,
-)
+from rlbook.publish.config import Page
+from rlbook.publish.lint import AT_KEY, CROSSREF_KINDS, INLINE_CODE, crossref_kind, normalise_ref
+from rlbook.publish.qmd import FENCE, HEADING, split_qmd
 
 CALLOUT_OPEN = re.compile(r"^\s*(:{3,})\s*\{([^}]*)\}\s*$")
 DIV_CLOSE = re.compile(r"^\s*:{3,}\s*$")

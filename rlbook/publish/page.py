@@ -18,7 +18,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from rlbook.publish.lint import CROSSREF_KINDS, Page, crossref_kind, normalise_ref
+from rlbook.publish.config import Page
+from rlbook.publish.lint import CROSSREF_KINDS, crossref_kind, normalise_ref
 from rlbook.publish.pandoc_ast import attr, div, elements, inlines, plain_text, raw, span, walk
 
 CALLOUT_TITLES = {"note": "Note", "tip": "Tip", "warning": "Warning", "important": "Important", "caution": "Caution"}

@@ -18,8 +18,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from rlbook.publish.lint import (HEADING, INLINE_PYTHON, Block, ConfigError, Page, book_pages, line_of,
-                                 prose_for_scanning, read_config, split_qmd)
+from rlbook.publish.config import ConfigError, Page, book_pages, read_config
+from rlbook.publish.lint import prose_for_scanning
+from rlbook.publish.qmd import HEADING, INLINE_PYTHON, Block, line_of, split_qmd
 
 MAX_VISIBLE_LINES = 15
 """The most lines (options left out) a cell that the reader sees may have."""

@@ -23,11 +23,21 @@ from pathlib import Path
 import nbformat
 
 from rlbook.publish import search, webworkshop
+from rlbook.publish.config import Page
 from rlbook.publish.inputs import confined, within
-from rlbook.publish.lint import Page
 from rlbook.publish.markdown import CELL_DEFAULTS, front_matter, notebook_markdown
-from rlbook.publish.page import (Target, build_figures, cited_keys, nocite, number_page, qmd_links_to_html,
-                                 relative_href, render_callouts, resolve_crossrefs, scroll_boxes)
+from rlbook.publish.page import (
+    Target,
+    build_figures,
+    cited_keys,
+    nocite,
+    number_page,
+    qmd_links_to_html,
+    relative_href,
+    render_callouts,
+    resolve_crossrefs,
+    scroll_boxes,
+)
 from rlbook.publish.pandoc_ast import attr, div, elements, inlines, pandoc_run
 
 ASSETS = Path(__file__).resolve().parent / "assets"

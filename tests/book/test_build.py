@@ -7,11 +7,9 @@ inline ``{python}`` values; chapter 2 refers back to chapter 1.
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import sys
-import threading
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -19,9 +17,9 @@ import psutil
 import pytest
 
 from rlbook import build
-from rlbook.publish.build import build_book, choose_backend, inline_expressions, longest_first, select_pages, swap_in
+from rlbook.publish.build import build_book, choose_backend, longest_first, select_pages, swap_in
+from rlbook.publish.config import Page
 from rlbook.publish.page import relative_href
-from rlbook.publish.lint import Page
 
 QUARTO_YML = """\
 project:
@@ -346,22 +344,6 @@ def test_a_page_leaves_no_kernel_running_whether_it_passes_or_fails(tmp_path):
     assert {child.pid for child in psutil.Process().children(recursive=True)} <= before
 
 
-def test_a_page_run_on_a_thread_closes_the_event_loop_it_ran_on(tmp_path):
-    # Left open, the loop (and its pair of sockets) is closed by the garbage collector once the
-    # thread ends, with a ResourceWarning each.
-    loops = []
-
-    def page():
-        text = "```{python}\nx = 1 + 1\n```\n"
-        build.execute_notebook(build.qmd_to_notebook(text), tmp_path, "page.qmd", text)
-        loops.append(asyncio.get_event_loop())
-
-    thread = threading.Thread(target=page)
-    thread.start()
-    thread.join()
-    assert len(loops) == 1 and loops[0].is_closed()
-
-
 def test_one_page_at_a_time_writes_the_same_book(book, tmp_path):
     root, _ = book
     serial = write_book(tmp_path / "serial")
@@ -448,11 +430,6 @@ def test_choose_backend_takes_pandoc_without_quarto(monkeypatch):
     assert choose_backend("auto") == "pandoc"
     with pytest.raises(ValueError, match="quarto command is not on PATH"):
         choose_backend("quarto")
-
-
-def test_inline_expressions_skip_fenced_code():
-    text = "A `{python} a` b.\n\n```\n`{python} not_this`\n```\nC `{python} f(1, 2)`"
-    assert [m.group(1) for m in inline_expressions(text)] == ["a", "f(1, 2)"]
 
 
 def test_relative_href_between_output_pages():

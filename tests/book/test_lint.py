@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rlbook.publish.lint import book_pages, cell_options, crossref_kind, lint_book, page_heading, scan_source, split_qmd
+from rlbook.publish.config import book_pages, page_heading
+from rlbook.publish.lint import crossref_kind, lint_book, scan_source
+from rlbook.publish.qmd import cell_options, split_qmd
 from rlbook.publish.reader import lint_pages
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from rlbook.publish.lint import book_pages
+from rlbook.publish.config import book_pages
 
 REPO = Path(__file__).resolve().parents[2]
 RAW = (":::", "{#sec-", "@fig-", "[@")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from rlbook.publish.config import Page
 from rlbook.publish.extras import unmet_needs
-from rlbook.publish.lint import Page
 
 NEEDS = """---
 rlbook-needs:

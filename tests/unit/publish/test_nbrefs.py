@@ -1,7 +1,7 @@
 """Labels numbered from the ``.qmd`` sources and references as text (rlbook.publish.nbrefs)."""
 from __future__ import annotations
 
-from rlbook.publish.lint import Page
+from rlbook.publish.config import Page
 from rlbook.publish.nbrefs import citations, page_labels, prose_spans, resolve_crossrefs
 
 CHAPTER = """\

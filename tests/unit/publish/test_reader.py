@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlbook.publish.lint import Page
+from rlbook.publish.config import Page
 from rlbook.publish.reader import MAX_VISIBLE_LINES, code_lines, reader_problems, visible
 
 CHAPTER = Page("chapters/03-c.qmd", "main", "3", "C")
