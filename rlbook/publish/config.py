@@ -175,3 +175,18 @@ def book_pages(root: Path) -> list[Page]:
             appendix += 1
         pages.append(Page(source, part, number, title or Path(source).stem))
     return pages
+
+
+def heading_number(page: Page, level: int, counters: list[int]) -> str:
+    """The number of the next heading of ``level`` on ``page`` ("3", "3.1", "3.1.1"), "" on an unnumbered page.
+
+    ``counters`` (seven zeros to start a page) keeps the count between calls; as in Quarto books.
+    """
+    if page.number is None:
+        return ""
+    if level == 1:
+        counters[1:] = [0] * 6
+        return page.number
+    counters[level - 1] += 1
+    counters[level:] = [0] * (7 - level)
+    return ".".join([page.number, *(str(c) for c in counters[1:level])])

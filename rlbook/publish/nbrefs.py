@@ -14,7 +14,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from rlbook.publish.config import Page
+from rlbook.publish.config import Page, heading_number
 from rlbook.publish.lint import AT_KEY, CROSSREF_KINDS, INLINE_CODE, crossref_kind, normalise_ref
 from rlbook.publish.qmd import FENCE, HEADING, split_qmd
 
@@ -22,21 +22,6 @@ CALLOUT_OPEN = re.compile(r"^\s*(:{3,})\s*\{([^}]*)\}\s*$")
 DIV_CLOSE = re.compile(r"^\s*:{3,}\s*$")
 BRACKETED = re.compile(r"\[([^\[\]]*@[^\[\]]*)\](?![(\[{])")
 MD_LABEL = re.compile(r"\{#((?:fig|tbl)-[\w-]+)[^}]*\}")
-
-
-def heading_number(page: Page, level: int, counters: list[int]) -> str:
-    """The number of the next heading of ``level`` on ``page`` ("3", "3.1", "3.1.1"), "" on an unnumbered page.
-
-    ``counters`` (seven zeros to start a page) keeps the count between calls; as in Quarto books.
-    """
-    if page.number is None:
-        return ""
-    if level == 1:
-        counters[1:] = [0] * 6
-        return page.number
-    counters[level - 1] += 1
-    counters[level:] = [0] * (7 - level)
-    return ".".join([page.number, *(str(c) for c in counters[1:level])])
 
 
 def numbered_headings(page: Page, lines: list[str]):

@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from rlbook.publish.config import Page
+from rlbook.publish.config import Page, heading_number
 from rlbook.publish.lint import CROSSREF_KINDS, crossref_kind, normalise_ref
 from rlbook.publish.pandoc_ast import attr, div, elements, inlines, plain_text, raw, span, walk
 
@@ -125,7 +125,7 @@ def number_page(page: Page, href: str, blocks: list, targets: dict[str, Target])
         kind = element["t"]
         if kind == "Header":
             level, (identifier, classes, pairs), inlines = element["c"]
-            number = _heading_number(page, level, counters) if "unnumbered" not in classes else ""
+            number = heading_number(page, level, counters) if "unnumbered" not in classes else ""
             text = plain_text(inlines)
             if level == 1 and not title:
                 title = (f"{number} " if number else "") + text
@@ -145,17 +145,6 @@ def number_page(page: Page, href: str, blocks: list, targets: dict[str, Target])
         return None
 
     return walk(blocks, rewrite), title
-
-
-def _heading_number(page: Page, level: int, counters: list[int]) -> str:
-    if page.number is None:
-        return ""
-    if level == 1:
-        counters[1:] = [0] * 6
-        return page.number
-    counters[level - 1] += 1
-    counters[level:] = [0] * (7 - level)
-    return ".".join([page.number, *(str(c) for c in counters[1:level])])
 
 
 def _number_float(element: dict, kind: str, page: Page, href: str, counts: dict, targets: dict[str, Target]) -> dict:

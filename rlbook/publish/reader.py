@@ -77,19 +77,21 @@ def reader_problems(page: Page, text: str, defaults: dict | None = None) -> list
     return problems
 
 
-def _inline_names(blocks: list[Block]) -> set[str]:
-    """The names that the page's inline ``{python}`` expressions read."""
-    names: set[str] = set()
+def _inline_trees(blocks: list[Block]) -> Iterator[tuple[Block, re.Match, ast.Expression]]:
+    """Each inline ``{python}`` expression of the page's prose that parses: its block, its match, its tree."""
     for block in blocks:
         if block.kind != "markdown":
             continue
         for match in INLINE_PYTHON.finditer(block.text):
             try:
-                tree = ast.parse(match.group(1), mode="eval")
+                yield block, match, ast.parse(match.group(1), mode="eval")
             except SyntaxError:
                 continue
-            names |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    return names
+
+
+def _inline_names(blocks: list[Block]) -> set[str]:
+    """The names that the page's inline ``{python}`` expressions read."""
+    return {node.id for _, _, tree in _inline_trees(blocks) for node in ast.walk(tree) if isinstance(node, ast.Name)}
 
 
 def _cell_problems(path: str, block: Block, inline_names: set[str], shown: bool) -> list[str]:
@@ -171,19 +173,8 @@ def _branch_assigns_prose(node: ast.If, inline_names: set[str]) -> bool:
 
 
 def _inline_problems(path: str, blocks: list[Block]) -> list[str]:
-    problems = []
-    for block in blocks:
-        if block.kind != "markdown":
-            continue
-        for match in INLINE_PYTHON.finditer(block.text):
-            try:
-                tree = ast.parse(match.group(1), mode="eval")
-            except SyntaxError:
-                continue
-            if _chooses_wording(tree):
-                line = block.line + line_of(block.text, match.start()) - 1
-                problems.append(f"{path}:{line}: an inline value chooses the page's wording with if/else")
-    return problems
+    return [f"{path}:{block.line + line_of(block.text, match.start()) - 1}: an inline value chooses the page's "
+            "wording with if/else" for block, match, tree in _inline_trees(blocks) if _chooses_wording(tree)]
 
 
 def _prose_problems(path: str, block: Block) -> list[str]:
