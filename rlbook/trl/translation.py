@@ -76,12 +76,16 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     instead of rlbook's beta x (1 - exp(ref - logp)); with False TRL's
     penalty is rlbook's :func:`~rlbook.core.losses.kl_k3`.
     Choices TRL has no option for (stale rollouts, keep-accepted selection,
-    injected faults) raise ValueError, and so does a temperature other than
+    injected faults) raise ValueError, and so do the learned judge as the
+    reward (chapter 4's ``rm`` runs) and a temperature other than
     1: rlbook samples from logits / T but trains on the log-probs at T = 1,
     TRL uses T for both, and no ``GRPOConfig`` does what rlbook does.
     """
     if cfg.stale or cfg.selection != "none" or cfg.faults:
         raise ValueError("TRL has no equivalent of stale rollouts, selection rules or injected faults")
+    if cfg.verifier not in rw.VERIFIERS:
+        raise ValueError(f"verifier {cfg.verifier!r}: the bridge hands TRL one of rlbook's rule-based verifiers "
+                         f"({', '.join(rw.VERIFIERS)}) as its reward function, not a learned judge")
     if cfg.temperature != 1.0:
         raise ValueError(f"temperature {cfg.temperature!r}: rlbook samples at logits / T and trains on log-probs at "
                          "T = 1, TRL samples and trains at T; they are the same run only at temperature 1")
