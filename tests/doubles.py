@@ -6,6 +6,7 @@ import threading
 import numpy as np
 import torch
 
+from rlbook import record as rec
 from rlbook.core.packing import generated_logprobs
 from rlbook.core.policy import Policy
 from rlbook.core.rewards import Verdict
@@ -51,3 +52,18 @@ class StuckVerifier:
         self.threads.append(threading.current_thread())
         self.release.wait(timeout=5)
         raise TimeoutError("never answered")
+
+
+def minimal_record(steps: int = 100) -> dict:
+    """A completed run record of ``main``'s shape with no checkpoint or evaluation, for tests of record files."""
+    r = rec.new_record(
+        "main", seed=0, threads=1, base_policy={"name": "base", "version": 1, "weights_hash": "abc"},
+        prompt_template="U:a+b?|A:", prompt_split={"world": "single", "train": "train", "counts": {"train": 60}},
+        sampling={"temperature": 1.0, "group_size": 16, "prompts_per_step": 60, "token_budget": 4},
+        verifier={"name": "exact", "version": "1.0", "implementation": "rlbook.core.rewards.ExactVerifier"},
+        advantage={"method": "group", "eps": 1e-6, "ddof": 0},
+        update={"loss": "ppo", "clip": None, "aggregation": "token_mean", "lr": 3e-4, "optimizer": "AdamW",
+                "steps": steps, "updates_per_batch": 1, "schedule": "constant"},
+        reference={"kl_beta": 0.0, "estimator": None, "policy": None})
+    r["status"] = "completed"
+    return r

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from cli_calls import assert_usage_error, call
+from doubles import minimal_record
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,18 +29,9 @@ from rlbook.record.reading import MAX_BYTES, MAX_DEPTH, depth, load_record, pars
 
 
 def _record() -> dict:
-    r = rec.new_record(
-        "main", seed=0, threads=1, base_policy={"name": "base", "version": 1, "weights_hash": "abc"},
-        prompt_template="U:a+b?|A:", prompt_split={"world": "single", "train": "train", "counts": {"train": 60}},
-        sampling={"temperature": 1.0, "group_size": 16, "prompts_per_step": 60, "token_budget": 4},
-        verifier={"name": "exact", "version": "1.0", "implementation": "rlbook.core.rewards.ExactVerifier"},
-        advantage={"method": "group", "eps": 1e-6, "ddof": 0},
-        update={"loss": "ppo", "clip": None, "aggregation": "token_mean", "lr": 3e-4, "optimizer": "AdamW",
-                "steps": 100, "updates_per_batch": 1, "schedule": "constant"},
-        reference={"kl_beta": 0.0, "estimator": None, "policy": None})
+    r = minimal_record()
     rec.add_checkpoint(r, 0, 0, "log.pt#checkpoints[0]", "h0")
     rec.add_evaluation(r, 0, "heldout", 40, 1.0, 4, "expected_reward", 0.5)
-    r["status"] = "completed"
     return rec.validate(r)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import torch
 from cli_calls import call
+from doubles import minimal_record
 from readonly import run_read_only, shared_folder
 
 from rlbook import record as rec
@@ -190,17 +191,7 @@ def test_a_full_disk_while_writing_a_file_leaves_neither_file_nor_temporary(tmp_
 
 
 def _record() -> dict:
-    r = rec.new_record(
-        "main", seed=0, threads=1, base_policy={"name": "base", "version": 1, "weights_hash": "abc"},
-        prompt_template="U:a+b?|A:", prompt_split={"world": "single", "train": "train", "counts": {"train": 60}},
-        sampling={"temperature": 1.0, "group_size": 16, "prompts_per_step": 60, "token_budget": 4},
-        verifier={"name": "exact", "version": "1.0", "implementation": "rlbook.core.rewards.ExactVerifier"},
-        advantage={"method": "group", "eps": 1e-6, "ddof": 0},
-        update={"loss": "ppo", "clip": None, "aggregation": "token_mean", "lr": 3e-4, "optimizer": "AdamW",
-                "steps": 0, "updates_per_batch": 1, "schedule": "constant"},
-        reference={"kl_beta": 0.0, "estimator": None, "policy": None})
-    r["status"] = "completed"
-    return r
+    return minimal_record(steps=0)
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o007, 0o077])
