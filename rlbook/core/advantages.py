@@ -76,6 +76,23 @@ def batch_normalized(rewards, eps: float = 1e-6, ddof: int = 0) -> Tensor:
     return group_centered(r) / (r.std(correction=ddof) + eps)
 
 
+def leave_one_out(rewards) -> Tensor:
+    """RLOO's advantage (Ahmadian et al. 2024): each reward minus the mean of the other G - 1 in its group (chapter 3).
+
+    The baseline of answer ``i`` leaves ``i`` out, so it does not depend on
+    the answer it scores. Since the others sum to ``G * mean - r_i``, the
+    result equals ``G / (G - 1)`` times :func:`group_centered`; it is
+    computed from the others' mean directly, so that chapter 3 can check that
+    identity on a real group. Groups need at least 2 answers.
+    """
+    r = _as_rewards(rewards)
+    size = r.shape[-1]
+    if size < 2:
+        raise ValueError(f"leaving one out needs groups of at least 2, got {size}")
+    others = (r.sum(dim=-1, keepdim=True) - r) / (size - 1)
+    return r - others
+
+
 def zero_variance_mask(rewards) -> Tensor:
     """Boolean tensor of shape ``(num_groups,)``: True where a group's rewards are all equal (chapter 3).
 
@@ -124,6 +141,7 @@ ADVANTAGE_METHODS: dict[str, Callable[..., Tensor]] = {
     "centered": group_centered,
     "group_std": group_normalized,
     "batch_std": batch_normalized,
+    "rloo": leave_one_out,
 }
 """The advantage estimators by the name a run configuration uses."""
 

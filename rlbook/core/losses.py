@@ -155,6 +155,36 @@ def kl_k3(logp: Tensor, ref_logp: Tensor) -> Tensor:
     return torch.exp(d) - d - 1
 
 
+def kl_k3_ratio(logp: Tensor, old_logp: Tensor, ref_logp: Tensor) -> Tensor:
+    """Per-token k3 weighted by the importance ratio ``r = exp(logp - old_logp)``, ``r`` carrying the gradient (chapter 3).
+
+    On tokens sampled from an older policy, ``r * k3`` has the KL divergence
+    ``KL(pi || pi_ref)`` of the current policy as its expectation, and its
+    gradient with respect to a token's log-probability is
+    ``r * (logp - ref_logp)``: in expectation over the samples, the exact
+    gradient of that KL, on fresh and reused batches alike. Plain
+    :func:`kl_k3` as a loss has the per-token gradient
+    ``1 - exp(ref_logp - logp)`` instead, whose average is the gradient of
+    ``KL(pi_ref || pi)`` on fresh samples and of neither on reused ones.
+    This is TRL's ``use_bias_correction_kl=True`` (its default in 1.16).
+    On-policy (``logp == old_logp``) the value equals :func:`kl_k3`.
+    """
+    return torch.exp(logp - old_logp) * kl_k3(logp, ref_logp)
+
+
+KL_ESTIMATORS = ("k3", "k3-ratio")
+"""The KL penalties a run configuration can add: plain :func:`kl_k3` or :func:`kl_k3_ratio`."""
+
+
+def kl_penalty(estimator: str, logp: Tensor, old_logp: Tensor, ref_logp: Tensor) -> Tensor:
+    """Per-token KL penalty to the reference by the named estimator of :data:`KL_ESTIMATORS` (chapter 3)."""
+    if estimator == "k3":
+        return kl_k3(logp, ref_logp)
+    if estimator == "k3-ratio":
+        return kl_k3_ratio(logp, old_logp, ref_logp)
+    raise ValueError(f"unknown KL estimator {estimator!r}; choose one of {KL_ESTIMATORS}")
+
+
 LOSSES: dict[str, Callable[..., tuple[Tensor, dict[str, float]]]] = {
     "pg": pg_loss,
     "ppo": ppo_clip_loss,

@@ -66,6 +66,8 @@ class RLConfig:
     - ``advantage``: the group baseline (:data:`rlbook.core.advantages.ADVANTAGE_METHODS`);
     - ``reward_scale``: a factor on every reward before the advantages;
     - ``kl_beta``: weight of the KL penalty to the starting policy (0: logged only);
+    - ``kl_estimator``: the penalty's estimator, one of :data:`rlbook.core.losses.KL_ESTIMATORS`
+      (``"k3"``, or ``"k3-ratio"``, k3 weighted by the importance ratio);
     - ``updates_per_batch``: gradient steps on each batch;
     - ``verifier``, ``verifier_version``: the reward (:data:`rlbook.core.rewards.VERIFIERS` and the
       verifier's ``VERSIONS``; None for its default version);
@@ -93,6 +95,7 @@ class RLConfig:
     advantage: str = "centered"
     reward_scale: float = 1.0
     kl_beta: float = 0.0
+    kl_estimator: str = "k3"
     updates_per_batch: int = 1
     verifier: str = "exact"
     verifier_version: str | None = None
@@ -108,6 +111,7 @@ class RLConfig:
         check_choice(self, "loss", losses.LOSSES)
         check_choice(self, "aggregation", losses.AGGREGATIONS)
         check_choice(self, "advantage", adv_lib.ADVANTAGE_METHODS)
+        check_choice(self, "kl_estimator", losses.KL_ESTIMATORS)
         # "judge": chapter 4's learned judge, which the runs' cache builds from its weights (rlbook.core.reward_model)
         check_choice(self, "verifier", (*rw.VERIFIERS, JudgeVerifier.name))
         if self.verifier_version is not None and self.verifier in rw.VERIFIERS:
@@ -145,7 +149,8 @@ def update(policy: Policy, opt: AdamW | torch.optim.Optimizer, batch: Batch, cfg
     """One gradient step on a batch; returns the loss statistics.
 
     ``ref_logp`` (from :func:`reference_logprobs`) gives the KL to the
-    reference, logged and, with ``cfg.kl_beta > 0``, added to the loss.
+    reference: its k3 estimate is logged, and with ``cfg.kl_beta > 0`` the
+    penalty by ``cfg.kl_estimator`` is added to the loss.
     A non-finite loss is not applied: the step is skipped and reported in
     ``stats["finite"] = False`` so the loop can record an intervention.
     """
@@ -158,7 +163,8 @@ def update(policy: Policy, opt: AdamW | torch.optim.Optimizer, batch: Batch, cfg
     if ref_logp is not None:
         kl = losses.aggregate(losses.kl_k3(logp, ref_logp), mask, cfg.aggregation, cfg.budget)
         if cfg.kl_beta > 0:
-            loss = loss + cfg.kl_beta * kl
+            penalty = losses.kl_penalty(cfg.kl_estimator, logp, rollouts.logprobs, ref_logp)
+            loss = loss + cfg.kl_beta * losses.aggregate(penalty, mask, cfg.aggregation, cfg.budget)
     stats.update(loss=float(loss.detach()), kl=float(kl.detach()), entropy=float(losses.aggregate(entropy.detach(), rollouts.mask)),
                  finite=bool(torch.isfinite(loss)))
     opt.zero_grad(set_to_none=True)

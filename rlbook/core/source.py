@@ -120,12 +120,19 @@ def _code_only(path: Path) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def closure_hash(entries: tuple[str, ...], root: Path = ROOT) -> str:
-    """Short SHA-256 of the code (not the comments or docstrings) of :func:`import_closure` of ``entries``."""
+def closure_hash(entries: tuple[str, ...], root: Path = ROOT, by_value: tuple[str, ...] = ()) -> str:
+    """Short SHA-256 of the code (not the comments or docstrings) of :func:`import_closure` of ``entries``.
+
+    The modules in ``by_value`` are still followed for their imports, but
+    their own code is left out: the caller puts what they define into its
+    keys by value (the run catalogue, whose runs a key names one by one, so
+    that adding a run retrains no other).
+    """
     digest = hashlib.sha256()
     for name in import_closure(entries, root):
         digest.update(name.encode())
-        digest.update(_code_only(module_path(name, root)).encode())
+        if name not in by_value:
+            digest.update(_code_only(module_path(name, root)).encode())
     return digest.hexdigest()[:16]
 
 

@@ -34,6 +34,7 @@ import torch
 
 from rlbook import record as rec
 from rlbook.core.policy import Checkpoint
+from rlbook.core.reward_model import JudgeVerifier
 from rlbook.core.source import closure_hash
 
 from .catalogue import JUDGE, JUDGE_PARENT, PRETRAIN_SEED, spec
@@ -41,6 +42,10 @@ from .records import check_against_log
 
 #: The module that trains a run: the cache key hashes its import closure.
 TRAINING_ENTRY = ("rlbook.runs.training",)
+#: Modules of that closure whose code the key leaves out: the catalogue's runs, its pretraining seed and
+#: its judge enter each key by value (:func:`cache_key`), so adding or editing one run retrains only it
+#: and the runs that start from it.
+BY_VALUE = ("rlbook.runs.catalogue",)
 #: The lists every run log holds.
 LOG_LISTS = ("metrics", "evals", "checkpoints", "rollouts", "interventions", "aborted_updates")
 
@@ -58,14 +63,22 @@ def code_hash() -> str:
     imported: a process that imported older code never files its results
     under the key of newer code.
     """
-    return closure_hash(TRAINING_ENTRY)
+    return closure_hash(TRAINING_ENTRY, by_value=BY_VALUE)
 
 
 def cache_key(name: str, seed: int, threads: int) -> str:
-    """Hash of the run's configuration, its parent's key, seed, threads and code (:func:`code_hash`)."""
+    """Hash of the run's configuration, its parent's key, seed, threads and code (:func:`code_hash`).
+
+    A base run's key also holds its pretraining's key (:func:`pretrained_key`),
+    and a run trained against the learned judge the judge's (:func:`judge_key`):
+    the catalogue's text is not part of :func:`code_hash` (:data:`BY_VALUE`).
+    """
     s = spec(name)
     parent = cache_key(s.parent, seed, threads) if s.parent else ""
-    text = json.dumps([repr(s.pretrain), repr(s.sft), repr(s.rl), parent, seed, threads, code_hash()])
+    shared = [pretrained_key(name, threads)] if s.pretrain is not None else []
+    if s.rl is not None and s.rl.verifier == JudgeVerifier.name:
+        shared.append(judge_key(seed, threads))
+    text = json.dumps([repr(s.pretrain), repr(s.sft), repr(s.rl), parent, *shared, seed, threads, code_hash()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

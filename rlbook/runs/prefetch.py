@@ -31,10 +31,9 @@ from rlbook.core.world import split
 BOOK_SEEDS = (0, 1, 2)
 MAX_JOBS = 64
 """The most runs ``--jobs`` trains at once (each is a process of a few hundred megabytes)."""
-# Runs that the chapters show for seed 0 only (chapter 4's stale and selection
-# runs, chapters 4 and 5's injected faults); every other run is compared over
-# BOOK_SEEDS somewhere in the book.
-SEED_ZERO_ONLY = frozenset({"stale", "accepted-only", "faults", "abort"})
+# Runs that the chapters show for seed 0 only (chapters 4 and 5's injected
+# faults); every other run is compared over BOOK_SEEDS somewhere in the book.
+SEED_ZERO_ONLY = frozenset({"faults", "abort"})
 
 
 def usable_cores() -> int:

@@ -91,7 +91,7 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
                 "steps": cfg.steps, "updates_per_batch": cfg.updates_per_batch,
                 "schedule": {"lr": f"linear warm-up over {cfg.warmup} steps, then constant" if cfg.warmup else "constant",
                              "stale_rollouts_steps": cfg.stale, "reward_scale": cfg.reward_scale}},
-        reference={"kl_beta": cfg.kl_beta, "estimator": "k3", "policy": base["version"]},
+        reference={"kl_beta": cfg.kl_beta, "estimator": cfg.kl_estimator, "policy": base["version"]},
         cost={"wall_seconds": round(log["wall_seconds"], 3), "generated_tokens": tokens,
               "rollouts": rollouts, "gradient_steps": updates},
         rollouts_before_filtering=rollouts, rollouts_used=used,

@@ -204,7 +204,7 @@ def kl_estimator(kwargs: dict) -> str:
     ``use_bias_correction_kl`` missing means TRL's default, True.
     """
     if kwargs.get("use_bias_correction_kl", True):
-        return "k3 x importance ratio (use_bias_correction_kl=True): rlbook's value on-policy, another gradient"
+        return "k3 x importance ratio (use_bias_correction_kl=True): rlbook's kl_k3_ratio, value and gradient"
     return "k3 (use_bias_correction_kl=False): rlbook's kl_k3, value and gradient"
 
 

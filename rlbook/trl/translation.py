@@ -14,8 +14,13 @@ from rlbook.core.world import split
 
 from .model import have_trl
 
-ADVANTAGE_TO_SCALE_REWARDS = {"centered": "none", "group_std": "group", "batch_std": "batch"}
-"""rlbook's advantage methods (:data:`rlbook.core.advantages.ADVANTAGE_METHODS`) as TRL's ``scale_rewards``."""
+ADVANTAGE_TO_SCALE_REWARDS = {"centered": "none", "group_std": "group", "batch_std": "batch", "rloo": "none"}
+"""rlbook's advantage methods (:data:`rlbook.core.advantages.ADVANTAGE_METHODS`) as TRL's ``scale_rewards``.
+
+GRPOTrainer has no leave-one-out option, but RLOO's advantage is ``G / (G - 1)``
+times the centred one, so ``"rloo"`` is ``"none"`` with the reward weight
+multiplied by ``G / (G - 1)`` (:func:`reward_weight`).
+"""
 
 AGGREGATION_TO_LOSS_TYPE = {"token_mean": "dapo", "seq_mean": "grpo", "constant": "dr_grpo"}
 """rlbook's loss aggregations (:data:`rlbook.core.losses.AGGREGATIONS`) as TRL's ``loss_type`` for a clipped loss.
@@ -36,10 +41,17 @@ LOSS_NOTES = {
 """How each of rlbook's losses (:data:`rlbook.core.losses.LOSSES`) is expressed in TRL."""
 
 CITATIONS = {"centered": "liu2025understanding", "group_std": "shao2024deepseekmath", "batch_std": "",
+             "rloo": "ahmadian2024back",
              "token_mean": "yu2025dapo", "seq_mean": "shao2024deepseekmath", "constant": "liu2025understanding",
              "ppo": "schulman2017proximal", "pg": "williams1992simple", "cispo": "minimax2025minimaxm1",
              "kl_beta": "shao2024deepseekmath"}
 """The paper each choice comes from (keys of references.bib); empty where none names it."""
+
+
+def reward_weight(cfg: RLConfig) -> float:
+    """TRL's ``reward_weights`` entry for a run: its reward scale, times ``G / (G - 1)`` under RLOO (appendix)."""
+    size = cfg.group_size
+    return cfg.reward_scale * (size / (size - 1) if cfg.advantage == "rloo" else 1.0)
 
 
 def loss_type(cfg: RLConfig) -> str:
@@ -70,11 +82,12 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     rlbook's, which takes its first step at ``lr / warmup``.
     ``max_steps`` counts optimizer steps: ``steps x updates_per_batch``, and so does
     ``warmup_steps``: ``warmup x updates_per_batch`` (appendix exercise A.1).
-    ``use_bias_correction_kl`` is False: TRL's default (True) multiplies the
-    k3 penalty by the differentiable importance ratio, which has the same
-    value on-policy but another per-token gradient, beta x (logp - ref)
-    instead of rlbook's beta x (1 - exp(ref - logp)); with False TRL's
-    penalty is rlbook's :func:`~rlbook.core.losses.kl_k3`.
+    ``use_bias_correction_kl`` follows ``cfg.kl_estimator``: False for
+    ``"k3"``, where TRL's penalty is rlbook's :func:`~rlbook.core.losses.kl_k3`,
+    and True (TRL's default) for ``"k3-ratio"``, which weights k3 by the
+    differentiable importance ratio (:func:`~rlbook.core.losses.kl_k3_ratio`):
+    the same value on-policy, but the per-token gradient beta x (logp - ref)
+    instead of beta x (1 - exp(ref - logp)).
     Choices TRL has no option for (stale rollouts, keep-accepted selection,
     injected faults) raise ValueError, and so do the learned judge as the
     reward (chapter 4's ``rm`` runs) and a temperature other than
@@ -101,7 +114,7 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
             "max_grad_norm": 0.0, "optim": "adamw_torch_fused", "scale_rewards": ADVANTAGE_TO_SCALE_REWARDS[cfg.advantage],
             "loss_type": kind, "epsilon": cfg.eps_low,
             "epsilon_high": cfg.cispo_cap if kind == "cispo" else cfg.eps_high,
-            "beta": cfg.kl_beta, "use_bias_correction_kl": False, "num_iterations": cfg.updates_per_batch, "reward_weights": [cfg.reward_scale],
+            "beta": cfg.kl_beta, "use_bias_correction_kl": cfg.kl_estimator == "k3-ratio", "num_iterations": cfg.updates_per_batch, "reward_weights": [reward_weight(cfg)],
             "max_steps": cfg.steps * cfg.updates_per_batch}
 
 
@@ -118,9 +131,10 @@ OPTION_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "eps_low": ("PPO clip, lower", ("epsilon",)),
     "eps_high": ("PPO clip, upper", ("epsilon_high",)),
     "cispo_cap": ("CISPO cap", ("epsilon_high",)),
-    "kl_beta": ("KL penalty to the reference", ("beta", "use_bias_correction_kl")),
+    "kl_beta": ("KL penalty to the reference", ("beta",)),
+    "kl_estimator": ("the KL penalty's estimator", ("use_bias_correction_kl",)),
     "updates_per_batch": ("gradient steps per batch", ("num_iterations",)),
-    "reward_scale": ("reward scale", ("reward_weights",)),
+    "reward_scale": ("reward scale (times G / (G - 1) under advantage 'rloo')", ("reward_weights",)),
     "steps": ("RL steps", ("max_steps",)),
 }
 """Each translated :class:`~rlbook.core.rl.RLConfig` field: what it is, and the ``GRPOConfig`` fields it sets."""
@@ -160,15 +174,18 @@ def option_rows(cfg: RLConfig, prompts_per_step: int | None = None) -> list[list
 
 
 def choice_rows() -> list[list[str]]:
-    """Every named choice of rlbook (advantages, aggregations, losses, KL) and its TRL setting (appendix).
+    """Every named choice of rlbook (advantages, aggregations, losses, KL estimators) and its TRL setting (appendix).
 
     Rows: kind, rlbook name, TRL setting, note, citation key. The names come
     from :data:`rlbook.core.advantages.ADVANTAGE_METHODS`,
-    :data:`rlbook.core.losses.AGGREGATIONS` and :data:`rlbook.core.losses.LOSSES`.
+    :data:`rlbook.core.losses.AGGREGATIONS`, :data:`rlbook.core.losses.LOSSES` and
+    :data:`rlbook.core.losses.KL_ESTIMATORS`.
     """
     notes = {"centered": "no scaling: the group mean is the only baseline",
              "group_std": "rlbook divides by std + 1e-6 with ddof 0; TRL by std + 1e-4 with ddof 1",
              "batch_std": "one std for the whole batch; TRL uses ddof 1 and 1e-4",
+             "rloo": "GRPOTrainer has no leave-one-out option; RLOO is G / (G - 1) x the centred advantage, "
+                     "so reward_weights carries the factor G / (G - 1)",
              "token_mean": "every generated token of the batch weighs the same (also bnpo on one device)",
              "seq_mean": "mean over sequences of each sequence's token mean",
              "constant": "sum divided by batch x max_completion_length"}
@@ -179,10 +196,13 @@ def choice_rows() -> list[list[str]]:
     rows += [["loss", name, {"ppo": "epsilon, epsilon_high", "pg": "num_iterations = 1",
                              "cispo": "loss_type = 'cispo', epsilon_high"}[name], LOSS_NOTES[name], CITATIONS[name]]
              for name in losses.LOSSES]
-    kl_note = ("both add beta x the k3 estimate of KL to the reference; TRL's default, use_bias_correction_kl "
-               "= True, weights k3 by the importance ratio: the same value on-policy, another gradient, "
-               "beta x (logp - ref) per token instead of beta x (1 - exp(ref - logp))")
-    rows.append(["reference", "kl_beta", "beta, use_bias_correction_kl = False", kl_note, CITATIONS["kl_beta"]])
+    kl_note = ("both add beta x the k3 estimate of KL to the reference, with the per-token gradient "
+               "beta x (1 - exp(ref - logp)); TRL's default, use_bias_correction_kl = True, is another estimator")
+    ratio_note = ("k3 times the differentiable importance ratio: the same value on-policy, the per-token gradient "
+                  "beta x ratio x (logp - ref), the exact gradient of KL(pi || ref) on fresh and reused batches")
+    rows.append(["KL estimator", "k3", "beta = kl_beta, use_bias_correction_kl = False", kl_note, CITATIONS["kl_beta"]])
+    rows.append(["KL estimator", "k3-ratio", "beta = kl_beta, use_bias_correction_kl = True", ratio_note,
+                 CITATIONS["kl_beta"]])
     return rows
 
 
@@ -210,7 +230,8 @@ always a shared meaning: :data:`METRIC_NOTES` says where the two differ.
 """
 
 METRIC_NOTES: dict[str, str] = {
-    "reward_mean": "TRL's is the reward times reward_weights (7.5 where rlbook logs 0.75 for reward_scale 10); "
+    "reward_mean": "TRL's is the reward times reward_weights (7.5 where rlbook logs 0.75 for reward_scale 10, "
+                   "and 16/15 x rlbook's under rloo); "
                    "its rewards/NAME/mean, NAME the reward function, is rlbook's",
     "reward_std": "scaled by reward_weights in TRL, as reward is",
     "zero_variance_frac": "the same under scale_rewards 'none' and 'group'; under 'batch' TRL tests the batch's "

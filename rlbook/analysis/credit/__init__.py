@@ -50,7 +50,6 @@ from .compare import (
 from .replay import (
     RatioDrift,
     group_scale_table,
-    leave_one_out,
     logprob_drift,
     one_thread,
     plot_ratio_drift,
@@ -81,7 +80,7 @@ from .signal import (
 
 __all__ = ["AGREEMENT", "COMPARED", "DISGUISES", "LOST_FLOOR", "Curves", "GradientVariance", "ProcessGroup",
            "RatioDrift", "agreed_until", "balanced_group", "comparison_table", "dict_table", "find_process_case",
-           "gradient_variance", "group_rows", "group_scale_table", "in_words", "leave_one_out", "logprob_drift",
+           "gradient_variance", "group_rows", "group_scale_table", "in_words", "logprob_drift",
            "lost_margin", "mixed_groups", "one_thread", "plot_gradient_variance", "plot_ratio_drift",
            "plot_token_credit", "plot_update_curves", "plot_zero_variance", "process_group", "process_rows",
            "ratio_drift", "record_and_credit", "recorded_batch", "rounding_gaps", "run_config", "sampling_checkpoint",

@@ -262,18 +262,3 @@ def group_scale_table(batch: Batch) -> list[dict]:
             row[f"std-normalised ({label})"] = float(normed[g, where[0, 0]]) if len(where) else None
         rows.append(row)
     return rows
-
-
-def leave_one_out(grouped: torch.Tensor) -> torch.Tensor:
-    """RLOO's advantage (Ahmadian et al. 2024): each reward minus the mean of the other G - 1 in its group (chapter 3).
-
-    The last dimension is the group. Since the others sum to ``G * mean - r_i``,
-    the result equals ``G / (G - 1)`` times the group-centred advantage
-    (:func:`rlbook.core.advantages.group_centered`); it is computed here from the
-    others' mean directly, so that the chapter can check that identity.
-    """
-    size = grouped.shape[-1]
-    if size < 2:
-        raise ValueError(f"leaving one out needs groups of at least 2, got {size}")
-    others = (grouped.sum(dim=-1, keepdim=True) - grouped) / (size - 1)
-    return grouped - others

@@ -255,15 +255,3 @@ def test_separation_chance_by_hand():
     assert credit.separation_chance(1, 1) == 1.0 and credit.separation_chance(3, 2) == pytest.approx(0.2)
     with pytest.raises(ValueError):
         credit.separation_chance(0, 3)
-
-
-def test_leave_one_out_by_hand_and_its_relation_to_centring():
-    # [1, 0, 0, 0]: the right answer's others average 0, each wrong answer's others average 1/3.
-    group = torch.tensor([1.0, 0.0, 0.0, 0.0])
-    assert credit.leave_one_out(group).tolist() == pytest.approx([1.0, -1 / 3, -1 / 3, -1 / 3])
-    rows = torch.tensor([[1.0, 1.0, 0.0], [0.5, 0.0, 0.0]])
-    assert torch.allclose(credit.leave_one_out(rows), torch.tensor([[0.5, 0.5, -1.0], [0.5, -0.25, -0.25]]))
-    from rlbook.core.advantages import group_centered
-    assert torch.allclose(credit.leave_one_out(rows), 3 / 2 * group_centered(rows))
-    with pytest.raises(ValueError):
-        credit.leave_one_out(torch.tensor([1.0]))

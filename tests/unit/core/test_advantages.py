@@ -14,6 +14,7 @@ from rlbook.core.advantages import (
     compute_advantages,
     group_centered,
     group_normalized,
+    leave_one_out,
     token_advantages,
     zero_variance_fraction,
     zero_variance_mask,
@@ -92,7 +93,7 @@ def test_compute_advantages_by_name():
     rewards = torch.tensor([[1.0, 0, 0, 0], [1, 1, 0, 1]])
     for name, method in ADVANTAGE_METHODS.items():
         assert torch.equal(compute_advantages(rewards, name), method(rewards))
-    assert set(ADVANTAGE_METHODS) == {"centered", "group_std", "batch_std"}
+    assert set(ADVANTAGE_METHODS) == {"centered", "group_std", "batch_std", "rloo"}
 
 
 def test_unknown_method_is_named_in_the_error():
@@ -129,3 +130,14 @@ def test_every_method_sums_to_zero_and_ignores_a_shift(row, shift):
         adv = compute_advantages(rewards, name)
         assert abs(adv.sum().item()) < 1e-6
         assert torch.allclose(compute_advantages(rewards + shift, name), adv, atol=1e-6)
+
+
+def test_leave_one_out_by_hand_and_its_relation_to_centring():
+    # [1, 0, 0, 0]: the right answer's others average 0, each wrong answer's others average 1/3.
+    group = torch.tensor([1.0, 0.0, 0.0, 0.0])
+    assert leave_one_out(group).tolist() == pytest.approx([1.0, -1 / 3, -1 / 3, -1 / 3])
+    rows = torch.tensor([[1.0, 1.0, 0.0], [0.5, 0.0, 0.0]])
+    assert torch.allclose(leave_one_out(rows), torch.tensor([[0.5, 0.5, -1.0], [0.5, -0.25, -0.25]]))
+    assert torch.allclose(leave_one_out(rows), 3 / 2 * group_centered(rows))
+    with pytest.raises(ValueError):
+        leave_one_out(torch.tensor([1.0]))

@@ -14,7 +14,7 @@ from rlbook.core.train import PretrainConfig
 
 CHOICES = {"world": world.WORLDS, "loss": tuple(losses.LOSSES), "aggregation": losses.AGGREGATIONS,
            "advantage": tuple(advantages.ADVANTAGE_METHODS), "verifier": (*rewards.VERIFIERS, JudgeVerifier.name),
-           "selection": SELECTIONS}
+           "selection": SELECTIONS, "kl_estimator": losses.KL_ESTIMATORS}
 
 
 @pytest.mark.parametrize("name", CHOICES)

@@ -8,11 +8,14 @@ import torch
 
 from rlbook.core.losses import (
     AGGREGATIONS,
+    KL_ESTIMATORS,
     LOSSES,
     aggregate,
     cispo_loss,
     importance_ratio,
     kl_k3,
+    kl_k3_ratio,
+    kl_penalty,
     pg_loss,
     policy_gradient_loss,
     ppo_clip_loss,
@@ -224,3 +227,33 @@ def test_unknown_loss_is_rejected():
 
 def test_importance_ratio():
     assert importance_ratio(torch.tensor(math.log(0.4)), torch.tensor(math.log(0.2))).item() == pytest.approx(2.0)
+
+
+def test_k3_ratio_equals_k3_on_policy_and_has_the_exact_kl_gradient():
+    """r x k3 with r differentiable: per-token gradient r x (logp - ref), where plain k3's is 1 - exp(ref - logp)."""
+    logp = torch.tensor([-1.0, -0.5], dtype=torch.float64, requires_grad=True)
+    ref = torch.tensor([-2.0, -0.1], dtype=torch.float64)
+    on = kl_k3_ratio(logp, logp.detach(), ref)
+    assert torch.allclose(on, kl_k3(logp, ref))
+    old = torch.tensor([-1.3, -0.2], dtype=torch.float64)
+    kl_k3_ratio(logp, old, ref).sum().backward()
+    ratio = torch.exp(logp.detach() - old)
+    assert torch.allclose(logp.grad, ratio * (logp.detach() - ref))
+
+
+def test_k3_ratio_averages_to_the_current_policys_kl_on_an_older_policys_samples():
+    torch.manual_seed(3)
+    old, pi, ref = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.6, 0.3, 0.1]), torch.tensor([0.3, 0.3, 0.4])
+    exact = (pi * (pi / ref).log()).sum().item()
+    samples = torch.multinomial(old, 200_000, replacement=True)
+    estimate = kl_k3_ratio(pi.log()[samples], old.log()[samples], ref.log()[samples]).mean().item()
+    assert estimate == pytest.approx(exact, rel=0.03)
+
+
+def test_kl_penalty_dispatches_and_refuses_unknown_estimators():
+    logp, old, ref = torch.tensor([-1.0]), torch.tensor([-1.5]), torch.tensor([-2.0])
+    assert torch.equal(kl_penalty("k3", logp, old, ref), kl_k3(logp, ref))
+    assert torch.equal(kl_penalty("k3-ratio", logp, old, ref), kl_k3_ratio(logp, old, ref))
+    assert set(KL_ESTIMATORS) == {"k3", "k3-ratio"}
+    with pytest.raises(ValueError, match="unknown KL estimator"):
+        kl_penalty("k2", logp, old, ref)

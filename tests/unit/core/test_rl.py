@@ -103,6 +103,22 @@ def test_kl_to_an_identical_reference_is_zero():
     assert stats["kl"] == pytest.approx(0.0, abs=1e-7)
 
 
+def test_the_ratio_weighted_penalty_moves_the_weights_otherwise_than_plain_k3_off_policy():
+    policy = fresh_policy(2)
+    batch = hand_batch(policy, [0.0, 0.0])  # zero advantages: only the penalty moves the weights
+    ref_logp = reference_logprobs(fresh_policy(5), batch.rollouts)
+    stale = dataclasses.replace(batch, rollouts=dataclasses.replace(batch.rollouts, logprobs=batch.rollouts.logprobs - 0.5))
+    moved = {}
+    for estimator in ("k3", "k3-ratio"):
+        net = copy.deepcopy(policy)
+        opt = torch.optim.SGD(net.parameters(), lr=1.0)
+        stats = update(net, opt, stale, RLConfig(group_size=2, kl_beta=0.1, kl_estimator=estimator), ref_logp=ref_logp)
+        moved[estimator] = torch.cat([(a - b).flatten() for a, b in zip(net.parameters(), policy.parameters())])
+        assert stats["kl"] > 0  # the logged KL is plain k3 under either estimator
+    assert moved["k3"].abs().max() > 0 and moved["k3-ratio"].abs().max() > 0
+    assert not torch.allclose(moved["k3"], moved["k3-ratio"])
+
+
 def test_a_non_finite_loss_is_not_applied():
     policy = fresh_policy(3)
     before = weights_hash(policy)

@@ -99,6 +99,19 @@ def test_editing_display_code_changes_nothing(tmp_path, module):
     assert source.closure_hash(cache.TRAINING_ENTRY, edited) == source.closure_hash(cache.TRAINING_ENTRY)
 
 
+def test_the_catalogue_enters_the_key_by_value_not_by_its_text(tmp_path, monkeypatch):
+    edited = _edited_copy(tmp_path, "rlbook.runs.catalogue", "\n_EDITED = 1\n")
+    assert source.closure_hash(cache.TRAINING_ENTRY, edited, cache.BY_VALUE) == cache.code_hash()
+    assert source.closure_hash(cache.TRAINING_ENTRY, edited) != source.closure_hash(cache.TRAINING_ENTRY)
+    keys = {name: runs.cache_key(name, 0, 1) for name in ("base", "main", "rm")}
+    monkeypatch.setitem(runs.RUNS, "extra", runs.RunSpec("extra", "a run added", "base", rl=RLConfig(steps=3)))
+    assert {name: runs.cache_key(name, 0, 1) for name in keys} == keys  # adding a run retrains no other
+    monkeypatch.setattr(cache, "JUDGE", replace(cache.JUDGE, steps=cache.JUDGE.steps + 1))
+    assert runs.cache_key("rm", 0, 1) != keys["rm"] and runs.cache_key("main", 0, 1) == keys["main"]
+    monkeypatch.setattr(cache, "PRETRAIN_SEED", cache.PRETRAIN_SEED + 1)
+    assert runs.cache_key("base", 0, 1) != keys["base"] and runs.cache_key("main", 0, 1) != keys["main"]
+
+
 def test_comments_and_docstrings_do_not_change_the_key(tmp_path):
     edited = _edited_copy(tmp_path, "rlbook.core.losses", '\n# a comment\ndef _f():\n    """A docstring."""\n')
     plain = _edited_copy(tmp_path / "b", "rlbook.core.losses", "\ndef _f():\n    pass\n")

@@ -3,7 +3,7 @@ translates, with the bridge's settings (``grpo_kwargs``): loss values and gradie
 
 Two levels. On tensors: random log-probabilities (float64) go into TRL's
 loss in place of its model's forward pass and into rlbook's
-:func:`rlbook.core.losses.token_loss` plus :func:`~rlbook.core.losses.kl_k3`,
+:func:`rlbook.core.losses.token_loss` plus :func:`~rlbook.core.losses.kl_penalty`,
 as :func:`rlbook.core.rl.update` combines them; the gradients are taken with
 respect to those log-probabilities. On a tiny model: rlbook's own
 :func:`rlbook.core.rl.update` on a policy against ``_compute_loss`` on the
@@ -56,6 +56,8 @@ def test_the_catalogue_translates_every_loss_the_bridge_knows():
     kinds = {tb.grpo_kwargs(cfg)["loss_type"] for cfg in RUN_CONFIGS.values()}
     assert kinds == {"dapo", "grpo", "dr_grpo", "cispo"}
     assert any(cfg.kl_beta for cfg in RUN_CONFIGS.values()) and any(cfg.loss == "pg" for cfg in RUN_CONFIGS.values())
+    assert {cfg.kl_estimator for cfg in RUN_CONFIGS.values() if cfg.kl_beta} == set(losses.KL_ESTIMATORS)
+    assert any(cfg.advantage == "rloo" for cfg in RUN_CONFIGS.values())
     assert len(RUN_CONFIGS) >= 11
 
 
@@ -101,7 +103,10 @@ def rlbook_loss(cfg, logp, old, adv, mask, ref):
     loss, stats = losses.token_loss(cfg.loss, logp, old, adv, mask, how=cfg.aggregation, max_tokens=cfg.budget,
                                     **cfg.loss_params())
     kl = losses.aggregate(losses.kl_k3(logp, ref), mask, cfg.aggregation, cfg.budget)
-    return loss + cfg.kl_beta * kl if cfg.kl_beta else loss, stats, kl
+    if not cfg.kl_beta:
+        return loss, stats, kl
+    penalty = losses.aggregate(losses.kl_penalty(cfg.kl_estimator, logp, old, ref), mask, cfg.aggregation, cfg.budget)
+    return loss + cfg.kl_beta * penalty, stats, kl
 
 
 def random_batch(cfg, seed: int, rows: int = 8):

@@ -73,7 +73,7 @@ def test_choice_tables_cover_every_rlbook_name():
     assert set(tb.AGGREGATION_TO_LOSS_TYPE) == set(losses.AGGREGATIONS)
     assert set(tb.LOSS_NOTES) == set(losses.LOSSES)
     names = {row[1] for row in tb.choice_rows()}
-    assert names == set(advantages.ADVANTAGE_METHODS) | set(losses.AGGREGATIONS) | set(losses.LOSSES) | {"kl_beta"}
+    assert names == set(advantages.ADVANTAGE_METHODS) | set(losses.AGGREGATIONS) | set(losses.LOSSES) | set(losses.KL_ESTIMATORS)
     bib = (Path(__file__).resolve().parents[3] / "references.bib").read_text()
     assert all("{" + row[4] + "," in bib for row in tb.choice_rows() if row[4])
 
@@ -86,13 +86,21 @@ def test_every_run_metric_name_has_a_trl_key():
     assert {"reward_mean", "zero_variance_frac", "kl", "clip_fraction"} <= set(tb.METRIC_NOTES)
 
 
-def test_the_kl_row_and_the_record_name_the_plain_k3():
-    (row,) = [r for r in tb.choice_rows() if r[1] == "kl_beta"]
-    assert "use_bias_correction_kl = False" in row[2] and "another gradient" in row[3]
+def test_the_kl_rows_and_the_record_name_each_estimator():
+    plain, ratio = [r for r in tb.choice_rows() if r[0] == "KL estimator"]
+    assert plain[1] == "k3" and "use_bias_correction_kl = False" in plain[2] and "another estimator" in plain[3]
+    assert ratio[1] == "k3-ratio" and "use_bias_correction_kl = True" in ratio[2]
     from rlbook.trl.audit import kl_estimator
 
     assert kl_estimator(tb.grpo_kwargs(replace(MAIN, kl_beta=0.1))).startswith("k3 (use_bias_correction_kl=False)")
+    kwargs = tb.grpo_kwargs(replace(MAIN, kl_beta=0.1, kl_estimator="k3-ratio"))
+    assert kwargs["use_bias_correction_kl"] and kl_estimator(kwargs).startswith("k3 x importance ratio")
     assert kl_estimator({"beta": 0.1}).startswith("k3 x importance ratio")  # a run from before the setting
+
+
+def test_rloo_is_centring_with_the_reward_weight_times_g_over_g_minus_1():
+    kwargs = tb.grpo_kwargs(replace(MAIN, advantage="rloo", reward_scale=2.0))
+    assert kwargs["scale_rewards"] == "none" and kwargs["reward_weights"] == [pytest.approx(2.0 * 16 / 15)]
 
 
 def test_a_temperature_other_than_1_is_refused():
