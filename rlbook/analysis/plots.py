@@ -18,7 +18,7 @@ RUN_COLOURS = {
     "seq-mean": "#17a2b8", "group-std": "#c9a227", "reward-x10": "#2f2f2f", "stale": "#a0522d",
     "accepted-only": "#6b8e23", "exploit": "#8b1e3f", "faults": "#9c6ade", "abort": "#555555",
     "process-base": "#9aa5b1", "process-outcome": ORANGE, "process-shaped": TEAL,
-    "rm": "#e07b00", "rm-kl": "#2e8b57",
+    "rm": "#e07b00", "rm-kl": "#2e8b57", "ppo-kl-ratio": "#f28e2b", "rloo": "#59a14f", "exploit-slow": "#d37295",
 }
 """One colour per named run, the same in every figure of the book (runs drawn side by side differ in colour)."""
 

@@ -293,22 +293,23 @@ def rescore(result: EvalResult, verifier) -> EvalResult:
                    settings=dict(result.settings, verifier=label))
 
 
-def version_rows(before: EvalResult, after: EvalResult, versions: tuple[str, str] = ("1.0", "2.0"),
-                 seed: int = 0) -> list[dict]:
-    """The before/after gain for every pairing of exact-verifier versions (chapter 5).
+def version_rows(before: EvalResult, after: EvalResult, verifiers: tuple = (), seed: int = 0) -> list[dict]:
+    """The before/after gain for every pairing of two verifiers, exact 1.0 and 2.0 unless told (chapter 5).
 
-    Rows: before's version, after's version, whether they are the same, the
-    two expected rewards and the difference with a paired interval. Rows
-    with mixed versions are what a report gets when the verifier changed
-    between the two evaluations.
+    Rows: the verifier that scored each side (``"name@version"``), whether it
+    is the same one, the two expected rewards and the difference with a
+    paired interval. Rows with mixed verifiers are what a report gets when
+    the verifier changed between the two evaluations.
     """
-    scored = {(side, v): rescore(result, rw.ExactVerifier(v))
-              for side, result in (("before", before), ("after", after)) for v in versions}
+    verifiers = verifiers or (rw.ExactVerifier("1.0"), rw.ExactVerifier("2.0"))
+    scored = {(side, i): rescore(result, v) for side, result in (("before", before), ("after", after))
+              for i, v in enumerate(verifiers)}
+    label = [f"{v.name}@{v.version}" for v in verifiers]
     rows = []
-    for vb in versions:
-        for va in versions:
-            b, a = scored["before", vb], scored["after", va]
-            rows.append({"before_version": vb, "after_version": va, "same_version": va == vb,
+    for ib in range(len(verifiers)):
+        for ia in range(len(verifiers)):
+            b, a = scored["before", ib], scored["after", ia]
+            rows.append({"before_verifier": label[ib], "after_verifier": label[ia], "same_verifier": ia == ib,
                          "before": b.expected_reward, "after": a.expected_reward,
                          "difference": difference_ci(a.per_prompt, b.per_prompt, paired=True, seed=seed)})
     return rows

@@ -57,8 +57,6 @@ RUNS: dict[str, RunSpec] = {spec.name: spec for spec in [
             rl=replace(MAIN, verifier="fail-open", lr=1e-3, warmup=0, steps=40, checkpoint_every=5)),
     RunSpec("exploit-slow", "exploit at main's learning rate and warm-up", "base",
             rl=replace(MAIN, verifier="fail-open", steps=60, checkpoint_every=5)),
-    RunSpec("lenient", "main trained against exact verifier 2.0, which also accepts padded answers", "base",
-            rl=replace(MAIN, verifier_version="2.0", steps=60)),
     RunSpec("pg", "plain policy gradient with a group-mean baseline", "base", rl=replace(MAIN, loss="pg", steps=60)),
     RunSpec("ppo", "PPO clip, 4 updates per batch", "base", rl=replace(MAIN, updates_per_batch=4, steps=60)),
     RunSpec("cispo", "CISPO, 4 updates per batch", "base", rl=replace(MAIN, loss="cispo", updates_per_batch=4, steps=60)),

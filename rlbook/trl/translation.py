@@ -44,7 +44,7 @@ CITATIONS = {"centered": "liu2025understanding", "group_std": "shao2024deepseekm
              "rloo": "ahmadian2024back",
              "token_mean": "yu2025dapo", "seq_mean": "shao2024deepseekmath", "constant": "liu2025understanding",
              "ppo": "schulman2017proximal", "pg": "williams1992simple", "cispo": "minimax2025minimaxm1",
-             "kl_beta": "shao2024deepseekmath"}
+             "kl_beta": "shao2024deepseekmath", "k3-ratio": "schulman2020approximating"}
 """The paper each choice comes from (keys of references.bib); empty where none names it."""
 
 
@@ -199,10 +199,10 @@ def choice_rows() -> list[list[str]]:
     kl_note = ("both add beta x the k3 estimate of KL to the reference, with the per-token gradient "
                "beta x (1 - exp(ref - logp)); TRL's default, use_bias_correction_kl = True, is another estimator")
     ratio_note = ("k3 times the differentiable importance ratio: the same value on-policy, the per-token gradient "
-                  "beta x ratio x (logp - ref), the exact gradient of KL(pi || ref) on fresh and reused batches")
+                  "beta x ratio x (logp - ref), whose average is the gradient of KL(pi || ref) on fresh and reused batches")
     rows.append(["KL estimator", "k3", "beta = kl_beta, use_bias_correction_kl = False", kl_note, CITATIONS["kl_beta"]])
     rows.append(["KL estimator", "k3-ratio", "beta = kl_beta, use_bias_correction_kl = True", ratio_note,
-                 CITATIONS["kl_beta"]])
+                 CITATIONS["k3-ratio"]])
     return rows
 
 

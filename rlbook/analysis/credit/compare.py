@@ -8,7 +8,7 @@ import numpy as np
 
 from rlbook.analysis import plots
 
-COMPARED = ("main", "pg", "ppo", "cispo", "ppo-kl", "seq-mean", "group-std", "reward-x10")
+COMPARED = ("main", "pg", "ppo", "cispo", "ppo-kl", "ppo-kl-ratio", "seq-mean", "group-std", "reward-x10", "rloo")
 """The runs chapter 3 compares: ``main`` (cut at step 60) and the ablations of the update."""
 from rlbook.runs import RUNS, Run, load
 
@@ -73,8 +73,9 @@ def update_curves(names=COMPARED, seeds=(0, 1, 2), last_step: int = 60) -> dict[
 
 
 # The runs that only rounding separates from ``main``: with one update per batch PPO's clipped objective has
-# the plain policy gradient as its gradient, and AdamW all but cancels a constant reward scale.
-DISGUISES = ("pg", "reward-x10")
+# the plain policy gradient as its gradient, and AdamW all but cancels a constant reward scale (10 in
+# reward-x10, G / (G - 1) in rloo, whose advantage is the centred one times that constant).
+DISGUISES = ("pg", "reward-x10", "rloo")
 
 
 # The least by which a run's worst seed must end below main's to count as lost (chapter 3), whatever rounding did.
@@ -184,9 +185,29 @@ def comparison_table(curves: dict[str, Curves]) -> list[dict]:
         cfg = RUNS[name].rl
         stops = ", ".join(f"seed {seed} at step {step}" for seed, step in c.stopped.items())
         rows.append({"run": name, "loss": cfg.loss, "updates": cfg.updates_per_batch, "aggregation": cfg.aggregation,
-                     "advantage": cfg.advantage, "reward ×": f"{cfg.reward_scale:g}", "KL β": f"{cfg.kl_beta:g}",
+                     "advantage": cfg.advantage, "reward ×": f"{cfg.reward_scale:g}", "KL β": f"{cfg.kl_beta:g} ({cfg.kl_estimator})" if cfg.kl_beta else "0",
                      f"held-out, step {int(c.eval_steps[-1])}": f"{c.final.mean():.3f} ({c.final.min():.3f}–{c.final.max():.3f})",
                      "KL": c.recent_kl(), "clipped": float(np.nanmean(c.clip_fraction)), "aborted": stops or None})
+    return rows
+
+
+def kl_spikes(curves: Curves, threshold: float = 1.0) -> list[dict]:
+    """Per seed of one run: its largest logged KL to the base, the step, and how it ended (chapter 3).
+
+    Keys: ``"seed"`` (its place among the seeds the curves hold: 0 to 2 in
+    the book), ``"largest KL"`` and ``"at step"``; ``"back under 1 at step"``,
+    the first later step whose KL is below ``threshold`` (1 unless told,
+    None if none is); ``"steps above 1"``; and ``"held-out, last checkpoint"``
+    (NaN for a seed that stopped).
+    """
+    rows = []
+    for seed, kl in enumerate(curves.kl):
+        i = int(np.nanargmax(kl))
+        later = [j for j in range(i + 1, len(kl)) if kl[j] < threshold]
+        rows.append({"seed": seed, "largest KL": float(kl[i]), "at step": i + 1,
+                     f"back under {threshold:g} at step": later[0] + 1 if later else None,
+                     f"steps above {threshold:g}": int(np.nansum(kl > threshold)),
+                     "held-out, last checkpoint": float(curves.heldout[seed, -1])})
     return rows
 
 

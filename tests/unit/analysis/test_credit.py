@@ -209,7 +209,8 @@ def test_rounding_gaps_split_the_checkpoints_where_the_disguises_part_from_main(
     main = curves([[0.5, 0.6, 0.7, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7, 0.7]])
     pg = curves([[0.5, 0.6, 0.703, 0.75, 0.8], [0.4, 0.502, 0.6, 0.7, 0.6]])
     x10 = curves([[0.5, 0.6, 0.7, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7, np.nan]])  # a seed that stopped early
-    both = {"main": main, "pg": pg, "reward-x10": x10}
+    rloo = curves([[0.5, 0.6, 0.7, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7, 0.7]])
+    both = {"main": main, "pg": pg, "reward-x10": x10, "rloo": rloo}
     assert credit.agreed_until(both) == 20  # step 30: pg is 0.05 off on seed 0
     assert credit.agreed_until(both, tol=0.0025) == 10
     early = curves([[0.5, 0.7, 0.7, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7, 0.7]])
@@ -217,7 +218,7 @@ def test_rounding_gaps_split_the_checkpoints_where_the_disguises_part_from_main(
     with pytest.raises(ValueError, match="already differ from main at step 0"):
         credit.agreed_until({"main": main, "pg": curves([[0.9] * 5] * 2)}, names=("pg",))
     gaps = credit.rounding_gaps(both)
-    assert gaps["pg"] == pytest.approx((0.003, 0.1)) and gaps["reward-x10"] == (0.0, 0.0)
+    assert gaps["pg"] == pytest.approx((0.003, 0.1)) and gaps["reward-x10"] == gaps["rloo"] == (0.0, 0.0)
     assert credit.lost_margin({"pg": (0.0, 0.03)}) == credit.LOST_FLOOR
     assert credit.lost_margin({"pg": (0.0, 0.03), "reward-x10": (0.0, 0.15)}) == 0.15
 
@@ -255,3 +256,20 @@ def test_separation_chance_by_hand():
     assert credit.separation_chance(1, 1) == 1.0 and credit.separation_chance(3, 2) == pytest.approx(0.2)
     with pytest.raises(ValueError):
         credit.separation_chance(0, 3)
+
+
+def test_kl_spikes_find_each_seeds_peak_and_its_way_back():
+    kl = np.array([[0.1, 30.0, 5.0, 0.5, 0.2], [0.2, 0.3, 0.4, 2.0, 8.0]])
+    heldout = np.array([[0.3, 0.5], [0.3, np.nan]])
+    c = credit.Curves("cispo", "", np.array([0, 5]), heldout, kl, np.zeros_like(kl))
+    first, second = credit.kl_spikes(c)
+    assert first == {"seed": 0, "largest KL": 30.0, "at step": 2, "back under 1 at step": 4, "steps above 1": 2,
+                     "held-out, last checkpoint": 0.5}
+    assert second["at step"] == 5 and second["back under 1 at step"] is None and second["steps above 1"] == 2
+    assert np.isnan(second["held-out, last checkpoint"])
+
+
+def test_the_comparison_table_names_the_kl_estimator_where_a_penalty_is_on(monkeypatch):
+    c = credit.Curves("x", "", np.array([0, 5]), np.array([[0.3, 0.5]]), np.zeros((1, 5)), np.zeros((1, 5)))
+    rows = credit.comparison_table({"ppo-kl": c, "ppo-kl-ratio": c, "main": c})
+    assert [r["KL β"] for r in rows] == ["0.1 (k3)", "0.1 (k3-ratio)", "0"]

@@ -139,10 +139,14 @@ def test_rescore_and_version_rows():
     assert lenient.rewards.tolist() == [[1.0, 1.0]] and lenient.settings["verifier"] == "exact@2.0"
     assert lenient.completions == after.completions and after.rewards.tolist() == [[0.0, 1.0]]
     assert sel.version_flips(after, v1, v2) == 1 and sel.version_flips(before, v1, v2) == 0
-    rows = {(r["before_version"], r["after_version"]): r for r in sel.version_rows(before, after)}
-    assert rows["1.0", "1.0"]["difference"].value == pytest.approx(0.0)
-    assert rows["1.0", "2.0"]["difference"].value == pytest.approx(0.5)
-    assert not rows["1.0", "2.0"]["same_version"] and rows["2.0", "2.0"]["same_version"]
+    rows = {(r["before_verifier"], r["after_verifier"]): r for r in sel.version_rows(before, after)}
+    assert rows["exact@1.0", "exact@1.0"]["difference"].value == pytest.approx(0.0)
+    assert rows["exact@1.0", "exact@2.0"]["difference"].value == pytest.approx(0.5)
+    assert not rows["exact@1.0", "exact@2.0"]["same_verifier"] and rows["exact@2.0", "exact@2.0"]["same_verifier"]
+    hacked = _result(tasks, [["#", "8#"]], policy_version="q")  # exact: [0, 0]; fail-open pays the unreadable "#"
+    rows = {(r["before_verifier"], r["after_verifier"]): r["difference"].value
+            for r in sel.version_rows(before, hacked, (v1, rw.FailOpenVerifier()))}
+    assert rows["exact@1.0", "exact@1.0"] == pytest.approx(-0.5) and rows["exact@1.0", "fail-open@1.0"] == pytest.approx(0.0)
 
 
 def _stored(step: int, prompts: list[str], completions: list[str], verifier) -> dict:

@@ -205,7 +205,7 @@ def model_parity(cfg, seed: int = 0) -> tuple[float, float]:
     if cfg.loss == "pg":  # TRL's value: -A x ratio with ratio 1
         expected = -losses.aggregate(adv[:, None].expand_as(rollouts.logprobs), rollouts.mask, cfg.aggregation,
                                      cfg.budget)
-        return abs(float(loss - expected)), worst
+        return abs(float(loss.detach() - expected)), worst
     return abs(float(loss.detach()) - stats["loss"]), worst
 
 
