@@ -85,7 +85,7 @@ def test_update_choices_claims_over_seeds():
     kl = {name: c.recent_kl() for name, c in curves.items()}
     gaps = credit.rounding_gaps(curves)
     assert min(kl["ppo"], kl["cispo"]) > kl["main"]  # which of them travels furthest, the chapter computes
-    reused = ("ppo", "cispo", "ppo-kl")
+    reused = ("ppo", "cispo", "ppo-kl", "ppo-kl-ratio")
     margin = credit.lost_margin(gaps)
     assert all(not curves[r].stopped and worst[r] >= worst["main"] - margin for r in curves if r not in reused)
     assert not curves["ppo"].stopped and worst["ppo"] >= worst["main"] - margin  # reuse alone lost no seed

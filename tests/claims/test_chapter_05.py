@@ -71,8 +71,13 @@ def test_mixing_verifier_versions_never_deflates_the_gain(seed):
     test = split("test")
     before = evaluate(main.policy(0), test, n=32, seed=seed)
     after = evaluate(main.policy(pick.step), test, n=32, seed=seed)
-    rows = {(r["before_version"], r["after_version"]): r["difference"].value for r in sel.version_rows(before, after)}
-    assert rows["1.0", "2.0"] >= rows["1.0", "1.0"] >= rows["2.0", "1.0"]
+    rows = {(r["before_verifier"], r["after_verifier"]): r["difference"].value for r in sel.version_rows(before, after)}
+    assert rows["exact@1.0", "exact@2.0"] >= rows["exact@1.0", "exact@1.0"] >= rows["exact@2.0", "exact@1.0"]
+    hacked = evaluate(runs.load("exploit", seed).policy(), test, n=32, seed=seed)
+    hack = {(r["before_verifier"], r["after_verifier"]): r["difference"].value
+            for r in sel.version_rows(before, hacked, (rw.ExactVerifier("1.0"), rw.FailOpenVerifier()))}
+    shift = rows["exact@1.0", "exact@2.0"] - rows["exact@1.0", "exact@1.0"]
+    assert hack["exact@1.0", "fail-open@1.0"] - hack["exact@1.0", "exact@1.0"] > shift  # @tbl-reward-versions
     flips = sel.training_flips(main, rw.ExactVerifier("1.0"), rw.ExactVerifier("2.0"))
     assert all(1 <= step <= 100 and count > 0 for step, count in flips.items())
 
