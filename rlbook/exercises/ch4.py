@@ -256,19 +256,22 @@ def _abort_problem(name: str, run, alarm: int | None) -> str | None:
 
 def reference_abort_rule(history: list[dict]) -> bool:
     """Exercise 13's reference answer: abort on a verifier outage, a malformed burst, a non-finite loss,
-    or a policy that has moved far from its reference (a KL estimate above 4 nats per token).
+    or a policy that has moved far from its reference (a KL estimate above 4 nats per token on the last
+    two updates).
 
-    The KL bound has wide margins on every numerical draw seen so far: ``main`` stayed under 1.3 and
-    ``faults`` under 2.3, while the first full-size update of ``exploit`` took it past 4 at step 2.
-    A rule on answer length (the first reference answer) fired on a healthy ``main`` on one draw.
+    ``main`` mostly stays under 1.5 and ``faults`` under 2.3, while ``exploit`` jumps past 4 within a few
+    steps and stays above 10. One draw's ``main`` (seed 1) had a single-step spike to 4.06 at step 40,
+    hence two updates in a row. A rule on answer length (the first reference answer) fired on a healthy
+    ``main`` on another draw.
     """
     now = history[-1]
-    loss, kl = now.get("loss"), now.get("kl")  # absent on steps whose update was paused
+    loss = now.get("loss")  # absent, like "kl", on steps whose update was paused
     if now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.5:
         return True
     if loss is not None and not math.isfinite(loss):
         return True
-    return kl is not None and kl > 4.0
+    kls = [h["kl"] for h in history if h.get("kl") is not None][-2:]
+    return len(kls) == 2 and min(kls) > 4.0
 
 
 @never_raises

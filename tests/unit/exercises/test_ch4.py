@@ -111,3 +111,17 @@ def test_overrated_answer_refuses_what_is_not_a_prompt_and_a_short_answer_before
                                                                                                     says):
     result = ch4.check_overrated_answer(prompt, completion)
     assert not result.passed and says in result.message
+
+
+def test_the_reference_abort_rule_waits_for_two_updates_in_a_row_far_from_the_reference():
+    def step(kl=None, **rates):
+        row = {"unverifiable_rate": 0.0, "malformed_rate": 0.0, **rates}
+        return row if kl is None else {**row, "kl": kl, "loss": 0.1}
+
+    spike = [step(0.3), step(4.1), step(0.3)]
+    assert not any(ch4.reference_abort_rule(spike[:i + 1]) for i in range(len(spike)))  # a one-batch blip
+    assert ch4.reference_abort_rule([step(0.3), step(5.0), step(12.0)])
+    assert ch4.reference_abort_rule([step(5.0), step(), step(12.0)])  # a paused update in between is skipped
+    assert not ch4.reference_abort_rule([step(12.0)])  # one update is not two
+    assert ch4.reference_abort_rule([step(0.3), step(unverifiable_rate=0.5)])
+    assert ch4.reference_abort_rule([{**step(0.3), "loss": float("nan")}])
