@@ -7,6 +7,7 @@ writes a list of dicts (chapter 3).
 """
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Sequence
 
 MAX_RULE = 40
@@ -19,9 +20,11 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]], alig
 
     Cells are written with ``str``; a ``|`` outside a code span is escaped
     and a newline becomes a space, so any text keeps the table intact. Cells
-    of the columns listed in ``code`` are shown as inline code, except those
-    holding a pipe or a backtick, which a code span in a pipe table cannot
-    carry: those stay plain text. Each separator has as many dashes as the
+    of the columns listed in ``code`` are shown as inline code. One holding a
+    pipe or a backtick, which a Markdown code span in a table cell cannot
+    carry in Jupyter's renderer, is written as an HTML ``<code>`` element with
+    those characters (and quotes, which pandoc would curl) as entities, so
+    that pandoc and JupyterLab both show it as code. Each separator has as many dashes as the
     column's longest cell, capped at :data:`MAX_RULE`: pandoc sizes the
     columns of a wide pipe table in proportion to them, so a long text column
     wraps without starving the short ones.
@@ -41,6 +44,8 @@ def _cell(value: object, as_code: bool = False) -> str:
     text = str(value).replace("\n", " ")
     if as_code and "|" not in text and "`" not in text:
         return f"`{text}`"
+    if as_code:
+        return "<code>" + html.escape(text, quote=True).replace("|", "&#124;").replace("`", "&#96;") + "</code>"
     parts = text.split("`")
     # even parts are outside code spans: escape their pipes
     return "`".join(p.replace("|", "\\|") if i % 2 == 0 else p for i, p in enumerate(parts))
