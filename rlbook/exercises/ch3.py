@@ -15,6 +15,7 @@ import math
 import random
 from typing import Callable
 
+import numpy as np
 import torch
 
 from rlbook.analysis.credit import ProcessGroup, split_credit, token_steps
@@ -170,7 +171,9 @@ def check_group_normalized(fn: Callable | None) -> CheckResult:
         if got is None:
             return not_answered("`my_group_normalized` (it returned None)")
         try:
-            got = torch.as_tensor(got, dtype=torch.float64)
+            # a list of NumPy rows goes through one array: torch warns on such a list, and is slow with it
+            got = (got.detach().double() if isinstance(got, torch.Tensor)
+                   else torch.as_tensor(np.asarray(got, dtype=np.float64)))
         except (TypeError, ValueError, RuntimeError):
             return verdict(False, f"return a tensor of numbers of the rewards' shape, got {type(got).__name__}")
         want = adv_lib.group_normalized(rewards).double()

@@ -113,6 +113,15 @@ def test_group_normalized_solution_passes():
     assert ch3.check_group_normalized(group_normalized_solution).passed
 
 
+def test_group_normalized_accepts_a_list_of_numpy_rows_without_a_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = ch3.check_group_normalized(lambda r: [row.numpy() for row in group_normalized_solution(r)])
+    assert result.passed, result.message
+
+
 @pytest.mark.parametrize("wrong, hint", [
     (lambda r: (r - r.mean(-1, keepdim=True)) / (r.std(-1, keepdim=True) + 1e-6), "sample standard deviation"),
     (lambda r: (r - r.mean(-1, keepdim=True)) / r.std(-1, keepdim=True, correction=0), "add eps"),
