@@ -156,7 +156,7 @@ def kl_k3(logp: Tensor, ref_logp: Tensor) -> Tensor:
 
 
 def kl_k3_ratio(logp: Tensor, old_logp: Tensor, ref_logp: Tensor) -> Tensor:
-    """Per-token k3 weighted by the importance ratio ``r = exp(logp - old_logp)``, ``r`` carrying the gradient (chapter 3).
+    """Per-token k3 times the importance ratio ``r = exp(logp - old_logp)``, ``r`` carrying a gradient (chapter 3).
 
     On tokens sampled from an older policy, ``r * k3`` has the KL divergence
     ``KL(pi || pi_ref)`` of the current policy as its expectation, and its

@@ -114,7 +114,8 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
             "max_grad_norm": 0.0, "optim": "adamw_torch_fused", "scale_rewards": ADVANTAGE_TO_SCALE_REWARDS[cfg.advantage],
             "loss_type": kind, "epsilon": cfg.eps_low,
             "epsilon_high": cfg.cispo_cap if kind == "cispo" else cfg.eps_high,
-            "beta": cfg.kl_beta, "use_bias_correction_kl": cfg.kl_estimator == "k3-ratio", "num_iterations": cfg.updates_per_batch, "reward_weights": [reward_weight(cfg)],
+            "beta": cfg.kl_beta, "use_bias_correction_kl": cfg.kl_estimator == "k3-ratio",
+            "num_iterations": cfg.updates_per_batch, "reward_weights": [reward_weight(cfg)],
             "max_steps": cfg.steps * cfg.updates_per_batch}
 
 
@@ -199,7 +200,8 @@ def choice_rows() -> list[list[str]]:
     kl_note = ("both add beta x the k3 estimate of KL to the reference, with the per-token gradient "
                "beta x (1 - exp(ref - logp)); TRL's default, use_bias_correction_kl = True, is another estimator")
     ratio_note = ("k3 times the differentiable importance ratio: the same value on-policy, the per-token gradient "
-                  "beta x ratio x (logp - ref), whose average is the gradient of KL(pi || ref) on fresh and reused batches")
+                  "beta x ratio x (logp - ref), whose average is the gradient of KL(pi || ref) on fresh and "
+                  "reused batches")
     rows.append(["KL estimator", "k3", "beta = kl_beta, use_bias_correction_kl = False", kl_note, CITATIONS["kl_beta"]])
     rows.append(["KL estimator", "k3-ratio", "beta = kl_beta, use_bias_correction_kl = True", ratio_note,
                  CITATIONS["k3-ratio"]])

@@ -184,8 +184,9 @@ def comparison_table(curves: dict[str, Curves]) -> list[dict]:
     for name, c in curves.items():
         cfg = RUNS[name].rl
         stops = ", ".join(f"seed {seed} at step {step}" for seed, step in c.stopped.items())
+        beta = f"{cfg.kl_beta:g} ({cfg.kl_estimator})" if cfg.kl_beta else "0"
         rows.append({"run": name, "loss": cfg.loss, "updates": cfg.updates_per_batch, "aggregation": cfg.aggregation,
-                     "advantage": cfg.advantage, "reward ×": f"{cfg.reward_scale:g}", "KL β": f"{cfg.kl_beta:g} ({cfg.kl_estimator})" if cfg.kl_beta else "0",
+                     "advantage": cfg.advantage, "reward ×": f"{cfg.reward_scale:g}", "KL β": beta,
                      f"held-out, step {int(c.eval_steps[-1])}": f"{c.final.mean():.3f} ({c.final.min():.3f}–{c.final.max():.3f})",
                      "KL": c.recent_kl(), "clipped": float(np.nanmean(c.clip_fraction)), "aborted": stops or None})
     return rows
