@@ -28,7 +28,7 @@ MODULES: dict[str, str] = {
         "stats", "progress", "source", "reward_model")},
     **{name: f"rlbook.analysis.{name}" for name in (
         "workshop", "disagreement", "credit", "audit", "selection", "plots", "reward_spec", "passk", "judge")},
-    "runs": "rlbook.runs", "prefetch": "rlbook.runs.prefetch", "record": "rlbook.record",
+    "runs": "rlbook.runs", "prefetch": "rlbook.runs.prefetch", "book": "rlbook.book", "figures": "rlbook.figures", "record": "rlbook.record",
     "trl_bridge": "rlbook.trl", "exercises": "rlbook.exercises",
     "build": "rlbook.publish.build", "site": "rlbook.publish.site", "lint": "rlbook.publish.lint",
     "bench": "rlbook.bench", "cli": "rlbook.cli",

@@ -1,17 +1,11 @@
-"""The book's house style for figures.
+"""The colours of the book's named runs, and the house style re-exported from :mod:`rlbook.figures.style`.
 
-One palette and one look for every chapter: verdict colours are the same
-everywhere (accepted is always teal, incorrect always orange...), so a reader
-learns them once.
+The analyses that still draw their own figures read the style from here;
+the chapters moved onto :mod:`rlbook.book` draw with :mod:`rlbook.figures`.
 """
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-
-BLUE, TEAL, ORANGE, PURPLE, GREY, RED = "#24527a", "#3a9188", "#d97745", "#7655a6", "#5f6b76", "#b8403a"
-STATUS_COLOURS = {"accepted": TEAL, "incorrect": ORANGE, "malformed": PURPLE, "incomplete": GREY,
-                  "unverifiable": RED, "duplicate": BLUE}
-"""Colour of each verifier status (and of duplicates in the exploration audit)."""
+from rlbook.figures.style import BLUE, GREY, ORANGE, PURPLE, RED, STATUS_COLOURS, TEAL, figure, style
 
 RUN_COLOURS = {
     "base": GREY, "main": BLUE, "pg": "#8fb3d9", "ppo": "#d4589a", "cispo": PURPLE, "ppo-kl": RED,
@@ -23,15 +17,4 @@ RUN_COLOURS = {
 """One colour per named run, the same in every figure of the book (runs drawn side by side differ in colour)."""
 
 
-def style() -> None:
-    """Apply the house style to every later figure (called by each chapter's first cell)."""
-    plt.rcParams.update({
-        "figure.figsize": (7, 3.6), "figure.dpi": 110, "axes.spines.top": False, "axes.spines.right": False,
-        "axes.grid": True, "grid.alpha": 0.3, "font.size": 10, "axes.titlesize": 11, "legend.frameon": False,
-        "savefig.bbox": "tight",
-    })
-
-
-def figure(width: float = 7, height: float = 3.6, ncols: int = 1, **kwargs):
-    """A new figure with ``ncols`` axes side by side, in the house style."""
-    return plt.subplots(1, ncols, figsize=(width, height), **kwargs)
+__all__ = ["BLUE", "GREY", "ORANGE", "PURPLE", "RED", "RUN_COLOURS", "STATUS_COLOURS", "TEAL", "figure", "style"]

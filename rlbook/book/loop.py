@@ -1,0 +1,204 @@
+"""Chapter 1's facts (chapters/01-rl-loop.qmd): the base policy sampled, one update taken apart, main's curve.
+
+Every number, range and outcome-dependent phrase of the chapter, and the data
+its figures draw, computed from the runs ``base`` and ``main`` on every seed.
+The chapter shows seed 0's workshop; its claims are checked on every seed
+where the prose makes them of every seed, and on seed 0 where the prose
+speaks of the sums it shows.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from rlbook.analysis import workshop as ws
+from rlbook.analysis.disagreement import breakdown, format_share
+from rlbook.book import phrasing
+from rlbook.book.claims import Claim
+from rlbook.book.facts import Num
+from rlbook.book.needs import Need, on_seeds
+from rlbook.core import evaluate as ev
+from rlbook.core import stats, world
+from rlbook.runs import MAIN, load
+
+PAGE = "chapters/01-rl-loop.qmd"
+SHOWN = 0
+"""The seed whose base policy the chapter's workshop shows."""
+TEMPERATURES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+"""Where chapter 1 samples the base policy to show what temperature does."""
+N_TEMPERATURE = 256
+"""Samples per workshop sum at each temperature."""
+FINE = 49
+"""Points of the exact expected-reward curves against temperature."""
+
+
+def needs(seeds: tuple[int, ...]) -> tuple[Need, ...]:
+    return on_seeds(("base", "main"), seeds)
+
+
+def _answers(samples: ev.EvalResult, task: world.Task) -> list[list]:
+    """The distinct answers sampled for ``task``: [text, count, status], commonest first."""
+    return [[text, count, status] for text, count, status in samples.answers(samples.tasks.index(task))]
+
+
+def _greedy(policy, task: world.Task) -> str:
+    """The answer built by taking the most likely character at each step (greedy decoding), without its end mark."""
+    return ev.evaluate(policy, [task], greedy=True).completions[0][0].rstrip("#")
+
+
+def _workshop(seed: int) -> dict:
+    """The workshop of one seed's base policy: the three sums, their samples, exact odds and one update."""
+    base = load("base", seed)
+    policy = base.policy(step=1)
+    samples = ws.recorded_samples(base)
+    picks = ws.pick_workshop_sums(samples, policy)
+    kinds = ws.classify_prompts(samples)
+    rate = {k: float(samples.per_prompt[samples.tasks.index(t)]) for k, t in picks.items()}
+    exact = {k: ws.exact_expected_reward(policy, t) for k, t in picks.items()}
+    wrong, unsure = picks["confidently wrong"], picks["uncertain"]
+    sft = ev.evaluate(policy, world.split("sft"), n=ws.N_SAMPLES, seed=seed + 1)
+    heldout = world.split("heldout")
+    low, one, high = TEMPERATURES[0], 1.0, TEMPERATURES[-1]
+    cooled = [ws.exact_expected_reward(policy, t, low) - ws.exact_expected_reward(policy, t, one) for t in heldout]
+    spread = ws.estimate_spread(policy, unsure, seed=seed)
+    demo = ws.one_update(policy, unsure, MAIN.group_size, seed=seed)
+    change = dict(zip(demo.answers, demo.after - demo.before))
+    negative = [a for a in demo.answers if (demo.advantage_of(a) or 0) < 0]
+    greedy = _greedy(policy, unsure)
+    return {
+        "sft_rate": sft.expected_reward, "heldout_rate": samples.expected_reward,
+        "format_share": format_share(breakdown(samples)),
+        "kinds": {k: len(v) for k, v in kinds.items()},
+        "names": {k: t.name for k, t in picks.items()}, "answers_right": {k: t.answer for k, t in picks.items()},
+        "rate": rate, "exact": exact,
+        "panels": [{"kind": k, "name": t.name, "rate": rate[k], "answers": _answers(samples, t)}
+                   for k, t in picks.items()],
+        "wrong_top": _answers(samples, wrong)[0][:2], "unsure_distinct": len(_answers(samples, unsure)),
+        "wrong_group": float(stats.prob_any_success(exact["confidently wrong"], MAIN.group_size)),
+        "right_all_right": exact["confidently right"] ** MAIN.group_size,
+        "temperature": {
+            "sampled": ws.reward_vs_temperature(policy, list(picks.values()), TEMPERATURES, n=N_TEMPERATURE,
+                                                seed=seed),
+            "heldout": ws.reward_vs_temperature(policy, heldout, TEMPERATURES, n=ws.N_SAMPLES, seed=seed).mean(0),
+            "fine": np.linspace(low, high, FINE),
+            "exact": [ws.exact_reward_curve(policy, t, np.linspace(low, high, FINE)) for t in picks.values()],
+            "at": {k: {str(T): ws.exact_expected_reward(policy, t, T) for T in (low, one, high)}
+                   for k, t in picks.items()},
+            "greedy": greedy, "greedy_right": greedy == str(unsure.answer),
+            "cooled_up": sum(d > 0 for d in cooled), "cooled_down": sum(d < 0 for d in cooled),
+        },
+        "spread": {"ns": spread.ns, "sd": spread.sd, "binomial": spread.binomial_sd, "p": spread.p,
+                   "repeats": spread.repeats, "wilson": stats.wilson_interval(round(rate["uncertain"] * 32), 32)},
+        "update": {"rows": [[a, n, r, adv, b, c] for a, n, r, adv, b, c in demo.table()],
+                   "baseline": demo.baseline, "right": int(demo.rewards.sum()), "size": len(demo.completions),
+                   "adv_right": demo.advantage_of(unsure.completion),
+                   "before": float(demo.before[demo.answers.index(unsure.completion)]),
+                   "after": float(demo.after[demo.answers.index(unsure.completion)]),
+                   "negative": len(negative), "against": sum(change[a] > 0 for a in negative)},
+    }
+
+
+def _curves(seeds: tuple[int, ...]) -> list[dict]:
+    """main's learning curve on each seed: batch reward per step, held-out expected reward per checkpoint."""
+    curves = []
+    for seed in seeds:
+        run = load("main", seed)
+        curves.append({"seed": seed, "steps": [m["step"] for m in run.metrics], "batch": run.metric("reward_mean"),
+                       "eval_steps": [e["step"] for e in run.evals],
+                       "heldout": [e["heldout_expected_reward"] for e in run.evals]})
+    return curves
+
+
+def compute(seeds: tuple[int, ...]) -> dict:
+    """Every fact of chapter 1 on ``seeds`` (the workshop on each seed, shown for :data:`SHOWN`)."""
+    by_seed = {seed: _workshop(seed) for seed in seeds}
+    shown = by_seed[SHOWN]
+    curves = _curves(seeds)
+    start = np.array([c["heldout"][0] for c in curves])
+    end = np.array([c["heldout"][-1] for c in curves])
+    t = shown["temperature"]
+    at = t["at"]
+    unsure, wrong, right = (shown["names"][k] for k in ("uncertain", "confidently wrong", "confidently right"))
+    greedy_clause = (f"its greedy answer, {t['greedy']}, is the right one" if t["greedy_right"] else
+                     f"its greedy answer is {t['greedy']}, where the right one is {shown['answers_right']['uncertain']}")
+    against = [s for s in seeds if by_seed[s]["update"]["against"] > 0]
+    ratio = np.asarray(shown["spread"]["sd"]) / np.asarray(shown["spread"]["binomial"])
+    return {
+        "seeds": list(seeds), "shown": SHOWN, "by_seed": by_seed,
+        "vocab": len(world.VOCAB), "budget": MAIN.budget, "group": MAIN.group_size, "steps": MAIN.steps,
+        "checkpoint_every": MAIN.checkpoint_every, "lr": Num(MAIN.lr, "sci"), "demo_lr": Num(ws.DEMO_LR, "sci"),
+        "n_sft": len(world.split("sft")), "n_heldout": len(world.split("heldout")),
+        "n_train": len(world.split("train")), "samples": ws.N_SAMPLES, "n_temperature": N_TEMPERATURE,
+        "sft_rate": Num(shown["sft_rate"]), "heldout_rate": Num(shown["heldout_rate"]),
+        "heldout_pct": Num(shown["heldout_rate"], ".0%"), "format_share": Num(shown["format_share"], ".0%"),
+        "right": right, "wrong": wrong, "unsure": unsure,
+        "right_count": round(shown["rate"]["confidently right"] * ws.N_SAMPLES),
+        "wrong_top": shown["wrong_top"][0].rstrip("#"), "wrong_top_count": shown["wrong_top"][1],
+        "unsure_distinct": shown["unsure_distinct"], "unsure_rate": Num(shown["rate"]["uncertain"]),
+        "exact_right": Num(shown["exact"]["confidently right"], ".2f"),
+        "exact_unsure": Num(shown["exact"]["uncertain"], ".2f"),
+        "wrong_odds": Num(1 / shown["exact"]["confidently wrong"], "approx"),
+        "wrong_group": Num(shown["wrong_group"], ".1%"),
+        "right_all_right": Num(shown["right_all_right"], ".0%"),
+        "kinds": shown["kinds"],
+        "temperature": {
+            "low": TEMPERATURES[0], "high": TEMPERATURES[-1], "greedy_clause": greedy_clause,
+            "towards": "towards 1" if t["greedy_right"] else "towards 0",
+            "unsure_one": Num(at["uncertain"]["1.0"]), "unsure_low": Num(at["uncertain"]["0.25"]),
+            "right_one": Num(at["confidently right"]["1.0"]), "right_high": Num(at["confidently right"]["1.5"]),
+            "heldout_low": Num(t["heldout"][0]), "heldout_one": Num(t["heldout"][3]),
+            "heldout_high": Num(t["heldout"][-1]),
+            "cooled_up": phrasing.number_word(t["cooled_up"]), "cooled_down": phrasing.number_word(t["cooled_down"]),
+        },
+        "spread": {"within": Num(float(max(ratio.max(), 1 / ratio.min())), ".2f"),
+                   "sd32": Num(shown["spread"]["sd"][shown["spread"]["ns"].index(32)]),
+                   "p": Num(shown["spread"]["p"]), "lo": Num(shown["spread"]["wilson"][0]),
+                   "hi": Num(shown["spread"]["wilson"][1])},
+        "update": {**{k: shown["update"][k] for k in ("right", "size", "negative", "against")},
+                   "baseline": Num(shown["update"]["baseline"], ".3f"),
+                   "adv_right": Num(shown["update"]["adv_right"], "+.3f"),
+                   "adv_wrong": Num(-shown["update"]["baseline"], "+.3f"),
+                   "before": Num(shown["update"]["before"], ".3f"), "after": Num(shown["update"]["after"], ".3f"),
+                   "against_seeds": phrasing.seeds(against, seeds)},
+        "try_it": ws.try_it([[0, 0, 0, 1], [1, 1, 0, 0], [1, 1, 1, 1]]),
+        "main": {"curves": curves, "start": Num(start.mean()), "end": Num(end.mean()),
+                 "end_range": phrasing.span(end.tolist()), "lift_min": Num(float((end - start).min()))},
+    }
+
+
+def _every(key):
+    """A check that ``key(seed facts)`` holds on every seed of the facts."""
+    return lambda F: all(key(F.by_seed[s]) for s in F.seeds)
+
+
+CLAIMS = (
+    Claim("sft-beats-heldout", "SFT prompts are answered better than held-out ones, on every seed",
+          _every(lambda s: s.sft_rate > s.heldout_rate),
+          lambda F: [(F.by_seed[s].sft_rate, F.by_seed[s].heldout_rate) for s in F.seeds]),
+    Claim("misses-are-wrong-sums", "most held-out misses are well-formed sums with the wrong value, on every seed",
+          _every(lambda s: s.format_share < 0.5), lambda F: [F.by_seed[s].format_share for s in F.seeds]),
+    Claim("one-of-each-kind", "the workshop finds one confidently right, one confidently wrong and one uncertain sum",
+          _every(lambda s: s.rate["confidently right"] >= 0.8 and s.rate["confidently wrong"] == 0
+                 and 0.2 <= s.rate["uncertain"] <= 0.7), lambda F: [F.by_seed[s].rate for s in F.seeds]),
+    Claim("wrong-sum-gives-no-signal", "on the shown confidently wrong sum a group of 16 is almost always all wrong",
+          lambda F: F.by_seed[F.shown].wrong_group < 0.05, lambda F: F.wrong_group),
+    Claim("cooling-follows-greedy", "cooling moves the uncertain sum towards its greedy answer's verdict",
+          _every(lambda s: (s.temperature.at["uncertain"]["0.25"] > s.temperature.at["uncertain"]["1.0"])
+                 == s.temperature.greedy_right)),
+    Claim("cooling-finds-nothing-new", "cooling cannot raise the confidently wrong sum",
+          _every(lambda s: s.temperature.at["confidently wrong"]["0.25"]
+                 <= s.temperature.at["confidently wrong"]["1.0"])),
+    Claim("heating-lowers-right", "heating lowers even the confidently right sum",
+          _every(lambda s: s.temperature.at["confidently right"]["1.5"]
+                 < s.temperature.at["confidently right"]["1.0"])),
+    Claim("cooling-both-ways", "cooling raises some held-out sums and lowers others",
+          _every(lambda s: s.temperature.cooled_up > 0 and s.temperature.cooled_down > 0)),
+    Claim("spread-is-binomial", "every measured spread is within a factor 1.5 of the binomial prediction",
+          _every(lambda s: all(0.6 < a / b < 1.5 for a, b in zip(s.spread.sd, s.spread.binomial))),
+          lambda F: F.spread.within),
+    Claim("update-raises-right", "one step raised the right answer's probability, on every seed",
+          _every(lambda s: s.update.adv_right > 0 and s.update.after > s.update.before)),
+    Claim("all-right-group-is-silent", "a group that is all right has all-zero advantages",
+          lambda F: F.try_it[-1]["advantages"] == (0.0,) * 4),
+    Claim("main-lifts", "main raises the held-out expected reward on every seed",
+          lambda F: F.main.lift_min > 0, lambda F: F.main.lift_min),
+)
