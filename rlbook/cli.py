@@ -120,6 +120,8 @@ def build_parser() -> Parser:
                    help=f"pages executed at once, each in its own kernel (1 to {MAX_JOBS}, default 2), and runs "
                         "trained at once before them (default: one per usable core)")
 
+    p = sub.add_parser("claims", help="check every chapter's claims on this machine's runs (seeds 0-2)")
+    p.add_argument("chapters", nargs="*", help="the chapters' facts to check (default: all), e.g. loop")
     p = sub.add_parser("bench", help="measure the speed the book promises")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quick", action="store_true", help="fewer repeats, smaller batches")
@@ -256,6 +258,16 @@ def cmd_build(args) -> int:
     return build_book(None, backend=args.backend, only=args.only, jobs=args.jobs, prefetch=True)
 
 
+def cmd_claims(args) -> int:
+    from rlbook import book
+    from rlbook.book.check import check_all
+
+    unknown = [c for c in args.chapters if c not in book.topics()]
+    if unknown:
+        raise UsageError(f"no chapter facts named {unknown[0]!r}; the chapters' facts are: {', '.join(book.topics())}")
+    return 1 if check_all(args.chapters or None) else 0
+
+
 def cmd_bench(args) -> int:
     from rlbook.bench import main as bench_main
 
@@ -284,7 +296,7 @@ def _emit(out: dict, as_json: bool) -> None:
 
 
 COMMANDS = {"run": cmd_run, "sample": cmd_sample, "verify": cmd_verify, "eval": cmd_eval, "audit": cmd_audit,
-            "build": cmd_build, "bench": cmd_bench}
+            "build": cmd_build, "claims": cmd_claims, "bench": cmd_bench}
 
 
 def main(argv: list[str] | None = None) -> int:

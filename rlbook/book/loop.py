@@ -75,7 +75,9 @@ def _workshop(seed: int) -> dict:
         "wrong_top": _answers(samples, wrong)[0][:2], "unsure_distinct": len(_answers(samples, unsure)),
         "wrong_group": float(stats.prob_any_success(exact["confidently wrong"], MAIN.group_size)),
         "right_all_right": exact["confidently right"] ** MAIN.group_size,
+        "per_prompt": samples.per_prompt,
         "temperature": {
+            "temperatures": TEMPERATURES,
             "sampled": ws.reward_vs_temperature(policy, list(picks.values()), TEMPERATURES, n=N_TEMPERATURE,
                                                 seed=seed),
             "heldout": ws.reward_vs_temperature(policy, heldout, TEMPERATURES, n=ws.N_SAMPLES, seed=seed).mean(0),
@@ -130,14 +132,14 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "n_train": len(world.split("train")), "samples": ws.N_SAMPLES, "n_temperature": N_TEMPERATURE,
         "sft_rate": Num(shown["sft_rate"]), "heldout_rate": Num(shown["heldout_rate"]),
         "heldout_pct": Num(shown["heldout_rate"], ".0%"), "format_share": Num(shown["format_share"], ".0%"),
-        "right": right, "wrong": wrong, "unsure": unsure,
+        "right": right, "wrong": wrong, "unsure": unsure, "unsure_prompt": f"U:{unsure}?|A:",
         "right_count": round(shown["rate"]["confidently right"] * ws.N_SAMPLES),
         "wrong_top": shown["wrong_top"][0].rstrip("#"), "wrong_top_count": shown["wrong_top"][1],
         "unsure_distinct": shown["unsure_distinct"], "unsure_rate": Num(shown["rate"]["uncertain"]),
         "exact_right": Num(shown["exact"]["confidently right"], ".2f"),
         "exact_unsure": Num(shown["exact"]["uncertain"], ".2f"),
         "wrong_odds": Num(1 / shown["exact"]["confidently wrong"], "approx"),
-        "wrong_group": Num(shown["wrong_group"], ".1%"),
+        "wrong_group_odds": Num(1 / shown["wrong_group"], "approx"),
         "right_all_right": Num(shown["right_all_right"], ".0%"),
         "kinds": shown["kinds"],
         "temperature": {
@@ -158,11 +160,31 @@ def compute(seeds: tuple[int, ...]) -> dict:
                    "adv_right": Num(shown["update"]["adv_right"], "+.3f"),
                    "adv_wrong": Num(-shown["update"]["baseline"], "+.3f"),
                    "before": Num(shown["update"]["before"], ".3f"), "after": Num(shown["update"]["after"], ".3f"),
-                   "against_seeds": phrasing.seeds(against, seeds)},
+                   "against_sentence": _against_sentence(shown["update"], against, seeds)},
         "try_it": ws.try_it([[0, 0, 0, 1], [1, 1, 0, 0], [1, 1, 1, 1]]),
         "main": {"curves": curves, "start": Num(start.mean()), "end": Num(end.mean()),
                  "end_range": phrasing.span(end.tolist()), "lift_min": Num(float((end - start).min()))},
     }
+
+
+def _against_sentence(update: dict, against: list[int], seeds: tuple[int, ...]) -> str:
+    """What the one-update demonstration shows about answers that move against their advantage.
+
+    Every answer is written by the same weights, so a step aimed at some
+    answers moves the others too. Whether a wrong answer gained probability
+    despite its negative advantage differs from seed to seed: the sentence
+    says what the shown seed did, and where else it happened.
+    """
+    shared = "every answer is written by the same weights, so a step aimed at some answers moves the others too."
+    if update["against"]:
+        moved = phrasing.share(update["against"], update["negative"])
+        return (f"Not every answer moved the way its advantage points: {moved} answers with a negative advantage "
+                f"gained probability, because {shared}")
+    if against:
+        return (f"Here every answer with a negative advantage lost probability, but that is not guaranteed: on "
+                f"{phrasing.seeds(against, seeds)}, the same demonstration made some of them gain, because {shared}")
+    return (f"Here, and on {phrasing.seeds(seeds, seeds)}, every answer with a negative advantage lost "
+            f"probability; nothing guarantees it, since {shared}")
 
 
 def _every(key):

@@ -12,9 +12,14 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 BLUE, TEAL, ORANGE, PURPLE, GREY, RED = "#24527a", "#3a9188", "#d97745", "#7655a6", "#5f6b76", "#b8403a"
+LIGHT_GREY = "#b9c0c7"
+"""For what a figure groups rather than shows one by one (the rarest answers of a sum)."""
 STATUS_COLOURS = {"accepted": TEAL, "incorrect": ORANGE, "malformed": PURPLE, "incomplete": GREY,
                   "unverifiable": RED, "duplicate": BLUE}
 """Colour of each verifier status (and of duplicates in the exploration audit)."""
+VERDICT_WORDS = {"accepted": "accepted", "incorrect": "wrong value", "malformed": "malformed",
+                 "incomplete": "stopped by the budget", "unverifiable": "unverifiable", "duplicate": "duplicate"}
+"""What figures, tables and the workshop call each verifier status: one vocabulary for the whole book."""
 
 PANEL = (4.6, 3.2)
 """Width and height of one panel in inches: 442 px wide as an SVG, two side by side fill about 900 px."""

@@ -42,6 +42,7 @@ from rlbook.publish.extras import unmet_needs
 from rlbook.publish.holes import site_holes
 from rlbook.publish.inputs import check_sources
 from rlbook.publish.jupyter import student_notebooks
+from rlbook.publish.prose import chapter_problems
 from rlbook.publish.site import output_href, render_site
 
 BACKENDS = ("auto", "quarto", "pandoc")
@@ -169,6 +170,13 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     except (ValueError, RuntimeError) as err:
         out(f"rlbook build: the notebooks for Jupyter: {err}")
         out("The previous _book/ was left as it was.")
+        return 1
+    problems = chapter_problems([(p.source, notebooks[p.stem]) for p in selected if p.number is not None], out)
+    if problems:
+        for problem in problems:
+            out(f"  prose: {problem}")
+        out(f"The book was not published: {len(problems)} problem(s) in what the reader reads. "
+            "The previous _book/ was left as it was.")
         return 1
     if chosen == "quarto":
         code = _render_quarto(root, only and selected[0], notebooks_dir, out)

@@ -1,0 +1,188 @@
+"""What a reader reads: the prose of the built book, checked for degenerate sentences and measured.
+
+Used by ``rlbook build`` on every executed chapter, after its inline values
+are filled in, and by the book's tests. Two things are checked
+(DESIGN.md section 10):
+
+- **Say what happened.** No sentence offers a degenerate quantity as
+  evidence: a count of zero ("0 of them", "0 nonetheless gained"), "at least
+  100 %", a change of +0.0000, a list whose items are all the same ("seed 0:
+  '#'; seed 1: '#'"), a value compared with itself ("from 0.55 ... to its
+  lowest, 0.55", "is 10 (the right one is 10)"), or a count hedged to
+  survive any draw ("3 of them (seeds 0, 1, 2)").
+- **One sitting per chapter.** Prose words (without code, tables, captions,
+  math and the exercises), the reading time at :data:`WORDS_PER_MINUTE`, and
+  the numbers per hundred prose words, each with its limit.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+WORDS_PER_MINUTE = 143
+"""Reading speed of technical prose: 5,000 words in 35 minutes (DESIGN.md section 10)."""
+MAX_MINUTES = 35
+MAX_NUMBERS_PER_100 = 4.0
+
+FENCED = re.compile(r"^(`{3,}|~{3,}).*?^\1\s*$", re.MULTILINE | re.DOTALL)
+DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.DOTALL)
+INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$")
+CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+HTML = re.compile(r"<[^>\n]+>")
+TABLE_ROW = re.compile(r"^\s*\|.*$", re.MULTILINE)
+DIV_FENCE = re.compile(r"^\s*:{3,}.*$", re.MULTILINE)
+ATTRIBUTES = re.compile(r"\{[#.][^}\n]*\}")
+CITATION = re.compile(r"\[[^\]]*@[\w:.-]+[^\]]*\]|(?<![\w@])@(?:sec|fig|tbl)-[\w-]+|(?<![\w@])@[\w:.-]+")
+LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$", re.MULTILINE)
+WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+NUMBER = re.compile(r"(?<![\w.])[+−-]?\d[\d,]*(?:\.\d+)?\s?%?")
+LABELS = re.compile(r"\b(?:[Cc]hapters?|Figures?|Tables?|Sections?|Exercises?|§|seeds?|[Aa]ppendix)\s+"
+                    r"[A-Z]?\d+(?:\.\d+)*(?:(?:,\s*|\s+(?:and|or|to)\s+)[A-Z]?\d+(?:\.\d+)*)*")
+"""Numbers that name rather than measure: chapter 3, Figure 1.2, Exercise 4.1, seeds 0 and 2."""
+
+DEGENERATE = [
+    (re.compile(r"\(0 of (?:them|the)\b[^)]*\)|(?<![\w.,])0 (?:of|out of|nonetheless|still|here|gained|lost|"
+                r"moved|were|was|did|had|times)\b"),
+     "a count of zero offered as evidence: say what did happen, or leave the case out"),
+    (re.compile(r"\bat (?:least|most) (?:100|0)\s?%"), "a bound that says nothing (at least 100 %, at most 0 %)"),
+    (re.compile(r"(?<![\w.])[+−-]0\.0+(?![\d])|\bby 0\.0+\b"), "a change of zero offered as a change"),
+    (re.compile(r"\b\d+ of them \(seeds? [\d, and]+\)"),
+     "a count hedged to survive any draw: say 'every seed' or name the seeds (rlbook.book.phrasing)"),
+]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One degenerate sentence: where (page and sentence), what it says, and why it fails."""
+
+    page: str
+    sentence: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.page}: {self.why}: “{self.sentence.strip()}”"
+
+
+def prose_text(markdown: str) -> str:
+    """The words a reader reads in a markdown cell: code, math, tables, HTML, fences and citations removed."""
+    text = FENCED.sub(" ", markdown)
+    text = DISPLAY_MATH.sub(" ", text)
+    text = INLINE_MATH.sub(" x ", text)
+    text = TABLE_ROW.sub(" ", text)
+    text = DIV_FENCE.sub(" ", text)
+    text = HTML.sub(" ", text)
+    text = ATTRIBUTES.sub(" ", text)
+    text = LINK.sub(r"\1", text)
+    text = CITATION.sub(" ", text)
+    text = CODE_SPAN.sub(lambda m: m.group(2) if _is_value(m.group(2)) else " code ", text)
+    return text
+
+
+def _is_value(span: str) -> bool:
+    """A code span that holds a number or a short answer (a sum's answer is printed as code): counted as prose."""
+    return bool(re.fullmatch(r"[+−-]?[\d.,%]+", span.strip()))
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split into sentences (at . ! ? or : followed by a space and a capital, and at blank lines)."""
+    flat = re.sub(r"\s+", " ", text)
+    return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z“(])|\n\s*\n", flat) if s.strip()]
+
+
+def degenerate(text: str, page: str = "") -> list[Problem]:
+    """Every sentence of ``text`` (prose) that offers a degenerate quantity as evidence."""
+    found = []
+    for sentence in sentences(text):
+        for pattern, why in DEGENERATE:
+            if pattern.search(sentence):
+                found.append(Problem(page, sentence, why))
+        found += [Problem(page, sentence, why) for why in _self_comparisons(sentence)]
+    return found
+
+
+def _self_comparisons(sentence: str) -> Iterable[str]:
+    """A value compared with itself, or a labelled list whose values are all the same."""
+    for m in re.finditer(r"\bfrom ([+−-]?\d[\d.,]*%?)\b(.{0,80}?)\bto\b(.{0,40}?)(?<![\w.])([+−-]?\d[\d.,]*%?)",
+                         sentence):
+        if m.group(1).rstrip(".,") == m.group(4).rstrip(".,"):
+            yield f"a value compared with itself (from {m.group(1)} to {m.group(4)})"
+    for m in re.finditer(r"(\S+) \([^()]*\bis (\S+?)\)", sentence):
+        if m.group(1).strip("`'\".,") == m.group(2).strip("`'\".,"):
+            yield f"a value compared with itself ({m.group(1)} … is {m.group(2)})"
+    items = re.findall(r"\b\w+ \d+: ([^;,]+?)(?=;|,|$)", sentence)
+    if len(items) >= 2 and len({i.strip().rstrip(".") for i in items}) == 1:
+        yield "a list whose items are all the same"
+
+
+@dataclass(frozen=True)
+class Counts:
+    """How long a chapter is to read: its prose words, minutes at :data:`WORDS_PER_MINUTE`, numbers per 100 words."""
+
+    page: str
+    words: int
+    numbers: int
+
+    @property
+    def minutes(self) -> float:
+        return self.words / WORDS_PER_MINUTE
+
+    @property
+    def numbers_per_100(self) -> float:
+        return 100 * self.numbers / self.words if self.words else 0.0
+
+    def problems(self) -> list[str]:
+        """What breaks the one-sitting rule: over :data:`MAX_MINUTES`, or over :data:`MAX_NUMBERS_PER_100`."""
+        found = []
+        if self.minutes > MAX_MINUTES:
+            found.append(f"{self.page}: {self.minutes:.0f} minutes of reading ({self.words:,} prose words), over "
+                         f"{MAX_MINUTES}: split the chapter or move depth to an appendix")
+        if self.numbers_per_100 > MAX_NUMBERS_PER_100:
+            found.append(f"{self.page}: {self.numbers_per_100:.1f} numbers per 100 prose words, over "
+                         f"{MAX_NUMBERS_PER_100:g}: keep the numbers that carry the lesson, move the rest to tables")
+        return found
+
+
+def reading_text(markdown_cells: Iterable[str]) -> str:
+    """The prose of a chapter up to its exercises (the exercises are done, not read), as one text."""
+    parts = []
+    for cell in markdown_cells:
+        stop = re.search(r"^##\s+Exercises\b", cell, re.MULTILINE)
+        parts.append(prose_text(cell[: stop.start()] if stop else cell))
+        if stop:
+            break
+    return "\n\n".join(parts)
+
+
+def count(page: str, text: str) -> Counts:
+    """The :class:`Counts` of one chapter's reading text."""
+    words = len(WORD.findall(HEADING.sub(r"\1", text)))
+    numbers = len(NUMBER.findall(LABELS.sub(" ", text)))
+    return Counts(page, words, numbers)
+
+
+def table(counts: Iterable[Counts]) -> str:
+    """The counts of every chapter as a plain-text table, as ``rlbook build`` prints it."""
+    lines = [f"{'page':<48} {'words':>6} {'minutes':>7} {'numbers/100':>11}"]
+    lines += [f"{c.page:<48} {c.words:>6,} {c.minutes:>7.0f} {c.numbers_per_100:>11.1f}" for c in counts]
+    return "\n".join(lines)
+
+
+def chapter_problems(chapters: Iterable[tuple[str, dict]], out: Callable[[str], None] = print) -> list[str]:
+    """Every degenerate sentence and broken length rule of executed chapters ``(page, notebook)``.
+
+    Prints the reading table of the chapters through ``out`` (``rlbook
+    build`` does this for every chapter it executes), and returns one line
+    per problem; an empty list means the chapters may be published.
+    """
+    problems, counted = [], []
+    for page, nb in chapters:
+        cells = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                 for c in nb["cells"] if c["cell_type"] == "markdown"]
+        problems += [str(p) for p in degenerate("\n\n".join(prose_text(cell) for cell in cells), page)]
+        counted.append(count(page, reading_text(cells)))
+        problems += counted[-1].problems()
+    if counted:
+        out(table(counted))
+    return problems
