@@ -132,3 +132,9 @@ def never_raises(check: F) -> F:
             return verdict(False, f"the check could not read your answer ({type(err).__name__}: {err}); "
                                   "compare its type and shape with what the exercise asks for")
     return guarded  # type: ignore[return-value]
+
+
+from .registry import solution  # last: the registry reads CheckResult above
+
+__all__ = ["CheckResult", "Option", "as_count", "as_number", "as_numbers", "check_choice", "listed", "never_raises",
+           "not_a_function", "not_answered", "solution", "verdict"]

@@ -1,10 +1,10 @@
-"""Checkers for chapter 1's exercises (the RL loop).
+"""Checkers for chapter 1's exercises (the RL loop), each registered with its reference solution.
 
-- :func:`check_rollout_labels` (exercise 1): the RL terms mapped onto the
-  pieces of a real rollout record.
-- :func:`check_advantages` (exercise 3): advantages from rewards with a
+- :func:`check_definitions` and :func:`check_rollout_labels` (Exercise 1.1):
+  the RL terms defined, then mapped onto the pieces of a real rollout record.
+- :func:`check_advantages` (Exercise 1.2): advantages from rewards with a
   group-mean baseline, tested against :func:`rlbook.core.advantages.group_centered`.
-- :func:`check_chance_of_a_right_answer` (exercise 7): the chance that ``n``
+- :func:`check_chance_of_a_right_answer` (Exercise 1.3): the chance that ``n``
   samples contain at least one right answer, tested against
   :func:`rlbook.core.stats.prob_any_success`.
 
@@ -25,13 +25,14 @@ from rlbook.core import rewards as rw
 from rlbook.core.world import VOCAB, decode, parse_prompt
 
 from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
+from .registry import Exercise, register
 
 LABELS = ("state", "action", "trajectory", "rewards", "return", "policy")
 """The keys exercise 1 asks for."""
 
 
 def rollout_labels(record: dict, step: int = 1) -> dict:
-    """The reference labelling of a rollout record (exercise 1's solution).
+    """The reference labelling of a rollout record (Exercise 1.1's solution).
 
     ``state``: the prompt plus the characters written before action ``step``;
     ``action``: the character written at ``step``; ``trajectory``: the list of
@@ -185,6 +186,8 @@ def check_advantages(fn, seed: int = 0) -> CheckResult:
             hint = "subtract the group's mean reward from each reward"
             if np.allclose(got, rewards):
                 hint = "these are the rewards themselves: subtract the baseline (the group's mean reward)"
+            elif np.allclose(got, np.array(rewards) - np.median(rewards), atol=1e-6):
+                hint = "you subtracted the group's median; the baseline here is its mean reward"
             elif np.allclose(got, -np.array(expected), atol=1e-6):
                 hint = "the sign is flipped: an advantage is the reward minus the baseline, not the other way round"
             elif len(set(rewards)) > 1 and np.allclose(np.array(got) * np.std(rewards), expected, atol=1e-6):
@@ -312,3 +315,40 @@ def check_definitions(answer: dict | None) -> CheckResult:
         return verdict(False, "; ".join(problems))
     return verdict(True, "each term matches its definition; of the two left over, (d) is the expected return and "
                          "(g) the advantage, both built from these")
+
+
+def definitions() -> dict:
+    """Exercise 1.1's reference answer, first half: the letter of each term's definition."""
+    return {"policy": "c", "rollout": "f", "trajectory": "e", "reward": "b", "return": "a"}
+
+
+def advantages_from_rewards(rewards):
+    """Exercise 1.2's reference solution: each reward minus the group's mean reward."""
+    baseline = sum(rewards) / len(rewards)
+    return [r - baseline for r in rewards]
+
+
+def chance_of_a_right_answer(p, n):
+    """Exercise 1.3's reference solution: 1 minus the chance that all ``n`` samples are wrong."""
+    return 1 - (1 - np.asarray(p, dtype=float)) ** n
+
+
+def shown_record() -> dict:
+    """The rollout chapter 1 prints for Exercise 1.1: the shown base policy's, on the workshop's uncertain sum."""
+    from rlbook import book
+    from rlbook.analysis.workshop import rollout_record
+    from rlbook.runs import load
+
+    facts = book.load("loop")
+    policy = load("base", facts.shown).policy(step=1)
+    return rollout_record(policy, parse_prompt(facts.unsure_prompt), seed=facts.shown)
+
+
+for _exercise in (
+    Exercise("definitions", "loop", check_definitions, definitions, answer="value"),
+    Exercise("rollout-labels", "loop", check_rollout_labels, rollout_labels, answer="value",
+             inputs=lambda: (shown_record(),)),
+    Exercise("advantages", "loop", check_advantages, advantages_from_rewards),
+    Exercise("chance-of-a-right-answer", "loop", check_chance_of_a_right_answer, chance_of_a_right_answer),
+):
+    register(_exercise)

@@ -230,11 +230,10 @@ class _Writer:
     def _code(self, cell: dict) -> None:
         options, code = cell_options(_text(cell["source"]))
         if self._in_details():  # a solution's code: to read and copy, never run by "Run All"
+            shown = _shown_source(cell) if options.get("echo") is False else None
             self._emit("")
-            self._emit("```python")
-            for line in code.strip("\n").split("\n"):
+            for line in (shown or f"```python\n{code.strip()}\n```").split("\n"):
                 self._emit(line)
-            self._emit("```")
             self._emit("")
             return
         self._flush()
@@ -255,6 +254,13 @@ class _Writer:
         self.cells.append(new)
         if label.startswith("fig-") and options.get("fig-cap"):
             self.cells.append(nbformat.v4.new_markdown_cell(f"**@{label}:** {options['fig-cap']}"))
+
+
+def _shown_source(cell: dict) -> str | None:
+    """What a solution cell that hides its own code shows: the reference's source it displayed, as Markdown."""
+    shown = [_text(o["data"]["text/markdown"]) for o in cell.get("outputs", [])
+             if o.get("output_type") in ("display_data", "execute_result") and "text/markdown" in o.get("data", {})]
+    return "\n\n".join(s.strip() for s in shown) or None
 
 
 def _text(source) -> str:
