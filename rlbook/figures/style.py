@@ -21,6 +21,10 @@ VERDICT_WORDS = {"accepted": "accepted", "incorrect": "wrong value", "malformed"
                  "incomplete": "stopped by the budget", "unverifiable": "unverifiable", "duplicate": "duplicate"}
 """What figures, tables and the workshop call each verifier status: one vocabulary for the whole book."""
 
+SERIES = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9")
+"""Colours for the series of one panel, in order (Okabe and Ito's palette, told apart with any colour vision):
+a panel draws at most five or six series; past that, split it or label the lines directly."""
+
 PANEL = (4.6, 3.2)
 """Width and height of one panel in inches: 442 px wide as an SVG, two side by side fill about 900 px."""
 MIN_FONT = 9
