@@ -1,5 +1,5 @@
 # make book   set up .venv (if needed) with the trl extra and build the book into _book/
-# make test   set up .venv (if needed), train the book's missing runs one per core, run the test suite
+# make test   set up .venv (if needed), train the book's missing runs and compute its facts one per core, run the test suite
 # make test-unit  the unit tests only (tests/unit): no trained run, about a minute
 # make readme-figure  redraw docs/workshop.png, the README's figure, from the seed-0 base run
 # make clean  remove the built book and the executed notebooks (not .venv, not the run cache)
@@ -21,10 +21,10 @@ book: setup $(VENV)/.installed-trl
 	$(BIN)/rlbook build
 
 # The suite checks the chapters' claims on every run the book uses; training the
-# missing ones first, one per core, is faster than the suite training them one
-# after another (a no-op when the cache is warm).
+# missing ones and computing the chapters' facts first, one per core, is faster
+# than the suite doing it one after another (a no-op when the cache is warm).
 test: setup
-	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.runs.prefetch
+	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.book.prefetch
 	$(BIN)/python -m pytest -q
 
 # The package's own tests, none of which needs a trained run: the quick loop while changing code.

@@ -201,7 +201,8 @@ def write_student_notebooks(root: Path, pages: list[Page], executed: dict[str, n
 
 
 def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> None:
-    """Train the book's missing runs before the pages run, ``jobs`` at a time (``python -m rlbook.runs.prefetch``).
+    """Train the book's missing runs and compute its facts before the pages run, ``jobs`` at a time
+    (``python -m rlbook.book.prefetch``).
 
     ``jobs=None`` leaves the number to the prefetch: one run per usable core.
 
@@ -230,7 +231,7 @@ def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> N
 
 def prefetch_command(jobs: int | None) -> list[str]:
     """The command :func:`prefetch_runs` runs."""
-    return [sys.executable, "-m", "rlbook.runs.prefetch", *([] if jobs is None else ["--jobs", str(jobs)])]
+    return [sys.executable, "-m", "rlbook.book.prefetch", *([] if jobs is None else ["--jobs", str(jobs)])]
 
 
 def prefetch_fingerprint() -> str:

@@ -24,6 +24,8 @@ WORDS_PER_MINUTE = 143
 """Reading speed of technical prose: 5,000 words in 35 minutes (DESIGN.md section 10)."""
 MAX_MINUTES = 35
 MAX_NUMBERS_PER_100 = 4.0
+DENSITY_FROM_WORDS = 500
+"""A chapter's numbers are counted against its words from this many words on: a page of a few lines has no density."""
 
 FENCED = re.compile(r"^(`{3,}|~{3,}).*?^\1\s*$", re.MULTILINE | re.DOTALL)
 DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.DOTALL)
@@ -138,7 +140,7 @@ class Counts:
         if self.minutes > MAX_MINUTES:
             found.append(f"{self.page}: {self.minutes:.0f} minutes of reading ({self.words:,} prose words), over "
                          f"{MAX_MINUTES}: split the chapter or move depth to an appendix")
-        if self.numbers_per_100 > MAX_NUMBERS_PER_100:
+        if self.words >= DENSITY_FROM_WORDS and self.numbers_per_100 > MAX_NUMBERS_PER_100:
             found.append(f"{self.page}: {self.numbers_per_100:.1f} numbers per 100 prose words, over "
                          f"{MAX_NUMBERS_PER_100:g}: keep the numbers that carry the lesson, move the rest to tables")
         return found

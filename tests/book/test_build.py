@@ -463,8 +463,8 @@ def test_the_build_records_each_page_s_seconds(book):
 
 
 def test_prefetch_command_passes_jobs_only_when_given():
-    assert build.prefetch_command(None)[1:] == ["-m", "rlbook.runs.prefetch"]
-    assert build.prefetch_command(3)[1:] == ["-m", "rlbook.runs.prefetch", "--jobs", "3"]
+    assert build.prefetch_command(None)[1:] == ["-m", "rlbook.book.prefetch"]
+    assert build.prefetch_command(3)[1:] == ["-m", "rlbook.book.prefetch", "--jobs", "3"]
 
 
 def test_figures_are_svg_as_fig_format_asks_and_the_site_has_its_script_and_search(book):

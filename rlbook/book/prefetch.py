@@ -1,0 +1,113 @@
+"""Train the runs the book needs and compute every chapter's facts, as soon as each can be, on every core.
+
+``rlbook build`` and ``make test`` run ``python -m rlbook.book.prefetch``
+before the pages: one pool of worker processes trains the runs that the
+chapters' facts need (:func:`rlbook.book.needs`) and the cache lacks, and
+computes a chapter's facts the moment the last run it reads is trained,
+while other runs are still training. The pages then only load their facts.
+A run is trained once even when several processes ask for it (the cache's
+lock), and facts that are cached are not computed again.
+"""
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+
+from rlbook import book, runs
+from rlbook.book import store
+from rlbook.core.arguments import bounded_int
+from rlbook.runs import prefetch as run_prefetch
+
+
+def needed_runs(topics: list[str], seeds: tuple[int, ...] = book.SEEDS) -> dict[str, set[tuple[str, int]]]:
+    """The runs each chapter's facts read: topic -> {(run, seed)}."""
+    return {t: {(n.name, n.seed) for n in book.chapter(t).needs(seeds)} for t in topics}
+
+
+def facts_cached(topic: str, threads: int, seeds: tuple[int, ...] = book.SEEDS) -> bool:
+    """Whether the cache holds a finished entry of ``topic``'s facts under today's key."""
+    module = book.chapter(topic)
+    key = store.facts_key(module.__name__, seeds, threads, tuple(module.needs(seeds)))
+    return (store.entry_path(topic, seeds, threads, key) / "manifest.json").is_file()
+
+
+def _train(pair: tuple[str, int], threads: int) -> tuple[str, float, float]:
+    started = time.perf_counter()
+    runs.load(pair[0], pair[1], threads)
+    return f"{pair[0]} seed {pair[1]}", time.perf_counter() - started, run_prefetch.peak_memory_mb()
+
+
+def _facts(topic: str, threads: int) -> tuple[str, float, float]:
+    started = time.perf_counter()
+    book.load(topic, threads=threads, check=False)
+    return f"facts of {topic}", time.perf_counter() - started, run_prefetch.peak_memory_mb()
+
+
+def prefetch_book(topics: list[str] | None = None, jobs: int | None = None, threads: int = runs.DEFAULT_THREADS,
+                  out: Callable[[str], None] = print, executor: Executor | None = None) -> float:
+    """Train the missing runs of ``topics`` (default: every chapter) and compute their missing facts.
+
+    ``jobs`` workers (default: the usable cores) take runs in
+    :func:`rlbook.runs.prefetch.training_order` and a chapter's facts as soon
+    as its runs are there; ``executor`` (default: a pool of ``jobs`` spawned
+    processes) runs them. Returns the wall time in seconds.
+    """
+    started = time.perf_counter()
+    topics = topics or book.topics()
+    jobs = jobs or run_prefetch.usable_cores()
+    needs = needed_runs(topics)
+    wanted = sorted(set().union(*needs.values()) | set(run_prefetch.book_runs()))
+    missing = run_prefetch.training_order([p for p in wanted if not run_prefetch.is_cached(*p, threads)])
+    waiting = {t: needs[t] & set(missing) for t in topics if not facts_cached(t, threads)}
+    tasks = len(missing) + len(waiting)
+    if not tasks:
+        return 0.0
+    done = 0
+    with executor or ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        running: set[Future] = set()
+        queue = list(missing)
+
+        def submit_ready() -> None:
+            for topic in [t for t, left in waiting.items() if not left]:
+                running.add(pool.submit(_facts, topic, threads))
+                del waiting[topic]
+            while queue and len(running) < jobs:
+                pair = queue.pop(0)
+                future = pool.submit(_train, pair, threads)
+                future.pair = pair  # type: ignore[attr-defined]
+                running.add(future)
+
+        submit_ready()
+        while running:
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                running.discard(future)
+                what, seconds, _memory = future.result()
+                done += 1
+                out(f"[{done}/{tasks}] {what}: {seconds:.1f} s")
+                for left in waiting.values():
+                    left.discard(getattr(future, "pair", None))
+            submit_ready()
+    return time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m rlbook.book.prefetch [--jobs N]``: the book's missing runs and facts; 0 when all are there."""
+    parser = argparse.ArgumentParser(prog="python -m rlbook.book.prefetch", description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=bounded_int(1, run_prefetch.MAX_JOBS), default=run_prefetch.usable_cores(),
+                        help=f"runs or facts computed at once (default: the usable cores, here %(default)s)")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    seconds = prefetch_book(jobs=args.jobs, out=lambda line: print(line, flush=True))
+    if seconds:
+        print(f"the book's runs and facts are ready after {seconds:.1f} s, {args.jobs} at a time", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
