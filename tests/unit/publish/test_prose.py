@@ -70,7 +70,7 @@ def test_a_long_chapter_is_over_its_sitting():
 
 
 def test_chapter_problems_reads_executed_notebooks_and_prints_the_table():
-    nb = {"cells": [{"cell_type": "markdown", "source": "It moved by +0.0000 here. " + "word 7 " * 260},
+    nb = {"cells": [{"cell_type": "markdown", "source": "It moved by +0.0000 here. " + "a word 7 " * 260},
                     {"cell_type": "code", "source": "x = 0 of them"}]}
     printed = []
     problems = prose.chapter_problems([("chapters/01.qmd", nb)], printed.append)
