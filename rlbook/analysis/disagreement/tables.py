@@ -74,9 +74,13 @@ def breakdown_markdown(rows: Mapping[str, Mapping]) -> str:
 
 
 def breakdown_detail_markdown(rows: Mapping[str, Mapping], statuses: Sequence[str]) -> str:
-    """Every verdict's count for each checkpoint: the detail behind :func:`breakdown_markdown`."""
-    body = [[label, f"{r['samples']:,}", *(f"{r[s]:,}" for s in statuses)] for label, r in rows.items()]
-    return markdown_table(["checkpoint", "samples", *map(_verdict, statuses)], body, "l" + "r" * (len(statuses) + 1))
+    """Each verdict's count for each checkpoint: the detail behind :func:`breakdown_markdown`.
+
+    A verdict that no checkpoint received gets no column.
+    """
+    seen = [s for s in statuses if any(r[s] for r in rows.values())]
+    body = [[label, *(f"{r[s]:,}" for s in seen)] for label, r in rows.items()]
+    return markdown_table(["checkpoint", *map(_verdict, seen)], body, "l" + "r" * len(seen))
 
 
 def matrix_markdown(matrix: Mapping) -> str:
@@ -102,7 +106,7 @@ def _sum(prompt: str) -> str:
 
 def sample_markdown(sample: Sequence[Mapping]) -> str:
     """A bounded sample of one cell: each rollout's sum and completion, the outcome verdict and the scorer's reason."""
-    body = [[f"`{_sum(j['prompt'])}`", code(j["completion"]), _verdict(j["status"]), f"{j['process']:.1f}",
+    body = [[_sum(j["prompt"]), code(j["completion"]), _verdict(j["status"]), f"{j['process']:.1f}",
              j["process_reason"].replace("!=", "\u2260")] for j in sample]
     return markdown_table(["sum", "completion", "outcome", "process", "the scorer's reason"], body, "lllrl")
 

@@ -42,9 +42,8 @@ def test_breakdown_tables_split_rejections_into_format_and_value():
            "unverifiable": 0, "right_number_rejected": 3}
     assert t.breakdown_markdown({"sft": row}).splitlines()[2] == "| sft | 0.17 | 5 | 3 | 2 | 3 |"
     detail = t.breakdown_detail_markdown({"sft": row}, rw.STATUSES)
-    assert detail.splitlines()[0] == ("| checkpoint | samples | accepted | wrong value | malformed | stopped by the "
-                                      "budget | unverifiable |")
-    assert detail.splitlines()[2] == "| sft | 6 | 1 | 2 | 1 | 2 | 0 |"
+    assert detail.splitlines()[0] == "| checkpoint | accepted | wrong value | malformed | stopped by the budget |"
+    assert detail.splitlines()[2] == "| sft | 1 | 2 | 1 | 2 |"  # no checkpoint was unverifiable: no column
 
 
 def test_matrix_table_from_the_facts_counts():
@@ -57,7 +56,7 @@ def test_matrix_table_from_the_facts_counts():
 def test_sample_and_block_tables():
     judged = plain(d.judge([P, P], ["6,12#", "7,13#"]))
     sample = t.sample_markdown(judged)
-    assert sample.splitlines()[2] == ("| `3+4+5` | `'6,12#'` | accepted | 0.0 | step 1 6 \u2260 3+4 invalid; "
+    assert sample.splitlines()[2] == ("| 3+4+5 | `'6,12#'` | accepted | 0.0 | step 1 6 \u2260 3+4 invalid; "
                                       "step 2 12 \u2260 6+5 invalid |")
     assert "| wrong value | 0.5 |" in sample
     assert t.block_markdown(judged).splitlines()[2:] == [f"| 0 | `{P}` | `'6,12#'` |", f"| 1 | `{P}` | `'7,13#'` |"]
