@@ -328,6 +328,10 @@ CLAIMS = (
           and F.comparison.shaped_end_accuracy > F.comparison.shaped_start_accuracy,
           lambda F: (F.comparison.outcome_start_accuracy, F.comparison.outcome_end_accuracy,
                      F.comparison.shaped_start_accuracy, F.comparison.shaped_end_accuracy)),
+    Claim("outcome-only-validity-barely-moves", "outcome-only RL, which never looks at the steps, moves the mean step "
+          "validity by less than 0.05 either way",
+          lambda F: abs(F.comparison.outcome_end_validity - F.comparison.outcome_start_validity) < 0.05,
+          lambda F: (F.comparison.outcome_start_validity, F.comparison.outcome_end_validity)),
     Claim("shaped-ends-more-valid", "the shaped runs end with the higher step validity on average",
           lambda F: F.comparison.validity_gap > 0, lambda F: F.comparison.validity_gap),
     Claim("invalid-share-grows", "outcome-only RL raises the share of right answers through an invalid step to over "
