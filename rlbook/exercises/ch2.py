@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from rlbook.analysis.disagreement import judge, partial_credit_summary, rule_change_of
+from rlbook.analysis.disagreement import RIGHT_INVALID, judge, partial_credit_summary, rule_change_of
 from rlbook.core import rewards as rw
 from rlbook.core.world import EOT, Task, parse_prompt
 
@@ -253,10 +253,13 @@ def check_rule_change(answer, prompts: list[str], completions: list[str]) -> Che
     truth = rule_change_of(list(prompts), list(completions))
     want = (truth["gained"], truth["lost"])
     if (gained, lost) == want:
-        return verdict(True, f"{gained:,} rollouts gain and {lost:,} lose. The gains are right totals reached "
-                             "through a wrong first sum (the new rule finds step 2 valid); the losses are wrong "
-                             "first sums carried forward consistently. A different judge of the same steps moves "
-                             "rollouts both ways between the cells of the matrix.")
+        right_invalid = truth["gained_from"].get(RIGHT_INVALID, 0)
+        gains = ("every gain is a right answer reached through a wrong first sum" if right_invalid == gained else
+                 f"{right_invalid:,} of the gains are right answers reached through a wrong first sum, and the others "
+                 "write the true second sum after an unreadable first sum or in an answer the verifier rejects")
+        return verdict(True, f"{gained:,} rollouts gain and {lost:,} lose: {gains} (the new rule finds their step 2 "
+                             "valid), and every loss is a wrong first sum carried forward consistently. A different "
+                             "judge of the same steps moves rollouts both ways between the cells of the matrix.")
     if (lost, gained) == want:
         return verdict(False, "the two counts are swapped: a right total after a wrong first sum gains under the new "
                               "rule, and a wrong first sum carried forward loses")

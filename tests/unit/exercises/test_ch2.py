@@ -286,7 +286,9 @@ RIGHT = {"gained": 3, "lost": 2}
 def test_the_reference_rescoring_passes_and_agrees_with_the_analysis():
     assert ch2.rule_change_counts(PROMPTS, COMPLETIONS) == RIGHT
     result = ch2.check_rule_change(RIGHT, PROMPTS, COMPLETIONS)
-    assert result.passed and "3 rollouts gain and 2 lose" in result.message
+    assert result.passed and "3 rollouts gain and 2 lose: 1 of the gains are right answers" in result.message
+    only = ch2.check_rule_change({"gained": 1, "lost": 1}, [P] * 3, ["6,12#", "6,11#", "7,12#"])
+    assert only.passed and "every gain is a right answer reached through a wrong first sum" in only.message
 
 
 @pytest.mark.parametrize("spelling", [{"gained": 3, "lost": 2}, {"lost": 2.0, "gained": 3.0},
