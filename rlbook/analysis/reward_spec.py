@@ -4,13 +4,14 @@
 code's own constants so that the table cannot drift from what the verifier
 does; :data:`SHORTCUT_CASES` are right answers, wrong answers, malformed
 outputs and plausible shortcuts, each with the status the exact verifier
-should give. They are display and test data: no run trains on them.
+should give, and :func:`shortcut_rows` judges them live. They are display
+and test data: no run trains on them.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from rlbook.core.rewards import Verifier
+from rlbook.core.rewards import ExactVerifier, Verifier, process_score
 from rlbook.core.world import EOT, VOCAB, Task
 
 
@@ -33,6 +34,8 @@ SPEC: dict[str, str] = {
                   "only, no sign, space or leading zero, one number (single-step) or two separated by ',' "
                   "(multi-step); reward 0",
     "incomplete": f"no {EOT!r} in the completion: the token budget stopped it; reward 0",
+    "unsafe": f"cannot arise: a text over these {len(VOCAB)} characters does nothing outside the episode; "
+              "a world whose actions can do harm needs its own rule here",
     "unverifiable": "the prompt is not one of the two task formats (or not text); reward 0",
 }
 """The reward interface as a specification (chapter 2 renders it with :func:`spec_table`).
@@ -97,3 +100,24 @@ answers, unverifiable prompts and plausible shortcuts, each with the status the
 exact verifier (1.0) should give (ch2). Two shortcuts are *accepted* on
 purpose: the outcome reward does not look at the step; the process scorer does.
 """
+
+
+def shortcut_rows(verifier: Verifier | None = None) -> list[dict]:
+    """Every case of :data:`SHORTCUT_CASES` with ``verifier``'s live verdict and the process score (ch2).
+
+    ``process`` is None for a prompt the process scorer cannot score.
+    """
+    verifier = verifier or ExactVerifier()
+    rows = []
+    for case in SHORTCUT_CASES:
+        verdict = verifier(case.prompt, case.completion)
+        process = process_score(case.prompt, case.completion)
+        rows.append({"case": case.description, "prompt": case.prompt, "completion": case.completion,
+                     "intended": case.intended_status, "status": verdict.status, "reward": verdict.reward,
+                     "reason": verdict.reason, "process": process.score if process.status == "scored" else None})
+    return rows
+
+
+def shortcut_mismatches(verifier: Verifier | None = None) -> list[dict]:
+    """The cases whose live status differs from the intended one (empty when the verifier passes its tests)."""
+    return [r for r in shortcut_rows(verifier) if r["status"] != r["intended"]]

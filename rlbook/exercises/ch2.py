@@ -1,12 +1,14 @@
-"""Checks for chapter 2's exercises: outcome and process rewards.
+"""Checkers for chapter 2's exercises (outcome and process rewards), each registered with its reference solution.
 
-- Exercise 2: write a process scorer; :func:`check_process_scorer` runs it on
-  real multi-step rollouts and compares it with :func:`rlbook.core.rewards.process_score`.
-- Exercise 6: design a verifier for the constrained output ``s1,s2#`` and
-  name its blind spot; :func:`check_verifier` runs it on adversarial cases
-  and lists what slips through.
-- Exercise 11: pick a rollout on which the outcome and process verdicts
-  disagree; :func:`check_disagreement_pick` confirms it.
+- :func:`check_process_scorer` (Exercise 2.1): a process scorer, run on the
+  chapter's real multi-step rollouts and on constructed cases, compared
+  with :func:`rlbook.core.rewards.process_score`.
+- :func:`check_verifier` and :func:`check_blind_spot` (Exercise 2.2): an
+  outcome verifier for the constrained output ``s1,s2#`` run on adversarial
+  cases, then a completion in its blind spot.
+- :func:`check_disagreement_pick` and :func:`check_rule_change` (Exercise
+  2.3): a rollout on which the two judges disagree, then what a different
+  step rule (the true partial sum) would do to the chapter's rollouts.
 
 Every check prints and returns a :class:`~rlbook.exercises.CheckResult` and
 never raises on a wrong answer.
@@ -17,25 +19,26 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from rlbook.analysis.disagreement import Judged, judge
+from rlbook.analysis.disagreement import RIGHT_INVALID, judge, partial_credit_summary, rule_change_of
 from rlbook.core import rewards as rw
 from rlbook.core.world import EOT, Task, parse_prompt
 
-from . import CheckResult, Option, as_count, check_choice, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, as_count, never_raises, not_a_function, not_answered, verdict
+from .registry import Exercise, register
+from .verifiers import (
+    ADVERSARIAL_TASKS,
+    BLIND_SPOT_PROMPT,
+    SHOW,
+    adversarial_cases,
+    attempt,
+    check_blind_spot,
+    check_verifier,
+    find_blind_spot,
+    is_canonical,
+    reference_verifier,
+)
 
-SHOW = 3
-"""How many failing examples a check message lists."""
-
-
-def _call(fn: Callable, *args):
-    """``(value, None)`` or ``(None, "ExceptionName: message")`` when the reader's function raises."""
-    try:
-        return fn(*args), None
-    except Exception as err:  # noqa: BLE001 - a reader's bug becomes a message, never a crash
-        return None, f"{type(err).__name__}: {err}"
-
-
-# ---------------------------------------------------------------- exercise 2
+# ---------------------------------------------------------------- Exercise 2.1
 
 
 SCORER_CASES = [(Task((3, 4, 5)).prompt, c) for c in (
@@ -43,7 +46,7 @@ SCORER_CASES = [(Task((3, 4, 5)).prompt, c) for c in (
     "7#,12", "#7,12", "7,1#2", "6#,11",  # only the text before the first end mark counts
     "7,12#", "6,11#", "6,12#", "7,012#", "7,12,5#", "7", "", "#")] + [
     (Task((9, 9, 9)).prompt, c) for c in ("18,27#", "018,27#", "18#,27", "17,26#", "27#")]
-"""Constructed (prompt, completion) pairs on which exercise 2's rules differ from the shortcuts students take."""
+"""Constructed (prompt, completion) pairs on which Exercise 2.1's rules differ from the shortcuts students take."""
 
 
 def _rollout_lists(prompts, completions) -> str | None:
@@ -71,7 +74,7 @@ def _steps(got) -> tuple[bool, ...] | None:
 @never_raises
 def check_process_scorer(scorer: Callable[[str, str], Sequence[bool] | None] | None, prompts: list[str],
                          completions: list[str]) -> CheckResult:
-    """Exercise 2: does ``scorer(prompt, completion)`` give the same step verdicts as ``process_score``?
+    """Exercise 2.1: does ``scorer(prompt, completion)`` give the same step verdicts as ``process_score``?
 
     ``scorer`` returns one bool per step (step 1 valid iff s1 = a + b; step 2
     valid iff s2 = the rollout's own s1 + c; a step after an unreadable one is
@@ -87,7 +90,7 @@ def check_process_scorer(scorer: Callable[[str, str], Sequence[bool] | None] | N
     problem = _rollout_lists(prompts, completions)
     if problem:
         return verdict(False, problem)
-    first, error = _call(scorer, prompts[0], completions[0])
+    first, error = attempt(scorer, prompts[0], completions[0])
     if error is None and first is None:
         return not_answered("the body of `my_process_score` (it still returns None)")
     real = sorted(set(zip(prompts, completions)))
@@ -95,7 +98,7 @@ def check_process_scorer(scorer: Callable[[str, str], Sequence[bool] | None] | N
     for kind, pairs in (("constructed", SCORER_CASES), ("real", real)):
         for prompt, completion in pairs:
             expected = rw.process_score(prompt, completion)
-            got, error = _call(scorer, prompt, completion)
+            got, error = attempt(scorer, prompt, completion)
             if error:
                 return verdict(False, f"your scorer raised {error} on prompt {prompt!r}, completion {completion!r}; "
                                       "a scorer must judge every text, including malformed and budget-stopped ones")
@@ -119,7 +122,7 @@ def check_process_scorer(scorer: Callable[[str, str], Sequence[bool] | None] | N
 
 
 def reference_process_score(prompt: str, completion: str) -> list[bool] | None:
-    """A solution to exercise 2, written from the rules alone (the chapter's solution cell shows this source).
+    """Exercise 2.1's reference solution, written from the rules alone (the chapter's solution box shows it).
 
     Read the text before the first end mark, split it at commas, and judge
     each expected step against the previous value the rollout itself wrote;
@@ -139,173 +142,22 @@ def reference_process_score(prompt: str, completion: str) -> list[bool] | None:
     return steps
 
 
-def is_canonical(text: str) -> bool:
-    """Whether ``text`` is a number as the book writes it: ASCII digits only, no leading zero (exercises 2 and 6)."""
-    return text.isascii() and text.isdigit() and (text == "0" or text[0] != "0")
+# ---------------------------------------------------------------- Exercise 2.3
 
 
-def reference_verifier(prompt: str, completion: str) -> bool:
-    """A solution to exercise 6: the outcome rule for ``s1,s2#`` written out (the chapter shows this source)."""
-    task = parse_prompt(prompt)
-    answer, mark, after = completion.partition(EOT)
-    if task is None or not mark or after:
-        return False
-    fields = answer.split(",")
-    if len(fields) != len(task.steps) or not all(is_canonical(f) for f in fields):
-        return False
-    return fields[-1] == str(task.answer)
-
-
-REFERENCE_BLIND_SPOT = "6,12#"
-"""A solution to exercise 6's second half: 6 is not 3+4, yet the final sum 12 is right."""
-
-
-# ---------------------------------------------------------------- exercise 6
-
-BLIND_SPOT_PROMPT = Task((3, 4, 5)).prompt
-"""The prompt for which exercise 6 asks a completion in the verifier's blind spot."""
-
-ADVERSARIAL_TASKS = [Task((3, 4, 5)), Task((9, 9, 9)), Task((0, 0, 0)), Task((1, 8, 0)), Task((5, 5, 9))]
-
-
-def adversarial_cases() -> list[tuple[str, str, str]]:
-    """(description, prompt, completion) for exercise 6: right answers, near misses and format tricks.
-
-    Each is built for several tasks from the same template, so a verifier
-    that special-cases one prompt is caught on another.
-    """
-    cases = []
-    for task in ADVERSARIAL_TASKS:
-        s1, s2 = task.steps
-        arabic = str(s2)[:-1] + chr(0x0660 + int(str(s2)[-1]))
-        templates = [
-            ("the canonical answer", f"{s1},{s2}{EOT}"),
-            ("right final through a wrong first sum", f"{s1 + 1},{s2}{EOT}"),
-            ("final sum written twice", f"{s2},{s2}{EOT}"),
-            ("wrong final sum", f"{s1},{s2 + 1}{EOT}"),
-            ("final sum only", f"{s2}{EOT}"),
-            ("leading zero on the final sum", f"{s1},0{s2}{EOT}"),
-            ("leading zero on the first sum", f"0{s1},{s2}{EOT}"),
-            ("space before the first sum", f" {s1},{s2}{EOT}"),
-            ("space after the comma", f"{s1}, {s2}{EOT}"),
-            ("space before the end mark", f"{s1},{s2} {EOT}"),
-            ("plus sign", f"{s1},+{s2}{EOT}"),
-            ("a third number", f"{s1},{s2},{s2}{EOT}"),
-            ("text after the end mark", f"{s1},{s2}{EOT}{s2}"),
-            ("newline after the end mark", f"{s1},{s2}{EOT}\n"),
-            ("space after the end mark", f"{s1},{s2}{EOT} "),
-            ("two end marks", f"{s1},{s2}{EOT}{EOT}"),
-            ("no end mark (budget)", f"{s1},{s2}"),
-            ("non-ASCII digit", f"{s1},{arabic}{EOT}"),
-            ("newline before the end mark", f"{s1},{s2}\n{EOT}"),
-            ("empty answer", EOT),
-            ("missing first sum", f",{s2}{EOT}"),
-            ("an equation", f"{s1}+{task.operands[2]}={s2}{EOT}"),
-        ]
-        cases += [(name, task.prompt, completion) for name, completion in templates]
-    return cases
-
-
-def _accepts(got) -> bool | None:
-    """A verifier's answer as a bool: True/False (or 1/0); None for anything else, such as ``"yes"``."""
-    if isinstance(got, (bool, np.bool_)):
-        return bool(got)
-    count = as_count(got)
-    return None if count not in (0, 1) else bool(count)
-
-
-@never_raises
-def check_verifier(verify: Callable[[str, str], bool | None] | None, blind_spot: str | None) -> CheckResult:
-    """Exercise 6: run the reader's outcome verifier on adversarial cases; check the named blind spot.
-
-    The constrained output is ``s1,s2#``: two canonical numbers (ASCII
-    digits, no sign, space or leading zero) separated by one comma, then the
-    end mark and nothing after it; only the final number is judged. The
-    reader's ``verify`` must return True or False and accept exactly what
-    :class:`rewards.ExactVerifier` accepts on the cases; the message lists
-    what slips through (accepted but should not be) and what is wrongly
-    refused. ``blind_spot`` must be a completion for
-    :data:`BLIND_SPOT_PROMPT` that ``verify`` accepts although a step is wrong.
-    """
-    if verify is None:
-        return not_answered("`my_verifier`")
-    if not callable(verify):
-        return not_a_function("my_verifier", verify)
-    probe, error = _call(verify, *adversarial_cases()[0][1:])
-    if error is None and probe is None:
-        return not_answered("the body of `my_verifier` (it still returns None)")
-    exact = rw.ExactVerifier()
-    slipped, refused, blind = [], [], []
-    for name, prompt, completion in adversarial_cases():
-        got, error = _call(verify, prompt, completion)
-        if error:
-            return verdict(False, f"your verifier raised {error} on {prompt} {completion!r} ({name}); "
-                                  "a verifier must answer for every text")
-        accepted = _accepts(got)
-        if accepted is None:
-            return verdict(False, f"your verifier returned {got!r:.40} for {prompt} {completion!r}; return True to "
-                                  "accept and False to refuse (a string such as 'yes' or '' is not a verdict)")
-        expected = exact(prompt, completion)
-        if accepted and not expected.reward:
-            slipped.append((name, f"{name}: {prompt} {completion!r} (should be {expected.status}: "
-                                  f"{expected.reason})"))
-        elif not accepted and expected.reward:
-            refused.append((name, f"{name}: {prompt} {completion!r}"))
-        elif accepted and not rw.process_score(prompt, completion).score == 1.0:
-            blind.append(completion)
-    problems = []
-    for found, what in ((slipped, "adversarial case(s) slip through"), (refused, "right answer(s) are refused")):
-        if found:
-            kinds = ", ".join(dict.fromkeys(name for name, _ in found))
-            problems.append(f"{len(found)} {what} ({kinds}), e.g.\n  " + "\n  ".join(t for _, t in found[:SHOW]))
-    if problems:
-        return verdict(False, "\n".join(problems))
-    return _check_blind_spot(verify, blind_spot, blind)
-
-
-def _check_blind_spot(verify: Callable[[str, str], bool | None], blind_spot: str | None,
-                      blind: list[str]) -> CheckResult:
-    """The second half of exercise 6: a completion the verifier accepts although its reasoning is wrong."""
-    if blind_spot is None:
-        return not_answered("`my_blind_spot`, a completion for "
-                            f"{BLIND_SPOT_PROMPT} that your verifier accepts although a step is wrong "
-                            "(your verifier itself passes every adversarial case)")
-    if not isinstance(blind_spot, str):
-        return verdict(False, f"`my_blind_spot` must be a completion, a str such as the policy writes, got "
-                              f"{type(blind_spot).__name__}")
-    accepted, error = _call(verify, BLIND_SPOT_PROMPT, blind_spot)
-    process = rw.process_score(BLIND_SPOT_PROMPT, blind_spot)
-    if error or not _accepts(accepted):
-        return verdict(False, f"your verifier does not accept {blind_spot!r} for {BLIND_SPOT_PROMPT}, so it is not "
-                              "a blind spot of it: name a completion it accepts")
-    if process.score == 1.0:
-        return verdict(False, f"{blind_spot!r} is right in every step ({process.reason}); a blind spot is a "
-                              "completion the verifier accepts although the reasoning is wrong")
-    return verdict(True, f"your verifier passes every adversarial case, and {blind_spot!r} is in its blind spot: "
-                         f"accepted, yet {process.reason}. Among the cases it also accepted "
-                         f"{len(blind)} with a wrong step, e.g. {blind[:SHOW]}: an outcome check cannot see "
-                         "how the answer was reached.")
-
-
-# ---------------------------------------------------------------- exercise 11
-
-
-def exercise_rows(judged: list[Judged], k: int = 12, avoid: frozenset[str] = frozenset()) -> list[Judged]:
-    """The ``k`` consecutive rollouts shown in exercise 11: the first block of the sample holding a disagreement.
-
-    Blocks start at multiples of ``k``. A block holding a prompt in
-    ``avoid`` (say, the one the chapter's figure already shows) is skipped
-    when another block qualifies; with no disagreement at all, the first block.
-    """
-    blocks = [judged[i:i + k] for i in range(0, len(judged), k)]
-    useful = [b for b in blocks if any(j.disagrees for j in b)]
-    fresh = [b for b in useful if not any(j.prompt in avoid for j in b)]
-    return (fresh or useful or blocks)[0]
+def _multi_step_block(prompts, completions) -> str | None:
+    """Why ``prompts``/``completions`` are not a block of the chapter's multi-step rollouts, or None."""
+    problem = _rollout_lists(prompts, completions)
+    if problem:
+        return problem
+    if len(prompts) < 4 or any(parse_prompt(p) is None or parse_prompt(p).world != "multi" for p in prompts):
+        return "give the exercise's real multi-step rollouts (the chapter's lists), not a list of your own"
+    return None
 
 
 @never_raises
 def check_disagreement_pick(index: int | None, prompts: list[str], completions: list[str]) -> CheckResult:
-    """Exercise 11: is rollout ``index`` of the listed real rollouts a case where the verdicts disagree?
+    """Exercise 2.3, first half: is rollout ``index`` of the listed real rollouts one the verdicts disagree on?
 
     Disagreeing means one verdict passes the rollout and the other fails it:
     the outcome verifier accepts while a step is invalid, or every step is
@@ -316,16 +168,13 @@ def check_disagreement_pick(index: int | None, prompts: list[str], completions: 
     """
     if index is None:
         return not_answered("`my_pick`, the index of a rollout in the list")
-    problem = _rollout_lists(prompts, completions)
+    problem = _multi_step_block(prompts, completions)
     if problem:
         return verdict(False, problem)
-    if len(prompts) < 4 or any(parse_prompt(p) is None or parse_prompt(p).world != "multi" for p in prompts):
-        return verdict(False, "give the exercise's block of real multi-step rollouts (shown_prompts and "
-                              "shown_completions), not a list of your own")
     judged = judge(list(prompts), list(completions))
     if all(j.disagrees for j in judged) or not any(j.disagrees for j in judged):
         return verdict(False, "in the list given, the judges agree on every rollout or on none, so there is nothing "
-                              "to pick: give the exercise's block (shown_prompts and shown_completions)")
+                              "to pick: give the exercise's block (F.block.prompts and F.block.completions)")
     position = as_count(index)
     if position is None or not 0 <= position < len(prompts):
         return verdict(False, f"{index!r} is not an index of the list: pick a whole number from 0 to "
@@ -341,21 +190,139 @@ def check_disagreement_pick(index: int | None, prompts: list[str], completions: 
                           "sums with a broken ending.")
 
 
-JUDGES = {
-    "a": Option("The outcome verifier: only the final answer counts, and it is right or wrong.", False,
-                "the final answer is the verifier's whole view, so it cannot see a wrong step behind a right sum; "
-                "believing it alone says the reasoning does not matter"),
-    "b": Option("Each, about what it checks: the verifier about the final answer, the scorer about the steps.", True,
-                "right: each judge is sound about what it reads, and the disagreement says that one verdict alone "
-                "does not describe the rollout"),
-    "c": Option("The process scorer: a right answer reached through a wrong step is luck.", False,
-                "the scorer judges each step, but it does not check the format of the ending, which the verifier "
-                "does; believing it alone would pay a broken answer with valid sums"),
-}
-"""Exercise 11's second half, as stated options: which judge to believe when they disagree."""
+def pick_disagreement(prompts: list[str], completions: list[str]) -> int | None:
+    """Exercise 2.3's reference pick: the first row that exactly one of the two judges passes."""
+    verify = rw.ExactVerifier()
+    for i, (prompt, completion) in enumerate(zip(prompts, completions)):
+        outcome = verify(prompt, completion).status == "accepted"
+        process = all(rw.process_score(prompt, completion).steps)
+        if outcome != process:
+            return i
+    return None
+
+
+MOVES = ("gained", "lost")
+"""The counts Exercise 2.3's second half asks for."""
+
+
+def _moves(answer) -> tuple[int | None, int | None] | str:
+    """The reader's (gained, lost) from a dict (keys in any case) or a pair; a message when it is neither."""
+    if isinstance(answer, dict):
+        keys = {str(k).strip().lower(): v for k, v in answer.items()}
+        if not set(MOVES) <= set(keys):
+            return "`my_moves` needs the keys 'gained' and 'lost'"
+        values = [keys[k] for k in MOVES]
+    elif isinstance(answer, (list, tuple)) and len(answer) == 2:
+        values = list(answer)
+    else:
+        return "`my_moves` must be a dict {'gained': number, 'lost': number}"
+    if any(v is None for v in values):
+        return "no answer yet: fill in both numbers of `my_moves` and run the cell again"
+    counts = [as_count(v) for v in values]
+    if any(c is None or c < 0 for c in counts):
+        return f"each count must be a whole number of rollouts, got {values[0]!r:.20} and {values[1]!r:.20}"
+    return counts[0], counts[1]
+
+
+def _distinct_moves(prompts, completions) -> dict[str, object]:
+    """:func:`rule_change_of` on each distinct rollout once: what a count that skips repeats gives."""
+    pairs = sorted(set(zip(prompts, completions)))
+    return rule_change_of([p for p, _ in pairs], [c for _, c in pairs])
 
 
 @never_raises
-def check_judge(choice: str | None) -> CheckResult:
-    """Exercise 11, second half: which judge to believe when the verdicts disagree, a pick among :data:`JUDGES`."""
-    return check_choice(choice, JUDGES, "my_judge")
+def check_rule_change(answer, prompts: list[str], completions: list[str]) -> CheckResult:
+    """Exercise 2.3, second half: how many of the chapter's rollouts gain and lose process score when step 2 is
+    judged against the true partial sum (:func:`rlbook.analysis.disagreement.true_sum_steps`)?
+
+    ``answer`` is ``{"gained": n, "lost": n}`` (keys in any case; the
+    numbers may be floats such as ``318.0`` or NumPy ints) or the pair
+    ``(gained, lost)``. Wrong counts are told the mistake they most likely
+    come from: the two swapped, repeats skipped, every partial credit counted
+    as lost, or no gain at all.
+    """
+    if answer is None:
+        return not_answered("`my_moves`")
+    problem = _rollout_lists(prompts, completions)
+    if problem:
+        return verdict(False, problem)
+    read = _moves(answer)
+    if isinstance(read, str):
+        return verdict(False, read)
+    gained, lost = read
+    truth = rule_change_of(list(prompts), list(completions))
+    want = (truth["gained"], truth["lost"])
+    if (gained, lost) == want:
+        right_invalid = truth["gained_from"].get(RIGHT_INVALID, 0)
+        gains = ("every gain is a right answer reached through a wrong first sum" if right_invalid == gained else
+                 f"{right_invalid:,} of the gains are right answers reached through a wrong first sum, and the others "
+                 "write the true second sum after an unreadable first sum or in an answer the verifier rejects")
+        return verdict(True, f"{gained:,} rollouts gain and {lost:,} lose: {gains} (the new rule finds their step 2 "
+                             "valid), and every loss is a wrong first sum carried forward consistently. A different "
+                             "judge of the same steps moves rollouts both ways between the cells of the matrix.")
+    if (lost, gained) == want:
+        return verdict(False, "the two counts are swapped: a right total after a wrong first sum gains under the new "
+                              "rule, and a wrong first sum carried forward loses")
+    distinct = _distinct_moves(prompts, completions)
+    if (gained, lost) == (distinct["gained"], distinct["lost"]):
+        return verdict(False, "those are counts of distinct rollouts: count every rollout of the sample, repeats "
+                              "included, as the matrix does")
+    problems = []
+    if lost != want[1]:
+        partial = partial_credit_summary(judge(list(prompts), list(completions)))["total"]
+        problems.append("`lost` counts every wrong answer with partial credit, but a right first sum followed by a "
+                        "slip keeps its credit for step 1 under both rules." if lost == partial else
+                        "`lost` is not right: which rollouts have step 2 valid only because it follows their own "
+                        "wrong first sum?")
+    if gained != want[0]:
+        problems.append("`gained` cannot be 0: a right total after a wrong first sum has step 2 valid under the new "
+                        "rule." if gained == 0 else "`gained` is not right: which rollouts write the true second sum "
+                        "after a first sum that is not a + b?")
+    return verdict(False, " ".join(problems) + " Rescore every rollout with the new rule and compare its score "
+                                               "with rewards.process_score's.")
+
+
+def rule_change_counts(prompts: list[str], completions: list[str]) -> dict[str, int]:
+    """Exercise 2.3's reference rescoring: every step judged against the true partial sum, then compared."""
+    moves = {"gained": 0, "lost": 0}
+    for prompt, completion in zip(prompts, completions):
+        fields = completion.split("#")[0].split(",")
+        truth = parse_prompt(prompt).steps  # a + b, then a + b + c
+        steps = [i < len(fields) and is_canonical(fields[i]) and int(fields[i]) == s
+                 for i, s in enumerate(truth)]
+        new, old = sum(steps) / len(steps), rw.process_score(prompt, completion).score
+        if new != old:
+            moves["gained" if new > old else "lost"] += 1
+    return moves
+
+
+def _sample() -> tuple[list[str], list[str]]:
+    """The chapter's multi-step sample (its facts), as the page passes it to Exercises 2.1 and 2.3."""
+    from rlbook import book
+
+    sample = book.load("rewards").sample
+    return list(sample.prompts), list(sample.completions)
+
+
+def _block() -> tuple[list[str], list[str]]:
+    """Exercise 2.3's block of rollouts (the chapter's facts)."""
+    from rlbook import book
+
+    block = book.load("rewards").block
+    return list(block.prompts), list(block.completions)
+
+
+for _exercise in (
+    Exercise("process-scorer", "rewards", check_process_scorer, reference_process_score, inputs=_sample),
+    Exercise("verifier", "rewards", check_verifier, reference_verifier),
+    Exercise("blind-spot", "rewards", check_blind_spot, find_blind_spot, answer="value",
+             inputs=lambda: (reference_verifier,)),
+    Exercise("disagreement-pick", "rewards", check_disagreement_pick, pick_disagreement, answer="value",
+             inputs=_block),
+    Exercise("rule-change", "rewards", check_rule_change, rule_change_counts, answer="value", inputs=_sample),
+):
+    register(_exercise)
+
+__all__ = ["ADVERSARIAL_TASKS", "BLIND_SPOT_PROMPT", "MOVES", "SCORER_CASES", "adversarial_cases", "check_blind_spot",
+           "check_disagreement_pick", "check_process_scorer", "check_rule_change", "check_verifier", "find_blind_spot",
+           "is_canonical", "pick_disagreement", "reference_process_score", "reference_verifier", "rule_change_counts"]

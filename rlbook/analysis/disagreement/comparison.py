@@ -5,8 +5,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rlbook.analysis.tables import markdown_table
-
 if TYPE_CHECKING:
     from rlbook.runs import Run
 
@@ -32,19 +30,6 @@ def compare(runs_by_name: dict[str, list[Run]]) -> dict[str, list[dict[str, floa
 def spread(values: list[float]) -> tuple[float, float, float]:
     """Mean, minimum and maximum of a metric over seeds."""
     return float(np.mean(values)), float(np.min(values)), float(np.max(values))
-
-
-def comparison_markdown(table: dict[str, list[dict[str, float]]]) -> str:
-    """Start and end accuracy and validity per run, as mean and range over seeds (ch2)."""
-    rows = []
-    for name, per_seed in table.items():
-        cells = [name, str(len(per_seed))]
-        for key in ("start_accuracy", "end_accuracy", "start_validity", "end_validity"):
-            mean, low, high = spread([r[key] for r in per_seed])
-            cells.append(f"{mean:.2f} ({low:.2f}-{high:.2f})")
-        rows.append(cells)
-    header = ["run", "seeds", "accuracy at start", "accuracy at end", "validity at start", "validity at end"]
-    return markdown_table(header, rows, "lrrrrr")
 
 
 def paired(table: dict[str, list[dict[str, float]]], first: str, second: str) -> list[tuple[dict, dict]]:
@@ -85,11 +70,6 @@ def comparison_claims(table: dict[str, list[dict[str, float]]], shaped: str = "p
         for key in ("start_accuracy", "end_accuracy", "start_validity", "end_validity"):
             claims[f"{label}_{key}"] = spread([r[key] for r in table[name]])[0]
     return claims
-
-
-def seeds_phrase(k: int, n: int) -> str:
-    """``k`` of ``n`` seeds in words: "every seed", "no seed" or "2 of 3 seeds" (ch2's computed wording)."""
-    return "every seed" if k == n else ("no seed" if k == 0 else f"{k} of {n} seeds")
 
 
 def eval_curve(run: Run, key: str) -> tuple[list[int], list[float]]:

@@ -1,14 +1,25 @@
-"""Chapter 2's tables: the reward specification, the reward tests, the breakdowns, the matrix and its samples."""
+"""Chapter 2's tables, written from its facts (plain data): the reward interface, its tests, the breakdowns,
+the disagreement matrix, its samples, the RL comparison and the exercise's block.
+
+The page calls these on the facts of :mod:`rlbook.book.rewards`; nothing
+here samples or judges, so editing a table's layout recomputes no fact (the
+facts module does not import this module). Verdicts are named with the
+book's one vocabulary (:data:`rlbook.figures.style.VERDICT_WORDS`).
+"""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
-from rlbook.analysis import reward_spec
 from rlbook.analysis.tables import markdown_table
-from rlbook.core import rewards as rw
+from rlbook.core.world import parse_prompt
+from rlbook.figures.style import VERDICT_WORDS
 
-from .counts import matrix
-from .verdicts import Judged
+SPEC_NAMES = {
+    "task_input": "task input", "permitted_actions": "permitted actions", "end_condition": "end condition",
+    "reward_source": "reward source", "incorrect": "wrong value", "incomplete": "stopped by the budget",
+}
+"""What the reward interface table calls each field of :data:`rlbook.analysis.reward_spec.SPEC` (else its key)."""
 
 
 def code(text: str) -> str:
@@ -17,80 +28,116 @@ def code(text: str) -> str:
 
 
 def quoted_as_code(reason: str) -> str:
-    """A verifier's reason with each quoted piece, such as ``' 7'``, shown as a code span (ch2's tables).
+    """A verifier's reason with each quoted piece, such as ``' 7'``, shown as a code span.
 
     As plain Markdown the quotes would be typeset as curly ones and a quoted
     newline would vanish; :func:`code` shows them exactly.
     """
-    return re.sub(r"'([^']*)'", lambda m: code(m.group(1)), reason)
+    return re.sub(r"'([^']*)'", lambda m: code(m.group(1)), reason).replace("!=", "\u2260")
 
 
-SPEC_NAMES = {
-    "task_input": "task input", "permitted_actions": "permitted actions", "end_condition": "end condition",
-    "reward_source": "reward source", "accepted": "accepted", "incorrect": "incorrect", "malformed": "malformed",
-    "incomplete": "incomplete", "unverifiable": "unverifiable",
-}
+def _verdict(status: str) -> str:
+    return VERDICT_WORDS.get(status, status)
 
 
-def spec_markdown(verifier: rw.Verifier) -> str:
-    """:func:`reward_spec.spec_table` as a table: the reward interface, field by field (ch2)."""
-    rows = [[f"**{SPEC_NAMES.get(key, key)}**", rule] for key, rule in reward_spec.spec_table(verifier)]
-    return markdown_table(["field", "rule"], rows)
+def spec_markdown(rows: Sequence[Sequence[str]]) -> str:
+    """The reward interface, field by field: rows (field, rule) of :func:`rlbook.analysis.reward_spec.spec_table`."""
+    return markdown_table(["field", "rule"], [[f"**{SPEC_NAMES.get(k, k)}**", rule] for k, rule in rows])
 
 
-def shortcut_rows(verifier: rw.Verifier | None = None) -> list[dict]:
-    """Every case of :data:`reward_spec.SHORTCUT_CASES` with the verifier's live verdict and process score (ch2)."""
-    verifier = verifier or rw.ExactVerifier()
-    rows = []
-    for case in reward_spec.SHORTCUT_CASES:
-        verdict = verifier(case.prompt, case.completion)
-        process = rw.process_score(case.prompt, case.completion)
-        rows.append({"case": case.description, "prompt": case.prompt, "completion": case.completion,
-                     "intended": case.intended_status, "status": verdict.status, "reward": verdict.reward,
-                     "reason": verdict.reason, "process": process.score if process.status == "scored" else None})
-    return rows
+def shortcut_markdown(rows: Sequence[Mapping]) -> str:
+    """The reward tests: each case's rollout, the live verdict, the process score and the verifier's reason.
 
-
-def shortcut_mismatches(verifier: rw.Verifier | None = None) -> list[dict]:
-    """The cases whose live status differs from the intended one (empty when the verifier passes its tests)."""
-    return [r for r in shortcut_rows(verifier) if r["status"] != r["intended"]]
-
-
-def shortcut_markdown(verifier: rw.Verifier | None = None) -> str:
-    """The reward tests as a table: case, prompt, completion, live status, reward, process score, reason (ch2)."""
-    rows = []
-    for r in shortcut_rows(verifier):
+    ``rows`` are :func:`rlbook.analysis.reward_spec.shortcut_rows`; the
+    reward is left out, since it is 1 exactly when the verdict is accepted.
+    """
+    body = []
+    for r in rows:
+        prompt = f"`{r['prompt']}`" if r["prompt"] else "(empty prompt)"
         process = "n/a" if r["process"] is None else f"{r['process']:.1f}"
-        prompt = f"`{r['prompt']}`" if r["prompt"] else "(empty)"
-        rows.append([r["case"], prompt, code(r["completion"]), r["status"], f"{r['reward']:.0f}", process,
-                     quoted_as_code(r["reason"]).replace("!=", "\u2260")])
-    return markdown_table(["case", "prompt", "completion", "status", "reward", "process", "reason"], rows,
-                          "llllrrl")
+        body.append([r["case"], f"{prompt} {code(r['completion'])}", _verdict(r["status"]), process,
+                     quoted_as_code(r["reason"])])
+    return markdown_table(["case", "prompt and completion", "verdict", "process", "reason"], body, "lllrl")
 
 
-def breakdown_markdown(rows: dict[str, dict[str, float | int]]) -> str:
-    """Verdict breakdowns (:func:`breakdown`) of several checkpoints as one table, one row each (ch2)."""
-    columns = ["expected_reward", *rw.STATUSES, "right_number_rejected"]
-    header = ["checkpoint", "expected reward", *rw.STATUSES, "rejected, first number right"]
-    body = [[label, f"{row['expected_reward']:.2f}", *(f"{row[c]:,}" for c in columns[1:])]
-            for label, row in rows.items()]
+def breakdown_markdown(rows: Mapping[str, Mapping]) -> str:
+    """Each checkpoint's samples: expected reward, rejections by failure of format or of value, right sums rejected.
+
+    ``rows`` maps a checkpoint's label to its breakdown
+    (:func:`rlbook.analysis.disagreement.breakdown`).
+    """
+    body = [[label, f"{r['expected_reward']:.2f}", f"{r['samples'] - r['accepted']:,}",
+             f"{r['malformed'] + r['incomplete']:,}", f"{r['incorrect']:,}", f"{r['right_number_rejected']:,}"]
+            for label, r in rows.items()]
+    return markdown_table(["checkpoint", "expected reward", "rejected", "format", "wrong value", "right sum first"],
+                          body, "lrrrrr")
+
+
+def breakdown_detail_markdown(rows: Mapping[str, Mapping], statuses: Sequence[str]) -> str:
+    """Each verdict's count for each checkpoint: the detail behind :func:`breakdown_markdown`.
+
+    A verdict that no checkpoint received gets no column.
+    """
+    seen = [s for s in statuses if any(r[s] for r in rows.values())]
+    body = [[label, *(f"{r[s]:,}" for s in seen)] for label, r in rows.items()]
+    return markdown_table(["checkpoint", *map(_verdict, seen)], body, "l" + "r" * len(seen))
+
+
+def matrix_markdown(matrix: Mapping) -> str:
+    """The disagreement matrix: outcome verdict (rows) against valid steps (columns), counts and shares.
+
+    ``matrix`` has ``rows`` (outcome statuses), ``columns`` (process scores,
+    highest first) and ``counts`` (one list per row), as the facts hold it.
+    """
+    counts, columns = matrix["counts"], list(matrix["columns"])
+    total = sum(map(sum, counts))
+    n_steps = len(columns) - 1
+    header = ["outcome verdict", *(f"{round(c * n_steps)} of {n_steps} steps valid" for c in columns)]
+    body = [[_verdict(status), *(f"{c:,} ({c / total:.0%})" for c in row)]
+            for status, row in zip(matrix["rows"], counts)]
     return markdown_table(header, body, "l" + "r" * len(columns))
 
 
-def matrix_markdown(judged: list[Judged]) -> str:
-    """The disagreement matrix as a table, with the share of all rollouts in each cell (ch2)."""
-    counts, rows, columns = matrix(judged)
-    total = counts.sum()
-    n_steps = round(1 / columns[-2]) if len(columns) > 1 else 1
-    header = ["outcome status"] + [f"{round(c * n_steps)} of {n_steps} steps valid" for c in columns] + ["total"]
-    body = [[status] + [f"{c:,} ({c / total:.1%})" for c in counts[i]] + [f"{counts[i].sum():,}"]
-            for i, status in enumerate(rows)]
-    return markdown_table(header, body, "l" + "r" * (len(columns) + 1))
+def _sum(prompt: str) -> str:
+    """The sum a prompt asks for, ``3+4+5``, short enough for a narrow column (the prompt itself if not a task)."""
+    task = parse_prompt(prompt)
+    return prompt if task is None else "+".join(map(str, task.operands))
 
 
-def sample_markdown(sample: list[Judged]) -> str:
-    """A bounded sample of one cell: prompt, completion and what each verdict says (ch2)."""
-    rows = [[f"`{j.prompt}`", code(j.completion), f"{j.status} ({j.reward:.0f})", f"{j.process:.1f}",
-             j.process_reason.replace("!=", "\u2260")] for j in sample]
-    return markdown_table(["prompt", "completion", "outcome", "process", "process scorer's reason"], rows,
-                          "llrrl")
+def sample_markdown(sample: Sequence[Mapping]) -> str:
+    """A bounded sample of one cell: each rollout's sum and completion, the outcome verdict and the scorer's reason."""
+    body = [[_sum(j["prompt"]), code(j["completion"]), _verdict(j["status"]), f"{j['process']:.1f}",
+             j["process_reason"].replace("!=", "\u2260")] for j in sample]
+    return markdown_table(["sum", "completion", "outcome", "process", "the scorer's reason"], body, "lllrl")
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
+
+
+def comparison_markdown(table: Mapping[str, Sequence[Mapping]], labels: Mapping[str, str]) -> str:
+    """Held-out accuracy and step validity from the first checkpoint to the last, each the mean over the seeds.
+
+    ``table`` maps a run's name to its per-seed rows
+    (:func:`rlbook.analysis.disagreement.final_eval`); ``labels`` names each
+    run's reward for the reader. :func:`comparison_detail_markdown` gives the seeds one by one.
+    """
+    body = [[labels.get(name, name), *(f"{_mean([r[f'start_{k}'] for r in rows]):.2f} → "
+                                       f"{_mean([r[f'end_{k}'] for r in rows]):.2f}" for k in ("accuracy", "validity"))]
+            for name, rows in table.items()]
+    return markdown_table(["reward", "held-out accuracy", "step validity"], body, "lrr")
+
+
+def comparison_detail_markdown(table: Mapping[str, Sequence[Mapping]], labels: Mapping[str, str]) -> str:
+    """:func:`comparison_markdown` seed by seed: each run's first and last accuracy and validity."""
+    body = [[labels.get(name, name), r["seed"], *(f"{r[k]:.3f}" for k in ("start_accuracy", "end_accuracy",
+                                                                          "start_validity", "end_validity"))]
+            for name, rows in table.items() for r in rows]
+    header = ["reward", "seed", "accuracy, first", "accuracy, last", "validity, first", "validity, last"]
+    return markdown_table(header, body, "lrrrrr")
+
+
+def block_markdown(rows: Sequence[Mapping]) -> str:
+    """Exercise 2.3's block of rollouts, numbered from 0, without their verdicts."""
+    return markdown_table(["index", "prompt", "completion"],
+                          [[i, f"`{j['prompt']}`", code(j["completion"])] for i, j in enumerate(rows)], "rll")

@@ -15,7 +15,7 @@ COMPLETIONS = ["7,12#", "6,12#", "7,13#", "6,11#", "7,12#3", "7,12,12#", " 7,12#
                "7,012#", "18,27#", "18,28#", "17,26#", "27#"]
 
 
-# ---------------------------------------------------------------- exercise 2
+# ---------------------------------------------------------------- Exercise 2.1
 
 def test_reference_process_scorer_passes(capsys):
     result = ch2.check_process_scorer(ch2.reference_process_score, PROMPTS, COMPLETIONS)
@@ -46,19 +46,23 @@ def test_process_scorer_stub_crash_and_bad_return():
     assert not number.passed and "return a list of True/False, one per step" in number.message
 
 
-# ---------------------------------------------------------------- exercise 6
+# ---------------------------------------------------------------- Exercise 2.2
 
 def test_reference_verifier_and_blind_spot_pass():
-    result = ch2.check_verifier(ch2.reference_verifier, ch2.REFERENCE_BLIND_SPOT)
+    assert ch2.check_verifier(ch2.reference_verifier).passed
+    found = ch2.find_blind_spot(ch2.reference_verifier)
+    assert found == "0,12#"
+    result = ch2.check_blind_spot(found, ch2.reference_verifier)
     assert result.passed, result.message
-    assert "'6,12#'" in result.message and "with a wrong step" in result.message
+    assert "'0,12#'" in result.message and "with a wrong step" in result.message
+    assert ch2.check_blind_spot("6,12#", ch2.reference_verifier).passed
 
 
 def test_sloppy_verifier_lists_what_slips_through():
     def sloppy(prompt, completion):
         return completion.split("#")[0].split(",")[-1].strip() == str(parse_prompt(prompt).answer)
 
-    result = ch2.check_verifier(sloppy, "6,12#")
+    result = ch2.check_verifier(sloppy)
     assert not result.passed
     assert "slip through" in result.message and "space after the comma" in result.message
     assert "should be malformed" in result.message
@@ -68,19 +72,33 @@ def test_too_strict_verifier_is_told_what_it_refuses():
     def exact_match(prompt, completion):
         return completion == parse_prompt(prompt).completion
 
-    result = ch2.check_verifier(exact_match, None)
+    result = ch2.check_verifier(exact_match)
     assert not result.passed and "right answer(s) are refused" in result.message
     assert "right final through a wrong first sum" in result.message
 
 
+def test_a_verifier_that_raises_on_an_unreadable_answer_is_caught():
+    def crashes(prompt, completion):
+        return int(completion.rstrip("#").split(",")[-1]) == parse_prompt(prompt).answer
+
+    result = ch2.check_verifier(crashes)
+    assert not result.passed and "raised ValueError" in result.message and "every text" in result.message
+
+
 def test_blind_spot_must_be_accepted_and_wrong():
-    assert "no answer yet" in ch2.check_verifier(ch2.reference_verifier, None).message
-    right = ch2.check_verifier(ch2.reference_verifier, "7,12#")
+    assert "no answer yet" in ch2.check_blind_spot(None, ch2.reference_verifier).message
+    right = ch2.check_blind_spot("7,12#", ch2.reference_verifier)
     assert not right.passed and "right in every step" in right.message
-    refused = ch2.check_verifier(ch2.reference_verifier, "6,13#")
+    refused = ch2.check_blind_spot("6,13#", ch2.reference_verifier)
     assert not refused.passed and "does not accept" in refused.message
-    assert "no answer yet" in ch2.check_verifier(None, None).message
-    assert "still returns None" in ch2.check_verifier(lambda p, c: None, "6,12#").message
+    assert "no answer yet" in ch2.check_verifier(None).message
+    assert "still returns None" in ch2.check_verifier(lambda p, c: None).message
+
+
+def test_a_blind_spot_needs_a_verifier_that_works():
+    for verify, hint in ((None, "no answer yet"), (lambda p, c: True, "slip through"), ("mine", "must be a function")):
+        result = ch2.check_blind_spot("6,12#", verify)
+        assert not result.passed and "first make `my_verifier` pass" in result.message and hint in result.message
 
 
 def test_adversarial_cases_cover_both_verdicts_for_every_task():
@@ -91,7 +109,7 @@ def test_adversarial_cases_cover_both_verdicts_for_every_task():
     assert ("non-ASCII digit", P, "7,1\u0662#") in cases
 
 
-# ---------------------------------------------------------------- exercise 11
+# ---------------------------------------------------------------- Exercise 2.3, first half
 
 def test_disagreement_pick():
     assert "no answer yet" in ch2.check_disagreement_pick(None, PROMPTS, COMPLETIONS).message
@@ -106,22 +124,12 @@ def test_disagreement_pick():
     assert not partial.passed and "partial credit" in partial.message
 
 
-def test_exercise_rows_hold_the_first_disagreement():
-    judged = d.judge([P] * 30, ["7,12#"] * 25 + ["6,12#"] + ["7,12#"] * 4)
-    rows = ch2.exercise_rows(judged, k=12)
-    assert rows == judged[24:30] and any(j.disagrees for j in rows)
-    assert ch2.exercise_rows(judged[:10], k=4) == judged[:4]
+def test_reference_pick_is_a_disagreement():
+    assert ch2.pick_disagreement(PROMPTS, COMPLETIONS) == 1
+    assert ch2.pick_disagreement([P] * 2, ["7,12#", "6,13#"]) is None
 
 
-def test_exercise_rows_avoid_a_prompt_when_they_can():
-    q = Task((1, 2, 3)).prompt
-    judged = d.judge([P] * 4 + [q] * 4, ["6,12#", "7,12#", "7,12#", "7,12#", "7,12#", "3,6#", "2,6#", "3,6#"])
-    assert ch2.exercise_rows(judged, k=4) == judged[:4]
-    assert ch2.exercise_rows(judged, k=4, avoid=frozenset({P})) == judged[4:]
-    assert ch2.exercise_rows(judged[:4], k=4, avoid=frozenset({P})) == judged[:4]  # nothing else qualifies
-
-
-# ---------------------------------------------------------------- exercise 2: spellings, shortcuts, junk
+# ---------------------------------------------------------------- Exercise 2.1: spellings, shortcuts, junk
 
 def _scorer_by_regex(prompt, completion):
     import re
@@ -187,7 +195,7 @@ def test_process_scorer_that_is_not_a_function():
     assert not result.passed and "must be a function" in result.message
 
 
-# ---------------------------------------------------------------- exercise 6: the tricks students miss
+# ---------------------------------------------------------------- Exercise 2.2: the tricks students miss
 
 def _regex_dollar(prompt, completion):
     import re
@@ -212,7 +220,7 @@ def _loose_first_number(prompt, completion):
     (_loose_first_number, "leading zero on the first sum"),
 ])
 def test_verifiers_with_a_classic_loophole_are_caught(wrong, case):
-    result = ch2.check_verifier(wrong, "6,12#")
+    result = ch2.check_verifier(wrong)
     assert not result.passed and "slip through" in result.message and case in result.message
 
 
@@ -225,27 +233,27 @@ def _fullmatch_verifier(prompt, completion):
 @pytest.mark.parametrize("right", [_fullmatch_verifier, lambda p, c: int(ch2.reference_verifier(p, c)),
                                    lambda p, c: np.bool_(ch2.reference_verifier(p, c))])
 def test_other_correct_verifiers_pass(right):
-    assert ch2.check_verifier(right, "6,12#").passed
+    assert ch2.check_verifier(right).passed and ch2.check_blind_spot("6,12#", right).passed
 
 
 @pytest.mark.parametrize("answer", [lambda p, c: "yes" if ch2.reference_verifier(p, c) else "",
                                     lambda p, c: "accepted", lambda p, c: 0.5])
 def test_a_verifier_must_answer_true_or_false(answer):
-    result = ch2.check_verifier(answer, "6,12#")
+    result = ch2.check_verifier(answer)
     assert not result.passed and "return True to accept" in result.message
 
 
 @pytest.mark.parametrize("blind_spot", [612, ["6,12#"], b"6,12#"])
 def test_a_blind_spot_that_is_not_text_gets_a_message(blind_spot):
-    result = ch2.check_verifier(ch2.reference_verifier, blind_spot)
+    result = ch2.check_blind_spot(blind_spot, ch2.reference_verifier)
     assert not result.passed and "must be a completion" in result.message
 
 
 def test_verifier_that_is_not_a_function():
-    assert "must be a function" in ch2.check_verifier(True, "6,12#").message
+    assert "must be a function" in ch2.check_verifier(True).message
 
 
-# ---------------------------------------------------------------- exercise 11: index spellings, fabricated lists
+# ---------------------------------------------------------------- Exercise 2.3: index spellings, fabricated lists
 
 def test_an_index_may_be_a_float_or_a_numpy_int_but_not_a_bool():
     assert ch2.check_disagreement_pick(1.0, PROMPTS, COMPLETIONS).passed
@@ -267,13 +275,55 @@ def test_a_fabricated_list_of_rollouts_is_refused(prompts, completions, hint):
     assert not result.passed and hint in result.message
 
 
-# ---------------------------------------------------------------- exercise 11: which judge
+# ---------------------------------------------------------------- Exercise 2.3, second half: the rule change
 
-def test_the_judge_choice():
-    assert ch2.check_judge("b").passed and ch2.check_judge(" (B) ").passed
-    for wrong, hint in (("a", "cannot see a wrong step"), ("c", "does not check the format")):
-        result = ch2.check_judge(wrong)
-        assert not result.passed and hint in result.message
-    assert "(a) The outcome verifier" in ch2.check_judge(None).message
-    for junk in ("d", 1, ["b"], True):
-        assert "must be one of the letters" in ch2.check_judge(junk).message
+# On PROMPTS/COMPLETIONS the true-sum rule gains '6,12#' (right total after a wrong first sum), ' 7,12#' and
+# '07,12#' (unreadable first step, right second sum), and loses '6,11#' and '17,26#' (a wrong first sum carried
+# forward): 3 and 2. Partial credit: '7,13#', '6,11#', '7,1', '7,012#', '18,28#' and '17,26#' (6 rollouts).
+RIGHT = {"gained": 3, "lost": 2}
+
+
+def test_the_reference_rescoring_passes_and_agrees_with_the_analysis():
+    assert ch2.rule_change_counts(PROMPTS, COMPLETIONS) == RIGHT
+    result = ch2.check_rule_change(RIGHT, PROMPTS, COMPLETIONS)
+    assert result.passed and "3 rollouts gain and 2 lose: 1 of the gains are right answers" in result.message
+    only = ch2.check_rule_change({"gained": 1, "lost": 1}, [P] * 3, ["6,12#", "6,11#", "7,12#"])
+    assert only.passed and "every gain is a right answer reached through a wrong first sum" in only.message
+
+
+@pytest.mark.parametrize("spelling", [{"gained": 3, "lost": 2}, {"lost": 2.0, "gained": 3.0},
+                                      {"Gained": np.int64(3), " LOST ": np.int32(2)}, (3, 2), [3.0, 2],
+                                      {"gained": 3, "lost": 2, "note": "counted by hand"}])
+def test_right_counts_pass_in_every_spelling(spelling):
+    assert ch2.check_rule_change(spelling, PROMPTS, COMPLETIONS).passed
+
+
+def test_repeats_count():
+    prompts, completions = [P] * 4, ["6,12#", "6,12#", "6,11#", "7,12#"]
+    assert ch2.check_rule_change({"gained": 2, "lost": 1}, prompts, completions).passed
+    distinct = ch2.check_rule_change({"gained": 1, "lost": 1}, prompts, completions)
+    assert not distinct.passed and "repeats included" in distinct.message
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ({"gained": 2, "lost": 3}, "swapped"),
+    ({"gained": 3, "lost": 6}, "counts every wrong answer with partial credit"),
+    ({"gained": 0, "lost": 2}, "`gained` cannot be 0"),
+    ({"gained": 4, "lost": 2}, "`gained` is not right"),
+    ({"gained": 3, "lost": 0}, "`lost` is not right"),
+    ({"gained": None, "lost": 2}, "no answer yet"),
+    ({"gain": 3, "lost": 2}, "needs the keys 'gained' and 'lost'"),
+    ({"gained": 2.5, "lost": 2}, "whole number"),
+    ({"gained": -3, "lost": 2}, "whole number"),
+    ({"gained": "3", "lost": 2}, "whole number"),
+    (3, "must be a dict"),
+    ((1, 2, 3), "must be a dict"),
+])
+def test_wrong_counts_are_told_their_mistake(answer, hint):
+    result = ch2.check_rule_change(answer, PROMPTS, COMPLETIONS)
+    assert not result.passed and hint in result.message
+
+
+def test_rule_change_stub_and_broken_lists():
+    assert "no answer yet" in ch2.check_rule_change(None, PROMPTS, COMPLETIONS).message
+    assert "same length" in ch2.check_rule_change(RIGHT, PROMPTS, COMPLETIONS[:-1]).message

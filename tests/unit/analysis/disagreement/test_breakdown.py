@@ -24,5 +24,3 @@ def test_first_number_and_right_number_rejected():
     assert row["right_number_rejected"] == 3
     assert d.format_share(row) == pytest.approx(3 / 5)
     assert d.format_share({"samples": 2, "accepted": 2, "malformed": 0, "incomplete": 0}) == 0.0
-    table = d.breakdown_markdown({"sft": row})
-    assert table.splitlines()[2] == "| sft | 0.17 | 1 | 2 | 1 | 2 | 0 | 3 |"

@@ -21,7 +21,6 @@ def test_compare_spread_and_wins():
     assert d.wins(table, "shaped", "outcome", "end_validity") == 2
     assert d.wins(table, "shaped", "outcome", "end_accuracy") == 1   # seed 0: 0.6 > 0.5; seed 1: 0.6 < 0.7
     assert d.spread([0.5, 0.7]) == pytest.approx((0.6, 0.5, 0.7))
-    assert "| outcome | 2 | 0.40 (0.40-0.40) | 0.60 (0.50-0.70) |" in d.comparison_markdown(table)
     assert d.eval_curve(FakeRun(0, (0.4, 0.5), (0.6, 0.4)), "heldout_step_validity") == ([0, 80], [0.6, 0.4])
     claims = d.comparison_claims(table, "shaped", "outcome")
     assert (claims["seeds"], claims["shaped_validity_wins"], claims["shaped_accuracy_wins"]) == (2, 2, 1)
@@ -36,7 +35,3 @@ def test_compare_spread_and_wins():
     with pytest.raises(ValueError, match="different seeds"):
         d.wins(d.compare({"a": [FakeRun(0, (0, 0), (0, 0))], "b": [FakeRun(1, (0, 0), (0, 0))]}), "a", "b",
                "end_accuracy")
-
-
-def test_seeds_phrase():
-    assert [d.seeds_phrase(k, 3) for k in (0, 2, 3)] == ["no seed", "2 of 3 seeds", "every seed"]

@@ -20,9 +20,6 @@ def test_matrix_counts_and_kind_counts():
     assert d.kind_counts(judged) == {d.RIGHT_INVALID: 2, d.VALID_MALFORMED: 2, d.VALID_INCOMPLETE: 1,
                                      d.PARTIAL_CREDIT: 3, d.AGREE: 3}
     assert d.rate(judged, d.RIGHT_INVALID) == pytest.approx(2 / 11)
-    table = d.matrix_markdown(judged)
-    assert "| accepted | 1 (9.1%) | 0 (0.0%) | 2 (18.2%) | 3 |" in table
-    assert table.splitlines()[0].startswith("| outcome status | 2 of 2 steps valid | 1 of 2 steps valid")
 
 
 def test_bounded_sample_is_distinct_bounded_and_reproducible():
