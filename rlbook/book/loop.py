@@ -178,12 +178,12 @@ def _against_sentence(update: dict, against: list[int], seeds: tuple[int, ...]) 
     shared = "every answer is written by the same weights, so a step aimed at some answers moves the others too."
     if update["against"]:
         moved = phrasing.share(update["against"], update["negative"])
-        return (f"Not every answer moved the way its advantage points: {moved} answers with a negative advantage "
-                f"gained probability, because {shared}")
+        return (f"{moved} answers with a negative advantage gained probability. Not every answer moves the way "
+                f"its advantage points, because {shared}")
     if against:
-        return (f"Here every answer with a negative advantage lost probability, but that is not guaranteed: on "
+        return (f"here every answer with a negative advantage lost probability, but that is not guaranteed: on "
                 f"{phrasing.seeds(against, seeds)}, the same demonstration made some of them gain, because {shared}")
-    return (f"Here, and on {phrasing.seeds(seeds, seeds)}, every answer with a negative advantage lost "
+    return (f"here, and on {phrasing.seeds(seeds, seeds)}, every answer with a negative advantage lost "
             f"probability; nothing guarantees it, since {shared}")
 
 
