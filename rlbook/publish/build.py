@@ -136,6 +136,9 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
         # 65 s spinning and 12 s sleeping; the numbers are the same either way).
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     root = Path(root or project_root()).resolve()
+    if (root / "rlbook" / "__init__.py").is_file():
+        # The kernels run in the pages' folders; they import the rlbook of this checkout, not another one installed.
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p)
     try:
         chosen = choose_backend(backend)
         pages = book_pages(root)
