@@ -43,6 +43,7 @@ from rlbook.publish.holes import site_holes
 from rlbook.publish.inputs import check_sources
 from rlbook.publish.jupyter import student_notebooks
 from rlbook.publish.site import output_href, render_site
+from rlbook.publish.wheel import book_wheel
 
 BACKENDS = ("auto", "quarto", "pandoc")
 CITEPROC_MISSING = re.compile(r"Citeproc: citation (\S+) not found")
@@ -181,12 +182,15 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
 
 def write_student_notebooks(root: Path, pages: list[Page], executed: dict[str, nbformat.NotebookNode],
                             folder: Path) -> dict[str, nbformat.NotebookNode]:
-    """Write the notebooks a reader opens in Jupyter (:func:`rlbook.publish.jupyter.student_notebooks`) to ``folder``.
+    """Write the notebooks a reader opens in Jupyter (:func:`rlbook.publish.jupyter.student_notebooks`) to ``folder``,
+    with the book's wheel beside them (:func:`rlbook.publish.wheel.book_wheel`), which their first cell names.
 
     Returns them by page stem. A page whose notebook cannot be written raises ValueError or RuntimeError.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    students = student_notebooks(root, pages, executed, pandoc_path(), read_config(root).get("bibliography"))
+    wheel = book_wheel(folder)
+    students = student_notebooks(root, pages, executed, pandoc_path(), read_config(root).get("bibliography"),
+                                 wheel.name)
     for stem, nb in students.items():
         nbformat.write(nb, folder / f"{stem}.ipynb")
     return students
@@ -313,6 +317,7 @@ def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable
 
     try:
         missing = render_site(root, pages, notebooks, staging, read_config(root), pandoc_path(), watch, downloads)
+        book_wheel(staging / "notebooks")
         for label in sorted(set(missing)):
             out(f"  warning: @{label} refers to no label in the book")
         absent = [output_href(page) for page in pages if not (staging / output_href(page)).is_file()]
