@@ -12,9 +12,12 @@ expressions (```` `{python} expr` ````) in the prose are evaluated in the
 same kernel at the point where they appear and replaced by ``str(value)``.
 
 The website is then rendered by Quarto when it is on PATH, or else by pandoc
-(:mod:`rlbook.publish.site`). The new site is built beside the old one and swapped in
-only when every page succeeded, so a failing cell leaves the previous
-``_book/`` as it was.
+(:mod:`rlbook.publish.site`). Quarto runs the book's pre-render step
+(:mod:`rlbook.publish.prerender`), which copies the notebooks, the book's wheel
+and the web workshop into its output folder. The new site is built beside the
+old one and swapped in only when every page succeeded and no page has a hole
+(:mod:`rlbook.publish.holes`), so a failing cell leaves the previous ``_book/``
+as it was.
 """
 from __future__ import annotations
 

@@ -116,8 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     run = run_grpo(spec, args.seed, use_cpu=not torch.cuda.is_available(), processes=processes)
     rank = int(os.environ.get("RANK", "0"))
     mine = next(p for p in run.processes if p["rank"] == rank)
-    print(f"rank {rank} of {processes}: {mine['optimizer_steps']} optimiser steps on "
-          f"{sorted(set(mine['rollouts_per_step']))} completions a step", flush=True)
+    low, high = min(mine["rollouts_per_step"]), max(mine["rollouts_per_step"])
+    print(f"rank {rank} of {processes}: {mine['optimizer_steps']} optimiser steps, "
+          f"{low if low == high else f'{low} to {high}'} completions a step", flush=True)
     if rank == 0:
         out = Path(args.out)
         rec.save(trl_record(run), out / "record.json")
@@ -163,6 +164,24 @@ def run_processes(out: Path, processes: int = 2, steps: int = 3, prompts: int = 
     return result
 
 
+def run_accelerate_cpu(processes: int = 2, timeout: float = 300) -> dict:
+    """``accelerate launch --cpu --num_processes N -m rlbook.trl --processes N``: what happens (appendix).
+
+    accelerate's plain launcher starts one process for this command, so the
+    script stops before training. Returns ``command``, ``lines`` (what the
+    script printed), ``warnings`` (standard error) and ``code``.
+    """
+    runner = Path(sys.executable).with_name("accelerate")
+    tail = ["launch", "--cpu", "--num_processes", str(processes), "-m", "rlbook.trl", "--steps", "1",
+            "--processes", str(processes), "--out", "trl-run"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")])}
+    with tempfile.TemporaryDirectory() as folder:
+        done = subprocess.run([str(runner) if runner.is_file() else "accelerate", *tail], cwd=folder, env=env,
+                              capture_output=True, text=True, timeout=timeout, check=False)
+    return {"command": " ".join(["accelerate", *tail]), "lines": done.stdout.splitlines(),
+            "warnings": done.stderr.splitlines(), "code": done.returncode}
+
+
 def processes_key(processes: int, steps: int, prompts: int) -> str:
     """Cache key of :func:`load_processes_run`: the arguments, the bridge's source, the base run and TRL's versions."""
     from rlbook import runs
@@ -178,6 +197,9 @@ def processes_key(processes: int, steps: int, prompts: int) -> str:
 def load_processes_run(processes: int = 2, steps: int = 3, prompts: int = 4) -> dict:
     """:func:`run_processes`' result from the run cache, or run now and cached when it succeeded (appendix).
 
+    Under ``accelerate_cpu`` it also holds :func:`run_accelerate_cpu`'s, the
+    launch that starts too few processes.
+
     Cached beside the book's runs under :func:`processes_key`, so a change to
     the bridge, the base run or TRL runs it again.
     """
@@ -188,6 +210,7 @@ def load_processes_run(processes: int = 2, steps: int = 3, prompts: int = 4) -> 
         return json.loads(path.read_text())
     with tempfile.TemporaryDirectory() as folder:
         result = run_processes(Path(folder) / "trl-run", processes, steps, prompts)
+    result["accelerate_cpu"] = run_accelerate_cpu(processes)
     if result["code"] == 0:
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_suffix(".tmp")
