@@ -212,6 +212,7 @@ def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> N
     still train what they need themselves.
     """
     marker = root / "_build" / "prefetch-done"
+    marker.parent.mkdir(parents=True, exist_ok=True)  # a fresh clone has no _build/ yet
     fingerprint = prefetch_fingerprint()
     if marker.is_file() and marker.read_text() == fingerprint:
         return

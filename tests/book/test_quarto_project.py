@@ -84,8 +84,10 @@ def test_the_book_config_runs_the_pre_render_step_and_asks_for_an_offline_light_
         text = scss[0].read_text()
         assert "/*-- scss:defaults --*/" in text and "$web-font-path: false;" in text  # no fonts from outside
         assert "overflow-wrap: anywhere" in text  # long DOI links wrap at 390 px
+        assert "span.math.display {" in text  # a wide formula scrolls in its own box
     assert all((REPO / f).is_file() for f in config["filters"])
     assert "resources" not in config["project"]  # the pre-render step writes into the output folder itself
+    assert html["include-in-header"]["text"] == '<link rel="icon" href="data:,">'  # no favicon.ico request
 
 
 def test_a_plain_render_gets_every_pages_notebook_and_the_wheel_and_links_only_to_them(tmp_path):
@@ -140,3 +142,17 @@ def test_input_files_come_from_the_variable_or_from_the_file_quarto_names(tmp_pa
     listed.write_text("chapters/c.qmd\n")
     assert input_files({"QUARTO_USE_FILE_FOR_PROJECT_INPUT_FILES": str(listed)}) == ["chapters/c.qmd"]
     assert json.dumps(input_files({})) == "[]"
+
+
+def test_a_whole_book_render_in_a_fresh_clone_trains_the_missing_runs_first(tmp_path, monkeypatch):
+    """No _build/ yet (issue 43's plain quarto render on a fresh clone): the prefetch runs, then the pages."""
+    from rlbook.publish import build
+    from rlbook.publish.prerender import prerender as step
+
+    root = tiny_book(tmp_path / "book")
+    monkeypatch.setattr(build, "prefetch_command", lambda jobs: [sys.executable, "-c", "print('runs trained')"])
+    lines: list[str] = []
+    environ = {"QUARTO_PROJECT_RENDER_ALL": "1", "QUARTO_PROJECT_OUTPUT_DIR": str(root / "_book")}
+    assert step(root, environ, lines.append) == 0, "\n".join(lines)
+    assert lines[0] == "runs trained" and (root / "_build" / "prefetch-done").is_file()
+    assert (root / "_book" / "notebooks" / "01-first.ipynb").is_file()
