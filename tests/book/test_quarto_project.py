@@ -84,7 +84,7 @@ def test_the_book_config_runs_the_pre_render_step_and_asks_for_an_offline_light_
         text = scss[0].read_text()
         assert "/*-- scss:defaults --*/" in text and "$web-font-path: false;" in text  # no fonts from outside
         assert "overflow-wrap: anywhere" in text  # long DOI links wrap at 390 px
-        assert "span.math.display {" in text  # a wide formula scrolls in its own box
+        assert 'p:has(> math[display="block"])' in text  # a wide formula scrolls in its own box
     assert all((REPO / f).is_file() for f in config["filters"])
     assert "resources" not in config["project"]  # the pre-render step writes into the output folder itself
     assert html["include-in-header"]["text"] == '<link rel="icon" href="data:,">'  # no favicon.ico request
