@@ -12,9 +12,12 @@ expressions (```` `{python} expr` ````) in the prose are evaluated in the
 same kernel at the point where they appear and replaced by ``str(value)``.
 
 The website is then rendered by Quarto when it is on PATH, or else by pandoc
-(:mod:`rlbook.publish.site`). The new site is built beside the old one and swapped in
-only when every page succeeded, so a failing cell leaves the previous
-``_book/`` as it was.
+(:mod:`rlbook.publish.site`). Quarto runs the book's pre-render step
+(:mod:`rlbook.publish.prerender`), which copies the notebooks, the book's wheel
+and the web workshop into its output folder. The new site is built beside the
+old one and swapped in only when every page succeeded and no page has a hole
+(:mod:`rlbook.publish.holes`), so a failing cell leaves the previous ``_book/``
+as it was.
 """
 from __future__ import annotations
 
@@ -35,7 +38,6 @@ from pathlib import Path
 import nbformat
 
 from rlbook.core.source import package_hash
-from rlbook.publish import webworkshop
 from rlbook.publish.config import Page, book_pages, read_config
 from rlbook.publish.execute import CellFailure, execute_notebook, qmd_to_notebook
 from rlbook.publish.extras import unmet_needs
@@ -44,6 +46,7 @@ from rlbook.publish.inputs import check_sources
 from rlbook.publish.jupyter import student_notebooks
 from rlbook.publish.prose import chapter_problems
 from rlbook.publish.site import output_href, render_site
+from rlbook.publish.wheel import book_wheel
 
 BACKENDS = ("auto", "quarto", "pandoc")
 CITEPROC_MISSING = re.compile(r"Citeproc: citation (\S+) not found")
@@ -164,7 +167,7 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     if prefetch and only is None:
         prefetch_runs(root, jobs, out)
     try:
-        notebooks = _execute_pages(root, pages, selected, executed_dir, out, jobs or DEFAULT_JOBS)
+        notebooks = execute_pages(root, pages, selected, executed_dir, out, jobs or DEFAULT_JOBS)
         students = write_student_notebooks(root, pages, notebooks, notebooks_dir)
     except CellFailure as failure:
         out(failure.report())
@@ -192,12 +195,15 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
 
 def write_student_notebooks(root: Path, pages: list[Page], executed: dict[str, nbformat.NotebookNode],
                             folder: Path) -> dict[str, nbformat.NotebookNode]:
-    """Write the notebooks a reader opens in Jupyter (:func:`rlbook.publish.jupyter.student_notebooks`) to ``folder``.
+    """Write the notebooks a reader opens in Jupyter (:func:`rlbook.publish.jupyter.student_notebooks`) to ``folder``,
+    with the book's wheel beside them (:func:`rlbook.publish.wheel.book_wheel`), which their first cell names.
 
     Returns them by page stem. A page whose notebook cannot be written raises ValueError or RuntimeError.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    students = student_notebooks(root, pages, executed, pandoc_path(), read_config(root).get("bibliography"))
+    wheel = book_wheel(folder)
+    students = student_notebooks(root, pages, executed, pandoc_path(), read_config(root).get("bibliography"),
+                                 wheel.name)
     for stem, nb in students.items():
         nbformat.write(nb, folder / f"{stem}.ipynb")
     return students
@@ -218,6 +224,7 @@ def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> N
     still train what they need themselves.
     """
     marker = root / "_build" / "prefetch-done"
+    marker.parent.mkdir(parents=True, exist_ok=True)  # a fresh clone has no _build/ yet
     fingerprint = prefetch_fingerprint()
     if marker.is_file() and marker.read_text() == fingerprint:
         return
@@ -248,7 +255,7 @@ def prefetch_fingerprint() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _execute_pages(root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path,
+def execute_pages(root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path,
                    out: Callable[[str], None], jobs: int = 1) -> dict[str, nbformat.NotebookNode]:
     """Execute the selected pages, ``jobs`` at a time, into ``notebooks_dir``, and read the others' executed
     notebooks from there (the last build).
@@ -325,6 +332,7 @@ def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable
 
     try:
         missing = render_site(root, pages, notebooks, staging, read_config(root), pandoc_path(), watch, downloads)
+        book_wheel(staging / "notebooks")
         for label in sorted(set(missing)):
             out(f"  warning: @{label} refers to no label in the book")
         absent = [output_href(page) for page in pages if not (staging / output_href(page)).is_file()]
@@ -357,29 +365,58 @@ def _publishable(site: Path, out: Callable[[str], None], never_run: frozenset[st
     return not holes
 
 
+KERNEL_WARNING = "Kernel is running over TCP without encryption"
+"""What ipykernel logs when it starts without CurveZMQ keys, as the kernels Quarto's Jupyter engine starts do."""
+
+
 def _render_quarto(root: Path, page: Page | None, notebooks_dir: Path, out: Callable[[str], None]) -> int:
-    """``quarto render`` with this Python (QUARTO_PYTHON), then the executed notebooks copied in for download."""
-    env = {**os.environ, "QUARTO_PYTHON": sys.executable}
+    """``quarto render`` with this Python (QUARTO_PYTHON); its pre-render step copies the notebooks in.
+
+    The pages were executed and their notebooks written already, so the
+    pre-render step (:mod:`rlbook.publish.prerender`) is told to copy only
+    (``RLBOOK_PAGES_EXECUTED=1``). Quarto's output is passed to ``out`` line by
+    line, except the kernels' warning that they talk over TCP without
+    encryption (:data:`KERNEL_WARNING`), which is counted and explained once.
+    """
+    env = {**os.environ, "QUARTO_PYTHON": sys.executable, "RLBOOK_PAGES_EXECUTED": "1"}
     if page is not None:
-        done = subprocess.run(["quarto", "render", page.source], cwd=root, env=env, check=False)
-        target = root / "_book"
+        command, target = ["quarto", "render", page.source], root / "_book"
     else:
         target = Path(tempfile.mkdtemp(prefix="quarto-", dir=root / "_build"))
-        rel = target.relative_to(root).as_posix()
-        done = subprocess.run(["quarto", "render", "--output-dir", rel], cwd=root, env=env, check=False)
-    if done.returncode:
-        out(f"quarto render failed (exit {done.returncode}); the previous _book/ was left as it was.")
+        command = ["quarto", "render", "--output-dir", target.relative_to(root).as_posix()]
+    code, warned = run_quarto(command, root, env, out)
+    if warned:
+        out(f"({warned} kernel start(s) logged ipykernel's warning that the kernel runs over TCP without "
+            "encryption: Quarto's Jupyter engine gives its kernels no CurveZMQ keys, and the traffic stays on this "
+            "machine's loopback address; rlbook's pandoc backend gives its kernels keys)")
+    missing = [p.name for p in sorted(notebooks_dir.glob("*.ipynb")) if not (target / "notebooks" / p.name).is_file()]
+    if not code and missing:
+        out(f"rlbook build: the pre-render step did not put {missing[0]} into the site's notebooks/")
+        code = 1
+    if code:
+        out(f"quarto render failed (exit {code}); the previous _book/ was left as it was.")
         if page is None:
             shutil.rmtree(target, ignore_errors=True)
         return 1
-    shutil.copytree(notebooks_dir, target / "notebooks", dirs_exist_ok=True)
-    webworkshop.add_to_site(root, [p.source for p in book_pages(root)], target)
     if page is None:
         if not _publishable(target, out):
             shutil.rmtree(target, ignore_errors=True)
             return 1
         swap_in(target, root / "_book")
     return 0
+
+
+def run_quarto(command: list[str], root: Path, env: dict, out: Callable[[str], None]) -> tuple[int, int]:
+    """Run Quarto in ``root``, its output to ``out`` but for :data:`KERNEL_WARNING` lines; (exit code, those lines)."""
+    process = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, errors="replace")
+    warned = 0
+    for line in process.stdout:
+        if KERNEL_WARNING in line:
+            warned += 1
+        else:
+            out(line.rstrip("\n"))
+    return process.wait(), warned
 
 
 def swap_in(new: Path, final: Path) -> None:

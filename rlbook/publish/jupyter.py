@@ -16,7 +16,9 @@ student's notebook is written from it here:
   tables get their numbered caption as a Markdown cell;
 * each exercise has one cell for the answer, then one for its check, and no
   cell that "Run All" executes after it defines a name the answer defines;
-* the kernelspec is written as JupyterLab writes it, and execution counts run 1, 2, 3, ...
+* the kernelspec is written as JupyterLab writes it, and execution counts run 1, 2, 3, ...;
+* the first code cell checks that ``rlbook`` is installed and, if not, says in one line what to install
+  and where the site keeps it (:mod:`rlbook.publish.wheel`).
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from pathlib import Path
 import nbformat
 
 from rlbook.publish.config import Page
+from rlbook.publish.extras import KEY
 from rlbook.publish.nbrefs import (
     CALLOUT_OPEN,
     DIV_CLOSE,
@@ -40,7 +43,8 @@ from rlbook.publish.nbrefs import (
     resolve_citations,
     resolve_crossrefs,
 )
-from rlbook.publish.qmd import FENCE, HEADING, cell_options
+from rlbook.publish.qmd import FENCE, HEADING, cell_options, front_matter
+from rlbook.publish.wheel import requirement_cell
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 """The kernelspec as JupyterLab writes it for ipykernel's ``python3`` kernel."""
@@ -51,10 +55,13 @@ QMD_LINK = re.compile(r"\]\((?![a-z]+:)(?:[^)\s#]*/)?([^/)\s#]+)\.qmd(#[^)\s]*)?
 
 
 def student_notebooks(root: Path, pages: list[Page], executed: dict[str, dict], pandoc: str,
-                      bibliography: str | None) -> dict[str, nbformat.NotebookNode]:
+                      bibliography: str | None, wheel: str | None = None) -> dict[str, nbformat.NotebookNode]:
     """The student's notebook of every page in ``executed`` (page stem: executed notebook), by :func:`for_jupyter`.
 
-    ``bibliography`` is the book's ``.bib`` file relative to ``root`` (``_quarto.yml``'s), or None.
+    ``bibliography`` is the book's ``.bib`` file relative to ``root`` (``_quarto.yml``'s), or None. With
+    ``wheel`` (the file name of the book's wheel, shipped beside the notebooks), every notebook with code
+    starts with :func:`rlbook.publish.wheel.requirement_cell`, naming the page's extra if its front matter
+    needs one (:mod:`rlbook.publish.extras`).
     """
     labels = book_labels(root, pages)
     bib = Bibliography(Path(root) / bibliography, pandoc) if bibliography else None
@@ -64,8 +71,14 @@ def student_notebooks(root: Path, pages: list[Page], executed: dict[str, dict], 
             for text in _shown(executed.get(page.stem, {"cells": []})["cells"]):
                 book_keys += [k for c in citations(text, bib.keys) for k in cited_keys(c, bib.keys)]
     book_keys = list(dict.fromkeys(book_keys))
-    return {page.stem: for_jupyter(executed[page.stem], page, labels, bib, book_keys)
-            for page in pages if page.stem in executed}
+    notebooks = {}
+    for page in pages:
+        if page.stem not in executed:
+            continue
+        needs = front_matter((Path(root) / page.source).read_text(encoding="utf-8")).get(KEY) if wheel else None
+        first = requirement_cell(wheel, (needs or {}).get("extra")) if wheel else None
+        notebooks[page.stem] = for_jupyter(executed[page.stem], page, labels, bib, book_keys, first)
+    return notebooks
 
 
 def _shown(cells: list) -> list[str]:
@@ -88,16 +101,23 @@ def language_info() -> dict:
 
 
 def for_jupyter(nb: dict, page: Page, labels: dict[str, str], bibliography: Bibliography | None = None,
-                book_citations: list[str] | None = None) -> nbformat.NotebookNode:
+                book_citations: list[str] | None = None, first_cell: str | None = None) -> nbformat.NotebookNode:
     """The student's notebook of one executed page (see the module's docstring); ``nb`` is left as it was.
 
     ``labels`` maps every label of the book to its text (:func:`rlbook.publish.nbrefs.book_labels`);
     ``book_citations`` are the keys the whole book cites, listed where the page has a ``::: {#refs}`` div.
+    ``first_cell``, if given, is the source of a code cell put before the notebook's first code cell
+    (the requirement check, :func:`rlbook.publish.wheel.requirement_cell`), unexecuted.
     A name defined both by an exercise's answer cell and by a later cell raises ValueError naming both.
     """
     cells = _Writer(page).run(copy.deepcopy(nb["cells"]))
     cells = _exercises(cells, page)
     _resolve(cells, labels, bibliography, book_citations or [])
+    code = next((i for i, cell in enumerate(cells) if cell.cell_type == "code"), None)
+    if first_cell is not None and code is not None:
+        check = nbformat.v4.new_code_cell(first_cell)
+        check.metadata["jupyter"] = {"source_hidden": True}
+        cells.insert(code, check)
     _number_executions(cells)
     out = nbformat.v4.new_notebook(cells=cells)
     out.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": language_info()}

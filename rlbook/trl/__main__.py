@@ -1,4 +1,4 @@
-"""``python -m rlbook.trl``: a TRL run of the book's ``main`` configuration (see :func:`rlbook.trl.trainer.main`)."""
-from rlbook.trl.trainer import main
+"""``python -m rlbook.trl``: a TRL run of the book's ``main`` configuration (see :func:`rlbook.trl.launch.main`)."""
+from rlbook.trl.launch import main
 
 raise SystemExit(main())

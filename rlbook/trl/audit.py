@@ -3,8 +3,6 @@ in the book's stored shape, their cross-check against what TRL logged, and the r
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import torch
 
@@ -14,10 +12,9 @@ from rlbook.core import rewards as rw
 from rlbook.core.rl import make_verifier
 from rlbook.core.world import EOT_ID, split
 
+from .spec import TRLRun
 from .translation import METRIC_NAMES
 
-if TYPE_CHECKING:
-    from .trainer import TRLRun
 
 def metrics_from_log(log_history: list[dict], trl_loss_type: str = "dapo") -> list[dict]:
     """TRL's ``trainer.state.log_history`` as per-step dicts with rlbook's metric names (appendix).
@@ -157,7 +154,8 @@ def trl_record(run: TRLRun) -> dict:
     Everything rlbook's own records name, with TRL's settings spelled in
     TRL's terms (``loss: "trl loss_type=dapo"``), TRL's versions added to
     ``versions`` and the full ``GRPOConfig`` arguments under the extra
-    top-level field ``trainer``.
+    top-level field ``trainer``, with what each process trained (its rank, optimiser steps, rollouts
+    scored and final weights hash).
     """
     spec, cfg, kwargs = run.spec, run.spec.rl, run.config
     statuses = [s for e in run.captured for s in e["statuses"]]
@@ -170,7 +168,8 @@ def trl_record(run: TRLRun) -> dict:
         prompt_template="U:a+b?|A:" if cfg.world == "single" else "U:a+b+c?|A:",
         prompt_split={"world": cfg.world, "train": "train", "counts": counts},
         sampling={"temperature": cfg.temperature, "group_size": cfg.group_size,
-                  "prompts_per_step": kwargs["per_device_train_batch_size"] // cfg.group_size,
+                  "prompts_per_step": kwargs["per_device_train_batch_size"] * max(1, len(run.processes))
+                  // cfg.group_size,
                   "token_budget": cfg.budget},
         verifier={"name": verifier.name, "version": verifier.version,
                   "implementation": f"rlbook.core.rewards.{type(verifier).__name__} via rlbook.trl.VerifierReward"},
@@ -194,7 +193,9 @@ def trl_record(run: TRLRun) -> dict:
         rollouts_before_filtering=len(statuses), rollouts_used=len(statuses),
         failures={"by_status": {k: v for k, v in labels.items() if k != "accepted"}, "verifier_errors": 0},
         versions={**rec.environment_versions(), **run.versions})
-    record["trainer"] = {"name": "trl.GRPOTrainer", "config": kwargs}
+    record["trainer"] = {"name": "trl.GRPOTrainer", "config": kwargs,
+                         "processes": [{key: p[key] for key in ("rank", "optimizer_steps", "weights_hash")}
+                                       | {"rollouts": sum(p["rollouts_per_step"])} for p in run.processes]}
     return rec.validate(record)
 
 

@@ -4,14 +4,11 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rlbook.core import rewards as rw
 
 from .audit import rollout_audit
-
-if TYPE_CHECKING:
-    from .trainer import TRLRun
+from .spec import TRLRun
 
 BIBLIOGRAPHY = Path(__file__).resolve().parents[2] / "references.bib"
 """The book's bibliography, beside the package in the repository."""

@@ -1,30 +1,29 @@
 """A TRL run of the book's task (appendix): the verifier as TRL's reward function, ``GRPOTrainer`` set up from
-the book's configuration, the run cached like the book's own, and ``python -m rlbook.trl`` for ``accelerate launch``.
+the book's configuration, and the run cached like the book's own. ``python -m rlbook.trl``, the same run on
+several processes, is :mod:`rlbook.trl.launch`.
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
 import tempfile
 import time
 import warnings
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
 
-from rlbook import record as rec
 from rlbook import runs
 from rlbook.core import rewards as rw
-from rlbook.core.arguments import bounded_int
-from rlbook.core.policy import Policy, PolicyConfig, weights_hash
-from rlbook.core.rl import RLConfig, checkpoint_eval, make_verifier
+from rlbook.core.policy import Policy, weights_hash
+from rlbook.core.rl import checkpoint_eval, make_verifier
 from rlbook.core.world import decode, split
 
-from .audit import metrics_from_log, stored_rollouts, trl_record
+from .audit import metrics_from_log, stored_rollouts
 from .model import char_tokenizer, from_gpt2, to_gpt2, trl_versions
+from .spec import DEMO, TRLRun, TRLSpec
 from .translation import grpo_kwargs
 
 
@@ -65,72 +64,6 @@ class VerifierReward:
         return [v.reward for v in verdicts]
 
 
-@dataclass(frozen=True)
-class TRLSpec:
-    """A named TRL run of the book's task: an rlbook configuration, its batch and its evaluation (appendix)."""
-
-    name: str
-    rl: RLConfig = field(default_factory=RLConfig)
-    prompts_per_step: int = 0
-    eval_every: int = 0
-    base: str = "base"
-
-
-DEMO = TRLSpec("trl-main", replace(RLConfig(), steps=20), eval_every=10)
-"""The appendix's run: the first 20 steps of ``main`` (60 prompts x 16 samples), evaluated every 10 steps as ``main`` is."""
-
-
-@dataclass
-class TRLRun:
-    """A finished TRL run in the shapes of :class:`rlbook.runs.Run` (appendix).
-
-    ``metrics``: one dict per optimizer step, rlbook's metric names
-    (:func:`metrics_from_log`); ``rollouts``: per-step stored rollouts as in
-    ``Run.rollouts`` (:func:`stored_rollouts`); ``evals``: rlbook's
-    independent checkpoint evaluations (:func:`rlbook.core.rl.checkpoint_eval`);
-    ``log_history``: TRL's own ``trainer.state.log_history``; ``captured``:
-    what :class:`VerifierReward` kept; ``checkpoints``: step, version,
-    weights hash and weights; ``config``: the ``GRPOConfig`` arguments given;
-    ``step_seconds``: wall time of each optimizer step.
-    """
-
-    spec: TRLSpec
-    seed: int
-    threads: int
-    log_history: list[dict]
-    captured: list[dict]
-    metrics: list[dict]
-    rollouts: list[dict]
-    evals: list[dict]
-    checkpoints: list[dict]
-    config: dict
-    base_policy: dict
-    step_seconds: list[float]
-    wall_seconds: float
-    versions: dict
-
-    @property
-    def steps(self) -> list[int]:
-        """The evaluated checkpoint steps."""
-        return [c["step"] for c in self.checkpoints]
-
-    def policy(self, step: int | None = None) -> Policy:
-        """The policy at checkpoint ``step`` (default: the last) as an rlbook Policy."""
-        chosen = self.checkpoints[-1] if step is None else next(c for c in self.checkpoints if c["step"] == step)
-        policy = Policy(PolicyConfig(**chosen["config"]))
-        policy.load_state_dict(chosen["state"])
-        policy.version = chosen["version"]
-        return policy
-
-    def eval_at(self, step: int) -> dict:
-        """The independent evaluation at checkpoint ``step``."""
-        return next(e for e in self.evals if e["step"] == step)
-
-    def metric(self, key: str) -> list:
-        """One metric over the steps that logged it."""
-        return [m[key] for m in self.metrics if key in m]
-
-
 def book_callbacks(spec: TRLSpec, seed: int, checkpoints: list, evals: list, step_seconds: list) -> list:
     """A TrainerCallback that times each optimizer step and evaluates checkpoints with rlbook's exact verifier."""
     from transformers import TrainerCallback
@@ -163,7 +96,9 @@ def make_trainer(spec: TRLSpec, policy: Policy, seed: int, output_dir: str, call
 
     Returns ``(trainer, reward)``. The configuration is :func:`grpo_kwargs`
     of ``spec.rl`` plus what a quiet offline CPU run needs: float32
-    (``bf16=False, fp16=False``), no gradient checkpointing, a log entry per
+    (``bf16=False, fp16=False``), no gradient checkpointing, every weight
+    used in each step (``ddp_find_unused_parameters=False``: on several
+    processes no search for unused ones), a log entry per
     step, no reporting, no saving, no progress bar or printed logs.
     With a KL penalty TRL builds its reference model from the policy's
     ``name_or_path``, so the starting weights are saved under
@@ -175,7 +110,8 @@ def make_trainer(spec: TRLSpec, policy: Policy, seed: int, output_dir: str, call
 
     reward = VerifierReward(make_verifier(spec.rl))
     args = GRPOConfig(output_dir=output_dir, seed=seed, use_cpu=use_cpu, bf16=False, fp16=False,
-                      gradient_checkpointing=False, logging_steps=1, report_to="none", save_strategy="no",
+                      gradient_checkpointing=False, ddp_find_unused_parameters=False, logging_steps=1,
+                      report_to="none", save_strategy="no",
                       disable_tqdm=True, **grpo_kwargs(spec.rl, spec.prompts_per_step or None, processes))
     data = Dataset.from_dict({"prompt": [t.prompt for t in split("train", spec.rl.world)]})
     model = to_gpt2(policy)
@@ -244,24 +180,46 @@ def run_grpo(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_TH
         trainer, reward = make_trainer(spec, base.policy(), seed, out,
                                        book_callbacks(spec, seed, checkpoints, evals, step_seconds), processes, use_cpu)
         trainer.train()
-    captured = reward.rollouts
+    captured, mine = reward.rollouts, [process_summary(trainer, reward.rollouts)]
     if trainer.accelerator.num_processes > 1:
         from accelerate.utils import gather_object
 
-        captured = gather_object(captured)
+        captured, mine = gather_object(captured), gather_object(mine)
     captured = merge_steps(captured)
     kwargs = grpo_kwargs(spec.rl, spec.prompts_per_step or None, processes)
     return TRLRun(spec, seed, threads, list(trainer.state.log_history), captured,
                   metrics_from_log(trainer.state.log_history, kwargs["loss_type"]),
                   stored_rollouts(captured, spec.rl.group_size, spec.rl.budget, spec.name), evals, checkpoints,
                   kwargs, {"name": spec.base, "version": last["version"], "weights_hash": last["weights_hash"]},
-                  step_seconds, time.perf_counter() - started, trl_versions())
+                  step_seconds, time.perf_counter() - started, trl_versions(), mine)
+
+
+def process_summary(trainer, captured: list[dict]) -> dict:
+    """What one process trained on (appendix): its rank, its optimiser steps, the rollouts it scored at each step,
+    the prompts of those rows in order as ``[prompt, rows]`` runs, and the hash of its weights after training.
+
+    On several processes every process holds the same weights at the end
+    (data parallel training averages the gradients), so the hashes agree.
+    """
+    runs_per_step = []
+    for entry in captured:
+        runs_here: list[list] = []
+        for prompt in entry["prompts"]:
+            if runs_here and runs_here[-1][0] == prompt:
+                runs_here[-1][1] += 1
+            else:
+                runs_here.append([prompt, 1])
+        runs_per_step.append(runs_here)
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    return {"rank": trainer.accelerator.process_index, "optimizer_steps": trainer.state.global_step,
+            "rollouts_per_step": [len(entry["prompts"]) for entry in captured], "prompts_per_step": runs_per_step,
+            "weights_hash": weights_hash(from_gpt2(model))}
 
 
 def run_key(spec: TRLSpec, seed: int, threads: int) -> str:
-    """Cache key of a TRL run: its spec, its ``GRPOConfig`` arguments, seed, threads, base run, this module's
-    source and the TRL versions."""
-    source = Path(__file__).read_bytes()
+    """Cache key of a TRL run: its spec, its ``GRPOConfig`` arguments, seed, threads, base run, the source of this
+    module and of :mod:`rlbook.trl.spec`, and the TRL versions."""
+    source = Path(__file__).read_bytes() + Path(__file__).with_name("spec.py").read_bytes()
     text = json.dumps([repr(spec), grpo_kwargs(spec.rl, spec.prompts_per_step or None), seed, threads,
                        runs.cache_key(spec.base, seed, threads), hashlib.sha256(source).hexdigest(), trl_versions()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -285,51 +243,3 @@ def load_run(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_TH
     torch.save({k: v for k, v in vars(run).items() if k != "spec"}, temp)
     os.replace(temp, path)
     return run
-
-
-def accelerate_yaml(processes: int = 8, machines: int = 1) -> str:
-    """An accelerate config for ``processes`` GPUs on ``machines`` machines, as YAML text (appendix).
-
-    Data parallel (``MULTI_GPU``), full float32 to match the book's runs. It
-    has not been run here: the book is built on CPUs only.
-    """
-    import yaml
-
-    config = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "MULTI_GPU", "num_machines": machines,
-              "num_processes": processes, "machine_rank": 0, "gpu_ids": "all", "mixed_precision": "no",
-              "main_training_function": "main", "rdzv_backend": "static", "same_network": True, "use_cpu": False}
-    return yaml.safe_dump(config, sort_keys=False)
-
-
-def launch_command(processes: int = 8, steps: int = 100, config_file: str = "multi_gpu.yaml") -> str:
-    """The ``accelerate launch`` command line that runs :func:`main` on several GPUs (appendix)."""
-    return (f"accelerate launch --config_file {config_file} --num_processes {processes} "
-            f"-m rlbook.trl --steps {steps} --out trl-run")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m rlbook.trl``: a TRL run of the book's ``main`` configuration; writes its record (appendix).
-
-    Under ``accelerate launch`` every process runs this; each trains on its
-    share of the batch and the first process writes ``record.json`` and
-    ``metrics.json`` into ``--out``.
-    """
-    parser = argparse.ArgumentParser(prog="python -m rlbook.trl", description=main.__doc__)
-    parser.add_argument("--steps", type=bounded_int(1, 100_000), default=RLConfig().steps, help="RL steps (1 to 100000)")
-    prompts = len(split("train", RLConfig().world))
-    parser.add_argument("--prompts", type=bounded_int(0, prompts), default=0,
-                        help=f"prompts per step (0 to {prompts}; default 0: every train prompt)")
-    parser.add_argument("--seed", type=bounded_int(0, 2**32 - 1), default=0, help="random seed (0 to 4294967295)")
-    parser.add_argument("--eval-every", type=bounded_int(0, 100_000), default=10,
-                        help="steps between evaluations (0 to 100000; 0 evaluates never)")
-    parser.add_argument("--out", default="trl-run")
-    args = parser.parse_args(argv)
-    processes = int(os.environ.get("WORLD_SIZE", "1"))
-    spec = TRLSpec("trl-main", replace(RLConfig(), steps=args.steps), args.prompts, args.eval_every)
-    run = run_grpo(spec, args.seed, use_cpu=not torch.cuda.is_available(), processes=processes)
-    if int(os.environ.get("RANK", "0")) == 0:
-        out = Path(args.out)
-        rec.save(trl_record(run), out / "record.json")
-        (out / "metrics.json").write_text(json.dumps(run.metrics, indent=1))
-        print(f"wrote {out / 'record.json'} and {out / 'metrics.json'}")
-    return 0

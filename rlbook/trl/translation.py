@@ -4,6 +4,7 @@ in each library.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from rlbook.core import advantages as adv_lib
@@ -49,8 +50,13 @@ CITATIONS = {"centered": "liu2025understanding", "group_std": "shao2024deepseekm
 
 
 def reward_weight(cfg: RLConfig) -> float:
-    """TRL's ``reward_weights`` entry for a run: its reward scale, times ``G / (G - 1)`` under RLOO (appendix)."""
+    """TRL's ``reward_weights`` entry for a run: its reward scale, times ``G / (G - 1)`` under RLOO (appendix).
+
+    Leaving one out needs groups of at least 2 (:func:`rlbook.core.advantages.rloo`): ValueError otherwise.
+    """
     size = cfg.group_size
+    if cfg.advantage == "rloo" and size < 2:
+        raise ValueError(f"leaving one out needs groups of at least 2, got group_size {size}")
     return cfg.reward_scale * (size / (size - 1) if cfg.advantage == "rloo" else 1.0)
 
 
@@ -77,11 +83,13 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     constant rate, no weight decay and no gradient clipping, said here
     explicitly because TRL's defaults differ (1e-6, a linear decay, clipping
     at 1.0).
-    TRL's ``constant_with_warmup`` counts optimiser steps and starts its
-    warm-up at a rate of 0, so its warm-up runs one optimiser step behind
-    rlbook's, which takes its first step at ``lr / warmup``.
     ``max_steps`` counts optimizer steps: ``steps x updates_per_batch``, and so does
     ``warmup_steps``: ``warmup x updates_per_batch`` (appendix exercise A.1).
+    The two warm-ups are not the same schedule (:func:`warmup_rates`,
+    :func:`warmup_note`): rlbook holds ``lr x s / warmup`` for every update of
+    RL step ``s``, TRL's ``constant_with_warmup`` gives optimiser step ``k``
+    ``lr x (k - 1) / warmup_steps``, starting from 0. With one update per
+    batch TRL runs one step behind; with several it also rises within a batch.
     ``use_bias_correction_kl`` follows ``cfg.kl_estimator``: False for
     ``"k3"``, where TRL's penalty is rlbook's :func:`~rlbook.core.losses.kl_k3`,
     and True (TRL's default) for ``"k3-ratio"``, which weights k3 by the
@@ -117,6 +125,40 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
             "beta": cfg.kl_beta, "use_bias_correction_kl": cfg.kl_estimator == "k3-ratio",
             "num_iterations": cfg.updates_per_batch, "reward_weights": [reward_weight(cfg)],
             "max_steps": cfg.steps * cfg.updates_per_batch}
+
+
+def warmup_rates(cfg: RLConfig, optimiser_steps: int) -> tuple[list[float], list[float]]:
+    """The learning rate of optimiser steps 1 to ``optimiser_steps`` in rlbook and in TRL, as :func:`grpo_kwargs`
+    sets TRL up (appendix).
+
+    rlbook: :func:`rlbook.core.rl.warmup_lr` of the RL step, the same for each
+    of its ``updates_per_batch`` updates; TRL: ``constant_with_warmup`` over
+    ``warmup x updates_per_batch`` optimiser steps, ``lr x (k - 1) / warmup_steps``
+    at step ``k`` (transformers' ``get_constant_schedule_with_warmup``).
+    """
+    from rlbook.core.rl import warmup_lr
+
+    updates, span = cfg.updates_per_batch, cfg.warmup * cfg.updates_per_batch
+    book = [warmup_lr(cfg.lr, cfg.warmup, (k - 1) // updates + 1) for k in range(1, optimiser_steps + 1)]
+    trl = [cfg.lr * min(1.0, (k - 1) / span) if span else cfg.lr for k in range(1, optimiser_steps + 1)]
+    return book, trl
+
+
+def warmup_note(cfg: RLConfig) -> str:
+    """How TRL's warm-up differs from rlbook's for ``cfg``, exactly, in one sentence (appendix's options table).
+
+    The average gap over the warm-up's ``W x u`` optimiser steps (``W`` RL
+    steps of ``u`` updates) is ``lr x (u + 1) / (2 W u)``: rlbook's rates
+    average ``(W + 1) / (2 W)`` of ``lr``, TRL's ``(W u - 1) / (2 W u)``.
+    """
+    if not cfg.warmup:
+        return "no warm-up in either library"
+    updates, span = cfg.updates_per_batch, cfg.warmup * cfg.updates_per_batch
+    gap = Fraction(updates + 1, 2 * span)
+    ours = f"lr x s / {cfg.warmup} for RL step s" + (f" (all {updates} of its updates)" if updates > 1 else "")
+    lower = f"lr / {gap.denominator}" if gap.numerator == 1 else f"lr x {gap}"
+    return (f"optimiser step k runs at lr x (k - 1) / {span} in TRL, at {ours} in rlbook: "
+            f"TRL's rate is lower by {lower} on average over the warm-up")
 
 
 OPTION_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -156,7 +198,8 @@ def option_rows(cfg: RLConfig, prompts_per_step: int | None = None) -> list[list
 
     Every value is read from ``cfg``, from :func:`grpo_kwargs` and from the
     installed TRL, so the table cannot drift from the code. A clip field that
-    the run's loss does not use (``cispo_cap`` under PPO) says so. Without
+    the run's loss does not use (``cispo_cap`` under PPO) says so; the
+    warm-up's says how TRL's schedule differs (:func:`warmup_note`). Without
     TRL installed the default column says "TRL not installed".
     """
     kwargs = grpo_kwargs(cfg, prompts_per_step)
@@ -169,6 +212,8 @@ def option_rows(cfg: RLConfig, prompts_per_step: int | None = None) -> list[list
         if key == "prompts_per_step":
             value = prompts_per_step or cfg.prompts_per_step or len(split("train", cfg.world))
         trl = "not used by this loss" if key in unused else ", ".join(f"{f} = {kwargs[f]!r}" for f in fields)
+        if key == "warmup":
+            trl += f" ({warmup_note(cfg)})"
         default = ", ".join(f"{defaults[f]!r}" for f in fields) if defaults else "TRL not installed"
         rows.append([meaning, f"{key} = {value!r}", trl, default])
     return rows
@@ -239,7 +284,9 @@ METRIC_NOTES: dict[str, str] = {
     "zero_variance_frac": "the same under scale_rewards 'none' and 'group'; under 'batch' TRL tests the batch's "
                           "one std, so it logs only 0 or 1",
     "loss": "under loss pg the values differ (rlbook's -A x logp, TRL's -A x ratio), the gradients do not",
-    "kl": "TRL logs the token mean whatever its loss_type; rlbook aggregates as the loss does",
+    "kl": "TRL logs the token mean whatever its loss_type; rlbook aggregates as the loss does. Under "
+          "use_bias_correction_kl (kl_estimator 'k3-ratio') TRL logs ratio x k3, rlbook plain k3: the same on a "
+          "batch's first update, not on later ones (logp -1, old -1.5, ref -2: TRL 0.6065, rlbook 0.3679)",
     "clip_fraction": "under cispo TRL's cispo_clip_ratio counts a capped ratio only where A > 0, rlbook's "
                      "clip_fraction wherever the cap binds (ratio 5, A = -1, cap 4: 1 in rlbook, 0 in TRL)",
 }

@@ -234,7 +234,7 @@ def test_environment_yml_and_pyproject_name_the_same_packages():
 
 def test_quarto_config_lists_the_book():
     config = yaml.safe_load((ROOT / "_quarto.yml").read_text())
-    assert config["project"] == {"type": "book", "output-dir": "_book"}
+    assert config["project"] == {"type": "book", "output-dir": "_book", "pre-render": "rlbook/publish/prerender.py"}
     assert config["book"]["chapters"][0] == "index.qmd" and config["bibliography"] == "references.bib"
     assert config["execute"] == {"freeze": False, "error": False}
     for lua in config.get("filters", []):

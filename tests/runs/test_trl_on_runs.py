@@ -130,6 +130,29 @@ def test_script_writes_a_valid_record_and_metrics(trl, tmp_path):
     assert [m["step"] for m in json.loads((tmp_path / "metrics.json").read_text())] == [1]
 
 
+def test_two_cpu_processes_each_train_on_half_of_every_batch_and_rank_0_writes_one_record(trl, tmp_path):
+    """``torchrun --nproc_per_node 2 -m rlbook.trl`` over gloo: the appendix's path to many machines, on CPUs."""
+    result = tb.run_processes(tmp_path / "trl-run", processes=2, steps=3, prompts=4)
+    assert result["code"] == 0, "\n".join(result["lines"] + result["warnings"][-20:])
+    ranks = result["processes"]
+    assert [p["rank"] for p in ranks] == [0, 1]
+    assert all(p["optimizer_steps"] == 3 and p["rollouts_per_step"] == [32, 32, 32] for p in ranks)  # 4 x 16 / 2
+    start = runs.load("base", 0).log["checkpoints"][-1]["weights_hash"]
+    assert ranks[0]["weights_hash"] == ranks[1]["weights_hash"] != start  # both trained, in step
+    for step in range(3):  # the halves are disjoint and make the step's batch: 4 prompts, 16 rows each, once
+        rows = [(prompt, n) for p in ranks for prompt, n in p["prompts_per_step"][step]]
+        assert [n for _, n in rows] == [16] * 4 and len({prompt for prompt, _ in rows}) == 4
+    rec = record.validate(result["record"])
+    assert sum(rec["outcome_labels"].values()) == rec["cost"]["rollouts"] == rec["rollouts_used"] == 3 * 4 * 16
+    assert rec["sampling"]["prompts_per_step"] == 4 and rec["update"]["steps"] == 3
+    assert [p["rollouts"] for p in rec["trainer"]["processes"]] == [96, 96]
+    assert [m["step"] for m in result["metrics"]] == [1, 2, 3]
+    assert sum(line.startswith("wrote ") for line in result["lines"]) == 1  # rank 0 alone writes
+    assert sorted(line.split(":")[0] for line in result["lines"] if line.startswith("rank")) == ["rank 0 of 2",
+                                                                                                   "rank 1 of 2"]
+    assert sorted(path.name for path in (tmp_path / "trl-run").iterdir()) == sorted(tb.launch.OUTPUTS)
+
+
 @pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
 def test_appendix_claims_hold(trl, seed):
     """The appendix's asserted claims, for its run (tb.DEMO) on each seed."""

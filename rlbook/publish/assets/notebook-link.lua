@@ -1,15 +1,18 @@
 -- Quarto filter (see _quarto.yml): a "Download this chapter as a notebook"
--- link under the title of every page that has code cells.
+-- link under the title of every page that has code cells and whose notebook
+-- is in the site.
 --
--- The link points at notebooks/<page>.ipynb in the site. `rlbook build`
--- executes each page into _build/notebooks/<page>.ipynb and copies those
--- notebooks into _book/notebooks/; a page whose notebook has not been built
--- gets no link, so a plain `quarto render` never links to a missing file.
+-- The link points at notebooks/<page>.ipynb in the site. Quarto makes no such
+-- file: the pre-render step (rlbook/publish/prerender.py, which Quarto runs
+-- before any page, and which `rlbook build --backend quarto` also relies on)
+-- writes each page's notebook into the output folder's notebooks/. The filter
+-- links a page only when that file is there, so neither a plain `quarto
+-- render` nor one that found notebooks left in _build/ by an earlier build
+-- ever links to a file the site does not have.
 --
--- The notebooks are copied in after Quarto has rendered the pages, so Quarto
--- would warn that it cannot resolve the link ("Unable to resolve link
--- target"); the data-noresolveinput attribute tells it to leave the link as
--- it is.
+-- Quarto does not render the notebooks, so it would warn that it cannot
+-- resolve the link ("Unable to resolve link target"); the
+-- data-noresolveinput attribute tells it to leave the link as it is.
 
 local function exists(path)
   local file = io.open(path, "r")
@@ -38,13 +41,14 @@ function Pandoc(doc)
   end
   local input = quarto.doc.input_file
   local project = quarto.project.directory
-  if input == nil or project == nil then
+  local site = quarto.project.output_directory
+  if input == nil or project == nil or site == nil then
     return doc
   end
   local relative = pandoc.path.make_relative(input, project)
   local stem = pandoc.path.split_extension(pandoc.path.filename(relative))
-  local built = pandoc.path.join({ project, "_build", "notebooks", stem .. ".ipynb" })
-  if not exists(built) or not has_code_cells(doc) then
+  local published = pandoc.path.join({ site, "notebooks", stem .. ".ipynb" })
+  if not exists(published) or not has_code_cells(doc) then
     return doc
   end
   local _, depth = relative:gsub("/", "")

@@ -1,5 +1,13 @@
-"""rlbook.publish.holes: the placeholders, empty tables and empty figures that stop a build from publishing."""
+"""rlbook.publish.holes: the placeholders, empty tables and empty figures that stop a build from publishing.
+
+The fixtures (``fixtures/quarto-floats.html``, ``fixtures/pandoc-floats.html``) hold the same captioned table and
+figure as each backend writes them; Quarto's markup is the one quoted in issue 43.
+"""
 from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
 
 from rlbook.publish.holes import page_holes, site_holes
 
@@ -36,3 +44,47 @@ def test_site_holes_names_the_page_of_each_hole(tmp_path):
     (tmp_path / "index.html").write_text(FULL)
     (tmp_path / "chapters" / "appendix.html").write_text("<p>(needs TRL)</p>")
     assert site_holes(tmp_path) == ["chapters/appendix.html: shows the placeholder '(needs TRL)'"]
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+BACKENDS = {"quarto": "quarto-floats.html", "pandoc": "pandoc-floats.html"}
+
+
+def _page(backend: str) -> str:
+    return (FIXTURES / BACKENDS[backend]).read_text()
+
+
+def _without(page: str, opening: str, closing: str) -> str:
+    """``page`` with the first element that starts with ``opening`` cut out, up to its ``closing`` tag."""
+    start = page.index(opening)
+    return page[:start] + page[page.index(closing, start) + len(closing):]
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_a_captioned_table_and_a_figure_with_its_image_are_no_hole_in_either_backend(backend):
+    """Quarto's table float is a <figure> that holds a table: issue 43's 43 false 'figure has no image'."""
+    assert page_holes(_page(backend)) == []
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_a_figure_whose_image_is_missing_is_a_hole_named_by_its_float_id(backend):
+    page = _without(_page(backend), "<img", ">")
+    assert page_holes(page) == ["fig-stale has no image"]
+
+
+def test_a_quarto_table_float_without_its_table_is_a_hole():
+    page = _without(_page("quarto"), "<table", "</table>")
+    assert page_holes(page) == ["tbl-reward-spec has no table"]
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_an_empty_table_inside_a_float_is_a_hole_in_either_backend(backend):
+    page = _without(_page(backend), "<tbody>", "</tbody>")
+    assert page_holes(page) == ["table 1 of the page has no filled cell"]
+
+
+def test_a_picture_inside_a_quarto_table_float_does_not_stand_for_its_table():
+    opening = '<figure class="quarto-float quarto-float-tbl figure">'
+    page = _without(_page("quarto"), "<table", "</table>").replace(
+        opening, opening + '<img src="t.png" alt="a table as a picture">')
+    assert 'alt="a table as a picture"' in page and page_holes(page) == ["tbl-reward-spec has no table"]

@@ -241,6 +241,24 @@ def test_trl_logs_the_kl_as_a_token_mean_whatever_the_loss_type():
     assert "token mean" in tb.METRIC_NOTES["kl"]
 
 
+def test_under_use_bias_correction_kl_trl_logs_ratio_times_k3_where_rlbook_logs_k3():
+    """On a batch's later updates (old != logp) the two kl metrics part; on its first they agree."""
+    cfg = replace(RUNS["main"].rl, kl_beta=0.1, kl_estimator="k3-ratio", updates_per_batch=4, steps=25)
+    logp, old, ref, adv, mask = random_batch(cfg, 5)
+    trainer = trainer_for(cfg)
+    trl_compute_loss(trainer, logp, adv, mask, old=old, ref=ref)
+    logged = trainer._metrics["train"]["kl"][-1]
+    ratio_k3 = torch.exp(logp - old) * losses.kl_k3(logp, ref)
+    assert logged == pytest.approx(float(losses.aggregate(ratio_k3, mask, "token_mean")), rel=1e-6)
+    assert abs(logged - float(rlbook_loss(cfg, logp, old, adv, mask, ref)[2])) > 1e-3  # rlbook's: plain k3
+    trl_compute_loss(trainer, logp, adv, mask, old=logp.clone(), ref=ref)  # the first update: ratio 1
+    assert trainer._metrics["train"]["kl"][-1] == pytest.approx(float(rlbook_loss(cfg, logp, logp, adv, mask, ref)[2]))
+    one = [torch.tensor([[v]], dtype=torch.float64) for v in (-1.0, -1.5, -2.0)]  # the note's example: logp, old, ref
+    k3 = float(losses.kl_k3(one[0], one[2]))
+    assert (round(float(torch.exp(one[0] - one[1])) * k3, 4), round(k3, 4)) == (0.6065, 0.3679)
+    assert "TRL 0.6065, rlbook 0.3679" in tb.METRIC_NOTES["kl"] and "use_bias_correction_kl" in tb.METRIC_NOTES["kl"]
+
+
 class _Rewards:
     """A reward function paying 1 to every answer of 3+4 and alternately 1 and 0 to those of 9+8."""
 

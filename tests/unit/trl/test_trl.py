@@ -62,6 +62,7 @@ def test_batch_splits_over_processes_or_says_why_not():
     (replace(MAIN, loss="pg", updates_per_batch=4), "updates_per_batch is 1"),
     (replace(MAIN, loss="cispo", aggregation="seq_mean"), "aggregates over tokens"),
     (replace(MAIN, verifier="judge"), "not a learned judge"),
+    (replace(MAIN, advantage="rloo", group_size=1), "groups of at least 2"),
 ])
 def test_choices_without_a_trl_equivalent_are_refused(cfg, words):
     with pytest.raises(ValueError, match=words):
@@ -194,11 +195,44 @@ def test_merge_steps_rebuilds_a_step_from_process_slices():
     assert merged[0]["prompts"] == [P34, P34, P98, P98, P98, P98] and merged[0]["rewards"][-2:] == [0.0, 0.0]
 
 
+def test_a_run_that_asked_for_more_processes_than_started_refuses_in_one_line(capsys):
+    go, line = tb.process_check(2, {})
+    assert not go and "--processes 2 asked for, 1 started" in line and "\n" not in line
+    assert tb.main(["--processes", "2", "--steps", "1", "--out", "unused"]) == 2  # refused before any training
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 1 and "nothing was trained" in printed[0]
+    assert tb.process_check(2, {"WORLD_SIZE": "2"}) == (True, None)
+
+
+def test_a_lone_process_under_accelerate_launch_says_so():
+    go, line = tb.process_check(None, {"ACCELERATE_USE_CPU": "True"})
+    assert go and "accelerate launch started 1 process" in line
+    assert tb.process_check(None, {}) == (True, None)  # plain python -m rlbook.trl: one process, nothing to say
+
+
+def test_the_trl_modules_import_each_other_without_a_cycle_even_for_types():
+    """Issue 42: the run's types live in rlbook.trl.spec, so audit and trainer no longer need each other."""
+    import ast
+
+    folder = Path(tb.__file__).parent
+    edges = {}
+    for path in folder.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        edges[path.stem] = {node.module for node in ast.walk(tree)
+                            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module}
+
+    def reaches(start, goal, seen=()):
+        return any(n == goal or (n not in seen and reaches(n, goal, (*seen, n))) for n in edges.get(start, ()))
+
+    assert not [name for name in edges if reaches(name, name)]
+    assert "trainer" not in edges["audit"] and "spec" in edges["audit"]
+
+
 def test_accelerate_config_is_multi_gpu_float32():
     config = yaml.safe_load(tb.accelerate_yaml(4))
     assert config["distributed_type"] == "MULTI_GPU" and config["num_processes"] == 4
     assert config["mixed_precision"] == "no" and config["use_cpu"] is False
-    assert "-m rlbook.trl --steps 100" in tb.launch_command(4, 100)
+    assert "-m rlbook.trl --steps 100 --processes 4" in tb.launch_command(4, 100)
 
 
 @pytest.fixture(scope="module")
@@ -214,20 +248,42 @@ def test_tokenizer_keeps_rlbook_ids_and_drops_the_end_mark_when_skipping_special
     assert tok.decode(encode("7#"), skip_special_tokens=True) == "7"
 
 
-def test_trl_warm_up_runs_one_step_behind_rlbooks(trl):
-    """What grpo_kwargs' docstring and the appendix say: TRL's warm-up starts at a rate of 0, rlbook's at lr / warmup."""
+@pytest.mark.parametrize("name, gap", [("main", "lr / 10"), ("ppo", "lr / 16")])
+def test_warmup_rates_are_each_librarys_own_and_the_note_states_their_gap(trl, name, gap):
+    """TRL's schedule as transformers computes it and rlbook's as its loop sets it, optimiser step by step."""
     from transformers import get_scheduler
 
-    kw = tb.grpo_kwargs(MAIN)
-    opt = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
-    schedule = get_scheduler(kw["lr_scheduler_type"], opt, num_warmup_steps=kw["warmup_steps"])
-    rates = []
-    for _ in range(MAIN.warmup + 1):
-        rates.append(opt.param_groups[0]["lr"])
+    from rlbook import runs
+    from rlbook.core.rl import warmup_lr
+
+    cfg = runs.spec(name).rl
+    kw = tb.grpo_kwargs(cfg)
+    span = kw["warmup_steps"]
+    opt = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))], lr=cfg.lr)
+    schedule = get_scheduler(kw["lr_scheduler_type"], opt, num_warmup_steps=span)
+    theirs = []
+    for _ in range(span + 2):
+        theirs.append(opt.param_groups[0]["lr"])
         opt.step()
         schedule.step()
-    book = [min(1.0, step / MAIN.warmup) for step in range(1, MAIN.warmup + 2)]
-    assert rates == pytest.approx([0.0] + book[:-1])
+    ours = [warmup_lr(cfg.lr, cfg.warmup, step) for step in range(1, cfg.steps + 1) for _ in range(cfg.updates_per_batch)]
+    book, trl = tb.warmup_rates(cfg, span + 2)
+    assert trl == pytest.approx(theirs) and book == pytest.approx(ours[:span + 2])
+    assert theirs[0] == 0.0 and book[-1] == trl[-1] == cfg.lr  # both end the warm-up at the full rate
+    mean_gap = (sum(book[:span]) - sum(trl[:span])) / span
+    denominator = int(gap.split("/ ")[1])
+    assert mean_gap == pytest.approx(cfg.lr / denominator)
+    assert f"lower by {gap} on average" in tb.warmup_note(cfg)
+    row = next(r for r in tb.option_rows(cfg) if r[1].startswith("warmup"))
+    assert tb.warmup_note(cfg) in row[2]
+
+
+def test_a_ppo_batch_of_four_updates_holds_rlbooks_first_rate_where_trl_climbs_from_zero():
+    from rlbook import runs
+
+    cfg = runs.spec("ppo").rl
+    book, trl = tb.warmup_rates(cfg, 4)
+    assert book == [pytest.approx(3e-5)] * 4 and trl == pytest.approx([0.0, 7.5e-6, 1.5e-5, 2.25e-5])
 
 
 def test_option_rows_read_trl_defaults(trl):

@@ -1,0 +1,127 @@
+"""The book's package as a wheel beside the notebooks, and the first cell that tells a reader to install it.
+
+Used by ``rlbook build`` (both backends) and by the Quarto pre-render step
+(:mod:`rlbook.publish.prerender`). A notebook downloaded from the site runs
+on ``rlbook``, which a reader without the repository does not have; the site
+ships the package as ``notebooks/rlbook-<version>-py3-none-any.whl`` and
+every notebook starts with :func:`requirement_cell`, which, when ``rlbook``
+cannot be imported, stops "Run All" with one line that names the wheel and
+where it is, instead of a traceback on the first import.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SOURCES = ("pyproject.toml", "README.md", "rlbook")
+"""What the wheel is built from, copied out of the repository so the build leaves nothing in it."""
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+"""The repository that this ``rlbook`` comes from, which the book's wheel is built from."""
+
+
+def package_version(root: Path) -> str:
+    """The ``[project]`` version in ``root/pyproject.toml``; ValueError if it has none."""
+    text = (Path(root) / "pyproject.toml").read_text(encoding="utf-8")
+    project = text.split("[project]", 1)[-1].split("\n[", 1)[0]
+    found = re.search(r'^version\s*=\s*"([^"]+)"', project, re.MULTILINE)
+    if not found:
+        raise ValueError("pyproject.toml gives the project no version")
+    return found.group(1)
+
+
+def wheel_name(root: Path) -> str:
+    """The file name of the book's wheel: ``rlbook-<version>-py3-none-any.whl``."""
+    return f"rlbook-{package_version(root)}-py3-none-any.whl"
+
+
+def build_wheel(root: Path, folder: Path) -> Path:
+    """Build the book's wheel into ``folder`` (pip, no network, no build isolation) and return its path.
+
+    The repository's ``pyproject.toml``, ``README.md`` and ``rlbook/`` are
+    copied to a temporary folder first, so setuptools' ``build/`` and
+    ``*.egg-info`` never land in the checkout. RuntimeError with pip's last
+    lines if it fails.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as temp:
+        source = Path(temp) / "src"
+        source.mkdir()
+        for name in SOURCES:
+            path = Path(root) / name
+            if path.is_dir():
+                shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            else:
+                shutil.copy2(path, source / name)
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                               "--no-index", "--quiet", "-w", temp, str(source)],
+                              capture_output=True, text=True, check=False)
+        built = Path(temp) / wheel_name(root)
+        if done.returncode or not built.is_file():
+            tail = " | ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
+            raise RuntimeError(f"building the rlbook wheel failed: {tail}")
+        target = folder / built.name
+        shutil.copy2(built, target)
+    return target
+
+
+def source_key(root: Path = PACKAGE_ROOT) -> str:
+    """A hash of everything the wheel is built from (:data:`SOURCES` under ``root``, caches left out)."""
+    digest = hashlib.sha256()
+    for name in SOURCES:
+        path = Path(root) / name
+        files = sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts) \
+            if path.is_dir() else [path]
+        for file in files:
+            digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def book_wheel(folder: Path) -> Path:
+    """The wheel of the ``rlbook`` that is running, copied into ``folder``; returns its path there.
+
+    Built once per version of the package's files (:func:`source_key`) and kept in the run cache
+    (``wheels/<key>/``), so the book's builds and tests copy it rather than build it again.
+    """
+    from rlbook.runs import cache_root
+
+    kept = cache_root() / "wheels" / source_key()
+    wheel = kept / wheel_name(PACKAGE_ROOT)
+    if not wheel.is_file():
+        kept.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=kept) as temp:
+            os.replace(build_wheel(PACKAGE_ROOT, Path(temp)), wheel)
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(wheel, folder / wheel.name)
+    return folder / wheel.name
+
+
+def install_line(wheel: str, extra: str | None = None) -> str:
+    """The one line a notebook prints when ``rlbook`` is missing: what to install and where to get it."""
+    target = f'"{wheel}[{extra}]"' if extra else wheel
+    return (f"This notebook needs the book's package rlbook: download {wheel} from the notebooks/ folder of the "
+            f"book's website (beside this notebook), then run pip install {target} and restart the kernel "
+            f"(or, in a clone of the book's repository: pip install -e \".{'[' + extra + ']' if extra else ''}\")")
+
+
+def requirement_cell(wheel: str, extra: str | None = None) -> str:
+    """The source of a notebook's first cell: nothing when ``rlbook`` imports, else :func:`install_line`.
+
+    The cell raises an exception whose ``_render_traceback_`` (IPython's hook
+    for showing an error) is that one line, so Jupyter shows the line, not a
+    traceback, and "Run All" stops there.
+    """
+    return ("# This notebook runs on the book's package, rlbook. If it is not installed, this cell says where to\n"
+            "# get it and stops.\n"
+            "import importlib.util\n\n"
+            "if importlib.util.find_spec(\"rlbook\") is None:\n"
+            "    class RlbookMissing(Exception):\n"
+            "        def _render_traceback_(self):\n"
+            "            return [str(self)]\n\n"
+            f"    raise RlbookMissing({install_line(wheel, extra)!r})")
