@@ -4,8 +4,10 @@ Run by the test suite on every page of the book (:func:`lint_pages`, in
 ``tests/book/test_lint.py``), beside :func:`rlbook.publish.lint.lint_book`;
 the rules are DESIGN.md section 10's. A cell the reader sees (neither ``#| include: false``
 nor ``#| echo: false``, the two options both backends honour) teaches: it
-holds no ``assert``, it is at most :data:`MAX_VISIBLE_LINES` lines, and it
-composes no prose. No cell, seen or hidden, chooses the page's wording with
+holds no ``assert``, it is at most :data:`MAX_VISIBLE_LINES` lines of at most
+:data:`MAX_VISIBLE_WIDTH` characters, it composes no prose, and if it only
+draws a figure or a table (its label is ``fig-`` or ``tbl-``) it folds
+closed (``#| code-fold: true``). No cell, seen or hidden, chooses the page's wording with
 if/else. A chapter has one shape (why it matters, learning objectives, its
 sections, a summary, then the exercises); its exercises are headings numbered
 ``Exercise N.k`` (chapter N's k-th); no reader-facing text mentions "the
@@ -24,6 +26,8 @@ from rlbook.publish.qmd import HEADING, INLINE_PYTHON, Block, line_of, split_qmd
 
 MAX_VISIBLE_LINES = 15
 """The most lines (options left out) a cell that the reader sees may have."""
+MAX_VISIBLE_WIDTH = 80
+"""The most characters a line of a cell that the reader sees may have: the site shows 80 without clipping."""
 
 SOURCE_MENTION = re.compile(r"\bthe sources?\b|\bsource's\b", re.IGNORECASE)
 PROSE_WORD = re.compile(r"[A-Za-z]{2,}")
@@ -130,6 +134,14 @@ def _cell_problems(path: str, block: Block, inline_names: set[str], shown: bool)
     if shown and lines > MAX_VISIBLE_LINES:
         problems.append(f"{path}:{block.line}: a cell the reader sees has {lines} lines (at most "
                         f"{MAX_VISIBLE_LINES}); move the machinery into rlbook or a hidden cell")
+    if shown:
+        problems += [f"{path}:{first + offset}: a line of {len(line)} characters in a cell the reader sees (at most "
+                     f"{MAX_VISIBLE_WIDTH}, which the page shows without clipping); wrap it"
+                     for offset, line in enumerate(code[skip:]) if len(line) > MAX_VISIBLE_WIDTH]
+        label = str(block.options.get("label") or "")
+        if label.startswith(("fig-", "tbl-")) and block.options.get("code-fold") is not True:
+            problems.append(f"{path}:{block.line}: the cell that draws {label} shows its code open; a cell that "
+                            "only draws a figure or a table folds closed (#| code-fold: true)")
     return problems
 
 
@@ -243,3 +255,34 @@ def _structure_problems(path: str, blocks: list[Block]) -> list[str]:
         problems.append(f"{path}:1: the chapter should end with '{STRUCTURE[1]}' and then '{STRUCTURE[2]}' "
                         f"(it ends with {names[-2:]})")
     return problems
+
+
+def exercise_work(cells: list[tuple[str, str]]) -> set[int]:
+    """The indices of an exercise's work cells among a page's ``(kind, text)`` cells: the answer and check cells.
+
+    A work cell is a code cell under an exercise heading ("Exercise 3.2: ...")
+    and outside the boxes (callouts, such as the solution) that follow it; the
+    exercise ends at the next heading of its level or above. The website shows
+    such a cell without its output, which only says that no answer was given yet.
+    """
+    found: set[int] = set()
+    level, depth, box_depth = None, 0, 0
+    for index, (kind, text) in enumerate(cells):
+        if kind == "code":
+            if level is not None and depth == box_depth:
+                found.add(index)
+            continue
+        for line in text.split("\n"):
+            fence = DIV_FENCE.match(line)
+            if fence:
+                depth = depth + 1 if fence.group(2) else max(depth - 1, 0)
+                continue
+            heading = HEADING.match(line)
+            if not heading:
+                continue
+            text = heading.group(2)
+            if EXERCISE_WORD.match(text) and not re.match(r"^exercises\b", text, re.IGNORECASE):
+                level, box_depth = len(heading.group(1)), depth
+            elif level is not None and len(heading.group(1)) <= level:
+                level = None
+    return found
