@@ -181,6 +181,8 @@ def distinguishable(colours: Sequence[str], background: str = PAPER) -> list[str
 
 # ---------------------------------------------------------------- dark mode for a published SVG
 
+DEFAULT_BLACK = 'text, g[id^="text_"]'
+"""What matplotlib leaves black by default: text, as ``<text>`` or as glyph outlines (``svg.fonttype: path``)."""
 _COLOUR = re.compile(r"((?:fill|stroke|stop-color|color)(?::\s*|=\"))(#[0-9a-fA-F]{6})\b")
 
 
@@ -203,8 +205,8 @@ def themed_svg(svg: str) -> str:
 
     Each colour whose :func:`dark_variant` differs becomes a CSS variable
     that a ``prefers-color-scheme: dark`` rule in the SVG's own style sheet
-    switches, as does the default black of text; a browser applies it to an
-    SVG shown with ``<img>`` too.
+    switches, as does the default black of text (:data:`DEFAULT_BLACK`); a
+    browser applies it to an SVG shown with ``<img>`` too.
     """
     names: dict[str, str] = {}
 
@@ -219,7 +221,7 @@ def themed_svg(svg: str) -> str:
     light = "".join(f"{name}: {colour}; " for colour, name in names.items())
     dark = "".join(f"{name}: {dark_variant(colour)}; " for colour, name in names.items())
     sheet = (f"<style>svg {{ {light}}} @media (prefers-color-scheme: dark) {{ svg {{ {dark}}} "
-             f"text {{ fill: {DARK_INK}; }} }}</style>")
+             f"{DEFAULT_BLACK} {{ fill: {DARK_INK}; }} }}</style>")
     opening = re.search(r"<svg\b[^>]*>", body)
     if opening is None:
         raise ValueError("not an SVG document: no <svg> element")

@@ -165,7 +165,7 @@ def test_a_themed_svg_is_unchanged_on_a_light_page_and_switches_its_greys_on_a_d
     assert light["--rlbook-ffffff"] == "#ffffff" and dark["--rlbook-ffffff"] == style.DARK_PAGE
     assert light["--rlbook-0072b2"] == style.BLUE and dark["--rlbook-0072b2"] == "#56b4e9"
     assert "--rlbook-e69f00" not in light and "stroke: #e69f00" in themed  # orange reads on both pages
-    assert f"text {{ fill: {style.DARK_INK}; }}" in themed.split("@media")[1]
+    assert f'text, g[id^="text_"] {{ fill: {style.DARK_INK}; }}' in themed.split("@media")[1]
     # On a light page every variable holds the colour it replaced: the drawing is the original one.
     restored = re.sub(r"var\((--rlbook-\w+)\)", lambda m: light[m.group(1)], themed)
     assert re.sub(r"\n<style>svg \{.*?</style>", "", restored, flags=re.DOTALL) == original
