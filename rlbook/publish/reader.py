@@ -257,32 +257,36 @@ def _structure_problems(path: str, blocks: list[Block]) -> list[str]:
     return problems
 
 
-def exercise_work(cells: list[tuple[str, str]]) -> set[int]:
-    """The indices of an exercise's work cells among a page's ``(kind, text)`` cells: the answer and check cells.
+def answer_checks(cells: list[tuple[str, str]]) -> set[int]:
+    """The indices of the cells that check a reader's answer, among a page's ``(kind, text)`` cells.
 
-    A work cell is a code cell under an exercise heading ("Exercise 3.2: ...")
-    and outside the boxes (callouts, such as the solution) that follow it; the
-    exercise ends at the next heading of its level or above. The website shows
-    such a cell without its output, which only says that no answer was given yet.
+    Such a cell calls an exercise's checker (a function named ``check_...``,
+    as every checker of :mod:`rlbook.exercises` is) outside any box: an
+    exercise's or a "Try it"'s own check, not the one in its solution box.
+    Run by the build, it can only say that no answer was given yet, so the
+    website shows it without its output.
     """
     found: set[int] = set()
-    level, depth, box_depth = None, 0, 0
+    depth = 0
     for index, (kind, text) in enumerate(cells):
-        if kind == "code":
-            if level is not None and depth == box_depth:
-                found.add(index)
-            continue
-        for line in text.split("\n"):
-            fence = DIV_FENCE.match(line)
-            if fence:
-                depth = depth + 1 if fence.group(2) else max(depth - 1, 0)
-                continue
-            heading = HEADING.match(line)
-            if not heading:
-                continue
-            text = heading.group(2)
-            if EXERCISE_WORD.match(text) and not re.match(r"^exercises\b", text, re.IGNORECASE):
-                level, box_depth = len(heading.group(1)), depth
-            elif level is not None and len(heading.group(1)) <= level:
-                level = None
+        if kind == "markdown":
+            for line in text.split("\n"):
+                fence = DIV_FENCE.match(line)
+                if fence:
+                    depth = depth + 1 if fence.group(2) else max(depth - 1, 0)
+        elif kind == "code" and depth == 0 and _calls_a_checker(text):
+            found.add(index)
     return found
+
+
+def _calls_a_checker(code: str) -> bool:
+    try:
+        tree = ast.parse("\n".join(line for line in code.split("\n") if not line.startswith("#|")))
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name.startswith("check_"):
+                return True
+    return False

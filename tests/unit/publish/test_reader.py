@@ -7,8 +7,8 @@ from rlbook.publish.config import Page
 from rlbook.publish.reader import (
     MAX_VISIBLE_LINES,
     MAX_VISIBLE_WIDTH,
+    answer_checks,
     code_lines,
-    exercise_work,
     reader_problems,
     visible,
 )
@@ -120,21 +120,21 @@ def test_a_visible_cell_that_draws_a_figure_or_a_table_must_fold_closed():
         assert problems(open_cell.replace(f"#| label: {label}\n", f"#| label: {label}\n#| echo: false\n")) == []
 
 
-def test_exercise_work_cells_are_those_under_an_exercise_heading_and_outside_its_boxes():
+def test_answer_checks_are_the_cells_outside_any_box_that_call_a_checker():
     cells = [
-        ("markdown", "## Exercises"),
-        ("code", "setup = 1"),  # under "Exercises", before any exercise
-        ("markdown", "### Exercise 3.1: a first one {#sec-x}\nDo it."),
+        ("markdown", "::: {.callout-tip}\n## Try it\nCompute it.\n:::"),
         ("code", "answer = None"),
-        ("code", "check(answer)"),
+        ("code", "ch3.check_try_it(answer);"),  # a Try it's check, after its box
+        ("markdown", "### Exercise 3.1: a first one {#sec-x}\nDo it."),
+        ("code", "print(data)"),  # what the exercise works on: shown
+        ("code", "#| label: x\ncheck_sum(answer)"),
         ("markdown", "::: {.callout-tip collapse=\"true\"}\n## Solution"),
-        ("code", "answer = 1\ncheck(answer)"),
-        ("markdown", ":::\n\n### Exercise 3.2\n::: {.callout-note}\nA note.\n:::"),
-        ("code", "second = None"),
-        ("markdown", "## Summary"),
-        ("code", "after = 1"),
+        ("code", "answer = 1\nch3.check_sum(answer)"),  # the solution's check: its PASSED is shown
+        ("markdown", ":::\n\n## Summary"),
+        ("code", "checked = check(1)"),  # not a checker's name
+        ("code", "this is not python ("),
     ]
-    assert exercise_work(cells) == {3, 4, 8}
+    assert answer_checks(cells) == {2, 5}
 
 
 def test_a_long_hidden_cell_is_fine():
