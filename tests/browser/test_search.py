@@ -1,7 +1,7 @@
 """Search on a small site built by the pandoc backend, in Chromium: what a reader finds and in which order.
 
 The site is rendered by :func:`rlbook.publish.site.render_site` from two
-chapters given as executed notebooks (no kernel runs), and searched through
+chapters given as executed notebooks (``sitekit.fixture_site``: no kernel runs), and searched through
 the search box of ``assets/book.js``: only prose is found, each result is
 credited to the section that holds it, a heading weighs more than body
 text, a page lists its best section first, and "pass@k" finds its family
@@ -9,20 +9,12 @@ text, a page lists its best section first, and "pass@k" finds its family
 """
 from __future__ import annotations
 
-import functools
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import nbformat
 import pytest
-from browser.sitekit import WIDE, Tab
-
-from rlbook.publish.build import pandoc_path
-from rlbook.publish.config import Page
-from rlbook.publish.execute import qmd_to_notebook
-from rlbook.publish.site import render_site
+from browser.sitekit import WIDE, Tab, fixture_site, served
 
 LOOP = """# The loop {#sec-loop}
 
@@ -58,33 +50,14 @@ per prompt, and report pass@k for several values of k.
 """
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def origin(tmp_path_factory):
     """The two chapters rendered as a site and served on 127.0.0.1; yields the site's base URL."""
-    root = tmp_path_factory.mktemp("book")
-    pages = [Page("index.qmd", "front", None, "Preface"), Page("chapters/01-loop.qmd", "main", "1", "The loop"),
-             Page("chapters/02-explore.qmd", "main", "2", "Exploration")]
-    texts = {"index": "# Preface {.unnumbered}\n\nA small book.\n", "01-loop": LOOP, "02-explore": EXPLORE}
-    notebooks = {}
-    for page in pages:
-        (root / page.source).parent.mkdir(parents=True, exist_ok=True)
-        (root / page.source).write_text(texts[page.stem])
-        notebooks[page.stem] = qmd_to_notebook(texts[page.stem])
-    code = next(c for c in notebooks["01-loop"].cells if c.cell_type == "code")
-    code.outputs = [nbformat.v4.new_output("stream", name="stdout",
-                                           text="quuxly printed: pass@k CISPO zero variance\n")]
-    site = root / "_book"
-    assert render_site(root, pages, notebooks, site, {"book": {"title": "Search"}}, pandoc_path(), lambda _: None) == []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
+    printed = nbformat.v4.new_output("stream", name="stdout", text="quuxly printed: pass@k CISPO zero variance\n")
+    site = fixture_site(tmp_path_factory.mktemp("book"), {"01-loop": LOOP, "02-explore": EXPLORE},
+                        {("01-loop", 0): [printed]})
+    with served(site) as base:
+        yield base
 
 
 def search(browser, origin: str, term: str) -> list[list[str]]:

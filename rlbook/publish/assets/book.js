@@ -96,9 +96,6 @@
     tools.className = "code-tools";
     tools.setAttribute("role", "group");
     tools.setAttribute("aria-label", "The page's code");
-    const label = document.createElement("span");
-    label.textContent = "Code on this page:";
-    tools.appendChild(label);
     for (const [text, open] of [["Show all code", true], ["Hide all code", false]]) {
       const button = document.createElement("button");
       button.type = "button";
