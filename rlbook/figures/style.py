@@ -186,16 +186,21 @@ DEFAULT_BLACK = 'text, g[id^="text_"]'
 _COLOUR = re.compile(r"((?:fill|stroke|stop-color|color)(?::\s*|=\"))(#[0-9a-fA-F]{6})\b")
 
 
+GREY_TINT = 16
+"""How far apart a colour's red, green and blue may be (of 255) for it to count as a grey: a faint tint such
+as a cell's ``#e6e8ea`` background is a grey to invert, not a colour to keep."""
+
+
 def dark_variant(colour: str) -> str:
-    """What ``colour`` becomes on a dark page: greys inverted between :data:`DARK_INK` and :data:`DARK_PAGE`,
-    the palette's dark colours lightened (:data:`DARK`), every other colour kept."""
+    """What ``colour`` becomes on a dark page: greys (:data:`GREY_TINT`) inverted between :data:`DARK_INK` and
+    :data:`DARK_PAGE`, the palette's dark colours lightened (:data:`DARK`), every other colour kept."""
     colour = colour.lower()
     if colour in DARK:
         return DARK[colour]
     r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    if not r == g == b:
+    if max(r, g, b) - min(r, g, b) > GREY_TINT:
         return colour
-    paper = r / 255  # 0 for black ink, 1 for white paper
+    paper = (r + g + b) / 3 / 255  # 0 for black ink, 1 for white paper
     ends = [(int(DARK_INK[i:i + 2], 16), int(DARK_PAGE[i:i + 2], 16)) for i in (1, 3, 5)]
     return "#" + "".join(f"{round(ink + (page - ink) * paper):02x}" for ink, page in ends)
 

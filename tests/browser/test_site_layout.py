@@ -61,6 +61,8 @@ def readings(browser, server, pages) -> dict:
                 reading = {"figures": t.page.evaluate(FIGURE_TEXT), "tables": t.page.evaluate(TABLE_WIDTH),
                            "scroll": t.page.evaluate(TABLE_SCROLL), "words": t.page.evaluate(BROKEN_WORDS)}
                 for element in t.page.query_selector_all("main figure[id], main .table-float[id]"):
+                    if not element.is_visible():  # in a closed box (a solution)
+                        continue
                     element.screenshot(path=str(shots / shot_name(name, SIZES[size], scheme,
                                                                   element.get_attribute("id"))))
                 t.page.evaluate(OPEN_ALL_CODE)

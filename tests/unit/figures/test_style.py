@@ -147,6 +147,9 @@ def test_dark_variants_invert_greys_lighten_dark_palette_colours_and_keep_the_re
     assert style.dark_variant("#000000") == style.DARK_INK and style.dark_variant("#FFFFFF") == style.DARK_PAGE
     assert style.dark_variant(style.BLUE) == "#56b4e9" and style.dark_variant(style.GREY) == "#c0c0c0"
     assert style.dark_variant(style.ORANGE) == style.ORANGE and style.dark_variant("#8b1e3f") == "#8b1e3f"
+    # A faintly tinted grey (a prompt cell's background) turns dark; a pale colour (a sky blue) stays.
+    assert style.distance(style.dark_variant("#e6e8ea"), style.DARK_PAGE) < 10
+    assert style.dark_variant("#8fb3d9") == "#8fb3d9"
     # matplotlib's grid grey sits as far from the dark page as it did from white paper: as faint, not brighter.
     grid_on_dark = style.distance(style.dark_variant("#b0b0b0"), style.DARK_PAGE)
     assert grid_on_dark == pytest.approx(style.distance("#b0b0b0", style.PAPER), abs=3)
