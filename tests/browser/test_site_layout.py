@@ -61,10 +61,7 @@ def readings(browser, server, pages) -> dict:
                 reading = {"figures": t.page.evaluate(FIGURE_TEXT), "tables": t.page.evaluate(TABLE_WIDTH),
                            "scroll": t.page.evaluate(TABLE_SCROLL), "words": t.page.evaluate(BROKEN_WORDS)}
                 for element in t.page.query_selector_all("main figure[id], main .table-float[id]"):
-                    if not element.is_visible():  # in a closed box (a solution)
-                        continue
-                    element.screenshot(path=str(shots / shot_name(name, SIZES[size], scheme,
-                                                                  element.get_attribute("id"))))
+                    _snap(t.page, element, shots / shot_name(name, SIZES[size], scheme, element.get_attribute("id")))
                 t.page.evaluate(OPEN_ALL_CODE)
                 reading["code"] = t.page.evaluate(CODE_WIDTH)
                 reading["copy"] = t.page.evaluate(COPY_OVERLAP)
@@ -74,6 +71,26 @@ def readings(browser, server, pages) -> dict:
         assert not t.problems, t.problems
     _write_figure_table(found, SCREENSHOTS.parent / "figure-text.tsv")
     return found
+
+
+def _snap(page, element, path: Path) -> None:
+    """A screenshot of one element, scrolled to the top of the screen (none for an element in a closed box).
+
+    Cut from the screen rather than taken of the element: Playwright waits for
+    a table taller than the screen to be "stable" forever, and a whole-page
+    capture of a long chapter is slow. An element taller than the screen is
+    cut at the screen's bottom.
+    """
+    if not element.is_visible():
+        return
+    page.evaluate("e => { e.scrollIntoView({block: 'start'}); window.scrollBy(0, -60); }", element)
+    box = element.bounding_box()
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    left, top = max(box["x"], 0), max(box["y"], 0)
+    clip = {"x": left, "y": top, "width": min(box["x"] + box["width"], width) - left,
+            "height": min(box["y"] + box["height"], height) - top}
+    if clip["width"] > 0 and clip["height"] > 0:
+        page.screenshot(path=str(path), clip=clip)
 
 
 def _write_figure_table(found: dict, path: Path) -> None:
