@@ -109,6 +109,21 @@ def figure(width: float = 7, height: float = 3.6, ncols: int = 1, **kwargs):
     return plt.subplots(1, ncols, figsize=(width, height), **kwargs)
 
 
+def plain_log_ticks(ax, axis: str = "y") -> None:
+    """Label the ticks of a log axis as plain numbers (0.01, 0.1, 1) in the size of every other tick label.
+
+    matplotlib's default labels are powers of ten whose exponents it draws at
+    70 % of the label's size, under :data:`MIN_FONT`; the same holds for any
+    sub- or superscript of math text, so a label with math needs a size of
+    at least 11 points to keep its scripts readable on a phone.
+    """
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    target.set_minor_formatter(NullFormatter())
+
+
 def series_colours(names: Sequence[str], reference: str | None = None) -> dict[str, str]:
     """A colour for each of a panel's series: :data:`SERIES` in order, and :data:`INK` for ``reference``.
 

@@ -62,6 +62,19 @@ def test_a_panel_in_the_house_style_is_written_with_its_text_as_text_no_smaller_
     assert len(sizes) == len(texts) and min(sizes) == style.MIN_FONT
 
 
+def test_a_log_axis_with_plain_tick_labels_keeps_every_label_at_min_font(saved_rc):
+    style.style()
+    fig, ax = style.panel()
+    ax.plot([1, 10, 100], [0.001, 0.1, 10])
+    ax.set_yscale("log")
+    powers = _svg(fig)
+    assert "<tspan" in powers and min(style.text_sizes(powers)) < style.MIN_FONT  # 10 to the power, drawn small
+    style.plain_log_ticks(ax)
+    plain = _svg(fig)
+    assert min(style.text_sizes(plain)) == style.MIN_FONT
+    assert {"0.001", "0.1", "10"} <= set(re.findall(r"<text[^>]*>([^<]*)</text>", plain))
+
+
 def test_text_sizes_reads_text_drawn_as_glyph_outlines_too(saved_rc):
     style.style()
     plt.rcParams["svg.fonttype"] = "path"
