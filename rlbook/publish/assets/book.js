@@ -155,17 +155,27 @@
 
   // "pass@k" names a family (pass@1, pass@4, pass@k): it is searched as the prefix "pass@", which the index
   // keeps whole (rlbook.publish.search indexes "@" as part of a word).
+  let searched = [];
   function searchTerm(term) {
-    return term.replace(/(\w)@[A-Za-z]\b/g, "$1@");
+    const query = term.replace(/(\w)@[A-Za-z]\b/g, "$1@");
+    searched = query.toLowerCase().split(/\s+/).filter(Boolean);
+    return query;
   }
 
-  // A page's sections in order of how well they match (headings weigh most), the best three: the section
-  // that teaches a term comes before those that only mention it.
+  // A page's sections, the best three first: those whose heading names every word searched, in the order the
+  // page teaches them, then the others by how well they match. The section that teaches a term comes before
+  // those that only use it.
   function bestSectionsFirst(result) {
     const score = (section) => (section.weighted_locations || []).reduce((sum, l) => sum + l.balanced_score, 0);
+    const named = (section) => {
+      const title = (section.title || "").toLowerCase();
+      return searched.length > 0 && searched.every((word) => title.includes(word));
+    };
     const top = (result.sub_results || []).filter((s) => s.url === (result.meta?.url || result.url));
-    const sections = (result.sub_results || []).filter((s) => !top.includes(s)).sort((a, b) => score(b) - score(a));
-    result.sub_results = [...top, ...sections.slice(0, 3)];
+    const sections = (result.sub_results || []).filter((s) => !top.includes(s));
+    const others = sections.filter((s) => !named(s)).sort((a, b) => score(b) - score(a));
+    const ordered = [...sections.filter(named), ...others];
+    result.sub_results = [...top, ...ordered.slice(0, 3)];
     return result;
   }
 
