@@ -5,6 +5,8 @@ the chapters moved onto :mod:`rlbook.book` draw with :mod:`rlbook.figures`.
 """
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
+
 from rlbook.figures.style import BLUE, GREY, ORANGE, PURPLE, RED, STATUS_COLOURS, TEAL, figure, style
 
 RUN_COLOURS = {
@@ -17,4 +19,4 @@ RUN_COLOURS = {
 """One colour per named run, the same in every figure of the book (runs drawn side by side differ in colour)."""
 
 
-__all__ = ["BLUE", "GREY", "ORANGE", "PURPLE", "RED", "RUN_COLOURS", "STATUS_COLOURS", "TEAL", "figure", "style"]
+__all__ = ["BLUE", "GREY", "ORANGE", "PURPLE", "RED", "RUN_COLOURS", "STATUS_COLOURS", "TEAL", "figure", "plt", "style"]

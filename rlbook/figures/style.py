@@ -1,18 +1,56 @@
-"""The book's house style for figures: one palette, one look, panels sized to be read on any screen.
+"""The book's house style for figures: one palette, one vocabulary, panels sized to be read on any screen.
 
-Verdict colours are the same everywhere (accepted is always teal, incorrect
-always orange...), so a reader learns them once. A figure is made of panels
-of :data:`PANEL` size: on a wide screen the panels of one figure sit side by
-side across the text column and its margin; on a phone they stack, each as
-wide as the screen, so no text is ever drawn smaller than :data:`MIN_FONT`
-points at the size it is shown (the site's browser tests measure it).
+Every figure of every chapter is drawn in this style (each chapter's first
+cell calls :func:`style`), and the site (:mod:`rlbook.publish.markdown`)
+gives every SVG it publishes a dark variant with :func:`themed_svg`.
+
+- **Panels.** A figure is one or more panels of :data:`PANEL` size, each its
+  own image: on a wide screen a figure's panels sit side by side across the
+  text column and its margin (about 900 px at 1280 px); on a phone they
+  stack, each as wide as the screen. No text is smaller than
+  :data:`MIN_FONT` points, which a panel shown at full width on a phone
+  still draws at 9 CSS pixels or more (the site's browser tests measure it).
+- **Text as text.** SVGs keep their text as ``<text>`` (``svg.fonttype:
+  none``), so it stays sharp, the browser can measure it and search engines
+  could read it; the fonts are a stack led by DejaVu Sans, the font
+  matplotlib measures with, whose wide letters mean that a narrower
+  fallback never overflows a label.
+- **Colours.** The series colours are Okabe and Ito's colour-blind-safe
+  palette: at most :data:`MAX_SERIES` series in a panel, each told apart
+  from the others and from the page under every kind of colour blindness
+  (:func:`distinguishable` checks it with the simulation of Machado et
+  al. 2009). Verdicts have fixed colours (:data:`STATUS_COLOURS`) and words
+  (:data:`VERDICT_WORDS`) that figures, tables and the workshop share.
+- **Dark mode.** In a dark page, an SVG's greys are inverted (black ink
+  becomes light, white paper becomes the page's dark background) and the
+  palette colours that would be too dark there take lighter variants
+  (:data:`DARK`); every other colour is kept.
 """
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+import itertools
+import re
+from collections.abc import Iterable, Sequence
 
-BLUE, TEAL, ORANGE, PURPLE, GREY, RED = "#24527a", "#3a9188", "#d97745", "#7655a6", "#5f6b76", "#b8403a"
-LIGHT_GREY = "#b9c0c7"
+import numpy as np
+
+# ---------------------------------------------------------------- the palette
+
+BLUE, ORANGE, TEAL, PURPLE, RED = "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00"
+"""Okabe and Ito's blue, orange, bluish green, reddish purple and vermillion."""
+GREY = "#606060"
+"""Context: the base policy, a prompt, an excluded batch."""
+INK = "#000000"
+"""Text, axes and a reference series (``main`` against its variants); light grey on a dark page."""
+PAPER = "#ffffff"
+"""The figure's background; the page's own background on a dark page."""
+
+SERIES = (BLUE, ORANGE, TEAL, PURPLE, RED)
+"""The colours of a panel's series, in the order they are given out (:func:`series_colours`)."""
+MAX_SERIES = len(SERIES)
+"""The most series one panel may draw in colour: beyond it, split the panel or label lines directly."""
+
+LIGHT_GREY = "#b9b9b9"
 """For what a figure groups rather than shows one by one (the rarest answers of a sum)."""
 STATUS_COLOURS = {"accepted": TEAL, "incorrect": ORANGE, "malformed": PURPLE, "incomplete": GREY,
                   "unverifiable": RED, "duplicate": BLUE}
@@ -21,31 +59,201 @@ VERDICT_WORDS = {"accepted": "accepted", "incorrect": "wrong value", "malformed"
                  "incomplete": "stopped by the budget", "unverifiable": "unverifiable", "duplicate": "duplicate"}
 """What figures, tables and the workshop call each verifier status: one vocabulary for the whole book."""
 
-SERIES = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9")
-"""Colours for the series of one panel, in order (Okabe and Ito's palette, told apart with any colour vision):
-a panel draws at most five or six series; past that, split it or label the lines directly."""
+DARK = {BLUE: "#56b4e9", GREY: "#c0c0c0"}
+"""The palette colours that a dark page shows lighter (Okabe and Ito's sky blue for blue); the rest stay."""
+DARK_PAGE, DARK_INK = "#15181c", "#e3e6ea"
+"""The site's dark background and text colour (``assets/book.css``): what white paper and black ink become."""
+
+# ---------------------------------------------------------------- sizes and the matplotlib style
 
 PANEL = (4.6, 3.2)
-"""Width and height of one panel in inches: 442 px wide as an SVG, two side by side fill about 900 px."""
+"""Width and height of one panel in inches: about 390 px wide once matplotlib trims it, two fill a wide screen."""
 MIN_FONT = 9
-"""The smallest text of any figure, in points: tick labels. Labels and titles are larger."""
+"""The smallest text of any figure, in points: tick labels and legends. Labels and titles are larger."""
+FONTS = ["DejaVu Sans", "Bitstream Vera Sans", "Verdana", "Liberation Sans", "Arial", "Helvetica", "sans-serif"]
+"""The font stack written into every SVG: matplotlib measures with the first; a reader's browser takes the
+first it has, each no wider than the one before, so a label never outgrows the room it was given."""
+
+
+def rc() -> dict:
+    """The house style as matplotlib rcParams (what :func:`style` applies)."""
+    return {
+        "figure.figsize": PANEL, "figure.dpi": 110, "figure.facecolor": PAPER, "axes.facecolor": PAPER,
+        "savefig.facecolor": PAPER, "savefig.bbox": "tight", "svg.fonttype": "none", "svg.hashsalt": "rlbook",
+        "font.family": "sans-serif", "font.sans-serif": FONTS, "font.size": 10, "axes.titlesize": 10.5,
+        "axes.labelsize": 10, "xtick.labelsize": MIN_FONT, "ytick.labelsize": MIN_FONT,
+        "legend.fontsize": MIN_FONT, "legend.title_fontsize": MIN_FONT, "legend.frameon": False,
+        "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3,
+        "text.color": INK, "axes.labelcolor": INK, "axes.edgecolor": INK, "xtick.color": INK, "ytick.color": INK,
+        "axes.prop_cycle": _cycler(SERIES),
+    }
 
 
 def style() -> None:
     """Apply the house style to every later figure (called by each chapter's first cell)."""
-    plt.rcParams.update({
-        "figure.figsize": PANEL, "figure.dpi": 110, "axes.spines.top": False, "axes.spines.right": False,
-        "axes.grid": True, "grid.alpha": 0.3, "font.size": 10, "axes.titlesize": 10.5, "axes.labelsize": 10,
-        "xtick.labelsize": MIN_FONT, "ytick.labelsize": MIN_FONT, "legend.fontsize": MIN_FONT,
-        "legend.frameon": False, "savefig.bbox": "tight",
-    })
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(rc())
 
 
 def panel(width: float = PANEL[0], height: float = PANEL[1], **kwargs):
     """One new panel (a figure with one axes) in the house style: ``(fig, ax)``."""
+    import matplotlib.pyplot as plt
+
     return plt.subplots(1, 1, figsize=(width, height), **kwargs)
 
 
 def figure(width: float = 7, height: float = 3.6, ncols: int = 1, **kwargs):
     """A new figure with ``ncols`` axes side by side, in the house style (figures not yet split into panels)."""
+    import matplotlib.pyplot as plt
+
     return plt.subplots(1, ncols, figsize=(width, height), **kwargs)
+
+
+def plain_log_ticks(ax, axis: str = "y") -> None:
+    """Label the ticks of a log axis as plain numbers (0.01, 0.1, 1) in the size of every other tick label.
+
+    matplotlib's default labels are powers of ten whose exponents it draws at
+    70 % of the label's size, under :data:`MIN_FONT`; the same holds for any
+    sub- or superscript of math text, so a label with math needs a size of
+    at least 11 points to keep its scripts readable on a phone.
+    """
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    target.set_minor_formatter(NullFormatter())
+
+
+def series_colours(names: Sequence[str], reference: str | None = None) -> dict[str, str]:
+    """A colour for each of a panel's series: :data:`SERIES` in order, and :data:`INK` for ``reference``.
+
+    ValueError when the panel has more than :data:`MAX_SERIES` coloured
+    series: no reader tells that many apart.
+    """
+    coloured = [name for name in names if name != reference]
+    if len(coloured) > MAX_SERIES:
+        raise ValueError(f"{len(coloured)} coloured series in one panel ({', '.join(coloured)}); at most "
+                         f"{MAX_SERIES}: split the panel, or label the lines directly")
+    colours = dict(zip(coloured, SERIES))
+    return {name: INK if name == reference else colours[name] for name in names}
+
+
+def _cycler(colours: Iterable[str]):
+    from cycler import cycler
+
+    return cycler(color=list(colours))
+
+
+# ---------------------------------------------------------------- colour vision
+
+_MACHADO = {  # Machado, Oliveira and Fernandes (2009), severity 1, on linear RGB
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
+}
+VISIONS = ("normal", *_MACHADO)
+"""The colour visions a palette is checked under."""
+MIN_DISTANCE = 15.0
+"""The smallest CIE76 colour difference (Delta E in CIELAB) at which two colours count as told apart."""
+
+
+def _linear(colour: str) -> np.ndarray:
+    rgb = np.array([int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    return np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+
+
+def seen_as(colour: str, vision: str = "normal") -> np.ndarray:
+    """The CIELAB coordinates (D65) of ``colour`` (``#rrggbb``) as a reader with ``vision`` sees it."""
+    linear = _linear(colour)
+    if vision != "normal":
+        linear = np.clip(np.array(_MACHADO[vision]) @ linear, 0, 1)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear
+    xyz = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > 216 / 24389, np.cbrt(xyz), (24389 / 27 * xyz + 16) / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def distance(a: str, b: str, vision: str = "normal") -> float:
+    """How far apart colours ``a`` and ``b`` look to a reader with ``vision`` (CIE76 Delta E)."""
+    return float(np.linalg.norm(seen_as(a, vision) - seen_as(b, vision)))
+
+
+def distinguishable(colours: Sequence[str], background: str = PAPER) -> list[str]:
+    """Every pair of ``colours`` (and each colour against ``background``) that some reader cannot tell apart.
+
+    Empty when every pair is at least :data:`MIN_DISTANCE` apart under
+    every vision of :data:`VISIONS`; otherwise one line per failing pair,
+    naming the vision and the distance.
+    """
+    problems = []
+    pairs = list(itertools.combinations(colours, 2)) + [(c, background) for c in colours]
+    for (a, b), vision in itertools.product(pairs, VISIONS):
+        seen = distance(a, b, vision)
+        if seen < MIN_DISTANCE:
+            problems.append(f"{a} and {b} under {vision}: {seen:.1f} apart (at least {MIN_DISTANCE:g})")
+    return problems
+
+
+# ---------------------------------------------------------------- dark mode for a published SVG
+
+DEFAULT_BLACK = 'text, g[id^="text_"]'
+"""What matplotlib leaves black by default: text, as ``<text>`` or as glyph outlines (``svg.fonttype: path``)."""
+_COLOUR = re.compile(r"((?:fill|stroke|stop-color|color)(?::\s*|=\"))(#[0-9a-fA-F]{6})\b")
+
+
+GREY_TINT = 16
+"""How far apart a colour's red, green and blue may be (of 255) for it to count as a grey: a faint tint such
+as a cell's ``#e6e8ea`` background is a grey to invert, not a colour to keep."""
+
+
+def dark_variant(colour: str) -> str:
+    """What ``colour`` becomes on a dark page: greys (:data:`GREY_TINT`) inverted between :data:`DARK_INK` and
+    :data:`DARK_PAGE`, the palette's dark colours lightened (:data:`DARK`), every other colour kept."""
+    colour = colour.lower()
+    if colour in DARK:
+        return DARK[colour]
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    if max(r, g, b) - min(r, g, b) > GREY_TINT:
+        return colour
+    paper = (r + g + b) / 3 / 255  # 0 for black ink, 1 for white paper
+    ends = [(int(DARK_INK[i:i + 2], 16), int(DARK_PAGE[i:i + 2], 16)) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(ink + (page - ink) * paper):02x}" for ink, page in ends)
+
+
+def themed_svg(svg: str) -> str:
+    """A matplotlib SVG that follows the page's colour scheme: unchanged on a light page, dark on a dark one.
+
+    Each colour whose :func:`dark_variant` differs becomes a CSS variable
+    that a ``prefers-color-scheme: dark`` rule in the SVG's own style sheet
+    switches, as does the default black of text (:data:`DEFAULT_BLACK`); a
+    browser applies it to an SVG shown with ``<img>`` too.
+    """
+    names: dict[str, str] = {}
+
+    def swap(match: re.Match) -> str:
+        colour = match.group(2).lower()
+        if dark_variant(colour) == colour:
+            return match.group(0)
+        names.setdefault(colour, f"--rlbook-{colour[1:]}")
+        return f"{match.group(1)}var({names[colour]})"
+
+    body = _COLOUR.sub(swap, svg)
+    light = "".join(f"{name}: {colour}; " for colour, name in names.items())
+    dark = "".join(f"{name}: {dark_variant(colour)}; " for colour, name in names.items())
+    sheet = (f"<style>svg {{ {light}}} @media (prefers-color-scheme: dark) {{ svg {{ {dark}}} "
+             f"{DEFAULT_BLACK} {{ fill: {DARK_INK}; }} }}</style>")
+    opening = re.search(r"<svg\b[^>]*>", body)
+    if opening is None:
+        raise ValueError("not an SVG document: no <svg> element")
+    return body[:opening.end()] + "\n" + sheet + body[opening.end():]
+
+
+_FONT_SIZE = re.compile(r"font-size:\s*([\d.]+)px|font:[^;\"]*?([\d.]+)px")
+_GLYPH_SCALE = re.compile(r"<g id=\"text_\d+\">\s*(?:<!--.*?-->\s*)?<g transform=\"[^\"]*scale\(([\d.e-]+)")
+
+
+def text_sizes(svg: str) -> list[float]:
+    """Every text size of a matplotlib SVG in its own units (points): ``<text>`` and text drawn as glyphs."""
+    sizes = [float(a or b) for a, b in _FONT_SIZE.findall(svg)]
+    return sizes + [100 * abs(float(s)) for s in _GLYPH_SCALE.findall(svg)]

@@ -3,9 +3,16 @@
 The first step of the pandoc backend of ``rlbook build`` (the book without
 Quarto): each page's executed notebook is written out as markdown that
 pandoc parses, honouring Quarto's cell options (``echo``, ``output``,
-``include``, ``warning``, ``code-fold``, ``label``, ``fig-cap``, ``fig-alt``,
-``tbl-cap``) as Quarto does. Image outputs are written as files beside the
-site's pages. :mod:`rlbook.publish.page` then rewrites the parsed tree.
+``include``, ``warning``, ``code-fold``, ``code-summary``, ``label``,
+``fig-cap``, ``fig-alt``, ``tbl-cap``) as Quarto does. Image outputs are
+written as files beside the site's pages; an SVG is written with a dark
+variant (:func:`rlbook.figures.style.themed_svg`) and tagged with the size it
+was drawn at, so that the page lays a figure's panels out side by side or
+stacked without ever shrinking one below that size on a wide screen. A cell
+that checks the reader's answer to an exercise or a "Try it"
+(:func:`rlbook.publish.reader.answer_checks`) is shown without its output,
+which in the build only says that no answer was given yet.
+:mod:`rlbook.publish.page` then rewrites the parsed tree.
 """
 from __future__ import annotations
 
@@ -17,12 +24,16 @@ from pathlib import Path
 
 import yaml
 
+from rlbook.figures.style import themed_svg
 from rlbook.publish.config import Page
 from rlbook.publish.qmd import cell_options
+from rlbook.publish.reader import answer_checks
 
 IMAGE_TYPES = {"image/png": "png", "image/svg+xml": "svg", "image/jpeg": "jpg"}
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 CELL_DEFAULTS = {"echo": True, "output": True, "include": True, "warning": True, "code-fold": False}
+SVG_SIZE = re.compile(r"<svg\b[^>]*?\bwidth=\"([\d.]+)(pt|px)?\"[^>]*?\bheight=\"([\d.]+)(pt|px)?\"")
+PX_PER_PT = 4 / 3
 
 @dataclass
 class PageSource:
@@ -46,12 +57,15 @@ def notebook_markdown(nb: dict, page: Page, media_dir: Path, media_href: str, de
         cells = cells[1:]
     if page.title and not _has_level_one_heading(cells):
         parts.append(f"# {page.title}" + (" {.unnumbered}" if page.number is None else ""))
+    checks = answer_checks([(cell["cell_type"], text(cell["source"])) for cell in cells])
     for index, cell in enumerate(cells):
         if cell["cell_type"] == "markdown":
             parts.append(text(cell["source"]))
         elif cell["cell_type"] == "code":
             source.has_code = True
             options, code = cell_options(text(cell["source"]))
+            if index in checks:
+                options = {"output": False, **options}
             media = _Media(media_dir, media_href, f"{page.stem}-{index}")
             parts.append(_code_cell(code, cell.get("outputs", []), {**defaults, **options}, media, source))
     source.markdown = "\n\n".join(part for part in parts if part) + "\n"
@@ -75,14 +89,28 @@ class _Media:
     count: int = 0
 
     def save(self, mime: str, data) -> str:
+        """Write one image output and return its markdown: an SVG themed and tagged with the size it was drawn at."""
         self.count += 1
         name = f"{self.prefix}-{self.count}.{IMAGE_TYPES[mime]}"
         self.directory.mkdir(parents=True, exist_ok=True)
-        if mime == "image/svg+xml":
-            (self.directory / name).write_text(text(data), encoding="utf-8")
-        else:
+        if mime != "image/svg+xml":
             (self.directory / name).write_bytes(base64.b64decode(text(data)))
-        return f"{self.href}/{name}"
+            return f"![]({self.href}/{name})"
+        svg = text(data)
+        (self.directory / name).write_text(themed_svg(svg), encoding="utf-8")
+        return f"![]({self.href}/{name}){{{svg_attributes(svg)}}}"
+
+
+def svg_attributes(svg: str) -> str:
+    """The pandoc attributes of a published SVG: ``.themed`` (it follows dark mode) and the CSS pixel size it was
+    drawn at (matplotlib gives points), which the page never exceeds."""
+    size = SVG_SIZE.search(svg)
+    if size is None:
+        return ".themed"
+    width, width_unit, height, height_unit = size.groups()
+    scale = {"pt": PX_PER_PT, None: 1, "px": 1}
+    return (f".themed width=\"{round(float(width) * scale[width_unit])}\" "
+            f"height=\"{round(float(height) * scale[height_unit])}\"")
 
 
 def _code_cell(code: str, outputs: list, options: dict, media: _Media, source: PageSource) -> str:
@@ -100,9 +128,9 @@ def _code_cell(code: str, outputs: list, options: dict, media: _Media, source: P
             shown.append(_output(output, options, media, images if label.startswith("fig-") else None))
     if label.startswith("fig-"):
         source.alt_text[label] = str(options.get("fig-alt") or "")
-        body = "\n\n".join(f"![]({src})" for src in images)
-        parts += shown + [f"::: {{#{label} .rlbook-figure}}\n{body}\n\n::: {{.rlbook-caption}}\n"
-                          f"{options.get('fig-cap') or ''}\n:::\n:::"]
+        body = "\n\n".join(images)
+        parts += [*shown, f"::: {{#{label} .rlbook-figure}}\n{body}\n\n::: {{.rlbook-caption}}\n"
+                          + f"{options.get('fig-cap') or ''}\n:::\n:::"]
     elif label.startswith("tbl-"):
         body = "\n\n".join(shown)
         parts.append(f"::: {{#{label} .rlbook-table}}\n::: {{.rlbook-caption}}\n{options.get('tbl-cap') or ''}\n:::\n\n"
@@ -110,7 +138,8 @@ def _code_cell(code: str, outputs: list, options: dict, media: _Media, source: P
     else:
         parts += shown
     content = "\n\n".join(part for part in parts if part)
-    return f":::: {{.cell}}\n{content}\n::::" if content else ""
+    ident = f"#{label} " if label and not label.startswith(("fig-", "tbl-")) else ""
+    return f":::: {{{ident}.cell}}\n{content}\n::::" if content else ""
 
 
 def _fold(block: str, fold, summary: str) -> str:
@@ -143,11 +172,11 @@ def _output(output: dict, options: dict, media: _Media, images: list[str] | None
     data = output.get("data", {})
     for mime in IMAGE_TYPES:
         if mime in data:
-            src = media.save(mime, data[mime])
+            image = media.save(mime, data[mime])
             if images is not None:
-                images.append(src)
+                images.append(image)
                 return ""
-            return f"![]({src})"
+            return image
     if "text/markdown" in data:
         return text(data["text/markdown"])
     if "text/html" in data:

@@ -6,10 +6,15 @@ here to do what Quarto does for a book:
 
 * numbers chapters (1, 2, ...), appendices (A, ...) and their sections (3.2);
 * turns figure cells into ``<figure id="fig-...">`` with "Figure 3.1: caption"
-  and the cell's ``fig-alt`` as the image's alt text, and numbers tables;
+  and the cell's ``fig-alt`` as the image's alt text, its images (one per
+  panel) in a row that wraps, and numbers tables;
 * resolves ``@fig-``, ``@sec-`` and ``@tbl-`` references across pages;
 * renders callouts (``.callout-note`` ...) as boxes, collapsed ones as ``<details>``;
-* lists every cited work on the references page (with citeproc).
+* lists every cited work on the references page (with citeproc);
+* lets tables and code names wrap only where a reader expects it: a table
+  takes the width its content needs (and scrolls in its own box when that
+  is wider than the page), and a name in code text breaks only after a
+  ``_``, ``.`` or ``/``, never inside a word.
 """
 from __future__ import annotations
 
@@ -23,6 +28,13 @@ from rlbook.publish.lint import CROSSREF_KINDS, crossref_kind, normalise_ref
 from rlbook.publish.pandoc_ast import attr, div, elements, inlines, plain_text, raw, span, walk
 
 CALLOUT_TITLES = {"note": "Note", "tip": "Tip", "warning": "Warning", "important": "Important", "caution": "Caution"}
+WIDE_FIGURE_PX = 620
+"""A figure whose panels, side by side, are wider than this many CSS pixels (the text column where the margin
+begins to show, at 1200 px) may use the margin beside the text (``figure-wide`` in ``assets/book.css``)."""
+PANEL_GAP_PX = 16
+"""The room between two panels of a figure (``.panels`` in ``assets/book.css``)."""
+NAME_BREAK = re.compile(r"(?<=[A-Za-z0-9][_./])(?=[A-Za-z0-9])")
+"""Where a name in code text may break: after a ``_``, ``.`` or ``/`` that joins two of its words."""
 
 def render_callouts(blocks: list) -> list:
     """Quarto callouts (``::: {.callout-note}``) as titled boxes; ``collapse="true"`` ones as closed ``<details>``.
@@ -70,7 +82,11 @@ def build_figures(blocks: list, alt_text: dict[str, str]) -> list:
             caption = [_plain(b) for b in (captions[0]["c"][1] if captions else [])]
             alt = alt_text.get(identifier, "")
             content = walk(content, lambda e: [_with_alt(e, alt)] if e["t"] == "Image" else None)
-            return [{"t": "Figure", "c": [attr(identifier), [None, caption], content or [{"t": "Plain", "c": []}]]}]
+            images = list(elements(content, "Image"))
+            drawn = sum(int(dict(i["c"][0][2]).get("width", 0)) for i in images) + PANEL_GAP_PX * (len(images) - 1)
+            classes = ["figure-wide"] if drawn > WIDE_FIGURE_PX else []
+            panels = [div(["panels"], content)] if content else [{"t": "Plain", "c": []}]
+            return [{"t": "Figure", "c": [attr(identifier, classes), [None, caption], panels]}]
         if element["t"] == "Figure" and element["c"][0][0].startswith("fig-"):
             return [walk(element, lambda e: [_alt_fromattr(e)] if e["t"] == "Image" else None)]
         return None
@@ -248,6 +264,41 @@ def nocite(keys: list[str]) -> dict:
     citations = [{"citationId": key, "citationPrefix": [], "citationSuffix": [],
                   "citationMode": {"t": "NormalCitation"}, "citationNoteNum": 0, "citationHash": 0} for key in keys]
     return {"t": "MetaInlines", "c": [{"t": "Cite", "c": [citations, [{"t": "Str", "c": "@*"}]]}]}
+
+
+def breakable_names(blocks: list) -> list:
+    """Code text (``Code`` inlines) as HTML that may break only between the parts of a name (see :data:`NAME_BREAK`).
+
+    The browser otherwise either breaks a long name anywhere, letter by
+    letter in a narrow table column, or never, widening the page on a phone.
+    A ``<wbr>`` is no character: copying the name copies it whole.
+    """
+    def rewrite(element: dict) -> list | None:
+        if element["t"] != "Code":
+            return None
+        (identifier, classes, _), code = element["c"]
+        if not NAME_BREAK.search(code):
+            return None
+        ident = f' id="{html.escape(identifier)}"' if identifier else ""
+        cls = f' class="{html.escape(" ".join(classes))}"' if classes else ""
+        parts = NAME_BREAK.split(code)
+        return [{"t": "RawInline", "c": ["html", f"<code{ident}{cls}>" + "<wbr>".join(html.escape(p) for p in parts)
+                                          + "</code>"]}]
+
+    return walk(blocks, rewrite)
+
+
+def natural_tables(blocks: list) -> list:
+    """Tables without the column widths pandoc gives a table with long rows, so the browser sizes each column to
+    its content instead of squeezing words into a fixed share of the page."""
+    def rewrite(element: dict) -> list | None:
+        if element["t"] != "Table":
+            return None
+        content = list(element["c"])
+        content[2] = [[align, {"t": "ColWidthDefault"}] for align, _ in content[2]]
+        return [{"t": "Table", "c": content}]
+
+    return walk(blocks, rewrite)
 
 
 def scroll_boxes(blocks: list) -> list:

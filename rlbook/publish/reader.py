@@ -4,8 +4,10 @@ Run by the test suite on every page of the book (:func:`lint_pages`, in
 ``tests/book/test_lint.py``), beside :func:`rlbook.publish.lint.lint_book`;
 the rules are DESIGN.md section 10's. A cell the reader sees (neither ``#| include: false``
 nor ``#| echo: false``, the two options both backends honour) teaches: it
-holds no ``assert``, it is at most :data:`MAX_VISIBLE_LINES` lines, and it
-composes no prose. No cell, seen or hidden, chooses the page's wording with
+holds no ``assert``, it is at most :data:`MAX_VISIBLE_LINES` lines of at most
+:data:`MAX_VISIBLE_WIDTH` characters, it composes no prose, and if it only
+draws a figure or a table (its label is ``fig-`` or ``tbl-``) it folds
+closed (``#| code-fold: true``). No cell, seen or hidden, chooses the page's wording with
 if/else. A chapter has one shape (why it matters, learning objectives, its
 sections, a summary, then the exercises); its exercises are headings numbered
 ``Exercise N.k`` (chapter N's k-th); no reader-facing text mentions "the
@@ -24,6 +26,8 @@ from rlbook.publish.qmd import HEADING, INLINE_PYTHON, Block, line_of, split_qmd
 
 MAX_VISIBLE_LINES = 15
 """The most lines (options left out) a cell that the reader sees may have."""
+MAX_VISIBLE_WIDTH = 80
+"""The most characters a line of a cell that the reader sees may have: the site shows 80 without clipping."""
 
 SOURCE_MENTION = re.compile(r"\bthe sources?\b|\bsource's\b", re.IGNORECASE)
 PROSE_WORD = re.compile(r"[A-Za-z]{2,}")
@@ -130,6 +134,14 @@ def _cell_problems(path: str, block: Block, inline_names: set[str], shown: bool)
     if shown and lines > MAX_VISIBLE_LINES:
         problems.append(f"{path}:{block.line}: a cell the reader sees has {lines} lines (at most "
                         f"{MAX_VISIBLE_LINES}); move the machinery into rlbook or a hidden cell")
+    if shown:
+        problems += [f"{path}:{first + offset}: a line of {len(line)} characters in a cell the reader sees (at most "
+                     f"{MAX_VISIBLE_WIDTH}, which the page shows without clipping); wrap it"
+                     for offset, line in enumerate(code[skip:]) if len(line) > MAX_VISIBLE_WIDTH]
+        label = str(block.options.get("label") or "")
+        if label.startswith(("fig-", "tbl-")) and block.options.get("code-fold") is not True:
+            problems.append(f"{path}:{block.line}: the cell that draws {label} shows its code open; a cell that "
+                            "only draws a figure or a table folds closed (#| code-fold: true)")
     return problems
 
 
@@ -243,3 +255,38 @@ def _structure_problems(path: str, blocks: list[Block]) -> list[str]:
         problems.append(f"{path}:1: the chapter should end with '{STRUCTURE[1]}' and then '{STRUCTURE[2]}' "
                         f"(it ends with {names[-2:]})")
     return problems
+
+
+def answer_checks(cells: list[tuple[str, str]]) -> set[int]:
+    """The indices of the cells that check a reader's answer, among a page's ``(kind, text)`` cells.
+
+    Such a cell calls an exercise's checker (a function named ``check_...``,
+    as every checker of :mod:`rlbook.exercises` is) outside any box: an
+    exercise's or a "Try it"'s own check, not the one in its solution box.
+    Run by the build, it can only say that no answer was given yet, so the
+    website shows it without its output.
+    """
+    found: set[int] = set()
+    depth = 0
+    for index, (kind, text) in enumerate(cells):
+        if kind == "markdown":
+            for line in text.split("\n"):
+                fence = DIV_FENCE.match(line)
+                if fence:
+                    depth = depth + 1 if fence.group(2) else max(depth - 1, 0)
+        elif kind == "code" and depth == 0 and _calls_a_checker(text):
+            found.add(index)
+    return found
+
+
+def _calls_a_checker(code: str) -> bool:
+    try:
+        tree = ast.parse("\n".join(line for line in code.split("\n") if not line.startswith("#|")))
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name.startswith("check_"):
+                return True
+    return False

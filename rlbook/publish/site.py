@@ -28,8 +28,10 @@ from rlbook.publish.inputs import confined, within
 from rlbook.publish.markdown import CELL_DEFAULTS, front_matter, notebook_markdown
 from rlbook.publish.page import (
     Target,
+    breakable_names,
     build_figures,
     cited_keys,
+    natural_tables,
     nocite,
     number_page,
     qmd_links_to_html,
@@ -82,7 +84,8 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
     missing: list[str] = []
     cited: list[str] = []
     for item in rendered:
-        item.doc["blocks"] = qmd_links_to_html(resolve_crossrefs(item.doc["blocks"], item.href, targets, missing))
+        item.doc["blocks"] = breakable_names(qmd_links_to_html(resolve_crossrefs(item.doc["blocks"], item.href,
+                                                                                 targets, missing)))
         cited += [key for key in cited_keys(item.doc["blocks"]) if key not in cited]
     bibliography = root / "references.bib"
     for item in rendered:
@@ -132,7 +135,7 @@ def _parse_page(page: Page, nb: dict, dest: Path, defaults: dict, pandoc: str,
     page_defaults = {**defaults, **_execute_options(front_matter(nb))}
     source = notebook_markdown(nb, page, dest / "media" / page.stem, media_href, page_defaults)
     doc = json.loads(pandoc_run(pandoc, ["-f", "markdown", "-t", "json"], source.markdown, out))
-    blocks = scroll_boxes(build_figures(render_callouts(doc["blocks"]), source.alt_text))
+    blocks = scroll_boxes(natural_tables(build_figures(render_callouts(doc["blocks"]), source.alt_text)))
     for label in source.alt_text:
         if not any(f["c"][0][0] == label and list(elements(f, "Image")) for f in elements(blocks, "Figure")):
             out(f"  warning: {page.source}: figure cell {label} produced no image")

@@ -8,7 +8,9 @@ the reason. Every page starts offline: any request that is not for a
 reaches nothing beyond its own files. The ``page`` fixture fails the test if
 the page logged a console error or threw an uncaught exception. The ``site``
 fixture builds the whole book once per session (its site and its notebooks
-for Jupyter), for the tests of the site and of the notebooks in JupyterLab.
+for Jupyter), for the tests of the site and of the notebooks in JupyterLab;
+``server`` serves it on 127.0.0.1, ``pages`` lists its pages and ``tab``
+opens one in a browser context that records every problem (``sitekit.Tab``).
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from browser.sitekit import WIDE, Tab, served
 
 from rlbook.publish.build import build_book
 
@@ -90,3 +93,34 @@ def site(tmp_path_factory) -> Path:
     assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0, "\n".join(lines)
     assert not [line for line in lines if "left out of this build" in line], "\n".join(lines)
     return root / "_book"
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    """The site served over HTTP on 127.0.0.1 (a free port); yields its base URL."""
+    with served(site) as origin:
+        yield origin
+
+
+@pytest.fixture(scope="session")
+def pages(site) -> list[str]:
+    """Every HTML page of the site, relative to its root ("index.html", "chapters/01-rl-loop.html", ...)."""
+    found = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+    assert "index.html" in found and "chapters/appendix-trl.html" in found
+    return found
+
+
+@pytest.fixture
+def tab(browser, server):
+    """Open a Tab on the served site: ``tab(size, scheme)``; every tab's problems fail the test."""
+    opened: list[Tab] = []
+
+    def make(size=WIDE, scheme="light", **context) -> Tab:
+        opened.append(Tab(browser, server, size, scheme, **context))
+        return opened[-1]
+
+    yield make
+    problems = [p for t in opened for p in t.problems]
+    for t in opened:
+        t.close()
+    assert not problems, problems

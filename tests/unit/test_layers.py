@@ -19,7 +19,7 @@ ALLOWED = {
     "trl": {"trl", "core", "runs", "record", "analysis", "figures"},
     "book": {"book", "core", "runs", "record", "analysis", "trl"},
     "exercises": {"exercises", "core", "runs", "record", "analysis", "trl", "book"},
-    "publish": {"publish", "core", "runs"},
+    "publish": {"publish", "core", "runs", "figures"},
     "bench": {"bench", "core", "runs", "record", "trl", "publish", "book"},
     "cli": {"cli", "core", "runs", "record", "analysis", "trl", "publish", "bench", "book", "figures"},
 }

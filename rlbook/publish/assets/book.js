@@ -1,7 +1,8 @@
 // The pandoc site's behaviour (rlbook build --backend pandoc): the chapter menu on
-// narrow screens, the page's contents following the reader, a copy button on every
-// code block, and search with Pagefind. One classic script, no library of its own,
-// so that it also runs from file://.
+// narrow screens, the page's contents following the reader (stepping aside while a
+// figure that takes the margin passes), a copy button on every code block, "show all
+// code" and "hide all code", and search with Pagefind. One classic script, no library
+// of its own, so that it also runs from file://.
 "use strict";
 
 (function () {
@@ -60,6 +61,17 @@
         if (at.top < box.top || at.bottom > box.bottom) toc.scrollTop += at.top - box.top - box.height / 3;
       }
     };
+    // A figure that takes the margin would run under the contents: they step aside while it is beside them.
+    const wideFigures = [...document.querySelectorAll("figure.figure-wide")];
+    const stepAside = () => {
+      if (!wide.matches || !wideFigures.length) { toc.classList.remove("covered"); return; }
+      const list = toc.getBoundingClientRect();
+      const covered = wideFigures.some((figure) => [...figure.querySelectorAll("img")].some((img) => {
+        const r = img.getBoundingClientRect();
+        return r.right > list.left && r.bottom > list.top && r.top < Math.min(list.bottom, window.innerHeight);
+      }));
+      toc.classList.toggle("covered", covered);
+    };
     let pending = false;
     const schedule = () => {
       if (pending) return;
@@ -67,11 +79,34 @@
       window.requestAnimationFrame(() => {
         pending = false;
         mark();
+        stepAside();
       });
     };
     window.addEventListener("scroll", schedule, { passive: true });
     window.addEventListener("resize", schedule);
     mark();
+    stepAside();
+  }
+
+  // ---- "Show all code" and "Hide all code": every folded cell opened or closed at once
+  function setUpCodeTools() {
+    const folds = [...document.querySelectorAll("main details.code-fold")];
+    if (!folds.length) return;
+    const tools = document.createElement("div");
+    tools.className = "code-tools";
+    tools.setAttribute("role", "group");
+    tools.setAttribute("aria-label", "The page's code");
+    for (const [text, open] of [["Show all code", true], ["Hide all code", false]]) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = text;
+      button.addEventListener("click", () => folds.forEach((fold) => { fold.open = open; }));
+      tools.appendChild(button);
+    }
+    const main = document.querySelector("main");
+    const after = main.querySelector(".notebook-download") || main.querySelector("h1");
+    if (after) after.after(tools);
+    else main.prepend(tools);
   }
 
   // ---- a copy button on every code block (not on outputs)
@@ -117,6 +152,33 @@
   }
 
   // ---- search: Pagefind needs the book served over HTTP (it fetches its index)
+
+  // "pass@k" names a family (pass@1, pass@4, pass@k): it is searched as the prefix "pass@", which the index
+  // keeps whole (rlbook.publish.search indexes "@" as part of a word).
+  let searched = [];
+  function searchTerm(term) {
+    const query = term.replace(/(\w)@[A-Za-z]\b/g, "$1@");
+    searched = query.toLowerCase().split(/\s+/).filter(Boolean);
+    return query;
+  }
+
+  // A page's sections, the best three first: those whose heading names every word searched, in the order the
+  // page teaches them, then the others by how well they match. The section that teaches a term comes before
+  // those that only use it.
+  function bestSectionsFirst(result) {
+    const score = (section) => (section.weighted_locations || []).reduce((sum, l) => sum + l.balanced_score, 0);
+    const named = (section) => {
+      const title = (section.title || "").toLowerCase();
+      return searched.length > 0 && searched.every((word) => title.includes(word));
+    };
+    const top = (result.sub_results || []).filter((s) => s.url === (result.meta?.url || result.url));
+    const sections = (result.sub_results || []).filter((s) => !top.includes(s));
+    const others = sections.filter((s) => !named(s)).sort((a, b) => score(b) - score(a));
+    const ordered = [...sections.filter(named), ...others];
+    result.sub_results = [...top, ...ordered.slice(0, 3)];
+    return result;
+  }
+
   function setUpSearch() {
     const box = document.getElementById("search");
     if (!box) return;
@@ -143,6 +205,11 @@
         baseUrl: new URL(root || "./", location.href).pathname,
         showSubResults: true,
         showImages: false,
+        processTerm: searchTerm,
+        processResult: bestSectionsFirst,
+        // A page is a whole chapter, long or short as its subject needs: its length says nothing about how well
+        // it answers a search, so a short page (the preface, the references) is not preferred for being short.
+        ranking: { pageLength: 0 },
         translations: { placeholder: "Search the book" },
       });
     };
@@ -151,6 +218,7 @@
 
   setUpMenu();
   setUpContents();
+  setUpCodeTools();
   setUpCopyButtons();
   setUpSearch();
 })();

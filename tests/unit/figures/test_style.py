@@ -1,16 +1,23 @@
-"""The house style for figures (rlbook.figures.style)."""
+"""The house style for figures (rlbook.figures.style): sizes, text as text, a palette every reader tells apart,
+one vocabulary for verdicts, and SVGs that follow a dark page."""
 from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.colors import is_color_like  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.colors import is_color_like
 
-from rlbook.core.rewards import STATUSES  # noqa: E402
-from rlbook.figures import style  # noqa: E402
+from rlbook.core.rewards import STATUSES
+from rlbook.figures import style
+
+WORKSHOP_DOM = Path(style.__file__).resolve().parents[1] / "publish" / "assets" / "workshop" / "dom.js"
 
 
 @pytest.fixture
@@ -21,6 +28,12 @@ def saved_rc():
     plt.close("all")
 
 
+def _svg(fig) -> str:
+    out = io.StringIO()
+    fig.savefig(out, format="svg")
+    return out.getvalue()
+
+
 def test_style_sets_the_house_rcparams(saved_rc):
     plt.rcdefaults()
     assert plt.rcParams["axes.spines.top"] is True
@@ -29,19 +42,47 @@ def test_style_sets_the_house_rcparams(saved_rc):
     assert tuple(rc["figure.figsize"]) == style.PANEL
     assert rc["axes.spines.top"] is False and rc["axes.spines.right"] is False
     assert rc["axes.grid"] is True and rc["legend.frameon"] is False
+    assert rc["svg.fonttype"] == "none" and rc["font.sans-serif"][0] == "DejaVu Sans"
     assert min(rc["xtick.labelsize"], rc["ytick.labelsize"], rc["legend.fontsize"], rc["font.size"]) >= style.MIN_FONT
+    assert [c["color"] for c in rc["axes.prop_cycle"]] == list(style.SERIES)
 
 
-def test_status_colours_cover_every_verifier_status():
-    assert set(STATUSES) <= set(style.STATUS_COLOURS)
-    assert style.STATUS_COLOURS["accepted"] == style.TEAL and style.STATUS_COLOURS["incorrect"] == style.ORANGE
-    used = [style.STATUS_COLOURS[s] for s in STATUSES]
-    assert len(set(used)) == len(used)  # every status has its own colour
+def test_a_panel_in_the_house_style_is_written_with_its_text_as_text_no_smaller_than_min_font(saved_rc):
+    style.style()
+    fig, ax = style.panel()
+    for name, colour in style.series_colours(["main", "ppo", "cispo"], reference="main").items():
+        ax.plot([0, 1, 2], [0, 1, 0.5], color=colour, label=name)
+    ax.set(xlabel="training step", ylabel="expected reward", title="three runs")
+    ax.legend()
+    svg = _svg(fig)
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert {"training step", "expected reward", "three runs", "main", "ppo", "cispo"} <= set(texts)
+    assert "font-family: 'DejaVu Sans', 'Bitstream Vera Sans'" in svg and "sans-serif" in svg
+    sizes = style.text_sizes(svg)
+    assert len(sizes) == len(texts) and min(sizes) == style.MIN_FONT
 
 
-def test_palette_is_valid_and_distinct():
-    palette = [style.BLUE, style.TEAL, style.ORANGE, style.PURPLE, style.GREY, style.RED]
-    assert all(is_color_like(c) for c in palette) and len(set(palette)) == 6
+def test_a_log_axis_with_plain_tick_labels_keeps_every_label_at_min_font(saved_rc):
+    style.style()
+    fig, ax = style.panel()
+    ax.plot([1, 10, 100], [0.001, 0.1, 10])
+    ax.set_yscale("log")
+    powers = _svg(fig)
+    assert "<tspan" in powers and min(style.text_sizes(powers)) < style.MIN_FONT  # 10 to the power, drawn small
+    style.plain_log_ticks(ax)
+    plain = _svg(fig)
+    assert min(style.text_sizes(plain)) == style.MIN_FONT
+    assert {"0.001", "0.1", "10"} <= set(re.findall(r"<text[^>]*>([^<]*)</text>", plain))
+
+
+def test_text_sizes_reads_text_drawn_as_glyph_outlines_too(saved_rc):
+    style.style()
+    plt.rcParams["svg.fonttype"] = "path"
+    fig, ax = style.panel()
+    ax.set_title("a title", fontsize=12)
+    ax.set_xticks([0, 1])
+    sizes = style.text_sizes(_svg(fig))
+    assert "<text" not in _svg(fig) and max(sizes) == 12 and min(sizes) == style.MIN_FONT
 
 
 def test_panel_and_figure_sizes(saved_rc):
@@ -49,3 +90,103 @@ def test_panel_and_figure_sizes(saved_rc):
     assert tuple(fig.get_size_inches()) == pytest.approx(style.PANEL) and hasattr(ax, "plot")
     fig, axes = style.figure(width=8, height=3, ncols=2, sharey=True)
     assert tuple(fig.get_size_inches()) == pytest.approx((8, 3)) and len(axes) == 2
+
+
+# ---------------------------------------------------------------- colours and colour vision
+
+def test_the_simulation_keeps_white_black_and_greys_and_moves_a_red_green_pair_together():
+    assert style.seen_as("#ffffff") == pytest.approx([100, 0, 0], abs=0.1)
+    assert style.seen_as("#000000") == pytest.approx([0, 0, 0], abs=0.1)
+    for vision in style.VISIONS:
+        # A grey stays a grey of the same lightness under every simulated vision.
+        grey = style.seen_as("#808080", vision)
+        assert grey[0] == pytest.approx(53.6, abs=1) and abs(grey[1]) < 2 and abs(grey[2]) < 2
+    red, green = "#d62728", "#2ca02c"  # matplotlib's default red and green
+    assert style.distance(red, green) > 60
+    assert style.distance(red, green, "deuteranopia") < style.MIN_DISTANCE
+    assert style.distinguishable([red, green]) and not style.distinguishable([style.BLUE, style.ORANGE])
+
+
+def test_the_series_colours_are_told_apart_by_every_reader_on_a_light_and_a_dark_page():
+    assert len(style.SERIES) == style.MAX_SERIES <= 5 and all(is_color_like(c) for c in style.SERIES)
+    assert style.distinguishable([*style.SERIES, style.INK], style.PAPER) == []
+    on_dark = [style.dark_variant(c) for c in (*style.SERIES, style.INK)]
+    assert style.distinguishable(on_dark, style.DARK_PAGE) == []
+
+
+def test_the_old_run_colours_were_not_told_apart_which_is_why_a_panel_draws_at_most_five():
+    old = ["#d4589a", "#7655a6", "#b8403a", "#f28e2b", "#24527a", "#8fb3d9"]  # Fig. 3.5's pinks, reds and blues
+    assert style.distinguishable(old)
+
+
+def test_every_verifier_status_has_its_own_colour_told_apart_on_both_pages():
+    assert set(STATUSES) <= set(style.STATUS_COLOURS)
+    assert style.STATUS_COLOURS["accepted"] == style.TEAL and style.STATUS_COLOURS["incorrect"] == style.ORANGE
+    colours = list(style.STATUS_COLOURS.values())
+    assert len(set(colours)) == len(colours)
+    assert style.distinguishable(colours) == []
+    assert style.distinguishable([style.dark_variant(c) for c in colours], style.DARK_PAGE) == []
+
+
+def test_series_colours_give_the_reference_ink_and_refuse_a_crowded_panel():
+    colours = style.series_colours(["main", "pg", "ppo"], reference="main")
+    assert colours == {"main": style.INK, "pg": style.SERIES[0], "ppo": style.SERIES[1]}
+    assert style.series_colours(["a", "b"]) == {"a": style.BLUE, "b": style.ORANGE}
+    with pytest.raises(ValueError, match="at most 5"):
+        style.series_colours([f"run{i}" for i in range(6)])
+
+
+# ---------------------------------------------------------------- the verdict vocabulary
+
+def test_one_word_for_each_verdict_with_the_budget_named():
+    assert set(STATUSES) <= set(style.VERDICT_WORDS)
+    assert style.VERDICT_WORDS["incomplete"] == "stopped by the budget"
+    words = list(style.VERDICT_WORDS.values())
+    assert len(set(words)) == len(words)
+
+
+def test_the_web_workshop_calls_each_verdict_what_the_figures_call_it():
+    # The workshop's panels label answers with dom.js's VERDICTS: the same words as the book's figures and tables.
+    source = WORKSHOP_DOM.read_text(encoding="utf-8")
+    block = re.search(r"export const VERDICTS = \{(.*?)\};", source, re.DOTALL)
+    assert block, "dom.js no longer defines VERDICTS"
+    workshop = dict(re.findall(r"(\w+):\s*\"([^\"]*)\"", block.group(1)))
+    assert workshop == {status: style.VERDICT_WORDS[status] for status in workshop}, workshop
+
+
+# ---------------------------------------------------------------- dark mode
+
+def test_dark_variants_invert_greys_lighten_dark_palette_colours_and_keep_the_rest():
+    assert style.dark_variant("#000000") == style.DARK_INK and style.dark_variant("#FFFFFF") == style.DARK_PAGE
+    assert style.dark_variant(style.BLUE) == "#56b4e9" and style.dark_variant(style.GREY) == "#c0c0c0"
+    assert style.dark_variant(style.ORANGE) == style.ORANGE and style.dark_variant("#8b1e3f") == "#8b1e3f"
+    # A faintly tinted grey (a prompt cell's background) turns dark; a pale colour (a sky blue) stays.
+    assert style.distance(style.dark_variant("#e6e8ea"), style.DARK_PAGE) < 10
+    assert style.dark_variant("#8fb3d9") == "#8fb3d9"
+    # matplotlib's grid grey sits as far from the dark page as it did from white paper: as faint, not brighter.
+    grid_on_dark = style.distance(style.dark_variant("#b0b0b0"), style.DARK_PAGE)
+    assert grid_on_dark == pytest.approx(style.distance("#b0b0b0", style.PAPER), abs=3)
+
+
+def test_a_themed_svg_is_unchanged_on_a_light_page_and_switches_its_greys_on_a_dark_one(saved_rc):
+    style.style()
+    fig, ax = style.panel()
+    ax.plot([0, 1], [0, 1], color=style.BLUE)
+    ax.plot([0, 1], [1, 0], color=style.ORANGE)
+    ax.set_xlabel("step")
+    original = _svg(fig)
+    themed = style.themed_svg(original)
+    light = dict(re.findall(r"(--rlbook-\w+): (#\w+);", themed.split("@media")[0]))
+    dark = dict(re.findall(r"(--rlbook-\w+): (#\w+);", themed.split("@media")[1]))
+    assert light["--rlbook-ffffff"] == "#ffffff" and dark["--rlbook-ffffff"] == style.DARK_PAGE
+    assert light["--rlbook-0072b2"] == style.BLUE and dark["--rlbook-0072b2"] == "#56b4e9"
+    assert "--rlbook-e69f00" not in light and "stroke: #e69f00" in themed  # orange reads on both pages
+    assert f'text, g[id^="text_"] {{ fill: {style.DARK_INK}; }}' in themed.split("@media")[1]
+    # On a light page every variable holds the colour it replaced: the drawing is the original one.
+    restored = re.sub(r"var\((--rlbook-\w+)\)", lambda m: light[m.group(1)], themed)
+    assert re.sub(r"\n<style>svg \{.*?</style>", "", restored, flags=re.DOTALL) == original
+
+
+def test_themed_svg_refuses_what_is_not_an_svg():
+    with pytest.raises(ValueError, match="not an SVG"):
+        style.themed_svg("<html><body>no drawing</body></html>")

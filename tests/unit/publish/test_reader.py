@@ -4,7 +4,14 @@ from __future__ import annotations
 import pytest
 
 from rlbook.publish.config import Page
-from rlbook.publish.reader import MAX_VISIBLE_LINES, code_lines, reader_problems, visible
+from rlbook.publish.reader import (
+    MAX_VISIBLE_LINES,
+    MAX_VISIBLE_WIDTH,
+    answer_checks,
+    code_lines,
+    reader_problems,
+    visible,
+)
 
 CHAPTER = Page("chapters/03-c.qmd", "main", "3", "C")
 CLEAN = """# C {#sec-c}
@@ -82,6 +89,52 @@ def test_a_visible_cell_over_the_limit_is_reported_and_one_at_it_is_fine():
     long = CLEAN.replace("```{python}\nrate", f"```{{python}}\n{over}\n```\n\n```{{python}}\nrate")
     found = problems(long)
     assert len(found) == 1 and f"has {MAX_VISIBLE_LINES + 1} lines" in found[0]
+
+
+def test_a_visible_line_over_80_characters_is_reported_with_its_line_and_one_at_80_is_fine():
+    fine = CLEAN.replace("rate = 0.25\n", f"rate = 0.25\n# {'x' * (MAX_VISIBLE_WIDTH - 2)}\n")
+    assert problems(fine) == []
+    over = CLEAN.replace("rate = 0.25\n", f"rate = 0.25\n# {'x' * (MAX_VISIBLE_WIDTH - 1)}\n")
+    line = over.split("\n").index(f"# {'x' * (MAX_VISIBLE_WIDTH - 1)}") + 1
+    found = problems(over)
+    assert found == [(f"chapters/03-c.qmd:{line}: a line of {MAX_VISIBLE_WIDTH + 1} characters in a cell the reader "
+                      f"sees (at most {MAX_VISIBLE_WIDTH}, which the page shows without clipping); wrap it")]
+
+
+def test_long_option_lines_and_long_lines_of_hidden_cells_are_fine():
+    caption = "#| fig-cap: \"" + "a long caption " * 20 + "\""
+    text = CLEAN.replace("rate = 0.25\n", f"{caption}\nrate = 0.25\n")
+    text = text.replace("#| include: false\n", f"#| include: false\nx = {'1 + ' * 40}1\n")
+    assert problems(text) == []
+
+
+def test_a_visible_cell_that_draws_a_figure_or_a_table_must_fold_closed():
+    for label in ("fig-rate", "tbl-rate"):
+        open_cell = CLEAN.replace("rate = 0.25\n", f"#| label: {label}\nrate = 0.25\n")
+        found = problems(open_cell)
+        assert len(found) == 1 and f"the cell that draws {label} shows its code open" in found[0]
+        for fold in ("false", "show"):
+            assert problems(open_cell.replace("rate = 0.25\n", f"#| code-fold: {fold}\nrate = 0.25\n")) == found
+        closed = open_cell.replace("rate = 0.25\n", "#| code-fold: true\nrate = 0.25\n")
+        assert problems(closed) == []
+        assert problems(open_cell.replace(f"#| label: {label}\n", f"#| label: {label}\n#| echo: false\n")) == []
+
+
+def test_answer_checks_are_the_cells_outside_any_box_that_call_a_checker():
+    cells = [
+        ("markdown", "::: {.callout-tip}\n## Try it\nCompute it.\n:::"),
+        ("code", "answer = None"),
+        ("code", "ch3.check_try_it(answer);"),  # a Try it's check, after its box
+        ("markdown", "### Exercise 3.1: a first one {#sec-x}\nDo it."),
+        ("code", "print(data)"),  # what the exercise works on: shown
+        ("code", "#| label: x\ncheck_sum(answer)"),
+        ("markdown", "::: {.callout-tip collapse=\"true\"}\n## Solution"),
+        ("code", "answer = 1\nch3.check_sum(answer)"),  # the solution's check: its PASSED is shown
+        ("markdown", ":::\n\n## Summary"),
+        ("code", "checked = check(1)"),  # not a checker's name
+        ("code", "this is not python ("),
+    ]
+    assert answer_checks(cells) == {2, 5}
 
 
 def test_a_long_hidden_cell_is_fine():

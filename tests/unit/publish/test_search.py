@@ -1,7 +1,10 @@
-"""rlbook.publish.search: a Pagefind index of a small site, and its failure when nothing can be indexed."""
+"""rlbook.publish.search: a Pagefind index of a small site's prose (no code, no outputs), and its failure when
+nothing can be indexed. How the index ranks is tested in Chromium (tests/browser/test_search.py)."""
 from __future__ import annotations
 
 import asyncio
+import gzip
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -39,3 +42,33 @@ def test_a_site_is_indexed_from_inside_a_running_event_loop(tmp_path):
     # The loop runs on a thread of its own, as this test may itself run where Playwright's loop is running.
     with ThreadPoolExecutor(max_workers=1) as pool:
         assert pool.submit(asyncio.run, build_inside_a_loop()).result() == 1
+
+
+CHAPTER = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Loop</title></head><body>
+<main data-pagefind-body><h1 id="sec-loop">The loop</h1><p>The policy writes an answer.</p>
+<div class="cell"><details class="code-fold" open><summary>Code</summary>
+<div class="sourceCode"><pre><code>PASSK_N = 256  # listing words</code></pre></div></details>
+<pre class="cell-output cell-output-stdout"><code>printed words</code></pre></div>
+<h2 id="sec-loop-reward">The reward</h2><p>The verifier pays <code>reward_fn</code> for pass@4.</p>
+<div class="rlbook-workshop"><button>Sample</button></div></main></body></html>"""
+
+
+def _fragments(site) -> list[dict]:
+    """What Pagefind stored of each page: its text and its anchors (a gzipped, signed JSON per page)."""
+    found = []
+    for path in (site / search.FOLDER / "fragment").glob("*.pf_fragment"):
+        data = gzip.decompress(path.read_bytes())
+        assert data.startswith(b"pagefind_dcd")
+        found.append(json.loads(data[len(b"pagefind_dcd"):]))
+    return found
+
+
+def test_only_prose_is_indexed_code_outputs_and_the_workshop_are_not(tmp_path):
+    (tmp_path / "loop.html").write_text(CHAPTER)
+    assert search.index_site(tmp_path) == 1
+    (page,) = _fragments(tmp_path)
+    text = page["content"]
+    assert "The policy writes an answer." in text and "The verifier pays reward_fn for pass@4." in text
+    for left_out in ("PASSK_N", "listing words", "printed words", "Code", "Sample"):
+        assert left_out not in text
+    assert [(a["element"], a["id"]) for a in page["anchors"]] == [("h1", "sec-loop"), ("h2", "sec-loop-reward")]
