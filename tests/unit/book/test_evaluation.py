@@ -1,0 +1,33 @@
+"""Chapter 8's outcome-dependent wording (rlbook.book.evaluation): every outcome reads right, none degenerately."""
+from __future__ import annotations
+
+import pytest
+
+from rlbook.book import evaluation as ev
+
+
+@pytest.mark.parametrize("by_step, sentence", [
+    ({100: ["training reward", "fixed budget"], 90: ["validation accuracy"]},
+     "The training reward and fixed budget rules both pick step 100 while the validation accuracy rule picks step 90"),
+    ({100: ["training reward", "validation accuracy", "fixed budget"]}, "All three rules pick step 100"),
+    ({90: ["training reward"], 80: ["validation accuracy"], 100: ["fixed budget"]},
+     ("The training reward rule picks step 90, the validation accuracy rule picks step 80 and the fixed budget "
+      "rule picks step 100")),
+])
+def test_pick_sentence_names_each_step_once(by_step, sentence):
+    assert ev.pick_sentence(by_step) == sentence
+
+
+def test_habit_sentence_names_the_largest_group_that_kept_its_answer():
+    habits = {"1+1": ("1", "1"), "3+7": ("11", "11"), "5+5": ("11", "11"), "2+9": ("12", "14")}
+    assert ev.habit_sentence(habits).startswith("To 3+7 and 5+5 the policy's commonest answer is 11, before RL")
+    assert ev.habit_sentence({"2+9": ("12", "14")}).startswith("Their commonest answers changed")
+
+
+def test_picks_finding_says_where_the_validation_rule_differs():
+    same = {s: {"selected": 100, "last": 100} for s in (0, 1, 2)}
+    assert ev._picks_finding(same, (0, 1, 2)) == ("On every seed the validation rule picks the last checkpoint, the "
+                                                  "fixed budget's pick.")
+    mixed = {**same, 0: {"selected": 90, "last": 100}}
+    assert ev._picks_finding(mixed, (0, 1, 2)) == ("The validation rule picks an earlier checkpoint than the fixed "
+                                                   "budget on seed 0; on seeds 1 and 2 it picks the last one.")
