@@ -93,9 +93,19 @@ def _picks(scores) -> dict:
     tests = [r["test"].value for r in rows]
     spread, narrowest = max(tests) - min(tests), min(r["test"].hi - r["test"].lo for r in rows)
     return {"sentence": pick_sentence(by_step), "spread": Num(spread), "narrowest": Num(narrowest),
-            "apart": spread > narrowest,
+            "apart": spread > narrowest, "apart_sentence": apart_sentence(len(by_step), Num(spread), Num(narrowest)),
             "table": [[r["rule"], r["step"], "declared in advance" if r["criterion"] is None else
                        f"{r['criterion'].value:.3f}", _ci(r["test"])] for r in rows]}
+
+
+def apart_sentence(picks: int, spread: Num, narrowest: Num) -> str:
+    """Whether the test prompts could tell main's picks apart, said without offering a zero spread as evidence."""
+    if picks == 1:
+        return (f"On main the choice of rule made no difference here, and with intervals {narrowest} wide or more the "
+                "test prompts could not have shown one.")
+    return (f"Their test accuracies lie within {spread} of each other, while the narrowest of their intervals is "
+            f"{narrowest} wide: the test prompts cannot tell these rules apart on main, and that is itself worth "
+            "reporting.")
 
 
 def pick_sentence(by_step: dict[int, list[str]]) -> str:

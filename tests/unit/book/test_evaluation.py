@@ -31,3 +31,12 @@ def test_picks_finding_says_where_the_validation_rule_differs():
     mixed = {**same, 0: {"selected": 90, "last": 100}}
     assert ev._picks_finding(mixed, (0, 1, 2)) == ("The validation rule picks an earlier checkpoint than the fixed "
                                                    "budget on seed 0; on seeds 1 and 2 it picks the last one.")
+
+
+def test_apart_sentence_never_offers_a_zero_spread():
+    from rlbook.book.facts import Num
+
+    one = ev.apart_sentence(1, Num(0.0), Num(0.33))
+    assert "0.00" not in one and "made no difference" in one and "0.33" in one
+    two = ev.apart_sentence(2, Num(0.04), Num(0.30))
+    assert two.startswith("Their test accuracies lie within 0.04") and "0.30 wide" in two
