@@ -300,10 +300,10 @@ def check_pick_and_score(fn: Callable | None, seed: int = SHOWN) -> CheckResult:
         return not_answered("the function `pick_and_score`")
     if not callable(fn):
         return not_a_function("pick_and_score", fn)
-    if _call(fn, runs.load("main", seed).evals) == f"return a pair (step, test_accuracy), got {None!r}":
+    records = {name: runs.load(name, seed).evals for name in ("main", "exploit")}
+    if _call(fn, records["main"]) == f"return a pair (step, test_accuracy), got {None!r}":
         return not_answered("the function `pick_and_score`, returning (step, test_accuracy)")
-    for name in ("main", "exploit"):
-        evals = runs.load(name, seed).evals
+    for name, evals in records.items():
         problem = _pick_problem(fn, evals, name)
         if problem:
             return verdict(False, problem)
@@ -319,8 +319,7 @@ def check_pick_and_score(fn: Callable | None, seed: int = SHOWN) -> CheckResult:
         problem = _pick_problem(fn, _swapped(evals, "validation"), f"a copy of {name} with other validation scores")
         if problem:
             return verdict(False, problem)
-    main = runs.load("main", seed)
-    step, score = _call(fn, main.evals)
+    step, score = _call(fn, records["main"])
     return verdict(True, f"you pick main's step {step} and report {score:.3f} on the test prompts; the pick follows "
                          "the validation prompts alone, on main, on exploit and on copies with other scores")
 
