@@ -196,21 +196,21 @@ def check_evaluation_plan(plan: dict | None, seed: int = SHOWN) -> CheckResult:
 
 
 def evaluation_plan() -> dict:
-    """Exercise 8.1's reference plan: every decision independent."""
+    """Exercise 8.1's reference plan."""
     return {
-        "select_on": "validation",  # chooses the checkpoint
-        "report_on": "test",  # never read by any decision
-        "verifier": "exact",  # not the one a run may have gamed
-        "verifier_version": "1.0",  # pinned for every checkpoint
-        "checkpoints": "all",  # so the alternatives can be published
-        "base_same_settings": True,  # the pre-RL policy, evaluated alike
+        "select_on": "validation",  # chooses
+        "report_on": "test",  # read by no decision
+        "verifier": "exact",  # not one a run can game
+        "verifier_version": "1.0",  # pinned
+        "checkpoints": "all",  # publish the alternatives
+        "base_same_settings": True,  # the baseline alike
     }
 
 
 # ------------------------------------------------------------------ exercise 8.1: the selection carried out
 
 def pick_and_score(evals):
-    """Exercise 8.1's reference: validation picks, test reports."""
+    """Exercise 8.1's reference: pick on validation."""
     from rlbook.analysis.selection import part_rates
 
     def validation(entry):

@@ -41,7 +41,7 @@ REVIEW_KEYS = ("verifier", "finished", "not_trained_on", "aborted_steps")
 
 
 def review(record):
-    """Exercise 8.3's reference: each answer from the record alone."""
+    """Exercise 8.3's reference."""
     verifier = record["verifier"]
     generated = record["rollouts_before_filtering"]
     aborted = record["aborted_updates"]
@@ -143,16 +143,16 @@ def random_policy(seed: int = 0) -> Policy:
 
 
 def my_retained_test(policy):
-    """Exercise 8.4's reference: plain sums as pretrained, greedy."""
+    """Exercise 8.4's reference: plain sums, greedy."""
     from rlbook.core.sampling import sample
     from rlbook.core.world import split
 
     tasks = split("all")
-    prompts = [f"{t.operands[0]}+{t.operands[1]}=" for t in tasks]
-    rollouts = sample(policy, prompts, n=1, budget=4, greedy=True)
+    prompts = [f"{a}+{b}=" for a, b in (t.operands for t in tasks)]
+    texts = sample(policy, prompts, budget=4, greedy=True)
     right = 0
-    for text, task in zip(rollouts.completions(), tasks):
-        answer = text.split("\n")[0].replace(" ", "")  # " 7" is 7
+    for text, task in zip(texts.completions(), tasks):
+        answer = text.split("\n")[0].replace(" ", "")  # " 7"
         right += answer == str(task.answer)
     return right / len(tasks)
 
@@ -223,7 +223,7 @@ def check_retained_test(test: Callable | None, seed: int = SHOWN) -> CheckResult
 # ------------------------------------------------------------------ exercise 8.5
 
 def versioning(before, after):
-    """Exercise 8.5's reference: the same samples, scored again."""
+    """Exercise 8.5's reference."""
     from rlbook.analysis.versions import rescore, version_flips
     from rlbook.core.rewards import ExactVerifier
 
@@ -232,12 +232,13 @@ def versioning(before, after):
     def score(result, verifier):
         return rescore(result, verifier).expected_reward
 
-    flipped = version_flips(before, v1, v2) + version_flips(after, v1, v2)
+    flips = version_flips(before, v1, v2)
+    flips += version_flips(after, v1, v2)
     return {
-        "flipped": flipped,
+        "flipped": flips,
         "gain_same_version": score(after, v1) - score(before, v1),
         "gain_mixed": score(after, v2) - score(before, v1),
-        "record_field": "verifier",  # name, version, implementation
+        "record_field": "verifier",  # name and version
     }
 
 
@@ -321,7 +322,7 @@ def check_reward_versioning(fn: Callable | None, before: EvalResult, after: Eval
 
 
 def count_changed_advantages(seed):
-    """Exercise 8.5's reference: advantages exact 2.0 would move."""
+    """Exercise 8.5's reference count."""
     from rlbook import runs
     from rlbook.analysis.audit import from_stored
     from rlbook.core.rewards import ExactVerifier
@@ -331,10 +332,11 @@ def count_changed_advantages(seed):
     changed = 0
     for stored in main.rollouts:
         batch = from_stored(stored)
-        old = batch.rescored(v1).rewards.reshape(-1, batch.group_size)
-        new = batch.rescored(v2).rewards.reshape(-1, batch.group_size)
-        moved = (old != new).any(axis=1)  # the group's baseline moved
-        changed += int(moved.sum()) * batch.group_size
+        size = batch.group_size
+        old = batch.rescored(v1).rewards.reshape(-1, size)
+        new = batch.rescored(v2).rewards.reshape(-1, size)
+        moved = (old != new).any(axis=1)  # its baseline moved
+        changed += int(moved.sum()) * size
     return changed
 
 
