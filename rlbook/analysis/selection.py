@@ -1,51 +1,47 @@
-"""Checkpoint selection, matched comparisons and what an RL evaluation reports (chapter 5).
+"""Checkpoint selection, matched comparisons and retained capability (chapter 8).
 
 A run leaves a list of checkpoints, each evaluated on the same held-out
 prompts with the same exact verifier and the same sampling settings
-(``run.evals``). This module turns that into the decisions of chapter 5:
+(``run.evals``). This module turns that into the decisions of chapter 8:
 
 - :func:`checkpoint_scores`: every checkpoint's training reward, held-out,
   validation and test accuracy, each with a bootstrap interval over prompts;
 - :func:`select_checkpoint` and :func:`selection_rows`: which checkpoint
   each selection rule picks, scored afterwards on the test prompts that no
-  rule looked at;
+  rule looked at; :func:`select_with_floor` adds a retained-capability
+  constraint to the validation rule;
 - :func:`matched_difference` and :func:`comparison_rows`: the pre-RL policy
   against a chosen checkpoint, under identical inference settings, and what
   happens to the apparent gain when the settings differ;
-- :func:`plain_equation_accuracy`: a retained-capability test, the plain
-  ``a+b=`` format the policy was pretrained on and RL never rewards;
-- :func:`rescore` and :func:`version_rows`: the same rollouts judged by two
-  versions of the verifier;
-- :func:`evaluation_report`: the list of what an evaluation of an RL run
-  should state, filled in from the runs.
+- :func:`plain_equation_accuracy` and :func:`retained_rows`: a
+  retained-capability test, the plain ``a+b=`` format the policy was
+  pretrained on and RL never rewards.
 
 The held-out prompts split into ``validation`` (used to choose) and ``test``
 (used only to score the choice), so a selection can be checked on prompts it
 did not see (the usual train / validation / test discipline; for RL runs,
 Henderson et al. 2018 and Agarwal et al. 2021 on reporting with intervals).
+Re-scoring with another verifier version is :mod:`rlbook.analysis.versions`;
+the report and the run record are :mod:`rlbook.analysis.run_report`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from rlbook.analysis.tables import markdown_table  # noqa: F401  (chapter 5 writes its tables as sel.markdown_table)
-from rlbook.core import rewards as rw
+from rlbook.analysis.tables import markdown_table  # noqa: F401  (every table-writing module re-exports it)
 from rlbook.core.evaluate import EvalResult, evaluate
 from rlbook.core.policy import Policy
 from rlbook.core.sampling import sample
 from rlbook.core.stats import Estimate, difference_ci, mean_with_ci, pass_at_k, wilson_interval
 from rlbook.core.world import BUDGET, Task, split
-from rlbook.record.display import as_table
-
-from . import audit
 
 RULES = ("training reward", "validation accuracy", "fixed budget")
-"""The checkpoint-selection rules of chapter 5, in the order the chapter discusses them."""
+"""The checkpoint-selection rules of chapter 8, in the order the chapter discusses them."""
 
 MATCHED_SETTINGS = ("n", "temperature", "token_budget", "decoding", "verifier", "template")
-"""The inference settings two evaluations must share to be compared (chapter 5)."""
+"""The inference settings two evaluations must share to be compared (chapter 8)."""
 
 
 # ------------------------------------------------------------------ checkpoint scores
@@ -88,7 +84,7 @@ class CheckpointScores:
 
 
 def checkpoint_scores(run) -> list[CheckpointScores]:
-    """The scores of every checkpoint of ``run``, in step order (chapter 5's checkpoint table and figure).
+    """The scores of every checkpoint of ``run``, in step order (chapter 8's checkpoint table and figures).
 
     The intervals are bootstraps over prompts of the stored per-prompt rates
     (:func:`rlbook.core.stats.mean_with_ci`), the same numbers that
@@ -104,7 +100,7 @@ def checkpoint_scores(run) -> list[CheckpointScores]:
 
 
 def select_checkpoint(scores: list[CheckpointScores], rule: str, budget_step: int | None = None) -> CheckpointScores:
-    """The checkpoint that ``rule`` picks (chapter 5).
+    """The checkpoint that ``rule`` picks (chapter 8).
 
     - ``training reward``: the highest training reward, i.e. the signal the
       optimiser was pushing up, so the pick is flattered by construction;
@@ -138,29 +134,17 @@ def selection_rows(scores: list[CheckpointScores], budget_step: int | None = Non
     return rows
 
 
-# ------------------------------------------------------------------ figure
+def select_with_floor(scores: list[CheckpointScores], retained: dict[int, float], most_lost: float) -> CheckpointScores:
+    """The validation rule restricted to checkpoints that keep a capability (chapter 8's retained capability).
 
-def plot_divergence(ax, run, title: str) -> None:
-    """Chapter 5's reward-outcome panel: training reward and held-out exact accuracy over ``run``'s checkpoints.
-
-    Thin line: the mean reward of each training batch. Markers with error
-    bars: training reward at each checkpoint. Line with a band: held-out
-    accuracy (exact verifier) with its 95 % interval over prompts.
+    ``retained`` maps each checkpoint's step to its retained-capability score
+    (step 0 is the policy RL started from); a checkpoint qualifies when its
+    score is at most ``most_lost`` below step 0's. Step 0 always qualifies, so
+    there is always a pick. Ties go to the earliest checkpoint.
     """
-    from .plots import BLUE, ORANGE
-
-    scores = checkpoint_scores(run)
-    steps = [s.step for s in scores]
-    verifier = run.record["verifier"]
-    ax.plot(run.metric("step"), run.metric("reward_mean"), color=ORANGE, alpha=0.35, lw=1,
-            label="training batch reward")
-    train = np.array([s.train_reward for s in scores])
-    ax.errorbar(steps, train[:, 0], yerr=[train[:, 0] - train[:, 1], train[:, 2] - train[:, 0]], color=ORANGE,
-                marker="o", ms=4, capsize=2, label=f"training reward ({verifier['name']} {verifier['version']})")
-    held = np.array([s.heldout for s in scores])
-    ax.plot(steps, held[:, 0], color=BLUE, marker="s", ms=4, label="held-out accuracy (exact 1.0)")
-    ax.fill_between(steps, held[:, 1], held[:, 2], color=BLUE, alpha=0.15)
-    ax.set(title=title, xlabel="training step", ylim=(-0.03, 1.03))
+    floor = retained[0] - most_lost
+    allowed = [s for s in scores if retained[s.step] >= floor - 1e-12]
+    return select_checkpoint(allowed, "validation accuracy")
 
 
 # ------------------------------------------------------------------ matched comparison
@@ -178,7 +162,7 @@ def unmatched_settings(after: EvalResult, before: EvalResult) -> list[str]:
 
 
 def matched_difference(after: EvalResult, before: EvalResult, seed: int = 0) -> Estimate:
-    """Expected reward of ``after`` minus ``before`` with a paired 95 % interval over prompts (chapter 5).
+    """Expected reward of ``after`` minus ``before`` with a paired 95 % interval over prompts (chapter 8).
 
     Refuses (raises :class:`UnmatchedComparison`) when the two evaluations
     used different prompts, sample counts, temperatures, token budgets,
@@ -202,7 +186,7 @@ def per_prompt_pass_at_k(result: EvalResult, k: int) -> np.ndarray:
 
 def comparison_rows(before: Policy, after: Policy, tasks: list[Task], seed: int = 0, n: int = 32,
                     budget: int = BUDGET, low_temperature: float = 0.5, k: int = 4) -> list[dict]:
-    """Pre-RL (``before``) against post-RL (``after``): matched comparisons and two unmatched ones (chapter 5).
+    """Pre-RL (``before``) against post-RL (``after``): matched comparisons and two unmatched ones (chapter 8).
 
     Rows, each with the ``difference`` (after minus before, paired interval
     over prompts) and whether it is ``matched``:
@@ -250,7 +234,7 @@ def read_plain_answer(text: str) -> str:
 
 
 def plain_equation_accuracy(policy: Policy, tasks: list[Task] | None = None, budget: int = BUDGET) -> float:
-    """Retained-capability test: share of sums answered right in the plain ``a+b=`` format, greedy (chapter 5).
+    """Retained-capability test: share of sums answered right in the plain ``a+b=`` format, greedy (chapter 8).
 
     RL rewards only the chat format ``U:a+b?|A:``; this measures whether the
     format the policy learned in pretraining survives. Default tasks: all 100
@@ -277,175 +261,3 @@ def retained_rows(base_run, rl_run, tasks: list[Task] | None = None) -> list[dic
         lo, hi = wilson_interval(round(accuracy * len(tasks)), len(tasks))
         rows.append({"policy": label, "step": step, "accuracy": Estimate(accuracy, lo, hi)})
     return rows
-
-
-# ------------------------------------------------------------------ reward versioning
-
-def rescore(result: EvalResult, verifier) -> EvalResult:
-    """The same completions judged by another verifier (or version): new rewards and statuses, same samples."""
-    flat_prompts = [t.prompt for t, row in zip(result.tasks, result.completions) for _ in row]
-    flat = [c for row in result.completions for c in row]
-    rewards, statuses = rw.score(verifier, flat_prompts, flat)
-    n = result.rewards.shape[1]
-    label = f"{verifier.name}@{verifier.version}"
-    return replace(result, rewards=rewards.reshape(result.rewards.shape),
-                   statuses=[statuses[i * n:(i + 1) * n] for i in range(len(result.tasks))],
-                   settings=dict(result.settings, verifier=label))
-
-
-def version_rows(before: EvalResult, after: EvalResult, verifiers: tuple = (), seed: int = 0) -> list[dict]:
-    """The before/after gain for every pairing of two verifiers, exact 1.0 and 2.0 unless told (chapter 5).
-
-    Rows: the verifier that scored each side (``"name@version"``), whether it
-    is the same one, the two expected rewards and the difference with a
-    paired interval. Rows with mixed verifiers are what a report gets when
-    the verifier changed between the two evaluations.
-    """
-    verifiers = verifiers or (rw.ExactVerifier("1.0"), rw.ExactVerifier("2.0"))
-    scored = {(side, i): rescore(result, v) for side, result in (("before", before), ("after", after))
-              for i, v in enumerate(verifiers)}
-    label = [f"{v.name}@{v.version}" for v in verifiers]
-    rows = []
-    for ib in range(len(verifiers)):
-        for ia in range(len(verifiers)):
-            b, a = scored["before", ib], scored["after", ia]
-            rows.append({"before_verifier": label[ib], "after_verifier": label[ia], "same_verifier": ia == ib,
-                         "before": b.expected_reward, "after": a.expected_reward,
-                         "difference": difference_ci(a.per_prompt, b.per_prompt, paired=True, seed=seed)})
-    return rows
-
-
-def version_flips(result: EvalResult, old, new) -> int:
-    """How many samples of ``result`` get a different reward from verifier ``new`` than from ``old``."""
-    return int((rescore(result, old).rewards != rescore(result, new).rewards).sum())
-
-
-def training_flips(run, old, new) -> dict[int, int]:
-    """Per training step of ``run``: how many stored rollouts ``new`` rewards differently from ``old`` (only steps with any)."""
-    flips = {}
-    for stored in run.rollouts:
-        batch = audit.from_stored(stored)
-        changed = int((batch.rescored(old).rewards != batch.rescored(new).rewards).sum())
-        if changed:
-            flips[stored["step"]] = changed
-    return flips
-
-
-# ------------------------------------------------------------------ what an evaluation reports
-
-def reward_hack_count(run) -> tuple[int, int]:
-    """(rollouts the run's own verifier paid but the exact verifier rejects, all rollouts) over ``run``'s training."""
-    hits = total = 0
-    for stored in run.rollouts:
-        rows = audit.loophole_rows(audit.from_stored(stored))
-        hits += int(rows.sum())
-        total += len(rows)
-    return hits, total
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f} %"
-
-
-def _ci(e: Estimate) -> str:
-    return f"{e.value:.3f} [{e.lo:.3f}, {e.hi:.3f}]"
-
-
-def evaluation_report(run, hack_run, selected: CheckpointScores, retained: list[dict]) -> list[tuple[str, str]]:
-    """What an evaluation of an RL run should state, filled in from ``run`` (chapter 5's first table).
-
-    ``hack_run`` supplies the reward-hacking cases (chapter 4's run against
-    the fail-open verifier), ``selected`` is the chosen checkpoint of ``run``
-    and ``retained`` the rows of :func:`retained_rows`. Returns (item, value) rows.
-    """
-    scores = checkpoint_scores(run)
-    first, last = scores[0], scores[-1]
-    rec = run.record
-    verifier = f"{rec['verifier']['name']} {rec['verifier']['version']}"
-    lengths = run.metric("completion_len")
-    hacks, hack_total = reward_hack_count(hack_run)
-    before = next(r for r in retained if r["step"] == 0)["accuracy"].value
-    after = next(r for r in retained if r["step"] == selected.step)["accuracy"].value
-    return [
-        ("training reward (train prompts, training verifier)",
-         f"{_ci(first.train_reward)} at step 0 → {_ci(last.train_reward)} at step {last.step}"),
-        ("independent task outcome (held-out, exact 1.0)",
-         f"{_ci(first.heldout)} at step 0 → {_ci(selected.heldout)} at the selected step {selected.step}"),
-        ("trajectory length (generated tokens per answer)",
-         f"{lengths[0]:.2f} at step 1 → {lengths[-1]:.2f} at step {len(lengths)}"),
-        ("token and rollout budget",
-         (f"{rec['sampling']['token_budget']} tokens per answer; {rec['cost']['rollouts']:,} rollouts, "
-         f"{rec['cost']['generated_tokens']:,} generated tokens in training; "
-         f"evaluation: {rec['evaluations'][0]['n']} samples per prompt at T={rec['evaluations'][0]['temperature']:g}")),
-        ("verifier version", f"training: {verifier}; evaluation: exact 1.0 at every checkpoint"),
-        ("reward-hacking cases",
-         (f"{hack_run.name} run: {hacks:,} of {hack_total:,} rollouts ({_pct(hacks / hack_total)}) "
-         f"paid by {hack_run.record['verifier']['name']} but rejected by exact")),
-        ("retained capability (plain a+b=, greedy, 100 sums)",
-         f"{before:.2f} before RL → {after:.2f} at the selected step"),
-    ]
-
-
-# ------------------------------------------------------------------ tables and records
-
-def record_differences(a: dict, b: dict, skip: tuple[str, ...] = ("run_id", "created", "cost", "versions",
-                                                                     "checkpoints", "evaluations")) -> list[tuple]:
-    """Rows of :func:`rlbook.record.as_table` whose values differ between records ``a`` and ``b``.
-
-    Fields that differ between any two runs (ids, times, cost, checkpoints
-    and evaluations) are skipped by default: what is left says how the two
-    runs were set up differently, and what their training produced.
-    """
-    rows_a, rows_b = dict(as_table(a)), dict(as_table(b))
-    keys = list(rows_a) + [k for k in rows_b if k not in rows_a]
-    return [(k, rows_a.get(k, "absent"), rows_b.get(k, "absent")) for k in keys
-            if k.split(".")[0] not in skip and rows_a.get(k) != rows_b.get(k)]
-
-
-def interrupted_copy(record: dict, step: int, last_checkpoint: str | None) -> dict:
-    """A copy of ``record`` as it would read had the run stopped after ``step`` (chapter 5).
-
-    Status ``interrupted`` and an ``interrupted`` entry naming the step and
-    the checkpoint to resume from; the checkpoints and evaluations after
-    ``step`` are dropped, since they were never made.
-    """
-    copy = dict(record, status="interrupted", interrupted={"step": step, "last_checkpoint": last_checkpoint})
-    copy["checkpoints"] = [c for c in record["checkpoints"] if c["step"] <= step]
-    copy["evaluations"] = [e for e in record["evaluations"] if e["step"] <= step]
-    return copy
-
-
-def zero_variance_rollouts(run) -> tuple[int, int]:
-    """(rollouts in groups whose samples all got the same reward, all rollouts) over ``run``'s training.
-
-    Such a group has advantage zero for every sample, so its rollouts cost
-    sampling and scoring but move no weight (chapters 3 and 5).
-    """
-    zero = total = 0
-    for metrics, stored in zip(run.metrics, run.rollouts):
-        size = stored["tokens"].shape[0]
-        zero += round(metrics["zero_variance_frac"] * size)
-        total += size
-    return int(zero), int(total)
-
-
-def process_disagreements(result: EvalResult) -> dict[str, float]:
-    """Where outcome and process scores of multi-step samples part ways (chapter 5's misconceptions).
-
-    ``right_but_invalid_step``: share of accepted answers with at least one
-    invalid step (the right total reached through a wrong partial sum);
-    ``wrong_but_consistent``: share of rejected answers whose first step is
-    wrong but whose second step is consistent with it, so that the process
-    scorer still gives them 0.5 (:func:`rlbook.core.rewards.process_score` judges
-    step 2 against the policy's own step 1). Also the two counts.
-    """
-    accepted, steps = [], []
-    for task, statuses, completions in zip(result.tasks, result.statuses, result.completions):
-        for status, text in zip(statuses, completions):
-            accepted.append(status == "accepted")
-            steps.append(rw.process_score(task.prompt, text).steps)
-    right = [s for s, a in zip(steps, accepted) if a]
-    wrong = [s for s, a in zip(steps, accepted) if not a]
-    return {"right_but_invalid_step": float(np.mean([not all(s) for s in right])) if right else 0.0,
-            "wrong_but_consistent": float(np.mean([s == (False, True) for s in wrong])) if wrong else 0.0,
-            "accepted": len(right), "rejected": len(wrong)}

@@ -1,132 +1,140 @@
-"""Checks for chapter 5's exercises on reporting a run: the run record, retained capability and reward versions.
+"""Checks for chapter 8's exercises on reporting a run: the run record, retained capability and reward versions.
 
-- Exercise 10: :func:`check_record_fields`, the record's fields grouped by the
-  reviewer's question each answers;
-- Exercise 15: :func:`check_retained_test`, a retained-capability test run
-  on the policy before and after RL;
-- Exercise 16: :func:`check_reward_versioning` and :func:`check_versioning_why`,
-  the re-scoring result under two versions of the exact verifier and why a
-  mixed comparison misleads.
+- Exercise 8.3: :func:`check_record_review`, a reviewer's four questions
+  answered from real run records;
+- Exercise 8.4: :func:`check_retained_test`, a retained-capability test run
+  on the policy before and after RL, several times;
+- Exercise 8.5: :func:`check_reward_versioning`, the re-scoring result under
+  two versions of the exact verifier, and :func:`check_changed_advantages`,
+  how many of ``main``'s advantages a change of version would have moved.
 
-:mod:`rlbook.exercises.ch5` re-exports every name here, so the chapter calls
-``ch5.check_record_fields`` and the like. Every check prints and returns a
+:mod:`rlbook.exercises.ch8` re-exports every check here, so the chapter calls
+``ch8.check_record_review`` and the like. Every check prints and returns a
 :class:`~rlbook.exercises.CheckResult`; none raises on a wrong answer.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import torch
 
-from rlbook import record as rec
 from rlbook import runs
-from rlbook.analysis import selection
+from rlbook.analysis import run_report, versions
+from rlbook.book.evaluation import SHOWN, STOP_AFTER
 from rlbook.core import rewards as rw
-from rlbook.core.evaluate import EvalResult
+from rlbook.core.evaluate import EvalResult, evaluate
 from rlbook.core.policy import Policy, PolicyConfig
-from rlbook.core.world import Task, decode
+from rlbook.core.world import Task, decode, split
 
-from . import CheckResult, Option, as_count, as_number, check_choice, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
+from .registry import Exercise, register
 
 TEMPLATE = "U:a+b?|A:"
-"""The chat template the policy was trained with, in which every RL prompt is written (exercises 8, 9, 15, 16)."""
+"""The chat template the policy was trained with, in which every RL prompt is written (exercises 8.1 to 8.5)."""
 
 
-# ------------------------------------------------------------------ exercise 10
+# ------------------------------------------------------------------ exercise 8.3
 
-RECORD_QUESTIONS: dict[str, str] = {
-    "identity": "which run is this, and can it be read and repeated?",
-    "setup": "what was trained, on what prompts, sampled how?",
-    "reward": "what was the reward, and what did it say?",
-    "update": "how did the update use the reward?",
-    "outcome": "what came out, and at what cost?",
-    "rejected": "what was rejected, failed or interrupted?",
-}
-"""The questions a reviewer asks of a run record (exercise 10), by the key the reader's dict uses."""
-
-FIELD_QUESTION: dict[str, str] = {
-    **dict.fromkeys(("schema_version", "run_name", "run_id", "created", "status", "seed", "threads", "versions"),
-                    "identity"),
-    **dict.fromkeys(("base_policy", "prompt_template", "prompt_split", "sampling"), "setup"),
-    **dict.fromkeys(("verifier", "outcome_labels", "process_labels"), "reward"),
-    **dict.fromkeys(("advantage", "update", "reference", "selection_rule"), "update"),
-    **dict.fromkeys(("checkpoints", "evaluations", "cost"), "outcome"),
-    **dict.fromkeys(("rollouts_before_filtering", "rollouts_used", "failures", "aborted_updates", "interventions",
-                     "interrupted"), "rejected"),
-}
-"""The question each required field of the run record answers (exercise 10's reference grouping)."""
-
-BOOKKEEPING = ("schema_version", "run_id", "created", "threads")
-"""Fields the chapter's prose never asks for: welcome in an answer, not required of it."""
+REVIEW_KEYS = ("verifier", "finished", "not_trained_on", "aborted_steps")
+"""The reviewer's questions of exercise 8.3, by the key of the reader's dict."""
 
 
-def _normalised(name: str) -> str:
-    return " ".join(name.strip().lower().replace("-", " ").replace("_", " ").split()).replace(" ", "_")
+def review(record):
+    """Exercise 8.3's reference."""
+    verifier = record["verifier"]
+    generated = record["rollouts_before_filtering"]
+    aborted = record["aborted_updates"]
+    return {
+        "verifier": f"{verifier['name']}@{verifier['version']}",
+        "finished": record["status"] == "completed",
+        "not_trained_on": generated - record["rollouts_used"],
+        "aborted_steps": sorted(a["step"] for a in aborted),
+    }
 
 
-def _grouped_fields(answer: dict) -> tuple[dict[str, str], list[str]] | str:
-    """``{field: question}`` from the reader's ``{question: [fields]}``, and the names that are no field; or a problem."""
-    unknown_questions = [k for k in answer if not isinstance(k, str) or k.strip().lower() not in RECORD_QUESTIONS]
-    if unknown_questions:
-        return (f"{unknown_questions[0]!r} is not one of the questions; use the keys "
-                f"{', '.join(RECORD_QUESTIONS)}")
-    placed, unknown = {}, []
-    for question, names in answer.items():
-        if isinstance(names, str) or not isinstance(names, (list, tuple, set)):
-            return f"under {question!r} give a list of field names, got {type(names).__name__}"
-        for name in names:
-            field = _normalised(str(name).split(".")[0])
-            if field in FIELD_QUESTION:
-                placed[field] = question.strip().lower()
-            else:
-                unknown.append(str(name))
-    return placed, unknown
+def record_reviews(seed: int = SHOWN) -> list[tuple[str, dict]]:
+    """The records exercise 8.3 is checked on: main, exploit, faults, abort, and main interrupted after a step."""
+    records = [(name, runs.load(name, seed).record) for name in ("main", "exploit", "faults", "abort")]
+    stopped = run_report.interrupted_copy(records[0][1], STOP_AFTER, "main.partial/state.pt")
+    return records + [(f"main interrupted after step {STOP_AFTER}", stopped)]
+
+
+def _review_problem(got, record: dict, name: str) -> str | None:
+    """What is wrong with the reader's answers about one record, or None."""
+    if not isinstance(got, dict) or any(k not in got for k in REVIEW_KEYS):
+        return f"return a dict with the keys {', '.join(REVIEW_KEYS)}"
+    want = review(record)
+    said = " ".join(str(got["verifier"]).replace("@", " ").split()).lower()
+    if said != want["verifier"].replace("@", " "):
+        if said == record["verifier"]["name"]:
+            return (f"on {name}: give the version as well, '{want['verifier']}': two versions of one verifier can "
+                    "disagree on the same answer")
+        return f"on {name}: verifier {got['verifier']!r:.40} is not the one that paid its training rewards"
+    if not isinstance(got["finished"], (bool, np.bool_)):
+        return f"on {name}: finished must be True or False, got {got['finished']!r:.30}"
+    if bool(got["finished"]) != want["finished"]:
+        why = (" It was not interrupted, yet it stopped early: its own abort rule stopped it, as its status and "
+               "steps_completed say" if record["status"] == "aborted" else "")
+        return (f"on {name}: finished should be {want['finished']}: compare the steps it completed with the steps "
+                f"it planned, or read its status.{why}")
+    count = as_count(got["not_trained_on"])
+    if count is None:
+        return f"on {name}: not_trained_on is a count of rollouts, a whole number, got {got['not_trained_on']!r:.30}"
+    if count != want["not_trained_on"]:
+        failures = sum(record["failures"]["by_status"].values())
+        if count == failures:
+            return (f"on {name}: {count} counts the rollouts the verifier rejected, but the optimiser trained on "
+                    "those too (with a low reward). The record counts rollouts twice: before any filter, and used")
+        return (f"on {name}: {count} rollouts is not it. The record counts rollouts twice, before any filter and "
+                "as used; the optimiser never saw the difference")
+    steps = as_numbers(got["aborted_steps"]) if not isinstance(got["aborted_steps"], (str, dict)) else None
+    if steps is None or [int(s) for s in steps] != want["aborted_steps"] or not all(float(s).is_integer()
+                                                                                   for s in steps):
+        moved = sorted(i["step"] for i in record["interventions"])
+        if steps is not None and moved and sorted(steps) == sorted(moved + want["aborted_steps"]):
+            return (f"on {name}: your steps include its interventions; an intervention pauses updates or leaves out "
+                    "a batch, while an aborted update is a step whose update was skipped. They are separate lists")
+        return f"on {name}: aborted_steps should list, in order, the steps whose update was aborted"
+    return None
 
 
 @never_raises
-def check_record_fields(answer) -> CheckResult:
-    """Exercise 10: the run record's fields, grouped by the reviewer's question each answers.
+def check_record_review(fn: Callable | None, seed: int = SHOWN) -> CheckResult:
+    """Exercise 8.3: ``fn(record)`` answers a reviewer's four questions from a run record alone.
 
-    ``answer`` is a dict from the keys of :data:`RECORD_QUESTIONS` to lists
-    of field names. Every required field but the :data:`BOOKKEEPING` ones must
-    be listed, each under its question (:data:`FIELD_QUESTION`). A missing
-    field is described by what it holds and the question it answers, not by
-    its name; a name that is no field of the record, or a field under the
-    wrong question, is named. A plain list, such as the keys of a record
-    copied out, is asked to be grouped.
+    The keys of :data:`REVIEW_KEYS`: the verifier that paid the training
+    rewards as ``"name@version"`` (``"exact 1.0"`` is read the same), whether
+    the run completed every planned step, how many generated rollouts were
+    not trained on, and the sorted steps of aborted updates. Run on the
+    records of :func:`record_reviews`, which include a run stopped by its abort
+    rule and an interrupted one, so reading ``status``, ``steps_completed`` or
+    both passes and reading only ``interrupted`` does not.
     """
-    if answer is None:
-        return not_answered("the dict `my_fields`")
-    if not isinstance(answer, dict):
-        return verdict(False, "group the fields by the question each answers: a dict from the questions "
-                              f"({', '.join(RECORD_QUESTIONS)}) to lists of field names")
-    grouped = _grouped_fields(answer)
-    if isinstance(grouped, str):
-        return verdict(False, grouped)
-    placed, unknown = grouped
-    if unknown:
-        return verdict(False, f"{', '.join(map(repr, unknown[:4]))}: not a top-level field of the run record "
-                              "(names are compared ignoring case, spaces and hyphens)")
-    misplaced = [f for f, q in placed.items() if q != FIELD_QUESTION[f]]
-    if misplaced:
-        field = misplaced[0]
-        return verdict(False, f"{field!r} is under {placed[field]!r}, but what it holds ({rec.RUN_RECORD_FIELDS[field]}) "
-                              f"answers another question; {len(misplaced)} field(s) are under the wrong question")
-    missing = [f for f in FIELD_QUESTION if f not in placed and f not in BOOKKEEPING]
-    if missing:
-        by_question = {}
-        for field in missing:
-            by_question.setdefault(FIELD_QUESTION[field], []).append(field)
-        hints = "; ".join(f"{q} ({RECORD_QUESTIONS[q]}) lacks {len(fs)}: one holding {rec.RUN_RECORD_FIELDS[fs[0]]}"
-                          for q, fs in by_question.items())
-        return verdict(False, f"{len(missing)} field(s) missing. {hints}")
-    extra = [f for f in BOOKKEEPING if f not in placed]
-    note = f" ({', '.join(extra)} would complete the identity)" if extra else ""
-    return verdict(True, f"all {len(FIELD_QUESTION) - len(extra)} fields, each under the question it answers{note}")
+    if fn is None:
+        return not_answered("the function `review`")
+    if not callable(fn):
+        return not_a_function("review", fn)
+    for k, (name, record) in enumerate(record_reviews(seed)):
+        try:
+            got = fn(dict(record))
+        except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
+            return verdict(False, f"review raised {type(err).__name__}: {err} on the record of {name}")
+        if got is None and k == 0:
+            return not_answered("the function `review`, returning a dict of four answers")
+        problem = _review_problem(got, record, name)
+        if problem:
+            return verdict(False, problem)
+    return verdict(True, "each question answered from the record alone, on completed, aborted and interrupted runs")
 
 
-# ------------------------------------------------------------------ exercise 15
+# ------------------------------------------------------------------ exercise 8.4
+
+REPEATS = 6
+"""How many times exercise 8.4 runs a test on one policy to call it deterministic."""
+CHAT_MARK = "|A:"
+"""The part of the chat template ``U:a+b?|A:`` that every prompt RL trains on contains (exercise 8.4)."""
+
 
 def random_policy(seed: int = 0) -> Policy:
     """A randomly initialised policy of the book's size: the floor a capability test must rise above."""
@@ -134,8 +142,19 @@ def random_policy(seed: int = 0) -> Policy:
     return Policy(PolicyConfig())
 
 
-CHAT_MARK = "|A:"
-"""The part of the chat template ``U:a+b?|A:`` that every prompt RL trains on contains (exercise 15)."""
+def my_retained_test(policy):
+    """Exercise 8.4's reference: plain sums, greedy."""
+    from rlbook.core.sampling import sample
+    from rlbook.core.world import split
+
+    tasks = split("all")
+    prompts = [f"{a}+{b}=" for a, b in (t.operands for t in tasks)]
+    texts = sample(policy, prompts, budget=4, greedy=True)
+    right = 0
+    for text, task in zip(texts.completions(), tasks):
+        answer = text.split("\n")[0].replace(" ", "")  # " 7"
+        right += answer == str(task.answer)
+    return right / len(tasks)
 
 
 def _score_watching_prompts(test: Callable, policy: Policy) -> tuple[object, bool]:
@@ -154,16 +173,16 @@ def _score_watching_prompts(test: Callable, policy: Policy) -> tuple[object, boo
 
 
 @never_raises
-def check_retained_test(test: Callable | None, seed: int = 0) -> CheckResult:
-    """Exercise 15: ``test(policy) -> score in [0, 1]``, run on the policy before RL and after ``main``.
+def check_retained_test(test: Callable | None, seed: int = SHOWN) -> CheckResult:
+    """Exercise 8.4: ``test(policy) -> score in [0, 1]``, run on the policy before RL and after ``main``.
 
     The test must measure a capability RL does not reward: it may not ask
     the policy anything in the chat template ``U:a+b?|A:`` that every RL
-    prompt is written in (the check watches the text fed to the policy), so
-    greedy accuracy on held-out chat prompts or an end-of-turn rate do not
-    qualify. It must be deterministic (the same policy gets the same score
-    twice), and it must measure something the pre-RL policy can do: the
-    pre-RL policy must beat a random-weights policy by at least 0.2.
+    prompt is written in (the check watches the text fed to the policy). It
+    must be deterministic: the pre-RL policy is scored :data:`REPEATS` times
+    and must get the same score every time, which a test that samples without
+    a fixed seed does not (two calls can tie by chance; six almost never do).
+    And the pre-RL policy must beat a random-weights policy by at least 0.2.
     """
     if test is None:
         return not_answered("the function `my_retained_test`")
@@ -172,7 +191,7 @@ def check_retained_test(test: Callable | None, seed: int = 0) -> CheckResult:
     main = runs.load("main", seed)
     before, after = main.policy(0), main.policy()
     returned, chat = [], False
-    for policy in (before, before, after, random_policy(seed)):
+    for policy in [before] * REPEATS + [after, random_policy(seed)]:
         try:
             score, used = _score_watching_prompts(test, policy)
         except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
@@ -188,31 +207,43 @@ def check_retained_test(test: Callable | None, seed: int = 0) -> CheckResult:
                               "again, not a capability kept from before RL. Test something RL never asks for")
     if not all(0.0 <= s <= 1.0 for s in scores):
         return verdict(False, f"scores must lie in [0, 1], got {[round(s, 3) for s in scores]}")
-    if scores[0] != scores[1]:
-        return verdict(False, f"the same policy scored {scores[0]:.3f} and then {scores[1]:.3f}: make the test "
-                              "deterministic (greedy decoding, or a fixed sampling seed)")
-    if scores[0] - scores[3] < 0.2:
-        return verdict(False, f"the pre-RL policy scores {scores[0]:.3f} and a random-weights policy {scores[3]:.3f}: "
+    first = scores[:REPEATS]
+    if len(set(first)) > 1:
+        return verdict(False, f"the same policy scored {', '.join(f'{s:.3f}' for s in first)} on {REPEATS} calls: "
+                              "make the test deterministic (greedy decoding, or sampling with a fixed seed)")
+    start, end, floor = first[0], scores[REPEATS], scores[-1]
+    if start - floor < 0.2:
+        return verdict(False, f"the pre-RL policy scores {start:.3f} and a random-weights policy {floor:.3f}: "
                               "the test does not measure a capability the policy has to retain")
-    change = scores[2] - scores[0]
-    word = "kept" if change >= -0.05 else "lost"
-    return verdict(True, f"before RL {scores[0]:.3f}, after main's {main.steps[-1]} steps {scores[2]:.3f} "
-                         f"({change:+.3f}): the capability was {word}; random weights score {scores[3]:.3f}")
+    word = "kept" if end >= start - 0.05 else "lost"
+    return verdict(True, f"before RL {start:.3f} on each of {REPEATS} calls, after main's {main.steps[-1]} steps "
+                         f"{end:.3f}: the capability was {word}; random weights score {floor:.3f}")
 
 
-# ------------------------------------------------------------------ exercise 16
+# ------------------------------------------------------------------ exercise 8.5
 
-def versioning_answer(before: EvalResult, after: EvalResult) -> dict:
-    """The reference answer to exercise 16 for two evaluations scored under exact 1.0."""
-    v1, v2 = rw.ExactVerifier("1.0"), rw.ExactVerifier("2.0")
-    same = selection.rescore(after, v1).expected_reward - selection.rescore(before, v1).expected_reward
-    mixed = selection.rescore(after, v2).expected_reward - selection.rescore(before, v1).expected_reward
-    flipped = selection.version_flips(before, v1, v2) + selection.version_flips(after, v1, v2)
-    return {"flipped": flipped, "gain_same_version": same, "gain_mixed": mixed, "record_field": "verifier"}
+def versioning(before, after):
+    """Exercise 8.5's reference."""
+    from rlbook.analysis.versions import rescore, version_flips
+    from rlbook.core.rewards import ExactVerifier
+
+    v1, v2 = ExactVerifier("1.0"), ExactVerifier("2.0")
+
+    def score(result, verifier):
+        return rescore(result, verifier).expected_reward
+
+    flips = version_flips(before, v1, v2)
+    flips += version_flips(after, v1, v2)
+    return {
+        "flipped": flips,
+        "gain_same_version": score(after, v1) - score(before, v1),
+        "gain_mixed": score(after, v2) - score(before, v1),
+        "record_field": "verifier",  # name and version
+    }
 
 
 def _written(rows: list[list[str]], version: str) -> EvalResult:
-    """An evaluation of two prompts whose samples are ``rows``, scored by exact 1.0 (exercise 16's own cases)."""
+    """An evaluation of two prompts whose samples are ``rows``, scored by exact 1.0 (exercise 8.5's own cases)."""
     tasks = [Task((3, 4)), Task((2, 5))]
     verifier = rw.ExactVerifier("1.0")
     verdicts = [[verifier(t.prompt, c) for c in row] for t, row in zip(tasks, rows)]
@@ -228,7 +259,7 @@ VERSIONING_CASES = (
     (_written([["7#", " 7#", "8#"], ["7#", "6#", "5#"]], "before"),
      _written([["7#", "7#", "07#"], ["7#", "7#", "6#"]], "after")),
 )
-"""(before, after) pairs written so that exact 1.0 and 2.0 disagree on some samples of each side (exercise 16)."""
+"""(before, after) pairs written so that exact 1.0 and 2.0 disagree on some samples of each side (exercise 8.5)."""
 
 
 def _versioning_problem(got, want: dict) -> str | None:
@@ -238,7 +269,7 @@ def _versioning_problem(got, want: dict) -> str | None:
         return f"return a dict with the keys {', '.join(keys)}"
     flipped = as_count(got["flipped"])
     if flipped is None:
-        return f"flipped={got['flipped']!r}: a count of samples, a whole number (not a share, not text)"
+        return f"flipped={got['flipped']!r:.30}: a count of samples, a whole number (not a share, not text)"
     if flipped != want["flipped"]:
         return ("flipped: count the samples of both evaluations whose reward under ExactVerifier('2.0') differs "
                 "from that under ExactVerifier('1.0')")
@@ -249,13 +280,13 @@ def _versioning_problem(got, want: dict) -> str | None:
             return f"{key}: expected reward of after minus before, {how}"
     field = str(got["record_field"]).split(".")[0].strip().lower()
     if field != "verifier":
-        return (f"record_field={got['record_field']!r}: which run-record field names the verifier and its version?")
+        return f"record_field={got['record_field']!r:.30}: which run-record field names the verifier and its version?"
     return None
 
 
 @never_raises
-def check_reward_versioning(answer: Callable | None, before: EvalResult, after: EvalResult) -> CheckResult:
-    """Exercise 16: ``answer(before, after)`` must return the re-scoring result under exact 1.0 and 2.0.
+def check_reward_versioning(fn: Callable | None, before: EvalResult, after: EvalResult) -> CheckResult:
+    """Exercise 8.5, first part: ``fn(before, after)`` must return the re-scoring result under exact 1.0 and 2.0.
 
     The returned dict has ``flipped`` (samples of both evaluations whose
     reward differs between the versions), ``gain_same_version`` (after minus
@@ -263,16 +294,16 @@ def check_reward_versioning(answer: Callable | None, before: EvalResult, after: 
     under 1.0) and ``record_field`` (the run-record field that pins the
     version). It is run on the chapter's ``before`` and ``after`` and on
     :data:`VERSIONING_CASES`, where the versions disagree on both sides, both
-    ways round: on the chapter's evaluations few samples or none change
-    verdict, so only these cases tell a right function from a wrong one.
+    ways round: on the chapter's evaluations few samples change verdict, if
+    any, so only these cases tell a right function from a wrong one.
     """
-    if answer is None:
+    if fn is None:
         return not_answered("the function `versioning`")
-    if isinstance(answer, dict):
+    if isinstance(fn, dict):
         return verdict(False, "write `versioning(before, after)` as a function returning the dict, so that it can be "
                               "tried on evaluations where the two versions disagree")
-    if not callable(answer):
-        return not_a_function("versioning", answer)
+    if not callable(fn):
+        return not_a_function("versioning", fn)
     if not isinstance(before, EvalResult) or not isinstance(after, EvalResult):
         return verdict(False, "give the chapter's before_eval and after_eval (two EvalResults) as the last arguments")
     cases = [("the chapter's evaluations", before, after)]
@@ -280,37 +311,89 @@ def check_reward_versioning(answer: Callable | None, before: EvalResult, after: 
     cases += [(f"constructed case {i + 1} the other way round", a, b) for i, (b, a) in enumerate(VERSIONING_CASES)]
     for name, b, a in cases:
         try:
-            got = answer(b, a)
+            got = fn(b, a)
         except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
             return verdict(False, f"versioning raised {type(err).__name__}: {err} on {name}")
-        problem = _versioning_problem(got, versioning_answer(b, a))
+        problem = _versioning_problem(got, versioning(b, a))
         if problem:
             return verdict(False, f"on {name}: {problem}")
-    want = versioning_answer(before, after)
-    inflation = want["gain_mixed"] - want["gain_same_version"]
-    return verdict(True, f"right on the chapter's evaluations and on {len(cases) - 1} constructed ones. Here "
-                         f"{want['flipped']} samples change reward between the versions, and mixing them moves the "
-                         f"gain by {inflation:+.4f}; in the constructed cases a mixed comparison credits RL with "
-                         "a change of verifier")
+    return verdict(True, f"right on the chapter's evaluations and on {len(cases) - 1} constructed ones, where a "
+                         "mixed comparison credits RL with what the lenient version accepts and the strict one refused")
 
 
-VERSIONING_WHY = {
-    "a": Option("The mixed gain is measured on different prompts from the same-version gain.", False,
-                "both gains use the same prompts and the same samples; only the rule that scores them changes"),
-    "b": Option("2.0 is the newer rule, so only the mixed gain is up to date.", False,
-                "a newer rule may be the better one, but then both evaluations are re-scored under it; mixing "
-                "versions measures the change of rule as well"),
-    "c": Option("The two differ by sampling noise only, which a larger n would remove.", False,
-                "the same samples are scored twice, so no sampling noise separates the two gains: the difference "
-                "is the rule's"),
-    "d": Option("The mixed gain credits the policy with what the lenient rule accepts and the strict one refused: "
-                "part of it is the verifier's change, not training.", True,
-                "right: a comparison must hold the verifier and its version fixed, which is why the record pins it"),
-}
-"""Exercise 16's closing question as stated options: why a same-version gain and a mixed one must not be compared."""
+def count_changed_advantages(seed):
+    """Exercise 8.5's reference count."""
+    from rlbook import runs
+    from rlbook.analysis.audit import from_stored
+    from rlbook.core.rewards import ExactVerifier
+
+    main = runs.load("main", seed)
+    v1, v2 = ExactVerifier("1.0"), ExactVerifier("2.0")
+    changed = 0
+    for stored in main.rollouts:
+        batch = from_stored(stored)
+        size = batch.group_size
+        old = batch.rescored(v1).rewards.reshape(-1, size)
+        new = batch.rescored(v2).rewards.reshape(-1, size)
+        moved = (old != new).any(axis=1)  # its baseline moved
+        changed += int(moved.sum()) * size
+    return changed
+
+
+def _changed(main, seed: int):
+    """What exact 2.0 would have changed in main's training: from the chapter's facts when they cover ``seed``."""
+    from rlbook import book
+
+    if seed in book.SEEDS:
+        return book.load("evaluation").by_seed[seed].versions.changed
+    return versions.changed_advantages(main, rw.ExactVerifier("1.0"), rw.ExactVerifier("2.0"))
 
 
 @never_raises
-def check_versioning_why(choice: str | None) -> CheckResult:
-    """Exercise 16, last part: why the two gains must not be compared, a pick among :data:`VERSIONING_WHY`."""
-    return check_choice(choice, VERSIONING_WHY, "why_not_compare")
+def check_changed_advantages(count, seed: int = SHOWN) -> CheckResult:
+    """Exercise 8.5, second part: how many of ``main``'s training rollouts would have had another advantage.
+
+    The truth is computed by :func:`rlbook.analysis.versions.changed_advantages`,
+    which turns both versions' rewards into advantages with ``main``'s own
+    method and compares them. A count of changed rewards, or of groups, is
+    told what it counts instead.
+    """
+    if count is None:
+        return not_answered("`changed_advantages`, a count of rollouts")
+    got = as_count(count)
+    if got is None:
+        return verdict(False, f"give a whole number of rollouts, got {count!r:.40}")
+    main = runs.load("main", seed)
+    truth = _changed(main, seed)
+    if got == truth["advantages"]:
+        return verdict(True, f"{got:,} advantages would have changed, from {truth['flipped']} changed rewards: each "
+                             "one moved the baseline of its whole group")
+    if got == truth["flipped"]:
+        return verdict(False, f"{got} is the number of rollouts whose reward would change. Under a group-mean "
+                              "baseline each such change also moves its group's mean, and with it the advantage of "
+                              "every other answer in the group")
+    if got == truth["groups"]:
+        return verdict(False, f"{got} counts groups; the question asks for rollouts, and each group holds "
+                              f"{main.record['sampling']['group_size']} of them")
+    return verdict(False, f"{got:,} is not it: judge each step's rollouts with both versions, find the groups in "
+                          "which any reward changed, and count the rollouts whose advantage that changes")
+
+
+def _chapter_evaluations() -> tuple[EvalResult, EvalResult]:
+    """The chapter's before_eval and after_eval: main before RL and at its chosen checkpoint, on the test prompts."""
+    from rlbook import book
+
+    main = runs.load("main", SHOWN)
+    selected = book.load("evaluation").by_seed[SHOWN].selected
+    return tuple(evaluate(main.policy(step), split("test"), n=main.record["evaluations"][0]["n"], seed=SHOWN)
+                 for step in (0, selected))
+
+
+for _exercise in (
+    Exercise("record-review", "evaluation", check_record_review, review),
+    Exercise("retained-test", "evaluation", check_retained_test, my_retained_test),
+    Exercise("reward-versioning", "evaluation", check_reward_versioning, versioning, inputs=_chapter_evaluations),
+    Exercise("changed-advantages", "evaluation", check_changed_advantages, count_changed_advantages, answer="value",
+             inputs=lambda: (SHOWN,)),
+):
+    register(_exercise)

@@ -1,18 +1,16 @@
-"""Tests for rlbook.analysis.selection (chapter 5): worked by hand on small fake runs and evaluations."""
+"""Tests for rlbook.analysis.selection (chapter 8): worked by hand on small fake runs and evaluations."""
 from __future__ import annotations
 
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import torch
 
-from rlbook import record as rec
 from rlbook import rewards as rw
-from rlbook import selection as sel
+from rlbook.analysis import selection as sel
 from rlbook.core.evaluate import EvalResult
 from rlbook.core.stats import Estimate
-from rlbook.core.world import EOT, Task, encode, split
+from rlbook.core.world import Task, split
 
 
 def _result(tasks, completions, verifier=None, **settings) -> EvalResult:
@@ -130,99 +128,9 @@ def test_plain_equation_accuracy_reads_greedy_continuations(monkeypatch):
     assert seen == {"prompts": ["3+4=", "4+4=", "5+5="], "greedy": True}
 
 
-def test_rescore_and_version_rows():
-    tasks = [Task((3, 4))]
-    before = _result(tasks, [["7#", "8#"]])  # 1.0: [1, 0]
-    after = _result(tasks, [[" 7#", "7#"]], policy_version="q")  # 1.0: [0, 1]; 2.0: [1, 1]
-    v1, v2 = rw.ExactVerifier("1.0"), rw.ExactVerifier("2.0")
-    lenient = sel.rescore(after, v2)
-    assert lenient.rewards.tolist() == [[1.0, 1.0]] and lenient.settings["verifier"] == "exact@2.0"
-    assert lenient.completions == after.completions and after.rewards.tolist() == [[0.0, 1.0]]
-    assert sel.version_flips(after, v1, v2) == 1 and sel.version_flips(before, v1, v2) == 0
-    rows = {(r["before_verifier"], r["after_verifier"]): r for r in sel.version_rows(before, after)}
-    assert rows["exact@1.0", "exact@1.0"]["difference"].value == pytest.approx(0.0)
-    assert rows["exact@1.0", "exact@2.0"]["difference"].value == pytest.approx(0.5)
-    assert not rows["exact@1.0", "exact@2.0"]["same_verifier"] and rows["exact@2.0", "exact@2.0"]["same_verifier"]
-    hacked = _result(tasks, [["#", "8#"]], policy_version="q")  # exact: [0, 0]; fail-open pays the unreadable "#"
-    rows = {(r["before_verifier"], r["after_verifier"]): r["difference"].value
-            for r in sel.version_rows(before, hacked, (v1, rw.FailOpenVerifier()))}
-    assert rows["exact@1.0", "exact@1.0"] == pytest.approx(-0.5) and rows["exact@1.0", "fail-open@1.0"] == pytest.approx(0.0)
-
-
-def _stored(step: int, prompts: list[str], completions: list[str], verifier) -> dict:
-    """One step of stored rollouts, laid out as rlbook.core.rl stores them (group size len(completions) // len(prompts))."""
-    group = len(completions) // len(prompts)
-    flat = [p for p in prompts for _ in range(group)]
-    tokens = torch.full((len(completions), 4), encode(EOT)[0], dtype=torch.uint8)
-    for i, text in enumerate(completions):
-        tokens[i, :len(text)] = torch.tensor(encode(text), dtype=torch.uint8)
-    verdicts = [verifier(p, c) for p, c in zip(flat, completions)]
-    return {"step": step, "prompts": prompts, "tokens": tokens,
-            "lengths": torch.tensor([len(c) for c in completions], dtype=torch.uint8),
-            "rewards": torch.tensor([v.reward for v in verdicts]),
-            "statuses": torch.tensor([rw.STATUSES.index(v.status) for v in verdicts], dtype=torch.uint8),
-            "used": torch.ones(len(completions), dtype=torch.bool)}
-
-
-def test_training_flips_and_reward_hack_count():
-    prompt = Task((3, 4)).prompt
-    exact = rw.ExactVerifier("1.0")
-    run = SimpleNamespace(rollouts=[_stored(1, [prompt], [" 7#", "7#"], exact), _stored(2, [prompt], ["7#", "6#"], exact)])
-    assert sel.training_flips(run, exact, rw.ExactVerifier("2.0")) == {1: 1}
-    fail_open = rw.FailOpenVerifier()
-    hacked = SimpleNamespace(rollouts=[_stored(1, [prompt], ["#", "7#", "6#", "#"], fail_open)])
-    assert sel.reward_hack_count(hacked) == (2, 4)  # the two empty answers are paid but not accepted
-
-
-def test_zero_variance_rollouts_weights_each_step_by_its_size():
-    run = SimpleNamespace(metrics=[{"zero_variance_frac": 0.5}, {"zero_variance_frac": 0.25}],
-                          rollouts=[{"tokens": torch.zeros(8, 4)}, {"tokens": torch.zeros(8, 4)}])
-    assert sel.zero_variance_rollouts(run) == (6, 16)
-
-
-def test_process_disagreements_by_hand():
-    task = Task((1, 2, 3))  # 1+2 = 3, 3+3 = 6
-    result = _result([task], [["3,6#", "4,6#", "4,7#", "3,7#"]])
-    # accepted: 3,6 (valid) and 4,6 (both steps invalid); rejected: 4,7 (wrong then consistent), 3,7 (valid then wrong)
-    got = sel.process_disagreements(result)
-    assert got == {"right_but_invalid_step": 0.5, "wrong_but_consistent": 0.5, "accepted": 2, "rejected": 2}
-
-
-def _record(**changes) -> dict:
-    config = {"seed": 0, "threads": 2, "base_policy": {"name": "base", "version": "base@sft", "weights_hash": "h"},
-              "prompt_template": "U:a+b?|A:",
-              "prompt_split": {"world": "single", "train": "train", "counts": {"train": 60}},
-              "sampling": {"temperature": 1.0, "group_size": 16, "prompts_per_step": 60, "token_budget": 4},
-              "verifier": {"name": "exact", "version": "1.0", "implementation": "rlbook.core.rewards.ExactVerifier"},
-              "advantage": {"method": "centered", "eps": None, "ddof": None},
-              "update": {"loss": "ppo", "clip": None, "aggregation": "token_mean", "lr": 3e-4, "optimizer": "AdamW",
-                         "steps": 20, "updates_per_batch": 1, "schedule": "constant"},
-              "reference": {"kl_beta": 0.0, "estimator": None, "policy": None}}
-    record = rec.new_record("main", **config)
-    for step in (0, 10, 20):
-        rec.add_checkpoint(record, step, step, f"ckpt/{step}", f"h{step}")
-        rec.add_evaluation(record, step, "heldout", 32, 1.0, 4, "expected_reward", 0.5)
-    record.update(status="completed", **changes)
-    return rec.validate(record)
-
-
-def test_record_differences_skip_ids_and_find_setup_changes():
-    a = _record()
-    b = _record(verifier={"name": "fail-open", "version": "1.0", "implementation": "x"})
-    diff = sel.record_differences(a, b)
-    assert ("verifier.name", "exact", "fail-open") in diff
-    assert ("verifier.implementation", "rlbook.core.rewards.ExactVerifier", "x") in diff
-    assert not any(k.startswith(("run_id", "created", "checkpoints")) for k, _, _ in diff)
-    assert sel.record_differences(a, a) == []
-
-
-def test_interrupted_copy_validates_and_drops_later_checkpoints():
-    record = _record()
-    stopped = sel.interrupted_copy(record, 10, "partial/state.pt")
-    rec.validate(stopped)
-    assert stopped["status"] == "interrupted" and stopped["interrupted"] == {"step": 10, "last_checkpoint": "partial/state.pt"}
-    assert [c["step"] for c in stopped["checkpoints"]] == [0, 10]
-    assert [e["step"] for e in stopped["evaluations"]] == [0, 10]
-    assert record["status"] == "completed" and len(record["checkpoints"]) == 3  # the original is untouched
-    with pytest.raises(rec.RecordError, match="interrupted"):
-        rec.validate(dict(stopped, interrupted=None))
+def test_select_with_floor_keeps_only_checkpoints_that_retain_the_capability():
+    scores = _scores([(0, 0.5, 0.4), (10, 0.6, 0.5), (20, 0.7, 0.9), (30, 0.8, 0.7)])
+    retained = {0: 0.85, 10: 0.80, 20: 0.70, 30: 0.76}
+    assert sel.select_with_floor(scores, retained, 0.1).step == 30  # 20 lost 0.15: excluded
+    assert sel.select_with_floor(scores, retained, 0.2).step == 20
+    assert sel.select_with_floor(scores, {0: 0.9, 10: 0.1, 20: 0.1, 30: 0.1}, 0.1).step == 0  # step 0 always qualifies

@@ -1,0 +1,83 @@
+"""Chapter 8's outcome-dependent wording, for its facts module (:mod:`rlbook.book.evaluation`).
+
+Each function turns an outcome of the runs into a sentence that reads right
+whatever the outcome, and never offers a degenerate quantity (a zero spread,
+a list of one repeated item) as evidence; ``tests/unit/book/test_evaluation.py``
+tries each on every outcome. Private to the chapter: :func:`rlbook.book.topics`
+skips modules whose name starts with an underscore.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from rlbook.analysis.selection import RULES
+from rlbook.book import phrasing
+from rlbook.book.facts import Num
+
+
+def apart_sentence(picks: int, spread: Num, narrowest: Num) -> str:
+    """Whether the test prompts could tell main's picks apart, said without offering a zero spread as evidence."""
+    if picks == 1:
+        return (f"On main the choice of rule made no difference here, and with intervals {narrowest} wide or more the "
+                "test prompts could not have shown one.")
+    return (f"Their test accuracies lie within {spread} of each other, while the narrowest of their intervals is "
+            f"{narrowest} wide: the test prompts cannot tell these rules apart on main, and that is itself worth "
+            "reporting.")
+
+
+def pick_sentence(by_step: dict[int, list[str]]) -> str:
+    """Which rule picks which step, in one sentence: "The training reward rule picks step 100, ..."."""
+    said = []
+    for step, rules in by_step.items():
+        if len(rules) == 1:
+            said.append(f"the {rules[0]} rule picks step {step}")
+        elif len(rules) == len(RULES):
+            said.append(f"all {phrasing.number_word(len(rules))} rules pick step {step}")
+        else:
+            said.append(f"the {phrasing.listing(rules)} rules both pick step {step}")
+    text = phrasing.listing(said, "while") if len(said) == 2 else phrasing.listing(said)
+    return text[0].upper() + text[1:]
+
+
+def stuck_sentence(names: list[str]) -> str:
+    """Which held-out sums no policy answered right, in one sentence (the claim guarantees at least one)."""
+    if not names:
+        return "every held-out sum got a right answer from one policy or the other."
+    if len(names) == 1:
+        return f"one sum, {names[0]}, got no right answer from either policy."
+    return f"{phrasing.number_word(len(names))} sums ({phrasing.listing(names)}) got no right answer from either policy."
+
+
+def habit_sentence(habits: dict[str, tuple[str, str]]) -> str:
+    """What the never-right sums share: the commonest wrong answer kept from before RL to after it.
+
+    ``habits`` maps each sum to its commonest answer (before RL, after RL).
+    The sentence names the largest group of sums that kept one same answer.
+    """
+    kept = Counter(after for before, after in habits.values() if before == after)
+    if not kept:
+        return "Their commonest answers changed during RL, but none of them became the right one."
+    answer, _ = kept.most_common(1)[0]
+    sums = [name for name, (before, after) in habits.items() if before == after == answer]
+    return (f"To {phrasing.listing(sums)} the policy's commonest answer is {answer}, before RL and after it: "
+            "a wrong habit that training did not touch.")
+
+
+def picks_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
+    """On which seeds the validation rule picks a different checkpoint of main from the fixed budget."""
+    differ = [s for s in seeds if by_seed[s]["selected"] != by_seed[s]["last"]]
+    if not differ:
+        return f"On {phrasing.seeds(seeds, seeds)} the validation rule picks the last checkpoint, the fixed budget's pick."
+    same = [s for s in seeds if s not in differ]
+    tail = f"; on {phrasing.seeds(same, seeds)} it picks the last one" if same else ""
+    return f"The validation rule picks an earlier checkpoint than the fixed budget on {phrasing.seeds(differ, seeds)}{tail}."
+
+
+def constraint_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
+    """On which seeds keeping the capability cost test accuracy (the earlier pick scored lower on the test prompts)."""
+    cost = [s for s in seeds if by_seed[s]["retained"]["constrained_test"] < by_seed[s]["retained"]["selected_test"]]
+    if len(cost) == len(seeds):
+        return f"On {phrasing.seeds(seeds, seeds)} the constraint costs test accuracy."
+    free = [s for s in seeds if s not in cost]
+    said = f"On {phrasing.seeds(cost, seeds)} the constraint costs test accuracy; on " if cost else "On "
+    return said + f"{phrasing.seeds(free, seeds)} the earlier checkpoint does as well or better on the test prompts."

@@ -1,0 +1,178 @@
+"""Chapter 8's exercise checks on the book's runs: references pass, each defect of issue 48 is caught as it was
+reported, and the mistakes a student makes get a message that names them."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rlbook import runs
+from rlbook.analysis import selection as sel
+from rlbook.analysis import versions
+from rlbook.core.rewards import ExactVerifier
+from rlbook.core.sampling import sample
+from rlbook.core.world import split
+from rlbook.exercises import ch8
+
+PLAN = ch8.evaluation_plan()
+
+
+def test_plan_reference_passes_and_runs_with_the_records_settings(capsys):
+    result = ch8.check_evaluation_plan(PLAN, seed=0)
+    assert result.passed, result.message
+    assert "20 test prompts" in result.message and "32 samples" in capsys.readouterr().out
+
+
+def test_a_plan_that_says_every_checkpoint_passes_the_whole_check():
+    """Issue 48: checkpoints="every" was refused; the whole check now passes it."""
+    result = ch8.check_evaluation_plan(dict(PLAN, checkpoints="every"), seed=0)
+    assert result.passed, result.message
+
+
+def test_plan_in_other_spellings_passes():
+    spelled = dict(PLAN, report_on=["test"], verifier="exact@1.0", checkpoints=runs.load("main", 0).steps)
+    assert ch8.check_evaluation_plan(spelled, seed=0).passed
+
+
+def _by(part: str, report: str = "test"):
+    def pick(evals):
+        best = max(evals, key=lambda e: sel.part_rates(e, part).mean() if part != "train"
+                   else np.mean(e["train_per_prompt"]))
+        return best["step"], sel.part_rates(best, report).mean()
+    return pick
+
+
+def test_pick_and_score_reference_passes():
+    result = ch8.check_pick_and_score(ch8.pick_and_score, seed=0)
+    assert result.passed, result.message
+
+
+def test_a_pick_that_takes_the_last_tie_passes():
+    def latest(evals):
+        best = max(sel.part_rates(e, "validation").mean() for e in evals)
+        pick = [e for e in evals if sel.part_rates(e, "validation").mean() == best][-1]
+        return int(pick["step"]), float(sel.part_rates(pick, "test").mean())
+    assert ch8.check_pick_and_score(latest, seed=0).passed
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_by("train"), "training reward"),
+    (_by("test"), "the prompts you report on"),
+    (_by("validation", "validation"), "validation accuracy: the best of"),
+    (_by("validation", "heldout"), "held-out accuracy, half of which"),
+    (lambda evals: (evals[-1]["step"], sel.part_rates(evals[-1], "test").mean()), "validation"),
+])
+def test_pick_and_score_mistakes_are_named(wrong, hint):
+    result = ch8.check_pick_and_score(wrong, seed=0)
+    assert not result.passed and hint in result.message
+
+
+def test_a_pick_that_reads_the_test_prompts_is_caught_on_a_doctored_copy():
+    """Choosing on validation + test: right on the real record whenever both agree, caught when test moves."""
+    def both(evals):
+        best = max(evals, key=lambda e: sel.part_rates(e, "heldout").mean() + 1e-3 * sel.part_rates(
+            e, "validation").mean())
+        return best["step"], sel.part_rates(best, "test").mean()
+    result = ch8.check_pick_and_score(both, seed=0)
+    assert not result.passed and ("test" in result.message or "held-out" in result.message)
+
+
+def test_pick_and_score_stub_and_junk():
+    def stub(evals):
+        return None
+    assert "no answer yet" in ch8.check_pick_and_score(stub).message
+    assert "no answer yet" in ch8.check_pick_and_score(None).message
+    assert "(step, test_accuracy)" in ch8.check_pick_and_score(lambda evals: "90").message
+
+
+def test_record_review_reference_passes():
+    result = ch8.check_record_review(ch8.review, seed=0)
+    assert result.passed, result.message
+
+
+def test_a_review_that_reads_steps_completed_passes():
+    """Issue 48: `steps_completed` was refused as "not a top-level field of the run record"; it is one."""
+    def by_steps(record):
+        return dict(ch8.review(record), finished=record["steps_completed"] == record["update"]["steps"])
+    assert "steps_completed" in runs.load("main", 0).record
+    result = ch8.check_record_review(by_steps, seed=0)
+    assert result.passed, result.message
+
+
+@pytest.mark.parametrize("change, hint", [
+    ({"finished": lambda r: r["interrupted"] is None}, "abort rule stopped it"),
+    ({"verifier": lambda r: r["verifier"]["name"]}, "give the version as well"),
+    ({"not_trained_on": lambda r: sum(r["failures"]["by_status"].values())}, "trained on those too"),
+    ({"not_trained_on": lambda r: r["rollouts_used"]}, "counts rollouts twice"),
+    ({"aborted_steps": lambda r: sorted([a["step"] for a in r["aborted_updates"]]
+                                        + [i["step"] for i in r["interventions"]])}, "separate lists"),
+    ({"finished": lambda r: "yes"}, "True or False"),
+])
+def test_record_review_mistakes_are_named(change, hint):
+    def wrong(record):
+        return dict(ch8.review(record), **{k: f(record) for k, f in change.items()})
+    result = ch8.check_record_review(wrong, seed=0)
+    assert not result.passed and hint in result.message
+
+
+def test_record_review_reads_every_kind_of_ending():
+    names = [name for name, _ in ch8.record_reviews(0)]
+    statuses = {record["status"] for _, record in ch8.record_reviews(0)}
+    assert "abort" in names and statuses == {"completed", "aborted", "interrupted"}
+    stub = ch8.check_record_review(lambda record: None, seed=0)
+    assert "no answer yet" in stub.message
+
+
+def test_retained_reference_passes():
+    result = ch8.check_retained_test(ch8.my_retained_test, seed=0)
+    assert result.passed, result.message
+    assert "before RL" in result.message and "random weights" in result.message
+
+
+def _plain_sampled_at_t1(policy):
+    """Issue 48's case: a plain-format test that samples at T = 1 with no seed (it scored 0.79, 0.79, 0.75 ...)."""
+    tasks = split("all")
+    texts = sample(policy, [f"{a}+{b}=" for a, b in (t.operands for t in tasks)], n=1, budget=4,
+                   temperature=1.0).completions()
+    return float(np.mean([text.split("\n")[0].replace(" ", "") == str(t.answer) for text, t in zip(texts, tasks)]))
+
+
+def test_a_test_sampling_at_t1_without_a_seed_is_caught():
+    result = ch8.check_retained_test(_plain_sampled_at_t1, seed=0)
+    assert not result.passed and "deterministic" in result.message and "6 calls" in result.message
+
+
+def test_retained_constant_and_broken_tests_fail():
+    assert "does not measure a capability" in ch8.check_retained_test(lambda policy: 1.0, seed=0).message
+    assert "[0, 1]" in ch8.check_retained_test(lambda policy: 42.0, seed=0).message
+    assert "ZeroDivisionError" in ch8.check_retained_test(lambda policy: 1 / 0, seed=0).message
+    assert "no answer yet" in ch8.check_retained_test(None).message
+
+
+def _chat_accuracy(policy, name="heldout"):
+    tasks = split(name)
+    texts = sample(policy, [t.prompt for t in tasks], n=1, budget=4, greedy=True).completions()
+    return float(np.mean([text == f"{t.answer}#" for text, t in zip(texts, tasks)]))
+
+
+@pytest.mark.parametrize("wrong", [_chat_accuracy, lambda p: _chat_accuracy(p, "train")])
+def test_retained_tests_of_what_rl_rewards_are_refused(wrong):
+    result = ch8.check_retained_test(wrong, seed=0)
+    assert not result.passed and "chat template" in result.message and "measures the reward again" in result.message
+
+
+def test_retained_other_plain_format_tests_pass():
+    result = ch8.check_retained_test(lambda policy: sel.plain_equation_accuracy(policy, split("all")[:50]), seed=0)
+    assert result.passed, result.message
+
+
+def test_changed_advantages_reference_and_the_counts_a_student_confuses():
+    right = ch8.count_changed_advantages(0)
+    result = ch8.check_changed_advantages(right, seed=0)
+    assert result.passed, result.message
+    truth = versions.changed_advantages(runs.load("main", 0), ExactVerifier("1.0"), ExactVerifier("2.0"))
+    assert right == truth["advantages"] == truth["groups"] * 16 and truth["flipped"] < right
+    flipped = ch8.check_changed_advantages(truth["flipped"], seed=0)
+    assert not flipped.passed and "moves its group's mean" in flipped.message
+    assert not ch8.check_changed_advantages(truth["groups"], seed=0).passed  # on seed 0 as many groups as flips
+    assert "whole number" in ch8.check_changed_advantages("25", seed=0).message
+    assert "no answer yet" in ch8.check_changed_advantages(None).message
