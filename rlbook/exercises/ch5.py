@@ -1,282 +1,379 @@
-"""Checks for chapter 5's exercises: checkpoints, evaluation and the run record.
+"""Checkers for chapter 5's exercises (reward limits), each registered with its reference solution.
 
-- Exercise 8: :func:`check_independent_evaluation`, an evaluation plan as a
-  dict of settings, then run on ``base`` and ``main``;
-- Exercise 9: :func:`check_matched_comparison`, a comparison function that
-  pairs prompts and refuses unmatched settings;
-- Exercises 10, 15 and 16 (the run record, a retained-capability test and
-  reward versioning) live in :mod:`rlbook.exercises.reporting` and are
-  re-exported here, so the chapter calls them as ``ch5.check_...``.
+- :func:`check_exploitable_verifier` (Exercise 5.1): a verifier with a
+  loophole that grades ordinary answers right, never raises, and pays an
+  exploit the exact verifier refuses;
+- :func:`check_reward_split` (Exercise 5.2): the ``exploit`` run's training
+  reward split into the part the exact verifier agrees with and the loophole;
+- :func:`check_overrated_answer` (Exercise 5.3): a wrong answer the learned
+  judge rates above the right one;
+- :func:`check_abort_rule` (Exercise 5.4): an abort criterion replayed on real
+  metric traces with and without incidents.
 
-Every check prints and returns a :class:`~rlbook.exercises.CheckResult`; none
+Each checker returns a :class:`~rlbook.exercises.CheckResult` and never
 raises on a wrong answer.
 """
 from __future__ import annotations
 
 import math
-from typing import Callable
+import random
+from collections.abc import Callable
 
 import numpy as np
 
 from rlbook import runs
-from rlbook.analysis import selection
-from rlbook.core import rewards as rw
-from rlbook.core.evaluate import EvalResult, evaluate
-from rlbook.core.policy import PolicyConfig
-from rlbook.core.world import split
+from rlbook.analysis import audit
+from rlbook.core import rewards, world
+from rlbook.core.reward_model import judge_probabilities
+from rlbook.core.world import EOT, VOCAB, all_tasks, parse_prompt
 
-from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
-from .reporting import (BOOKKEEPING, FIELD_QUESTION, RECORD_QUESTIONS, TEMPLATE, VERSIONING_CASES, VERSIONING_WHY,
-                        check_record_fields, check_retained_test, check_reward_versioning, check_versioning_why,
-                        random_policy, versioning_answer)
+from . import CheckResult, as_number, never_raises, not_a_function, not_answered, verdict
+from .registry import Exercise, register
 
-__all__ = ["BOOKKEEPING", "EVALUATION_KEYS", "FIELD_QUESTION", "RECORD_QUESTIONS", "TEMPLATE", "VERSIONING_CASES",
-           "VERSIONING_WHY", "check_independent_evaluation", "check_matched_comparison", "check_record_fields",
-           "check_retained_test", "check_reward_versioning", "check_versioning_why", "main_checkpoint_steps",
-           "max_token_budget", "random_policy", "versioning_answer"]
-
-EVALUATION_KEYS = ("select_on", "report_on", "verifier", "verifier_version", "n", "temperature", "token_budget",
-                   "template", "checkpoints", "base_same_settings")
-"""The settings an independent evaluation plan must fix (exercise 8)."""
-
-TRAINED_ON = ("sft", "train", "all")
-"""Splits that contain prompts the policy trained on."""
+ABORT_TRACES = ("main", "faults", "abort", "exploit")
+"""The runs whose per-step metrics Exercise 5.4's check replays, in order."""
+UNREADABLE = ("#", " #", "##", "1 1#", "7?#", "+#", "|#", "U#", "77", "")
+"""Answers a policy writes that no number can be read from (the last two never ended): a verifier must judge
+them without raising (Exercise 5.1)."""
 
 
-# ------------------------------------------------------------------ exercise 8
+def _reward_of(value) -> float | None:
+    """A verifier's answer as a number: a float, a bool, or anything with a ``reward`` (a Verdict).
 
-HELD_OUT = ("validation", "test")
-"""The held-out splits of the single-step world; ``heldout`` is the two together."""
-
-def _splits(value) -> set[str] | None:
-    """A plan's ``select_on`` or ``report_on`` as a set of split names: a name, or a list or tuple of names."""
-    names = [value] if isinstance(value, str) else value
-    if not isinstance(names, (list, tuple, set, frozenset)) or not names or not all(isinstance(n, str) for n in names):
-        return None
-    found = set()
-    for name in names:
-        name = name.strip().lower()
-        found |= set(HELD_OUT) if name == "heldout" else {name}
-    return found
-
-
-def max_token_budget() -> int:
-    """The largest token budget a single-step prompt leaves in the policy's context (exercise 8)."""
-    return PolicyConfig().block_size + 1 - len(split("test")[0].prompt)
-
-
-def _verifier_problem(plan: dict) -> str | None:
-    """What is wrong with a plan's verifier and its version; ``"exact@1.0"`` may carry the version itself."""
-    name, _, version = str(plan["verifier"]).partition("@")
-    if not isinstance(plan["verifier"], str) or name.strip().lower() != "exact":
-        return f"verifier {plan['verifier']!r}: evaluate with the exact verifier, not with one a policy can game"
-    pinned = str(plan["verifier_version"]).strip() if plan["verifier_version"] is not None else None
-    if pinned not in rw.ExactVerifier.VERSIONS:
-        return (f"verifier_version {plan['verifier_version']!r}: pin one of {tuple(rw.ExactVerifier.VERSIONS)}, "
-                "the same for every checkpoint")
-    if version and version.strip() != pinned:
-        return f"verifier {plan['verifier']!r} and verifier_version {pinned!r} name two different versions"
-    return None
-
-
-def main_checkpoint_steps() -> list[int]:
-    """The steps at which ``main`` saves a checkpoint, from its settings (0, every ``checkpoint_every``, the last)."""
-    cfg = runs.spec("main").rl
-    return [0] + [s for s in range(1, cfg.steps + 1) if s % cfg.checkpoint_every == 0 or s == cfg.steps]
-
-
-def _checkpoints_problem(value) -> str | None:
-    """Why ``checkpoints`` does not say "every checkpoint of main", or None ("all", or the list of every step)."""
-    if isinstance(value, str) and value.strip().lower() == "all":
-        return None
-    steps = [as_count(x) for x in value] if isinstance(value, (list, tuple, range)) else None
-    if steps is not None and None not in steps and set(main_checkpoint_steps()) <= set(steps):
-        return None
-    return "checkpoints: evaluate 'all' of them the same way, so the alternatives can be reported"
-
-
-def _plan_problems(plan: dict) -> list[str]:
-    """Everything wrong with an evaluation plan, most basic first (exercise 8)."""
-    missing = [k for k in EVALUATION_KEYS if k not in plan]
-    if missing:
-        return [f"the plan lacks {', '.join(map(repr, missing))}"]
-    problems = []
-    chosen = {}
-    for key in ("select_on", "report_on"):
-        chosen[key] = _splits(plan[key])
-        if chosen[key] is None:
-            problems.append(f"{key}={plan[key]!r}: name a split, e.g. 'validation', or a list of splits")
-        elif chosen[key] & set(TRAINED_ON):
-            problems.append(f"{key}={plan[key]!r} contains prompts the policy trained on; use a held-out split")
-        elif not chosen[key] <= set(HELD_OUT):
-            problems.append(f"{key}={plan[key]!r} is not a split; held-out splits are 'validation' and 'test'")
-    if not problems and chosen["select_on"] & chosen["report_on"]:
-        problems.append("the split that chooses the checkpoint must not overlap the split that reports its score: "
-                        "select on 'validation', report on 'test'")
-    problem = _verifier_problem(plan)
-    if problem:
-        problems.append(problem)
-    n = as_count(plan["n"])
-    if n is None or n < 1:
-        problems.append(f"n={plan['n']!r}: the number of samples per prompt must be a positive integer")
-    temperature = as_number(plan["temperature"])
-    if temperature is None or not temperature > 0 or not math.isfinite(temperature):
-        problems.append(f"temperature={plan['temperature']!r}: a fixed sampling temperature > 0")
-    budget, most = as_count(plan["token_budget"]), max_token_budget()
-    if budget is None or not 3 <= budget <= most:
-        problems.append(f"token_budget={plan['token_budget']!r}: a fixed integer of at least 3 ('18#' has 3 tokens) "
-                        f"and at most {most}, what the policy's context leaves after the prompt")
-    if not isinstance(plan["template"], str) or plan["template"].strip() != TEMPLATE:
-        problems.append(f"template={plan['template']!r}: use the template the policy was trained with, {TEMPLATE!r}")
-    problem = _checkpoints_problem(plan["checkpoints"])
-    if problem:
-        problems.append(problem)
-    if not (isinstance(plan["base_same_settings"], (bool, np.bool_)) and plan["base_same_settings"]):
-        problems.append("base_same_settings must be True: the pre-RL policy gets exactly the same evaluation")
-    return problems
-
-
-@never_raises
-def check_independent_evaluation(plan: dict | None, seed: int = 0) -> CheckResult:
-    """Exercise 8: check an evaluation plan, then run it on ``base`` and ``main`` (seed ``seed``).
-
-    The plan is a dict with the keys of :data:`EVALUATION_KEYS`. Splits may be
-    a name or a list of names, ``n`` and ``token_budget`` whole numbers
-    (``32.0`` too), the verifier ``"exact"`` or ``"exact@1.0"``, and
-    ``checkpoints`` ``"all"`` or the list of every step. When it is sound,
-    the check evaluates the pre-RL policy and ``main``'s last checkpoint with
-    it on the report split and prints the matched difference.
+    None for anything else: the text ``"1.0"`` is not a reward, however ``float`` reads it.
     """
-    if plan is None:
-        return not_answered("the dict `evaluation_plan`")
-    if not isinstance(plan, dict):
-        return verdict(False, f"`evaluation_plan` must be a dict, got {type(plan).__name__}")
-    problems = _plan_problems(plan)
-    if problems:
-        return verdict(False, "; ".join(problems))
-    main = runs.load("main", seed)
-    report = sorted(_splits(plan["report_on"]))
-    tasks = [t for name in report for t in split(name)]
-    verifier = rw.ExactVerifier(str(plan["verifier_version"]).strip())
-    results = [evaluate(main.policy(step), tasks, n=as_count(plan["n"]), temperature=as_number(plan["temperature"]),
-                        budget=as_count(plan["token_budget"]), verifier=verifier, seed=seed)
-               for step in (main.steps[-1], 0)]
-    gain = selection.matched_difference(*results, seed=seed)
-    return verdict(True, f"a sound plan. Run on {len(tasks)} {' + '.join(report)} prompts: main step {main.steps[-1]} "
-                         f"scores {results[0].expected_reward:.3f}, the pre-RL policy {results[1].expected_reward:.3f}, "
-                         f"difference {gain.value:+.3f} [{gain.lo:+.3f}, {gain.hi:+.3f}]")
+    if isinstance(value, bool):
+        return float(value)
+    return as_number(getattr(value, "reward", value))
 
 
-# ------------------------------------------------------------------ exercise 9
-
-def _synthetic_result(rates: np.ndarray, samples: int, rng: np.random.Generator, tasks: list | None = None,
-                      **settings) -> EvalResult:
-    """An EvalResult with ``samples`` Bernoulli(rate) rewards per prompt (test prompts by default) and the settings."""
-    n = samples
-    tasks = tasks or split("test")
-    rewards = (rng.random((len(tasks), n)) < rates[:, None]).astype(float)
-    statuses = [["accepted" if r else "incorrect" for r in row] for row in rewards]
-    base = {"n": n, "temperature": 1.0, "token_budget": 4, "decoding": "sample", "seed": 0,
-            "verifier": "exact@1.0", "policy_version": "synthetic", "template": TEMPLATE}
-    return EvalResult(tasks, rewards, statuses, [[""] * n for _ in tasks], dict(base, **settings))
-
-
-def _matched_pairs(seed: int, count: int = 3) -> list[tuple[EvalResult, EvalResult]]:
-    """Matched (after, before) evaluations on the test prompts: prompts of very different difficulty, and a gain
-    that differs from prompt to prompt, so that paired, unpaired and sample-level intervals all differ."""
-    rng = np.random.default_rng(seed)
-    pairs = []
-    for _ in range(count):
-        difficulty = rng.uniform(0.05, 0.9, size=len(split("test")))
-        gain = rng.uniform(-0.3, 0.5, size=difficulty.size)
-        before = _synthetic_result(difficulty, 32, rng)
-        after = _synthetic_result(np.clip(difficulty + gain, 0, 1), 32, rng, policy_version="synthetic-after")
-        pairs.append((after, before))
-    return pairs
-
-
-def _as_triple(value) -> tuple[float, float, float] | None:
-    triple = as_numbers(value)
-    return tuple(triple) if triple is not None and len(triple) == 3 and all(map(math.isfinite, triple)) else None
-
-
-def _unmatched(before: EvalResult, rng: np.random.Generator) -> list[tuple[str, EvalResult]]:
-    """Evaluations that differ from ``before`` in one way each, which a comparison must refuse."""
-    rates = before.per_prompt
-    others = [t for t in split("validation") if t not in before.tasks][:len(before.tasks)]
-    cases = [(key, _synthetic_result(rates, value if key == "n" else 32, rng, **{key: value}))
-             for key, value in (("temperature", 0.5), ("n", 8), ("verifier", "exact@2.0"), ("token_budget", 8),
-                                ("decoding", "greedy"), ("template", "a+b="))]
-    if len(others) == len(before.tasks):
-        cases.append(("prompts", _synthetic_result(rates, 32, rng, tasks=others)))
+def _ordinary_cases(seed: int, count: int = 25) -> list[tuple[str, str, float]]:
+    """Right answers (reward 1) and near-miss wrong answers (reward 0) on randomly drawn single-step tasks."""
+    tasks = random.Random(seed).sample(all_tasks("single"), count)
+    cases = []
+    for task in tasks:
+        cases.append((task.prompt, f"{task.answer}{EOT}", 1.0))
+        for wrong in (task.answer - 1, task.answer + 1):
+            if wrong >= 0:
+                cases.append((task.prompt, f"{wrong}{EOT}", 0.0))
     return cases
 
 
-def _interval_problem(ratio: float) -> str | None:
-    """What a 95 % interval's width, as a share of the paired bootstrap's, says about how it was computed."""
-    if 0.92 <= ratio <= 1.2:
-        return None
-    if 0.75 <= ratio < 0.92:
-        return (f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: too narrow, as a "
-                "90 % interval would be (level=0.95)")
-    if ratio < 0.75:
-        return (f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: treating every "
-                "sample as independent ignores that prompts differ in how much they gain; resample prompts "
-                "(one value per prompt: per_prompt)")
-    return (f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: resample prompts with "
-            "both policies' rates together (difference_ci(..., paired=True)), so their shared difficulty cancels")
+def _unreadable_problem(verifier: Callable, seed: int) -> str | None:
+    """What goes wrong when ``verifier`` meets an answer it cannot read, or None when it returns a reward for each."""
+    prompts = [t.prompt for t in random.Random(seed).sample(all_tasks("single"), 3)]
+    for prompt in prompts:
+        for completion in UNREADABLE:
+            try:
+                returned = verifier(prompt, completion)
+            except Exception as err:  # noqa: BLE001 - report the reader's error, never raise it
+                return (f"`my_verifier({prompt!r}, {completion!r})` raised {type(err).__name__}: {err}. The policy "
+                        f"writes answers like {completion!r}, and a verifier that raises on one stops the training "
+                        "run: return a reward for it instead (0.0 when the answer cannot be read)")
+            if _reward_of(returned) is None:
+                return (f"`my_verifier({prompt!r}, {completion!r})` returned {returned!r:.40}; on an answer it cannot "
+                        "read a verifier still returns a reward, a number such as 0.0")
+    return None
 
 
 @never_raises
-def check_matched_comparison(compare: Callable | None, seed: int = 9) -> CheckResult:
-    """Exercise 9: ``compare(after, before)`` must return (difference, lo, hi) paired over prompts,
-    and raise ValueError when the two evaluations were not made on the same prompts with the same settings.
+def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, completion: str | None,
+                               seed: int = 4) -> CheckResult:
+    """Exercise 5.1: ``verifier(prompt, completion)`` grades ordinary answers like the exact verifier, returns a
+    reward without raising on answers it cannot read, and still pays 1.0 for ``completion``, which the exact
+    verifier refuses.
 
-    Tested on synthetic evaluations drawn with ``seed``: prompts of very
-    different difficulty, which both policies share, and a gain that varies
-    from prompt to prompt. The interval's width, averaged over three
-    matched pairs, must be within 0.92 to 1.2 times that of the paired 95 %
-    bootstrap (a bootstrap with another seed, or a normal approximation of
-    the paired differences, is inside; a 90 % interval, an unpaired one and
-    one over samples are outside). Unmatched temperature, sample count,
-    verifier, token budget, decoding, template and prompts must each raise.
+    Ordinary answers are the right answer and the answers one off, on tasks
+    drawn with ``seed``: a verifier that pays everything is broken, not
+    exploitable in an interesting way. Unreadable answers are
+    :data:`UNREADABLE`: a verifier that raises on one would stop the run.
     """
-    if compare is None:
-        return not_answered("the function `compare`")
-    if not callable(compare):
-        return not_a_function("compare", compare)
-    ratios = []
-    for after, before in _matched_pairs(seed):
+    if verifier is None or prompt is None or completion is None:
+        return not_answered("`my_verifier` and `exploit`")
+    if not callable(verifier):
+        return verdict(False, f"`my_verifier` must be a function of (prompt, completion), got {type(verifier).__name__}")
+    if not isinstance(prompt, str) or parse_prompt(prompt) is None:
+        return verdict(False, f"the prompt {prompt!r:.40} is not a task; write one like 'U:3+4?|A:'")
+    if not isinstance(completion, str):
+        return verdict(False, f"the completion must be text, got {type(completion).__name__}")
+    for p, c, expected in _ordinary_cases(seed):
         try:
-            returned = compare(after, before)
-        except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
-            return verdict(False, f"compare raised {type(err).__name__}: {err} on two matched evaluations")
-        got = _as_triple(returned)
+            returned = verifier(p, c)
+        except Exception as err:  # noqa: BLE001 - report the reader's error, never raise it
+            return verdict(False, f"`my_verifier({p!r}, {c!r})` raised {type(err).__name__}: {err}")
+        got = _reward_of(returned)
         if got is None:
-            return verdict(False, f"compare must return three numbers: (difference, lo, hi), got {returned!r:.60}")
-        want = selection.matched_difference(after, before)
-        if abs(got[0] - want.value) > 1e-9:
-            return verdict(False, f"difference {got[0]:.4f}, expected {want.value:.4f}: mean reward of `after` minus "
-                                  "mean reward of `before`")
-        if not got[1] <= got[0] <= got[2]:
-            return verdict(False, f"interval [{got[1]:.3f}, {got[2]:.3f}] does not contain the difference "
-                                  f"{got[0]:.3f}: return (difference, lo, hi) with lo <= difference <= hi")
-        ratios.append((got[2] - got[1]) / (want.hi - want.lo))
-    problem = _interval_problem(float(np.mean(ratios)))
+            if returned is None:
+                return not_answered("`my_verifier`'s body (it returned None)")
+            return verdict(False, f"`my_verifier({p!r}, {c!r})` returned {returned!r:.40}; a verifier returns a "
+                                  "reward, a number such as 1.0 or 0.0 (not text)")
+        if got != expected:
+            kind = "the right answer" if expected == 1.0 else "a wrong answer"
+            return verdict(False, f"`my_verifier({p!r}, {c!r})` gave {got}, but {c!r} is {kind}: a plausible "
+                                  f"verifier pays {expected} for it. Make the loophole narrower.")
+    problem = _unreadable_problem(verifier, seed)
     if problem:
         return verdict(False, problem)
-    before = _matched_pairs(seed, 1)[0][1]
-    for key, other in _unmatched(before, np.random.default_rng(seed + 1)):
-        try:
-            compare(other, before)
-        except ValueError:
+    try:
+        returned = verifier(prompt, completion)
+    except Exception as err:  # noqa: BLE001
+        return verdict(False, f"`my_verifier` raised {type(err).__name__} on your exploit: {err}")
+    paid = _reward_of(returned)
+    if paid is None:
+        return verdict(False, f"on your exploit `my_verifier` returned {returned!r:.40}; return a number")
+    exact = rewards.get_verifier("exact")(prompt, completion)
+    if exact.status == "accepted":
+        return verdict(False, f"{completion!r} is a correct answer to {prompt!r} (the exact verifier accepts it): "
+                              "an exploit must be paid without solving the task")
+    if paid != 1.0:
+        return verdict(False, f"your verifier pays {paid} for {completion!r}, not 1.0: it is not fooled by it")
+    return verdict(True, f"your verifier pays 1.0 for {completion!r} on {prompt!r}, which the exact verifier calls "
+                         f"{exact.status} ({exact.reason}); it grades ordinary answers correctly and never raises")
+
+
+def _two_numbers(value) -> tuple[float, float] | None:
+    """``value`` as (task_part, loophole_part) when it is a pair of numbers, else None."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        return None
+    parts = [as_number(x) for x in value]
+    return None if len(parts) != 2 or None in parts else (parts[0], parts[1])
+
+
+def _split_problem(got: dict[int, tuple[float, float]], steps: dict[int, dict]) -> str | None:
+    """The likeliest mistake behind a wrong reward split, or None when every step matches (Exercise 5.2)."""
+    want = {step: audit.reward_split(stored) for step, stored in steps.items()}
+    if len(set(got.values())) == 1 and len(set(want.values())) > 1:
+        return (f"your split gives {next(iter(got.values()))} at every step checked ({sorted(got)}): compute it "
+                "from the stored step it is given")
+    for step, stored in steps.items():
+        total, size = float(stored["rewards"].mean()), len(stored["rewards"])
+        paid = float((stored["rewards"] > 0).float().mean())
+        added = sum(got[step])
+        if math.isclose(added, total, abs_tol=1e-6):
             continue
+        if total and math.isclose(added, 100 * total, rel_tol=1e-4):
+            return (f"at step {step} your parts add up to {added:.2f}, a percentage: give both parts on the "
+                    "reward's own scale, as means over the step's rollouts")
+        if total and math.isclose(added, size * total, rel_tol=1e-4):
+            return (f"at step {step} your parts add up to {added:.1f}, a sum over the {size} rollouts: divide by "
+                    "their number to get means")
+        if paid and math.isclose(added, total / paid, rel_tol=1e-4):
+            return (f"at step {step} your parts add up to {added:.4f}, more than the step's mean training reward "
+                    f"{total:.4f}: divide by all the step's rollouts, not only the paid ones")
+        return (f"at step {step} your parts add up to {added:.4f}, but they must add up to the step's mean training "
+                f"reward, {total:.4f}")
+    for step, (task, loophole) in want.items():
+        mine = got[step]
+        if math.isclose(mine[0], task, abs_tol=1e-6) and math.isclose(mine[1], loophole, abs_tol=1e-6):
+            continue
+        if math.isclose(mine[0], loophole, abs_tol=1e-6) and math.isclose(mine[1], task, abs_tol=1e-6):
+            return f"at step {step} the two parts are swapped: return (task_part, loophole_part) in that order"
+        return (f"at step {step} you split the reward as ({mine[0]:.4f}, {mine[1]:.4f}); the exact verifier "
+                f"accepts rollouts worth {task:.4f} of it. Judge each paid completion again with the exact verifier: "
+                "only those it accepts belong to the task part")
+    return None
+
+
+@never_raises
+def check_reward_split(split: Callable | None, seed: int = 0) -> CheckResult:
+    """Exercise 5.2: ``split(stored_step) -> (task_part, loophole_part)`` on the ``exploit`` run's stored steps.
+
+    Compared with :func:`rlbook.analysis.audit.reward_split` at the first
+    step, the step where the loophole first pays for most rollouts, and the
+    last step of seed ``seed``. Percentages, sums, averages over the paid
+    rollouts only, swapped parts and a split that ignores its step are each
+    named.
+    """
+    if split is None:
+        return not_answered("`split_reward`")
+    if not callable(split):
+        return not_a_function("split_reward", split)
+    run = runs.load("exploit", seed)
+    takeover = audit.takeover_step(run.rollouts) or run.rollouts[-1]["step"]
+    chosen = sorted({1, takeover, run.rollouts[-1]["step"]})
+    steps = {r["step"]: r for r in run.rollouts if r["step"] in chosen}
+    got = {}
+    for step, stored in steps.items():
+        try:
+            returned = split(stored)
         except Exception as err:  # noqa: BLE001
-            return verdict(False, f"with different {key}, compare raised {type(err).__name__}; raise ValueError instead")
-        shown = "a different set of prompts" if key == "prompts" else (
-            f"{other.settings[key]!r} vs {before.settings[key]!r}")
-        return verdict(False, f"compare accepted two evaluations with different {key} ({shown}); it must raise "
-                              "ValueError: that gap is not the policy's doing")
-    return verdict(True, f"paired difference {got[0]:+.3f} [{got[1]:+.3f}, {got[2]:+.3f}], and unmatched "
-                         "temperature, sample count, verifier, token budget, decoding, template and prompts are all "
-                         "refused")
+            return verdict(False, f"`split_reward` raised {type(err).__name__} at step {step}: {err}")
+        if returned is None:
+            return not_answered("`split_reward`'s body (it returned None)")
+        got[step] = _two_numbers(returned)
+        if got[step] is None:
+            return verdict(False, f"at step {step} `split_reward` returned {returned!r:.60}; return two numbers, "
+                                  "(task part, loophole part)")
+    problem = _split_problem(got, steps)
+    if problem:
+        return verdict(False, problem)
+    last = got[chosen[-1]]
+    return verdict(True, f"your split matches at steps {chosen}: by step {chosen[-1]} the training reward "
+                         f"{sum(last):.3f} is {last[1]:.3f} loophole and {last[0]:.3f} task")
+
+
+@never_raises
+def check_overrated_answer(answer, seed: int = 0) -> CheckResult:
+    """Exercise 5.3: ``answer`` is (prompt, completion), a wrong completion of at most 4 characters that seed
+    ``seed``'s learned judge (``runs.load_judge``) rates above the right answer to a one-step ``prompt``.
+
+    The answer is refused before the judge is loaded when it is not a one-step prompt and a short completion. A
+    multi-step prompt is a task, but not one the judge was trained to rate: it is told so.
+    """
+    if answer is None or (isinstance(answer, tuple) and all(a is None for a in answer)):
+        return not_answered("`judge_answer`")
+    if isinstance(answer, (str, bytes)) or not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        return verdict(False, f"`judge_answer` is a pair (prompt, completion), got {answer!r:.40}")
+    prompt, completion = answer
+    task = parse_prompt(prompt) if isinstance(prompt, str) else None
+    if task is None:
+        return verdict(False, f"the prompt {prompt!r:.40} is not a task prompt; write one like 'U:3+4?|A:'")
+    if task.world != "single":
+        return verdict(False, f"{prompt!r} is a task of the multi-step world, but the judge was trained on one-step "
+                              "sums only and rates answers to those: pick a prompt like 'U:3+4?|A:'")
+    if not isinstance(completion, str) or not 1 <= len(completion) <= 4 or any(ch not in VOCAB for ch in completion):
+        return verdict(False, f"the completion must be text of 1 to 4 characters the policy can write, got "
+                              f"{completion!r:.40}")
+    exact = rewards.get_verifier("exact")(prompt, completion)
+    if exact.status == "accepted":
+        return verdict(False, f"{completion!r} is the right answer to {prompt!r}: find a wrong one the judge prefers")
+    right = f"{task.answer}{EOT}"
+    model = runs.load_judge(seed).model
+    wrong_p, right_p = judge_probabilities(model, [(prompt, completion), (prompt, right)])
+    if wrong_p <= right_p:
+        return verdict(False, f"the judge gives {completion!r} P(right) = {wrong_p:.3f}, not above the "
+                              f"{right_p:.3f} of the right answer {right!r}")
+    return verdict(True, f"the judge gives {completion!r} P(right) = {wrong_p:.3f} on {prompt!r}, above the "
+                         f"{right_p:.3f} of the right answer {right!r}, which the exact verifier calls {exact.status}")
+
+
+class _NotABool(Exception):
+    """Raised inside Exercise 5.4's replay when the reader's rule returns something other than True or False."""
+
+
+def _strict(rule: Callable[[list[dict]], bool]) -> Callable[[list[dict]], bool]:
+    """``rule``, refusing any answer that is not a bool (a truthy string must not count as an abort)."""
+    def strict(history: list[dict]) -> bool:
+        answer = rule(history)
+        if not isinstance(answer, (bool, np.bool_)):
+            raise _NotABool(answer)
+        return bool(answer)
+    return strict
+
+
+@never_raises
+def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
+    """Exercise 5.4: ``rule(history) -> bool`` run over the metrics of ``main``, ``faults``, ``abort`` and ``exploit``.
+
+    ``history`` is the list of per-step metric dicts up to the current step.
+    The rule must never fire on ``main``; on ``faults`` and ``abort`` it must
+    fire, and not before the first injected incident; on ``exploit`` it must
+    fire. The ``exploit`` trace is that of ``seed`` if the reward hack took
+    over there (see :func:`rlbook.analysis.audit.takeover_step`), else of the
+    first of seeds 0-2 where it did; the other traces are those of ``seed``.
+    """
+    if rule is None:
+        return not_answered("`should_abort`")
+    if not callable(rule):
+        return not_a_function("should_abort", rule)
+    alarms = {}
+    for name in ABORT_TRACES:
+        run = runs.load(name, _hacked_seed(seed) if name == "exploit" else seed)
+        try:
+            alarms[name] = audit.first_alarm(_strict(rule), run.metrics)
+        except _NotABool as err:
+            return verdict(False, f"on the {name!r} trace your rule returned {err.args[0]!r:.40}; return True to "
+                                  "abort and False to go on (a string or a number is not a decision)")
+        except Exception as err:  # noqa: BLE001
+            return verdict(False, f"your rule raised {type(err).__name__}: {err} on the {name!r} trace. Steps whose "
+                                  "update was paused have no 'loss' or 'kl': read metrics with .get()")
+        problem = _abort_problem(name, run, alarms[name])
+        if problem:
+            return verdict(False, problem)
+    fired = ", ".join(f"{n} at step {alarms[n]}" for n in ABORT_TRACES if alarms[n] is not None)
+    return verdict(True, f"your rule stays quiet on main and fires on {fired}")
+
+
+def _hacked_seed(seed: int) -> int:
+    """``seed`` if the reward hack took over in its ``exploit`` run, else the first of seeds 0-2 where it did."""
+    order = [seed] + [s for s in (0, 1, 2) if s != seed]
+    found = audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in order})
+    return seed if found is None else found
+
+
+def _abort_problem(name: str, run, alarm: int | None) -> str | None:
+    """What is wrong with a rule's first alarm on one trace, or None."""
+    if name == "main":
+        if alarm is None:
+            return None
+        return (f"your rule fires on the healthy 'main' run at step {alarm}: a criterion that stops good runs "
+                "gets switched off. Loosen it")
+    if name == "exploit":
+        if audit.takeover_step(run.rollouts) is None or alarm is not None:
+            return None
+        return (f"your rule never fires on 'exploit' (seed {run.seed}), where the fail-open verifier was exploited: "
+                "watch how far the policy moves, e.g. the 'kl' metric")
+    first = min(step for step, _ in runs.spec(name).rl.faults)
+    if alarm is None:
+        return f"your rule never fires on {name!r}, although faults were injected from step {first}"
+    if alarm < first:
+        return f"your rule fires on {name!r} at step {alarm}, before the first incident (step {first}): a false alarm"
+    return None
+
+
+def my_verifier(prompt, completion):
+    """Exercise 5.1's reference: pay a finished answer that contains the right sum anywhere in it."""
+    task = world.parse_prompt(prompt)
+    return float(completion.endswith("#") and str(task.answer) in completion)
+
+
+def split_reward(stored):
+    """Exercise 5.2's reference: the step's mean reward, split by the exact verifier's verdict on each answer."""
+    batch = audit.from_stored(stored)
+    exact = batch.rescored(rewards.get_verifier("exact"))
+    right = np.array([status == "accepted" for status in exact.statuses])
+    return float((batch.rewards * right).mean()), float((batch.rewards * ~right).mean())
+
+
+def overrated_answer(seed=0):
+    """Exercise 5.3's reference: the wrong short answer with the largest lead over the right one."""
+    model = runs.load_judge(seed).model
+    pairs = [(t.prompt, f"{a}#") for t in world.split("all") for a in range(19)]
+    score = dict(zip(pairs, judge_probabilities(model, pairs)))
+    right = {t.prompt: score[t.prompt, f"{t.answer}#"] for t in world.split("all")}
+    return max(pairs, key=lambda pair: score[pair] - right[pair[0]])
+
+
+def should_abort(history):
+    """Exercise 5.4's reference: stop on an outage, a malformed burst, a non-finite loss, or a policy that has
+    stayed far from where it started (a KL estimate above 1 on each of the last five updates).
+
+    A healthy ``main`` stays mostly under 0.5, with rare single-step spikes (to 1.25 on one seed here, to 4 on
+    one numerical draw), while ``exploit``'s first full-size updates lift it above 1.3 and it stays there:
+    hence five updates in a row, not one high value.
+    """
+    now = history[-1]
+    if now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.5:
+        return True  # the verifier is down, or the answers stopped parsing
+    loss = now.get("loss")  # absent, like "kl", on a step whose update was paused
+    if loss is not None and not math.isfinite(loss):
+        return True  # the update itself broke
+    kls = [h["kl"] for h in history if h.get("kl") is not None][-5:]
+    return len(kls) == 5 and min(kls) > 1.0
+
+
+def _shown_seed() -> int:
+    """The seed chapter 5 follows the reward hack on (its facts' ``shown``)."""
+    from rlbook import book
+
+    return book.load("limits").shown
+
+
+for _exercise in (
+    Exercise("exploitable-verifier", "limits", check_exploitable_verifier, my_verifier,
+             inputs=lambda: ("U:3+4?|A:", "17#")),
+    Exercise("reward-split", "limits", check_reward_split, split_reward, inputs=lambda: (_shown_seed(),)),
+    Exercise("overrated-answer", "limits", check_overrated_answer, overrated_answer, answer="value"),
+    Exercise("abort-rule", "limits", check_abort_rule, should_abort, inputs=lambda: (0,)),
+):
+    register(_exercise)

@@ -1,93 +1,140 @@
-"""Chapter 5's exercise checks: every reference solution passes, plausible wrong answers fail with a useful message."""
+"""Chapter 5's exercise checks on the trained runs: each reference passes, plausible wrong answers fail with a
+message that names the mistake."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from rlbook import runs
-from rlbook import selection as sel
-from rlbook.core.sampling import sample
-from rlbook.core.world import split
+from rlbook import audit, runs
+from rlbook import rewards as rw
 from rlbook.exercises import ch5
 
-PLAN = {"select_on": "validation", "report_on": "test", "verifier": "exact", "verifier_version": "1.0", "n": 32,
-        "temperature": 1.0, "token_budget": 4, "template": "U:a+b?|A:", "checkpoints": "all",
-        "base_same_settings": True}
+split_reward = ch5.split_reward
 
 
-def test_plan_reference_passes_and_runs(capsys):
-    result = ch5.check_independent_evaluation(PLAN, seed=0)
-    assert result.passed, result.message
-    assert "20 test prompts" in result.message and "difference" in capsys.readouterr().out
+def test_split_reference_passes():
+    assert ch5.check_reward_split(split_reward, seed=0).passed
 
 
-def test_retained_reference_passes():
-    result = ch5.check_retained_test(sel.plain_equation_accuracy, seed=0)
-    assert result.passed, result.message
-    assert "before RL" in result.message and "random weights" in result.message
+def test_split_trusting_the_training_verifier_fails():
+    def naive(stored):
+        return float(stored["rewards"].mean()), 0.0
+
+    result = ch5.check_reward_split(naive, seed=0)
+    assert not result.passed and "exact verifier accepts" in result.message
 
 
-def test_retained_constant_test_fails():
-    result = ch5.check_retained_test(lambda policy: 1.0, seed=0)
-    assert not result.passed and "does not measure a capability" in result.message
+def test_split_averaging_over_paid_rollouts_only_fails():
+    def paid_only(stored):
+        task, loophole = split_reward(stored)
+        paid = float((stored["rewards"] > 0).float().mean())
+        return task / paid, loophole / paid
+
+    result = ch5.check_reward_split(paid_only, seed=0)
+    assert not result.passed and "add up to" in result.message
 
 
-def test_retained_random_test_fails_as_nondeterministic():
-    rng = np.random.default_rng(0)
-    result = ch5.check_retained_test(lambda policy: float(rng.random()), seed=0)
-    assert not result.passed and "deterministic" in result.message
+def test_abort_reference_passes():
+    result = ch5.check_abort_rule(ch5.should_abort, seed=0)
+    assert result.passed and "quiet on main" in result.message
 
 
-def test_retained_out_of_range_and_errors():
-    assert "[0, 1]" in ch5.check_retained_test(lambda policy: 42.0, seed=0).message
-    assert "ZeroDivisionError" in ch5.check_retained_test(lambda policy: 1 / 0, seed=0).message
-    assert "no answer yet" in ch5.check_retained_test(None).message
+def test_abort_a_rule_that_never_fires_fails():
+    result = ch5.check_abort_rule(lambda history: False, seed=0)
+    assert not result.passed and "never fires on 'faults'" in result.message
 
 
-def test_plan_in_other_spellings_passes_and_runs():
-    spelled = dict(PLAN, report_on=["test"], n=32.0, verifier="exact@1.0", checkpoints=runs.load("main", 0).steps)
-    result = ch5.check_independent_evaluation(spelled, seed=0)
-    assert result.passed, result.message
-    result = ch5.check_independent_evaluation(dict(PLAN, report_on=("test",), token_budget=ch5.max_token_budget()))
-    assert result.passed, result.message
+def test_abort_a_rule_that_always_fires_fails_on_main():
+    result = ch5.check_abort_rule(lambda history: True, seed=0)
+    assert not result.passed and "healthy 'main' run" in result.message
 
 
-def _plain_by_hand(policy):
-    tasks = split("all")
-    texts = sample(policy, [f"{a}+{b}=" for a, b in (t.operands for t in tasks)], n=1, budget=4,
-                   greedy=True).completions()
-    return float(np.mean([text.split("\n")[0].replace(" ", "") == str(t.answer) for text, t in zip(texts, tasks)]))
+def test_abort_a_rule_that_reads_a_missing_loss_is_told_why():
+    result = ch5.check_abort_rule(lambda history: history[-1]["loss"] != history[-1]["loss"], seed=0)
+    assert not result.passed and "KeyError" in result.message and ".get()" in result.message
 
 
-def _plain_on_half(policy):
-    return sel.plain_equation_accuracy(policy, split("all")[:50])
+def test_abort_a_rule_that_misses_the_exploit_fails():
+    def faults_only(history):
+        now = history[-1]
+        return now["excluded"]
+
+    if audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in (0, 1, 2)}) is None:
+        pytest.skip("the hack took over on none of the seeds")
+    result = ch5.check_abort_rule(faults_only, seed=0)
+    assert not result.passed and "never fires on 'exploit'" in result.message
 
 
-@pytest.mark.parametrize("right", [_plain_by_hand, _plain_on_half])
-def test_retained_other_plain_format_tests_pass(right):
-    result = ch5.check_retained_test(right, seed=0)
-    assert result.passed, result.message
+def _split_with_the_library(stored):
+    return audit.reward_split(stored)
 
 
-def _chat_accuracy(policy, name="heldout"):
-    tasks = split(name)
-    texts = sample(policy, [t.prompt for t in tasks], n=1, budget=4, greedy=True).completions()
-    return float(np.mean([text == f"{t.answer}#" for text, t in zip(texts, tasks)]))
+def _split_by_hand(stored):
+    batch = audit.from_stored(stored)
+    exact = rw.get_verifier("exact")
+    task = loophole = 0.0
+    for prompt, completion, reward in zip(batch.prompts, batch.completions, batch.rewards):
+        if exact(prompt, completion).status == "accepted":
+            task += float(reward)
+        else:
+            loophole += float(reward)
+    return [task / len(batch.rewards), loophole / len(batch.rewards)]
 
 
-def _end_of_turn_rate(policy):
-    texts = sample(policy, [t.prompt for t in split("all")], n=1, budget=4, greedy=True).completions()
-    return float(np.mean([text.endswith("#") for text in texts]))
+@pytest.mark.parametrize("right", [_split_with_the_library, _split_by_hand,
+                                   lambda stored: np.array(split_reward(stored))])
+def test_split_other_correct_splits_pass(right):
+    assert ch5.check_reward_split(right, seed=0).passed
 
 
-@pytest.mark.parametrize("wrong", [_chat_accuracy, _end_of_turn_rate, lambda p: _chat_accuracy(p, "train")])
-def test_retained_tests_of_what_rl_rewards_are_refused(wrong):
-    result = ch5.check_retained_test(wrong, seed=0)
-    assert not result.passed and "chat template" in result.message and "measures the reward again" in result.message
-
-
-@pytest.mark.parametrize("junk, hint", [(lambda p: "0.5", "return a number"), (lambda p: None, "return a number"),
-                                        ("test", "must be a function")])
-def test_retained_junk_gets_a_message(junk, hint):
-    result = ch5.check_retained_test(junk, seed=0)
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda stored: tuple(100 * x for x in split_reward(stored)), "a percentage"),
+    (lambda stored: tuple(len(stored["rewards"]) * x for x in split_reward(stored)), "divide by their number"),
+    (lambda stored: (0.25, 0.5), "at every step checked"),
+    (lambda stored: split_reward(stored)[::-1], "swapped"),
+    (lambda stored: tuple(str(x) for x in split_reward(stored)), "return two numbers"),
+    (lambda stored: sum(split_reward(stored)), "return two numbers"),
+])
+def test_split_mistakes_are_named(wrong, hint):
+    result = ch5.check_reward_split(wrong, seed=0)
     assert not result.passed and hint in result.message
+    assert "divide by all the step's rollouts" not in result.message
+
+
+def _abort_on_outage_or_drift(history):
+    now = history[-1]
+    return bool(now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.4
+                or not np.isfinite(now.get("loss", 0.0)) or now.get("kl", 0.0) > 3.0)
+
+
+@pytest.mark.parametrize("right", [_abort_on_outage_or_drift,
+                                   lambda h: np.bool_(ch5.should_abort(h))])
+def test_abort_other_correct_rules_pass(right):
+    assert ch5.check_abort_rule(right, seed=0).passed
+
+
+@pytest.mark.parametrize("wrong", [lambda h: "stop" if ch5.should_abort(h) else "",
+                                   lambda h: int(ch5.should_abort(h)), lambda h: None])
+def test_abort_a_rule_must_answer_true_or_false(wrong):
+    result = ch5.check_abort_rule(wrong, seed=0)
+    assert not result.passed and "return True to abort" in result.message
+
+
+def test_the_overrated_answer_the_reference_finds_passes_and_the_right_answer_or_a_low_one_fails():
+    from rlbook import reward_model, world
+
+    best = ch5.overrated_answer()
+    assert ch5.check_overrated_answer(best).passed
+    model = runs.load_judge(0).model
+    pairs = [(t.prompt, f"{a}#") for t in world.split("all") for a in range(19)]
+    scores = dict(zip(pairs, reward_model.judge_probabilities(model, pairs)))
+    lead = {(p, c): s - scores[p, f"{world.parse_prompt(p).answer}#"] for (p, c), s in scores.items()}
+    failed = ch5.check_overrated_answer(min(lead, key=lead.get))
+    assert not failed.passed and "not above" in failed.message
+    right = ch5.check_overrated_answer(["U:3+4?|A:", "7#"])
+    assert not right.passed and "right answer" in right.message
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_reference_abort_rule_passes_its_check_on_every_seed(seed):
+    assert ch5.check_abort_rule(ch5.should_abort, seed=seed).passed
