@@ -124,9 +124,15 @@ def compute(seeds: tuple[int, ...]) -> dict:
                         "stale": {s: {n: by_seed[s]["collection"][n] for n in ("main", "stale")} for s in seeds}}}
 
 
-def _range(values, fmt: str = ".2f") -> str:
+TABLE_DASH = "\u2060–\u2060"
+"""The dash of a range in a table cell, joined to its ends so that a narrow column never breaks the range."""
+ARROW = "\u00a0→\u00a0"
+"""From one value to another in a table cell, held together in the same way."""
+
+
+def _range(values, fmt: str = ".2f", dash: str = "–") -> str:
     """The range of ``values`` over seeds, as text (one value when both ends read the same)."""
-    return phrasing.span([int(v) if fmt == "d" else float(v) for v in values], fmt)
+    return phrasing.span([int(v) if fmt == "d" else float(v) for v in values], fmt, dash)
 
 
 def _greedy(own: list[dict], n: int) -> str:
@@ -154,7 +160,7 @@ def _widened(pk: list[dict], seeds: tuple[int, ...]) -> str:
 def _tables(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
     """The rows of the chapter's tables, formatted; each table a ``header`` and its ``rows``."""
     def span(values, fmt=".2f"):
-        return _range(values, fmt)
+        return _range(values, fmt, TABLE_DASH)
 
     sparse = [{r["temperature"]: r for r in by_seed[s]["sparse"]} for s in seeds]
     g = list(KS).index(MAIN.group_size)
@@ -180,18 +186,18 @@ def _tables(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
         "trend": {"header": ["seed", "reward gain", "gain in repeated right answers", "new right answers, late",
                              "novel share, early → late"],
                   "rows": [[s, f"{t['reward_gain']:.3f}", f"{t['repeat_gain']:.3f}", f"{t['accepted_late']:.3f}",
-                            f"{t['novel_early']:.1%} → {t['novel_late']:.1%}"]
+                            f"{t['novel_early']:.1%}{ARROW}{t['novel_late']:.1%}"]
                            for s in seeds for t in [by_seed[s]["main"]["trend"]]]},
         "passk": {"header": ["seed", "pass@1", f"pass@{PASSK_N}", "lead at 1", f"lead at {PASSK_N}",
                              "rise on solved sums"],
-                  "rows": [[s, f"{p['before'][0]:.2f} → {p['after'][0]:.2f}",
-                            f"{p['before'][-1]:.2f} → {p['after'][-1]:.2f}", f"{p['gap'][0]:+.2f}",
+                  "rows": [[s, f"{p['before'][0]:.2f}{ARROW}{p['after'][0]:.2f}",
+                            f"{p['before'][-1]:.2f}{ARROW}{p['after'][-1]:.2f}", f"{p['gap'][0]:+.2f}",
                             f"{p['gap'][-1]:+.2f}", f"{p['on_solved']:.0%}"] for s, p in pk.items()]},
         "sums": {"header": ["seed", "never solved by base", "of those, solved by main", "solved by base, not main"],
                  "rows": [[s, p["never_before"], p["widened"], p["narrowed"]] for s, p in pk.items()]},
         "own": {"header": ["seed", "own format, sampled", "own format, greedy", "chat, before → after RL",
                            "own format, after RL"],
-                "rows": [[s, f"{o['own']:.2f}", f"{o['greedy']:.2f}", f"{o['before']:.2f} → {o['after']:.2f}",
+                "rows": [[s, f"{o['own']:.2f}", f"{o['greedy']:.2f}", f"{o['before']:.2f}{ARROW}{o['after']:.2f}",
                           f"{o['own_after']:.2f}"] for s in seeds for o in [by_seed[s]["own"]]]},
         "stale": {"header": ["seed", "tokens clipped, stale", "tokens clipped, main", "held-out, stale",
                              "held-out, main"],
@@ -201,7 +207,7 @@ def _tables(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
                            for s, c in col.items()]},
         "selection": {"header": ["seed", "kept of generated", "dropped: " + " / ".join(words[d] for d in dropped),
                                  "held-out, kept only", "held-out, main"],
-                      "rows": [[s, f"{k['kept']:,} of {k['generated']:,}",
+                      "rows": [[s, f"{k['kept']:,}\u00a0of\u00a0{k['generated']:,}",
                                 " / ".join(f"{k.get(f'dropped_{d}', 0):,}" for d in dropped),
                                 f"{c['accepted-only']['heldout'][-1]:.2f}", f"{c['main']['heldout'][-1]:.2f}"]
                                for s, c in col.items() for k in [c["counts"]["accepted-only"]]]},

@@ -34,6 +34,8 @@ AUDIT_N = 64
 PROMPT = "U:3+4?|A:"
 CASES = ("7#", "8#", "#", " 7#", "7?#")
 """The completions the chapter judges with both verifiers (@tbl-two-verifiers)."""
+PROMPT_SETS = {"train_prompts": "training prompts", "heldout_prompts": "held-out prompts"}
+"""The two sets of prompts the judge is tested on, as the chapter's table names them."""
 TOP_WRONG = 5
 """The most paid-but-wrong completions the chapter lists for the shown seed's last batch."""
 
@@ -131,8 +133,12 @@ def _pct(x: float) -> str:
     return f"{x:.0%}"
 
 
+ARROW = "\u00a0→\u00a0"
+"""From one value to another in a table cell, held together so that a narrow column never breaks it."""
+
+
 def _arrow(a: float, b: float, fmt: str = ".2f") -> str:
-    return f"{a:{fmt}} → {b:{fmt}}"
+    return f"{a:{fmt}}{ARROW}{b:{fmt}}"
 
 
 def _figures(hack: dict, judges: dict, response: dict, seeds: tuple[int, ...]) -> dict:
@@ -145,7 +151,7 @@ def _figures(hack: dict, judges: dict, response: dict, seeds: tuple[int, ...]) -
         "bon": {s: judges[s]["bon"] for s in seeds}, "bon_top": Num(max(judging.NS), ",.0f"),
         "judge": {s: {"rm": judges[s]["rm"], "kl": judges[s]["kl"]} for s in seeds},
         "faults": {s: {"steps": response[s]["steps"], "reward": response[s]["reward"]} for s in seeds},
-        "incidents": [{"step": e["step"], "kind": e["kind"]} for e in first["events"]],
+        "incidents": [{"step": e["step"], "kind": e["kind"], "metric": e["metric"]} for e in first["events"]],
     }
 
 
@@ -175,7 +181,7 @@ def _tables(hack: dict, judges: dict, response: dict, seeds: tuple[int, ...], sh
                                    _arrow(h["report"]["heldout"][0], h["report"]["heldout"][-1])]
                                   for s, h in ((s, hack[s]) for s in seeds)]},
         "judge": {"header": ["seed", "samples of", "share right", "accuracy", "AUC", "calibration error"],
-                  "rows": [[s, where.replace("_", " "), f"{r['share_right']:.2f}", f"{r['accuracy']:.2f}",
+                  "rows": [[s, PROMPT_SETS[where], f"{r['share_right']:.2f}", f"{r['accuracy']:.2f}",
                             f"{r['auc']:.2f}", f"{r['calibration_error']:.2f}"]
                            for s in seeds for where, r in judges[s]["report"].items()]},
         "over": {"header": ["seed", "over-rated share", "commonest", "judge's score", "wrong on", "right for"],

@@ -104,7 +104,7 @@ def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, co
         got = _reward_of(returned)
         if got is None:
             if returned is None:
-                return not_answered("`my_verifier`'s body (it returned None)")
+                return not_answered("`my_verifier`")
             return verdict(False, f"`my_verifier({p!r}, {c!r})` returned {returned!r:.40}; a verifier returns a "
                                   "reward, a number such as 1.0 or 0.0 (not text)")
         if got != expected:
@@ -199,7 +199,7 @@ def check_reward_split(split: Callable | None, seed: int = 0) -> CheckResult:
         except Exception as err:  # noqa: BLE001
             return verdict(False, f"`split_reward` raised {type(err).__name__} at step {step}: {err}")
         if returned is None:
-            return not_answered("`split_reward`'s body (it returned None)")
+            return not_answered("`split_reward`")
         got[step] = _two_numbers(returned)
         if got[step] is None:
             return verdict(False, f"at step {step} `split_reward` returned {returned!r:.60}; return two numbers, "
@@ -276,6 +276,12 @@ def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
         return not_answered("`should_abort`")
     if not callable(rule):
         return not_a_function("should_abort", rule)
+    try:
+        first = rule(list(runs.load("main", seed).metrics[:1]))
+    except Exception:  # noqa: BLE001 - the replay below reports it with its trace
+        first = False
+    if first is None:
+        return not_answered("`should_abort`")
     alarms = {}
     for name in ABORT_TRACES:
         run = runs.load(name, _hacked_seed(seed) if name == "exploit" else seed)

@@ -81,7 +81,7 @@ def check_pass_at_k(fn: Callable | None, real=None, seed: int = 0) -> CheckResul
         except Exception as err:  # noqa: BLE001 - report the reader's error, never raise it
             return verdict(False, f"`pass_at_k({n}, {c}, {k})` raised {type(err).__name__}: {err}")
         if returned is None:
-            return not_answered("`pass_at_k`'s body (it returned None)")
+            return not_answered("`pass_at_k`")
         value = as_number(returned)
         if value is None or not math.isfinite(value):
             return verdict(False, f"`pass_at_k({n}, {c}, {k})` returned {returned!r:.40}; return a probability, a "

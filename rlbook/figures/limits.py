@@ -19,6 +19,9 @@ pays, and accuracy on the held-out sums."""
 RUN, PENALISED = style.SERIES[1], style.SERIES[2]
 """``rm`` and ``rm-kl`` in the judge figures."""
 SEED_STYLES = ("-", "--", ":")
+CAUSES = {"verifier_error_rate": "verifier\ndown", "malformed_rate": "malformed\nburst",
+          "loss_is_finite": "non-finite\nloss"}
+"""What each intervention of the ``faults`` run answered, by the metric that triggered it."""
 """Line styles that tell the seeds of one run apart where a panel draws several runs."""
 
 
@@ -105,8 +108,8 @@ def faults(by_seed: Mapping[int, Mapping], events: Sequence[Mapping]):
     """The ``faults`` run's batch reward per step on each seed, with the steps where the response policy acted.
 
     ``by_seed`` maps each seed to ``steps`` and ``reward``; ``events`` are one seed's interventions (``step``,
-    ``kind``), the same on every seed. Each intervention is a dotted line, named above the panel, where no line
-    can cross its label.
+    ``kind``, ``metric``), the same on every seed. Each intervention is a dotted line, labelled with its cause
+    above the panel, where no line can cross the label.
     """
     fig, ax = style.panel(style.PANEL[0], 3.4)
     for k, (seed, run) in enumerate(by_seed.items()):
@@ -115,7 +118,7 @@ def faults(by_seed: Mapping[int, Mapping], events: Sequence[Mapping]):
     top = ax.get_xaxis_transform()
     for e in events:
         ax.axvline(e["step"], color=style.RED, lw=1, ls=":")
-        ax.text(e["step"], 1.02, e["kind"].replace(" ", "\n"), transform=top, ha="center", va="bottom",
+        ax.text(e["step"], 1.02, CAUSES.get(e["metric"], e["kind"]), transform=top, ha="center", va="bottom",
                 color=style.RED, fontsize=style.MIN_FONT)
     ax.set_ylim(0, 1)
     ax.set_xlabel("RL step")

@@ -114,7 +114,7 @@ def test_abort_other_correct_rules_pass(right):
 
 
 @pytest.mark.parametrize("wrong", [lambda h: "stop" if ch5.should_abort(h) else "",
-                                   lambda h: int(ch5.should_abort(h)), lambda h: None])
+                                   lambda h: int(ch5.should_abort(h)), lambda h: None if len(h) > 3 else False])
 def test_abort_a_rule_must_answer_true_or_false(wrong):
     result = ch5.check_abort_rule(wrong, seed=0)
     assert not result.passed and "return True to abort" in result.message
@@ -138,3 +138,8 @@ def test_the_overrated_answer_the_reference_finds_passes_and_the_right_answer_or
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_reference_abort_rule_passes_its_check_on_every_seed(seed):
     assert ch5.check_abort_rule(ch5.should_abort, seed=seed).passed
+
+
+def test_an_abort_rule_still_returning_none_is_not_answered_yet():
+    result = ch5.check_abort_rule(lambda history: None, seed=0)
+    assert not result.passed and "no answer yet" in result.message

@@ -37,3 +37,7 @@ def test_two_runs_are_ordered_only_when_their_seeds_do_not_overlap():
 def test_a_range_over_seeds_reads_as_one_value_when_its_ends_agree():
     assert exploration._range([0.981, 0.979], ".0%") == "98%"
     assert exploration._range([7, 10, 8], "d") == "7–10"
+
+
+def test_a_range_in_a_table_is_joined_to_its_ends_so_a_narrow_column_never_breaks_it():
+    assert exploration._range([0.31, 0.4], ".2f", exploration.TABLE_DASH) == "0.31\u2060–\u20600.40"

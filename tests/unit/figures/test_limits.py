@@ -48,10 +48,11 @@ def test_best_of_n_and_the_judge_runs():
 
 def test_the_faults_labels_sit_above_the_panel_where_no_line_can_cross_them():
     runs = {s: {"steps": list(range(1, 41)), "reward": [0.0 if i == 8 else 0.6 for i in range(1, 41)]} for s in SEEDS}
-    events = [{"step": 8, "kind": "updates paused"}, {"step": 15, "kind": "batch excluded"}]
+    events = [{"step": 8, "kind": "updates paused", "metric": "verifier_error_rate"},
+              {"step": 15, "kind": "batch excluded", "metric": "malformed_rate"}]
     fig = limits.faults(runs, events)
     labels = [t for t in fig.axes[0].texts]
-    assert [t.get_text() for t in labels] == ["updates\npaused", "batch\nexcluded"]
+    assert [t.get_text() for t in labels] == ["verifier\ndown", "malformed\nburst"]
     assert all(t.get_position()[1] > 1 for t in labels)  # in axes coordinates: above the plotting area
     check_panels(fig)
 
