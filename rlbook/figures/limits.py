@@ -19,8 +19,8 @@ pays, and accuracy on the held-out sums."""
 RUN, PENALISED = style.SERIES[1], style.SERIES[2]
 """``rm`` and ``rm-kl`` in the judge figures."""
 SEED_STYLES = ("-", "--", ":")
-CAUSES = {"verifier_error_rate": "verifier\ndown", "malformed_rate": "malformed\nburst",
-          "loss_is_finite": "non-finite\nloss"}
+CAUSES = {"verifier_error_rate": "verifier down", "malformed_rate": "malformed burst",
+          "loss_is_finite": "non-finite loss"}
 """What each intervention of the ``faults`` run answered, by the metric that triggered it."""
 """Line styles that tell the seeds of one run apart where a panel draws several runs."""
 
@@ -116,10 +116,10 @@ def faults(by_seed: Mapping[int, Mapping], events: Sequence[Mapping]):
         ax.plot(run["steps"], run["reward"], color=style.BLUE, lw=1, alpha=0.8,
                 label="batch reward, one line per seed" if k == 0 else None)
     top = ax.get_xaxis_transform()
-    for e in events:
+    for k, e in enumerate(events):  # two rows of labels, so that neighbours never overlap
         ax.axvline(e["step"], color=style.RED, lw=1, ls=":")
-        ax.text(e["step"], 1.02, CAUSES.get(e["metric"], e["kind"]), transform=top, ha="center", va="bottom",
-                color=style.RED, fontsize=style.MIN_FONT)
+        ax.text(e["step"], 1.02 + 0.08 * (k % 2), CAUSES.get(e["metric"], e["kind"]), transform=top, ha="center",
+                va="bottom", color=style.RED, fontsize=style.MIN_FONT)
     ax.set_ylim(0, 1)
     ax.set_xlabel("RL step")
     ax.set_ylabel("batch reward (exact verifier)")

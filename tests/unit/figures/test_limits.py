@@ -52,8 +52,11 @@ def test_the_faults_labels_sit_above_the_panel_where_no_line_can_cross_them():
               {"step": 15, "kind": "batch excluded", "metric": "malformed_rate"}]
     fig = limits.faults(runs, events)
     labels = [t for t in fig.axes[0].texts]
-    assert [t.get_text() for t in labels] == ["verifier\ndown", "malformed\nburst"]
+    assert [t.get_text() for t in labels] == ["verifier down", "malformed burst"]
     assert all(t.get_position()[1] > 1 for t in labels)  # in axes coordinates: above the plotting area
+    fig.canvas.draw()
+    first, second = (t.get_window_extent() for t in labels)
+    assert not first.overlaps(second)  # neighbours on two rows
     check_panels(fig)
 
 
