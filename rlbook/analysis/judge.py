@@ -1,4 +1,4 @@
-"""Optimising against a learned judge (chapter 4): best-of-n selection and RL, proxy against gold.
+"""Optimising against a learned judge (chapter 5, reward-model over-optimisation): best-of-n and RL, proxy against gold.
 
 The *proxy* is the judge's probability that an answer is right
 (:mod:`rlbook.core.reward_model`); the *gold* reward is the exact verifier's.
@@ -21,11 +21,8 @@ from rlbook.core.sampling import sample
 from rlbook.core.world import decode, split
 from rlbook.runs import Run
 
-from . import plots
-
 NS = (1, 4, 16, 64, 256, 1024)
-"""The sample counts n of chapter 4's best-of-n curve."""
-SEED_COLOURS = (plots.BLUE, plots.ORANGE, plots.TEAL)
+"""The sample counts n of chapter 5's best-of-n curve."""
 
 
 @dataclass
@@ -129,40 +126,3 @@ def exploit(run: Run) -> Exploit:
     for text, seen in sorted(by_text.items(), key=lambda kv: -len(kv[1])):
         top.append((text, len(seen), float(np.mean([s for _, s in seen])), len({p for p, _ in seen}), right_of[text]))
     return Exploit(steps, np.array(share), np.array(single), top)
-
-
-def plot_best_of_n(results: dict[int, BestOfN]):
-    """Chapter 4's best-of-n figure: the judge's score of its pick (left) and the pick's exact reward (right)."""
-    fig, (left, right) = plots.figure(9, 3.4, ncols=2)
-    for seed, res in results.items():
-        style = {"marker": "o", "ms": 3.5, "alpha": 0.9, "label": f"seed {seed}",
-                 "color": SEED_COLOURS[seed % len(SEED_COLOURS)]}
-        left.plot(res.ns, res.proxy, **style)
-        right.plot(res.ns, res.gold, **style)
-    for ax, title in ((left, "proxy: the judge's score of its pick"), (right, "gold: the exact verifier's reward")):
-        ax.set_xscale("log", base=4)
-        ax.set_xticks(list(next(iter(results.values())).ns), [str(n) for n in next(iter(results.values())).ns])
-        ax.set_xlabel("n (samples the judge chooses from)")
-        ax.set_ylabel("mean reward of the pick")
-        ax.set_ylim(0, 1.02)
-        ax.set_title(title)
-    right.legend()
-    return fig
-
-
-def plot_curves(by_run: dict[str, dict[int, JudgeCurves]]):
-    """Chapter 4's RL-against-the-judge figure: proxy (left) and gold (right) on the training prompts per checkpoint."""
-    fig, (left, right) = plots.figure(9, 3.4, ncols=2)
-    for name, by_seed in by_run.items():
-        for i, (seed, c) in enumerate(by_seed.items()):
-            style = {"color": plots.RUN_COLOURS[name], "alpha": 0.85, "lw": 1.6, "ls": ("-", "--", ":")[i % 3],
-                     "label": f"{name}, seed {seed}"}
-            left.plot(c.steps, c.proxy, **style)
-            right.plot(c.steps, c.gold, **style)
-    for ax, title in ((left, "proxy: the judge's mean score"), (right, "gold: exact verifier")):
-        ax.set_xlabel("RL step")
-        ax.set_ylabel("training prompts, T = 1")
-        ax.set_ylim(0, 1.02)
-        ax.set_title(title)
-    right.legend(fontsize=7, ncols=2)
-    return fig

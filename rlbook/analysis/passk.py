@@ -1,4 +1,4 @@
-"""pass@k before and after RL, at equal sampling budgets (chapter 4, @sec-pass-at-k-rl).
+"""pass@k before and after RL, at equal sampling budgets (chapter 6, @sec-pass-at-k-rl).
 
 Does RL teach a policy to solve prompts it could not solve before, or does
 it make it write, more often, answers it could already sample? Yue et al.

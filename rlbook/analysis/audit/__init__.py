@@ -1,6 +1,8 @@
-"""Auditing what a run learned from: rollout composition, reward hacks, selection and incidents (chapter 4).
+"""Auditing what a run learned from: rollout composition, reward hacks, selection and incidents.
 
-Chapter 4 uses every function here. The unit of an audit is a batch of
+Chapter 5 (reward limits) uses the reward hack and the incidents, chapter 6
+(exploration and rollouts) the composition, the temperatures and the
+selection counts. The unit of an audit is a batch of
 rollouts as the verifier saw it (:class:`AuditBatch`): one row per rollout,
 its prompt, its completion text and the verifier's status. The package reads
 in five parts:
@@ -17,11 +19,14 @@ in five parts:
   run's interventions and abort rules.
 
 Its tables are written by :func:`rlbook.analysis.tables.markdown_table`,
-re-exported here as ``audit.markdown_table``.
+re-exported here as ``audit.markdown_table``, and name a verifier's statuses
+in the book's one vocabulary, :data:`rlbook.figures.style.VERDICT_WORDS`,
+re-exported as ``audit.VERDICT_WORDS``.
 """
 from __future__ import annotations
 
 from rlbook.analysis.tables import markdown_table
+from rlbook.figures.style import VERDICT_WORDS
 
 from .batch import AuditBatch, from_rollouts, from_stored
 from .composition import (
@@ -50,7 +55,7 @@ from .hack import (
 from .incidents import first_alarm, incidents, selection_counts
 from .temperature import mixed_group_rate, own_format_accuracy, sparse_reward_audit, temperature_audit
 
-__all__ = ["CATEGORIES", "READABLE", "AuditBatch", "HackReport", "categorise", "clearest_hacked_seed", "composition",
+__all__ = ["CATEGORIES", "READABLE", "VERDICT_WORDS", "AuditBatch", "HackReport", "categorise", "clearest_hacked_seed", "composition",
            "dip_before_takeover", "duplicate_shares", "exploiting_completions", "first_alarm", "first_hacked_seed",
            "from_rollouts", "from_stored", "hack_report", "incidents", "loophole_rate", "loophole_rows",
            "loophole_share", "markdown_table", "mixed_group_rate", "novelty", "own_format_accuracy", "reward_split",

@@ -1,4 +1,4 @@
-"""The unit of every audit of chapter 4: a batch of rollouts as the verifier judged it (:class:`AuditBatch`).
+"""The unit of every audit of chapters 5 and 6: a batch of rollouts as the verifier judged it (:class:`AuditBatch`).
 
 A batch comes either from fresh samples (:func:`from_rollouts`) or from the
 per-step rollouts a run stored (:func:`from_stored`), so the same definitions
@@ -17,7 +17,7 @@ from rlbook.core.world import decode
 
 @dataclass
 class AuditBatch:
-    """One batch of rollouts as the verifier judged it (chapter 4).
+    """One batch of rollouts as the verifier judged it (chapters 5 and 6).
 
     ``prompts``, ``completions`` and ``statuses`` have one entry per rollout;
     the rows of one prompt form a contiguous group of ``group_size``.

@@ -1,4 +1,4 @@
-"""What a batch of rollouts is made of: chapter 4's exploration audit.
+"""What a batch of rollouts is made of: chapter 6's exploration audit.
 
 The exploration audit puts every rollout in exactly one category
 (:data:`CATEGORIES`), checked in this order:
@@ -92,7 +92,7 @@ def novelty(batches: Sequence[AuditBatch]) -> list[dict]:
 
 
 def run_composition(stored_steps: Iterable[dict], verifier=None) -> list[dict]:
-    """Composition, novelty and generated tokens of every stored step of a run (chapter 4's audit over ``main``).
+    """Composition, novelty and generated tokens of every stored step of a run (chapter 6's audit over ``main``).
 
     One dict per step: ``step``, a share per category, the duplicate share
     split by what it repeats (``duplicate_accepted``, ``duplicate_incorrect``,
@@ -112,7 +112,7 @@ def run_composition(stored_steps: Iterable[dict], verifier=None) -> list[dict]:
 
 
 def sharpening(flow: Sequence[dict], window: int = 10) -> dict[str, float]:
-    """What a run's reward gain is made of, from :func:`run_composition` rows (chapter 4).
+    """What a run's reward gain is made of, from :func:`run_composition` rows (chapter 6).
 
     Compares the first step with the mean of the last ``window`` steps:
     ``reward_gain`` and ``repeat_gain`` (gain in the share of rollouts that

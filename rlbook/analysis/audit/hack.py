@@ -1,4 +1,4 @@
-"""The reward hack of chapter 4: the detector, the loophole it finds and the seed the chapters show it on."""
+"""The reward hack of chapter 5: the detector, the loophole it finds and the seed the chapters show it on."""
 from __future__ import annotations
 
 from collections import Counter
@@ -18,7 +18,7 @@ from .batch import AuditBatch, from_rollouts, from_stored
 
 @dataclass(frozen=True)
 class HackReport:
-    """Training reward against independent outcome checks, checkpoint by checkpoint (chapter 4).
+    """Training reward against independent outcome checks, checkpoint by checkpoint (chapter 5).
 
     Aligned lists per checkpoint: ``train_reward`` (training prompts, the
     run's own verifier), ``train_exact`` (the same training samples under
@@ -84,7 +84,7 @@ def first_hacked_seed(stored_by_seed: dict[int, Sequence[dict]], share: float = 
 
 def clearest_hacked_seed(stored_by_seed: dict[int, Sequence[dict]], evals_by_seed: dict[int, Sequence[dict]],
                          share: float = 0.5) -> int | None:
-    """The seed chapters 4 and 5 show the reward hack on: of the seeds whose stored steps show a takeover
+    """The seed chapter 5 shows the reward hack on: of the seeds whose stored steps show a takeover
     (:func:`takeover_step`), the one whose held-out accuracy ended lowest; ties go to the earlier seed in the
     dict's order. None when the loophole took over on no seed.
 
@@ -107,7 +107,7 @@ def loophole_rate(policy: Policy, prompts: list[str], verifier, n: int = 64, tem
                   budget: int = BUDGET, seed: int = 0) -> float:
     """Share of fresh samples of ``policy`` that ``verifier`` pays but the exact verifier rejects.
 
-    Chapter 4 measures it on the base policy: a policy can only learn an
+    Chapter 5 measures it on the base policy: a policy can only learn an
     exploit that it already samples now and then.
     """
     gen = torch.Generator().manual_seed(seed)
@@ -127,7 +127,7 @@ def takeover_step(stored_steps: Iterable[dict], share: float = 0.5) -> int | Non
 
 
 def dip_before_takeover(stored_steps: Iterable[dict], share: float = 0.5) -> dict | None:
-    """The poorest batch before the loophole took over, and the first batch (chapter 4); None without a takeover.
+    """The poorest batch before the loophole took over, and the first batch (chapter 5); None without a takeover.
 
     Keys: ``step``, ``reward`` (the batch's mean reward under the run's
     verifier), ``share`` (paid only through the loophole) and ``right`` (paid
@@ -177,7 +177,7 @@ def reward_split(stored: dict) -> tuple[float, float]:
     Returns ``(task_part, loophole_part)``, both means over the step's
     rollouts: the first counts rewards of completions the exact verifier also
     accepts, the second rewards it rejects. They sum to the step's reward
-    (chapter 4, exercise 12).
+    (chapter 5, Exercise 5.2).
     """
     batch = from_stored(stored)
     loophole = loophole_rows(batch)

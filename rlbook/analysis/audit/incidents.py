@@ -1,4 +1,4 @@
-"""What a run hid and what it did about it: selection counts, logged interventions and abort rules (chapter 4)."""
+"""What a run hid and what it did about it: selection counts, logged interventions and abort rules (chapters 5 and 6)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -12,7 +12,7 @@ def selection_counts(stored_steps: Iterable[dict]) -> dict[str, int]:
 
     ``generated`` rollouts, ``kept`` (those the update used), and for the
     dropped ones a count per verifier status (``dropped_incorrect``...). With
-    no selection rule, ``kept == generated`` (chapter 4's "keep accepted").
+    no selection rule, ``kept == generated`` (chapter 6's "keep accepted").
     """
     counts = Counter({"generated": 0, "kept": 0})
     for stored in stored_steps:
@@ -50,7 +50,7 @@ def incidents(log: dict) -> list[dict]:
 def first_alarm(rule: Callable[[list[dict]], bool], metrics: Sequence[dict]) -> int | None:
     """The first step at which ``rule(history)`` is true, where history is the metrics up to that step.
 
-    Chapter 4's abort criteria (exercise 13) are rules of this form: they see
+    Chapter 5's abort criteria (Exercise 5.4) are rules of this form: they see
     only what the run has logged so far, never the future.
     """
     for i, row in enumerate(metrics):

@@ -1,4 +1,4 @@
-"""Fresh samples at several temperatures: what the policy explores, what it knows and what a group can teach (ch4)."""
+"""Fresh samples at several temperatures: what the policy explores, what it knows and what a group can teach (ch6)."""
 from __future__ import annotations
 
 import math
@@ -27,7 +27,7 @@ def own_format_accuracy(policy: Policy, tasks: Sequence[Task], n: int = 32, temp
     from the chat format that SFT taught. A sample is right when the text up to
     its first line end, spaces removed, is the answer (``a+b+c=`` lines expect
     the partial sums ``s1,s2``); a sample with no line end within the budget is
-    wrong. Chapter 4 compares it with held-out accuracy in the chat format
+    wrong. Chapter 6 compares it with held-out accuracy in the chat format
     before and after RL.
     """
     targets = [",".join(map(str, t.steps)) for t in tasks]
@@ -85,7 +85,7 @@ def mixed_group_rate(n: int, c: int, k: int) -> float:
 
 def sparse_reward_audit(policy: Policy, tasks: list[Task], temperatures: Sequence[float], n: int = 64,
                         ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64), budget: int = BUDGET, seed: int = 0) -> list[dict]:
-    """pass@k, never-right prompts, mixed-group rates and token cost at each temperature (chapter 4).
+    """pass@k, never-right prompts, mixed-group rates and token cost at each temperature (chapter 6).
 
     For each temperature: ``pass_at_k`` (mean unbiased pass@k over tasks for
     each k in ``ks``, exact verifier), ``never_right`` (tasks with no

@@ -1,10 +1,6 @@
-"""Best-of-n, proxy-and-gold curves and the exploit diagnosis of chapter 4 (rlbook.analysis.judge), on made-up
+"""Best-of-n, proxy-and-gold curves and the exploit diagnosis of chapter 5 (rlbook.analysis.judge), on made-up
 policies and runs: no trained run needed."""
 from __future__ import annotations
-
-import matplotlib
-
-matplotlib.use("Agg")
 
 import numpy as np
 import pytest
@@ -56,5 +52,3 @@ def test_exploit_counts_wrong_answers_the_judge_scores_high():
     assert right_for == sum(t.completion == "9#" for t in judge.split("train"))
     curves = judge.curves(run)
     assert curves.steps == [0, 2] and curves.gold.tolist() == [0.6, 0.3]
-    judge.plot_curves({"rm": {0: curves}})
-    judge.plot_best_of_n({0: judge.BestOfN((1, 4), np.array([0.5, 0.7]), np.array([0.6, 0.5]), 8)})

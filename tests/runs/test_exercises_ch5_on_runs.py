@@ -1,4 +1,5 @@
-"""Chapter 4's exercise checks: each reference solution passes, plausible wrong answers fail with a useful message."""
+"""Chapter 5's exercise checks on the trained runs: each reference passes, plausible wrong answers fail with a
+message that names the mistake."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,66 +7,61 @@ import pytest
 
 from rlbook import audit, runs
 from rlbook import rewards as rw
-from rlbook.exercises import ch4
+from rlbook.exercises import ch5
+
+split_reward = ch5.split_reward
 
 
-def split_reward(stored):
-    """The chapter's solution."""
-    batch = audit.from_stored(stored)
-    ok = np.array([s == "accepted" for s in batch.rescored(rw.get_verifier("exact")).statuses])
-    return float((batch.rewards * ok).mean()), float((batch.rewards * ~ok).mean())
+def test_split_reference_passes():
+    assert ch5.check_reward_split(split_reward, seed=0).passed
 
 
-def test_ex12_reference_passes():
-    assert ch4.check_reward_split(split_reward, seed=0).passed
-
-
-def test_ex12_trusting_the_training_verifier_fails():
+def test_split_trusting_the_training_verifier_fails():
     def naive(stored):
         return float(stored["rewards"].mean()), 0.0
 
-    result = ch4.check_reward_split(naive, seed=0)
+    result = ch5.check_reward_split(naive, seed=0)
     assert not result.passed and "exact verifier accepts" in result.message
 
 
-def test_ex12_averaging_over_paid_rollouts_only_fails():
+def test_split_averaging_over_paid_rollouts_only_fails():
     def paid_only(stored):
         task, loophole = split_reward(stored)
         paid = float((stored["rewards"] > 0).float().mean())
         return task / paid, loophole / paid
 
-    result = ch4.check_reward_split(paid_only, seed=0)
+    result = ch5.check_reward_split(paid_only, seed=0)
     assert not result.passed and "add up to" in result.message
 
 
-def test_ex13_reference_passes():
-    result = ch4.check_abort_rule(ch4.reference_abort_rule, seed=0)
+def test_abort_reference_passes():
+    result = ch5.check_abort_rule(ch5.should_abort, seed=0)
     assert result.passed and "quiet on main" in result.message
 
 
-def test_ex13_a_rule_that_never_fires_fails():
-    result = ch4.check_abort_rule(lambda history: False, seed=0)
+def test_abort_a_rule_that_never_fires_fails():
+    result = ch5.check_abort_rule(lambda history: False, seed=0)
     assert not result.passed and "never fires on 'faults'" in result.message
 
 
-def test_ex13_a_rule_that_always_fires_fails_on_main():
-    result = ch4.check_abort_rule(lambda history: True, seed=0)
+def test_abort_a_rule_that_always_fires_fails_on_main():
+    result = ch5.check_abort_rule(lambda history: True, seed=0)
     assert not result.passed and "healthy 'main' run" in result.message
 
 
-def test_ex13_a_rule_that_reads_a_missing_loss_is_told_why():
-    result = ch4.check_abort_rule(lambda history: history[-1]["loss"] != history[-1]["loss"], seed=0)
+def test_abort_a_rule_that_reads_a_missing_loss_is_told_why():
+    result = ch5.check_abort_rule(lambda history: history[-1]["loss"] != history[-1]["loss"], seed=0)
     assert not result.passed and "KeyError" in result.message and ".get()" in result.message
 
 
-def test_ex13_a_rule_that_misses_the_exploit_fails():
+def test_abort_a_rule_that_misses_the_exploit_fails():
     def faults_only(history):
         now = history[-1]
         return now["excluded"]
 
     if audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in (0, 1, 2)}) is None:
         pytest.skip("the hack took over on none of the seeds")
-    result = ch4.check_abort_rule(faults_only, seed=0)
+    result = ch5.check_abort_rule(faults_only, seed=0)
     assert not result.passed and "never fires on 'exploit'" in result.message
 
 
@@ -87,8 +83,8 @@ def _split_by_hand(stored):
 
 @pytest.mark.parametrize("right", [_split_with_the_library, _split_by_hand,
                                    lambda stored: np.array(split_reward(stored))])
-def test_ex12_other_correct_splits_pass(right):
-    assert ch4.check_reward_split(right, seed=0).passed
+def test_split_other_correct_splits_pass(right):
+    assert ch5.check_reward_split(right, seed=0).passed
 
 
 @pytest.mark.parametrize("wrong, hint", [
@@ -99,8 +95,8 @@ def test_ex12_other_correct_splits_pass(right):
     (lambda stored: tuple(str(x) for x in split_reward(stored)), "return two numbers"),
     (lambda stored: sum(split_reward(stored)), "return two numbers"),
 ])
-def test_ex12_mistakes_are_named(wrong, hint):
-    result = ch4.check_reward_split(wrong, seed=0)
+def test_split_mistakes_are_named(wrong, hint):
+    result = ch5.check_reward_split(wrong, seed=0)
     assert not result.passed and hint in result.message
     assert "divide by all the step's rollouts" not in result.message
 
@@ -112,28 +108,38 @@ def _abort_on_outage_or_drift(history):
 
 
 @pytest.mark.parametrize("right", [_abort_on_outage_or_drift,
-                                   lambda h: np.bool_(ch4.reference_abort_rule(h))])
-def test_ex13_other_correct_rules_pass(right):
-    assert ch4.check_abort_rule(right, seed=0).passed
+                                   lambda h: np.bool_(ch5.should_abort(h))])
+def test_abort_other_correct_rules_pass(right):
+    assert ch5.check_abort_rule(right, seed=0).passed
 
 
-@pytest.mark.parametrize("wrong", [lambda h: "stop" if ch4.reference_abort_rule(h) else "",
-                                   lambda h: int(ch4.reference_abort_rule(h)), lambda h: None])
-def test_ex13_a_rule_must_answer_true_or_false(wrong):
-    result = ch4.check_abort_rule(wrong, seed=0)
+@pytest.mark.parametrize("wrong", [lambda h: "stop" if ch5.should_abort(h) else "",
+                                   lambda h: int(ch5.should_abort(h)), lambda h: None if len(h) > 3 else False])
+def test_abort_a_rule_must_answer_true_or_false(wrong):
+    result = ch5.check_abort_rule(wrong, seed=0)
     assert not result.passed and "return True to abort" in result.message
 
 
-def test_overrated_answer_the_solution_finds_passes_and_the_right_answer_or_a_low_one_fails():
+def test_the_overrated_answer_the_reference_finds_passes_and_the_right_answer_or_a_low_one_fails():
     from rlbook import reward_model, world
 
+    best = ch5.overrated_answer()
+    assert ch5.check_overrated_answer(best).passed
     model = runs.load_judge(0).model
     pairs = [(t.prompt, f"{a}#") for t in world.split("all") for a in range(19)]
     scores = dict(zip(pairs, reward_model.judge_probabilities(model, pairs)))
     lead = {(p, c): s - scores[p, f"{world.parse_prompt(p).answer}#"] for (p, c), s in scores.items()}
-    best, worst = max(lead, key=lead.get), min(lead, key=lead.get)
-    assert ch4.check_overrated_answer(*best).passed
-    failed = ch4.check_overrated_answer(*worst)
+    failed = ch5.check_overrated_answer(min(lead, key=lead.get))
     assert not failed.passed and "not above" in failed.message
-    right = ch4.check_overrated_answer("U:3+4?|A:", "7#")
+    right = ch5.check_overrated_answer(["U:3+4?|A:", "7#"])
     assert not right.passed and "right answer" in right.message
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_reference_abort_rule_passes_its_check_on_every_seed(seed):
+    assert ch5.check_abort_rule(ch5.should_abort, seed=seed).passed
+
+
+def test_an_abort_rule_still_returning_none_is_not_answered_yet():
+    result = ch5.check_abort_rule(lambda history: None, seed=0)
+    assert not result.passed and "no answer yet" in result.message

@@ -1,0 +1,39 @@
+"""Chapter 5's outcome-dependent wording (rlbook.book.limits): each phrase says what happened, on made-up facts."""
+from __future__ import annotations
+
+from rlbook.book import limits
+
+SEEDS = (0, 1, 2)
+
+
+def hack(shares, favourite="#"):
+    return {"share": shares, "wrong": [{"completion": favourite}]}
+
+
+def test_a_takeover_on_every_seed_is_said_once_and_no_other_seed_is_described():
+    found = {s: hack([0.01, 0.9]) for s in SEEDS}
+    assert limits._takeover_sentence(found, [0, 1, 2], SEEDS) == "The loophole took over on every seed."
+
+
+def test_seeds_without_a_takeover_are_named_with_what_they_did():
+    found = {0: hack([0.01, 0.9]), 1: hack([0.01, 0.04]), 2: hack([0.02, 0.03])}
+    sentence = limits._takeover_sentence(found, [0], SEEDS)
+    assert sentence.startswith("The loophole took over on seed 0; on seeds 1 and 2 the policy kept writing sums")
+    assert "at most 3%–4% of a batch" in sentence
+
+
+def test_favourites_name_each_answer_once_with_its_seeds():
+    same = {s: hack([0.9], "#") for s in SEEDS}
+    assert limits._favourites(same, [0, 1, 2], SEEDS) == "`'#'` on every seed"
+    mixed = {0: hack([0.9], "1 1#"), 1: hack([0.9], "#"), 2: hack([0.9], "#")}
+    assert limits._favourites(mixed, [0, 1, 2], SEEDS) == "`'1 1#'` on seed 0 and `'#'` on seeds 1 and 2"
+
+
+def test_values_by_seed_group_equal_values():
+    assert limits._by_value({0: 16, 1: 4, 2: 4}, SEEDS, lambda n: f"n = {n}") == "n = 16 on seed 0 and n = 4 on seeds 1 and 2"
+    assert limits._by_value({0: 4, 1: 4, 2: 4}, SEEDS) == "4 on every seed"
+
+
+def test_a_row_of_the_two_settings_table_shows_a_dash_when_the_loophole_never_took_over():
+    row = limits._lr_row("exploit-slow", 1, [0.01, 0.12, 0.05], None, [0.3, 0.5])
+    assert row == ["exploit-slow", 1, "1%\u00a0→\u00a05%", "12%", "–", "0.30\u00a0→\u00a00.50"]  # never broken
