@@ -54,5 +54,5 @@ def test_token_credit_prints_every_characters_advantage(check_readable):
     fig = gradient.token_credit(rows)
     check_readable(fig)
     texts = [t.get_text() for t in fig.axes[0].texts]
-    assert texts.count("+0.50") == 2 and texts.count("-0.50") == 2 and "reward 1, 2 of 4" in texts
+    assert texts.count("+0.50") == 2 and texts.count("-0.50") == 2 and "reward 1\n2 of 4" in texts
     assert fig.get_figwidth() <= style.PANEL[0]
