@@ -1,7 +1,7 @@
 """Checkers for chapter 3's exercises (from reward to gradient), each registered with its reference solution.
 
 - :func:`check_try_it`: the Try it, the advantages of ``[1, 1, 0, 0]`` and ``[1, 1, 1, 1]``;
-- :func:`check_signal`: the Try it on a real run, the mean reward and the share of groups with a signal;
+- :func:`check_signal`: the Try it on a real run, each batch's mean reward and share of groups with a signal;
 - :func:`check_split_credit` (Exercise 3.1): outcome and per-step credit of a multi-step answer;
 - :func:`check_credit_reading` (Exercise 3.1): which characters of the real answer each credit pushes down;
 - :func:`check_push_shares` (Exercise 3.2): where group normalisation moves a real batch's push.
@@ -97,11 +97,15 @@ def try_it() -> dict:
     return {"[1, 1, 0, 0]": [0.5, 0.5, -0.5, -0.5], "[1, 1, 1, 1]": [0.0, 0.0, 0.0, 0.0]}
 
 
-def signal(rewards):
-    """The Try it on a run, reference: mean reward, share of mixed groups."""
-    rewards = torch.as_tensor(rewards, dtype=torch.float32)
-    mixed = rewards.max(dim=1).values > rewards.min(dim=1).values
-    return float(rewards.mean()), float(mixed.float().mean())
+def signal(first, last) -> dict:
+    """The Try it on a run, reference: each batch's mean reward and share
+    of groups whose rewards are not all equal."""
+    answer = {}
+    for name, rewards in (("first", first), ("last", last)):
+        r = torch.as_tensor(rewards, dtype=torch.float32)
+        mixed = r.max(dim=1).values > r.min(dim=1).values
+        answer[name] = (float(r.mean()), float(mixed.float().mean()))
+    return answer
 
 
 def _batch(rewards) -> torch.Tensor | None:
@@ -113,69 +117,52 @@ def _batch(rewards) -> torch.Tensor | None:
     return batch if batch.dim() == 2 and batch.shape[1] > 1 else None
 
 
-def _random_batches(seed: int = 5) -> list[torch.Tensor]:
-    """Batches of 0/1 rewards with all-right, all-wrong and mixed groups, and one of graded rewards."""
-    gen = torch.Generator().manual_seed(seed)
-    batches = []
-    for groups, size, p in ((6, 4, 0.5), (10, 8, 0.85), (5, 16, 0.1)):
-        batch = (torch.rand(groups, size, generator=gen) < p).float()
-        batch[0], batch[1] = 1.0, 0.0
-        batches.append(batch)
-    graded = torch.rand(4, 5, generator=gen)
-    graded[0] = 0.25
-    return [*batches, graded]
-
-
 def _signal_problem(got, want: tuple[float, float], rewards: torch.Tensor) -> str | None:
     """What is wrong with the reader's ``(mean reward, share with a signal)`` for ``rewards``, or None."""
     values = as_numbers(got) if isinstance(got, (tuple, list)) else None
     if values is None or len(values) != 2:
-        return f"return two numbers, (mean reward, share of groups with a signal); got {got!r:.60}"
+        return f"give two numbers, (mean reward, share of groups with a signal); got {got!r:.60}"
     mean, share = values
-    if not math.isclose(mean, want[0], abs_tol=1e-5):
-        return f"the mean reward of this batch is the mean of all its rewards, {want[0]:.4f}; you gave {mean:.4f}"
-    if math.isclose(share, want[1], abs_tol=1e-5):
+    if not math.isclose(mean, want[0], abs_tol=1e-4):
+        return f"the mean reward of a batch is the mean of all its rewards, {want[0]:.4f}; you gave {mean:.4f}"
+    if math.isclose(share, want[1], abs_tol=1e-4):
         return None
-    if math.isclose(share, 1 - want[1], abs_tol=1e-5):
+    if math.isclose(share, 1 - want[1], abs_tol=1e-4):
         return ("that is the share of groups with no signal (every reward equal); the question asks for the "
                 "groups whose rewards differ")
-    if math.isclose(share, want[1] * len(rewards), abs_tol=1e-5) and len(rewards) > 1:
+    if math.isclose(share, want[1] * len(rewards), abs_tol=1e-4) and len(rewards) > 1:
         return f"that is a count of groups; give the share, the count divided by the {len(rewards)} groups"
     all_right = float((rewards.min(dim=1).values >= 1).float().mean())
-    if math.isclose(share, 1 - all_right, abs_tol=1e-5) and not math.isclose(all_right, 1 - want[1], abs_tol=1e-5):
+    if math.isclose(share, 1 - all_right, abs_tol=1e-4):
         return "all-wrong groups carry no signal either: every advantage in them is 0 too"
     return (f"a group carries a signal when its rewards are not all equal (its advantages are not all 0): "
             f"{want[1]:.4f} of these groups do; you gave {share:.4f}")
 
 
 @never_raises
-def check_signal(fn: Callable | None, first=None, last=None) -> CheckResult:
-    """The Try it on a real run: ``fn(rewards)`` gives a batch's mean reward and the share of groups with a signal.
+def check_signal(answer, first=None, last=None) -> CheckResult:
+    """The Try it on a real run: each batch's mean reward and share of groups with a signal, as a dict.
 
-    ``rewards`` has one row per group. Tested on random batches, then on
-    ``first`` and ``last``, the chapter's real first and last batches of
-    ``main``, whose figures the message reports.
+    ``answer`` maps ``"first"`` and ``"last"`` to ``(mean reward, share of
+    groups whose rewards are not all equal)`` for ``first`` and ``last``,
+    the chapter's real first and last batches of ``main`` (one row per group).
     """
-    if fn is None:
-        return not_answered("the function `signal`")
-    if not callable(fn):
-        return not_a_function("signal", fn)
-    real = [b for b in (_batch(first) if first is not None else None, _batch(last) if last is not None else None)
-            if b is not None]
-    if (first is not None or last is not None) and len(real) != sum(x is not None for x in (first, last)):
+    if answer is None or (isinstance(answer, dict) and all(answer.get(k) is None for k in ("first", "last"))):
+        return not_answered("`signal`, a dict with a (mean reward, share) pair for 'first' and 'last'")
+    if not isinstance(answer, dict):
+        return verdict(False, "`signal` must be a dict with the keys 'first' and 'last', each a pair of numbers")
+    batches = {"first": _batch(first) if first is not None else None,
+               "last": _batch(last) if last is not None else None}
+    if any(b is None for b in batches.values()):
         return verdict(False, "give the chapter's batches of rewards (F.rewards_first, F.rewards_last) after `signal`")
-    for rewards in [*_random_batches(), *real]:
-        got, error = _call(fn, rewards.clone())
-        if error:
-            return verdict(False, error)
-        if got is None:
-            return not_answered("`signal` (it returned None)")
-        problem = _signal_problem(got, signal(rewards), rewards)
+    want = signal(batches["first"], batches["last"])
+    for name in ("first", "last"):
+        if answer.get(name) is None:
+            return verdict(False, f"'{name}' is still empty: give the {name} batch's (mean reward, share)")
+        problem = _signal_problem(answer[name], want[name], batches[name])
         if problem:
-            return verdict(False, problem)
-    if len(real) < 2:
-        return verdict(True, "right on every batch tried; pass main's first and last batches to see the run")
-    (m0, s0), (m1, s1) = signal(real[0]), signal(real[1])
+            return verdict(False, f"{name} batch: {problem}")
+    (m0, s0), (m1, s1) = want["first"], want["last"]
     trend = "fewer" if s1 < s0 else "more" if s1 > s0 else "as many"
     return verdict(True, f"main's first batch: mean reward {m0:.2f}, and {s0:.0%} of its groups carry a signal; "
                          f"its last: mean reward {m1:.2f}, {s1:.0%} of groups. The reward rose and {trend} groups "
@@ -420,7 +407,7 @@ def _process_inputs() -> tuple:
 
 for _exercise in (
     Exercise("try-it-advantages", "gradient", check_try_it, try_it, answer="value"),
-    Exercise("try-it-signal", "gradient", check_signal, signal,
+    Exercise("try-it-signal", "gradient", check_signal, signal, answer="value",
              inputs=lambda: (_chapter_facts().rewards_first, _chapter_facts().rewards_last)),
     Exercise("split-credit", "gradient", check_split_credit, my_split_credit, inputs=lambda: (_chapter_facts().process,)),
     Exercise("credit-reading", "gradient", check_credit_reading, credit_reading, answer="value", inputs=_process_inputs),
