@@ -26,10 +26,10 @@ def loop_curves(curves: Sequence[Mapping]):
     fig, ax = style.panel(4.6, 3.4)
     for k, c in enumerate(curves):
         first = k == 0
-        ax.plot(c["steps"], c["main"], "o-", color=style.BLUE, lw=2.4, ms=4, alpha=0.55,
-                label="main" if first else None)
-        ax.plot(c["pg_steps"], c["pg"], "s", color=style.SERIES[2], ms=6, mfc="none", label="pg" if first else None)
-        ax.plot(c["steps"], c["loop"], "^--", color=LOOP_COLOUR, lw=1.2, ms=4,
+        ax.plot(c["steps"], c["main"], "-", color=style.BLUE, lw=3.4, zorder=1, label="main" if first else None)
+        ax.plot(c["pg_steps"], c["pg"], "s", color=style.SERIES[2], ms=7, mfc="none", mew=1.4, zorder=2,
+                label="pg" if first else None)
+        ax.plot(c["steps"], c["loop"], "^--", color=LOOP_COLOUR, lw=1.3, ms=4, zorder=3,
                 label="the loop above" if first else None)
     ax.set_xlabel("RL step")
     ax.set_ylabel("held-out expected reward")
