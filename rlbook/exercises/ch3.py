@@ -1,32 +1,32 @@
-"""Checks for chapter 3's exercises (credit assignment and the update).
+"""Checkers for chapter 3's exercises (from reward to gradient), each registered with its reference solution.
 
-- :func:`check_try_it`: the advantages of the groups ``[1, 1, 0, 0]`` and ``[1, 1, 1, 1]``;
-- :func:`check_split_credit` (exercise 5): outcome and per-step credit of a multi-step answer;
-- :func:`check_group_normalized` (exercise 14): group-normalised advantages;
-- :func:`check_ppo_clip_loss`: PPO's clipped token loss.
+- :func:`check_try_it`: the Try it, the advantages of ``[1, 1, 0, 0]`` and ``[1, 1, 1, 1]``;
+- :func:`check_signal`: the Try it on a real run, each batch's mean reward and share of groups with a signal;
+- :func:`check_split_credit` (Exercise 3.1): outcome and per-step credit of a multi-step answer;
+- :func:`check_credit_reading` (Exercise 3.1): which characters of the real answer each credit pushes down;
+- :func:`check_push_shares` (Exercise 3.2): where group normalisation moves a real batch's push.
 
-Each check runs the reader's answer on fresh inputs, compares it with the
-reference in ``rlbook`` and returns a :class:`~rlbook.exercises.CheckResult`
-whose message says what differs. It never raises on a wrong answer.
+Each check runs the reader's answer on fresh inputs or on the chapter's real
+ones, compares it with the reference here and returns a
+:class:`~rlbook.exercises.CheckResult` whose message says what differs. It
+never raises on a wrong answer.
 """
 from __future__ import annotations
 
 import math
 import random
-from typing import Callable
+from collections.abc import Callable
 
-import numpy as np
 import torch
 
-from rlbook.analysis.credit import ProcessGroup, split_credit, token_steps
+from rlbook.analysis.credit import split_credit, token_steps, visible
 from rlbook.core import advantages as adv_lib
-from rlbook.core import losses
 
-from . import (CheckResult, Option, as_count, as_number, as_numbers, check_choice, never_raises, not_a_function,
-               not_answered, verdict)
+from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
+from .registry import Exercise, register
 
 TRY_IT_GROUPS = {"[1, 1, 0, 0]": [1.0, 1.0, 0.0, 0.0], "[1, 1, 1, 1]": [1.0, 1.0, 1.0, 1.0]}
-"""The two groups of the "try it" question, by the key the reader's dict uses."""
+"""The two groups of the "Try it", by the key the reader's dict uses."""
 
 
 def _close(a, b, tol: float = 1e-4) -> bool:
@@ -66,7 +66,7 @@ def check_try_it(answer: dict | None) -> CheckResult:
     if answer is None:
         return not_answered("`answer` with one list of four advantages per group")
     if not isinstance(answer, dict):
-        return verdict(False, f"`answer` must be a dict from group to advantages, e.g. {{{list(TRY_IT_GROUPS)[0]!r}: "
+        return verdict(False, f"`answer` must be a dict from group to advantages, e.g. {{{next(iter(TRY_IT_GROUPS))!r}: "
                               f"[...], ...}}, got {type(answer).__name__}")
     by_group = {_group_key(k): v for k, v in answer.items()}
     for key, rewards in TRY_IT_GROUPS.items():
@@ -92,6 +92,96 @@ def check_try_it(answer: dict | None) -> CheckResult:
                          "in [1, 1, 1, 1] every answer equals the baseline, so no token is pushed either way")
 
 
+def try_it() -> dict:
+    """The Try it's reference answer: each group's rewards minus the group's mean."""
+    return {"[1, 1, 0, 0]": [0.5, 0.5, -0.5, -0.5], "[1, 1, 1, 1]": [0.0, 0.0, 0.0, 0.0]}
+
+
+def signal(first, last) -> dict:
+    """The Try it on a run, reference: each batch's mean reward and share
+    of groups whose rewards are not all equal."""
+    answer = {}
+    for name, rewards in (("first", first), ("last", last)):
+        r = torch.as_tensor(rewards, dtype=torch.float32)
+        mixed = r.max(dim=1).values > r.min(dim=1).values
+        answer[name] = (float(r.mean()), float(mixed.float().mean()))
+    return answer
+
+
+def _batch(rewards) -> torch.Tensor | None:
+    """A batch of rewards as a (groups, G) tensor, or None when it is not one."""
+    try:
+        batch = torch.as_tensor([list(map(float, row)) for row in rewards], dtype=torch.float32)
+    except (TypeError, ValueError):
+        return None
+    return batch if batch.dim() == 2 and batch.shape[1] > 1 else None
+
+
+def _signal_problem(got, want: tuple[float, float], rewards: torch.Tensor) -> str | None:
+    """What is wrong with the reader's ``(mean reward, share with a signal)`` for ``rewards``, or None."""
+    values = as_numbers(got) if isinstance(got, (tuple, list)) else None
+    if values is None or len(values) != 2:
+        return f"give two numbers, (mean reward, share of groups with a signal); got {got!r:.60}"
+    mean, share = values
+    if not math.isclose(mean, want[0], abs_tol=1e-4):
+        return f"the mean reward of a batch is the mean of all its rewards, {want[0]:.4f}; you gave {mean:.4f}"
+    if math.isclose(share, want[1], abs_tol=1e-4):
+        return None
+    if math.isclose(share, 1 - want[1], abs_tol=1e-4):
+        return ("that is the share of groups with no signal (every reward equal); the question asks for the "
+                "groups whose rewards differ")
+    if math.isclose(share, want[1] * len(rewards), abs_tol=1e-4) and len(rewards) > 1:
+        return f"that is a count of groups; give the share, the count divided by the {len(rewards)} groups"
+    all_right = float((rewards.min(dim=1).values >= 1).float().mean())
+    if math.isclose(share, 1 - all_right, abs_tol=1e-4):
+        return "all-wrong groups carry no signal either: every advantage in them is 0 too"
+    return (f"a group carries a signal when its rewards are not all equal (its advantages are not all 0): "
+            f"{want[1]:.4f} of these groups do; you gave {share:.4f}")
+
+
+@never_raises
+def check_signal(answer, first=None, last=None) -> CheckResult:
+    """The Try it on a real run: each batch's mean reward and share of groups with a signal, as a dict.
+
+    ``answer`` maps ``"first"`` and ``"last"`` to ``(mean reward, share of
+    groups whose rewards are not all equal)`` for ``first`` and ``last``,
+    the chapter's real first and last batches of ``main`` (one row per group).
+    """
+    if answer is None or (isinstance(answer, dict) and all(answer.get(k) is None for k in ("first", "last"))):
+        return not_answered("`signal`, a dict with a (mean reward, share) pair for 'first' and 'last'")
+    if not isinstance(answer, dict):
+        return verdict(False, "`signal` must be a dict with the keys 'first' and 'last', each a pair of numbers")
+    batches = {"first": _batch(first) if first is not None else None,
+               "last": _batch(last) if last is not None else None}
+    if any(b is None for b in batches.values()):
+        return verdict(False, "give the chapter's batches of rewards (F.rewards_first, F.rewards_last) after `signal`")
+    want = signal(batches["first"], batches["last"])
+    for name in ("first", "last"):
+        if answer.get(name) is None:
+            return verdict(False, f"'{name}' is still empty: give the {name} batch's (mean reward, share)")
+        problem = _signal_problem(answer[name], want[name], batches[name])
+        if problem:
+            return verdict(False, f"{name} batch: {problem}")
+    (m0, s0), (m1, s1) = want["first"], want["last"]
+    trend = "fewer" if s1 < s0 else "more" if s1 > s0 else "as many"
+    return verdict(True, f"main's first batch: mean reward {m0:.2f}, and {s0:.0%} of its groups carry a signal; "
+                         f"its last: mean reward {m1:.2f}, {s1:.0%} of groups. The reward rose and {trend} groups "
+                         "carry a signal: a group whose answers are all right earns the most and teaches nothing")
+
+
+def _process_rows(group) -> tuple[list[str], list[float], list[list[float]]] | None:
+    """A real process group's completions, outcome advantages and step advantages, from the facts or the dataclass."""
+    try:
+        completions = [str(c) for c in group.completions]
+        outcome = [float(a) for a in group.outcome_adv]
+        steps = [[float(a) for a in row] for row in group.step_adv]
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if not completions or len(outcome) != len(completions) or len(steps) != len(completions):
+        return None
+    return completions, outcome, steps
+
+
 def _random_completion(rng: random.Random) -> str:
     """A multi-step-looking answer: digit fields, commas, maybe an end mark, sometimes too many fields."""
     fields = ["".join(rng.choice("0123456789") for _ in range(rng.randint(1, 2))) for _ in range(rng.randint(1, 3))]
@@ -101,22 +191,20 @@ def _random_completion(rng: random.Random) -> str:
 
 @never_raises
 def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
-    """Exercise 5: ``fn(completion, outcome_adv, step_adv)`` must return per-character outcome and process credit.
+    """Exercise 3.1: ``fn(completion, outcome_adv, step_adv)`` must return per-character outcome and process credit.
 
-    Tested on every rollout of ``group`` (a :class:`rlbook.analysis.credit.ProcessGroup`,
-    the chapter's real one) when given, then on random answers.
+    Tested on every rollout of ``group`` (the chapter's real group,
+    ``F.process``) when given, then on random answers.
     """
     if fn is None:
         return not_answered("`my_split_credit`")
     if not callable(fn):
         return not_a_function("my_split_credit", fn)
-    if group is not None and not isinstance(group, ProcessGroup):
-        return verdict(False, f"`group` must be the chapter's ProcessGroup (pgroup), got {type(group).__name__}")
+    rows = _process_rows(group) if group is not None else ([], [], [])
+    if rows is None:
+        return verdict(False, "give the chapter's group, F.process, as the second argument")
     rng = random.Random(3)
-    cases = []
-    if group is not None:
-        cases += [(c, float(group.outcome_adv[i]), [float(a) for a in group.step_adv[i]])
-                  for i, c in enumerate(group.completions)]
+    cases = list(zip(*rows))
     cases += [(_random_completion(rng), rng.uniform(-1, 1), [rng.uniform(-1, 1), rng.uniform(-1, 1)])
               for _ in range(40)]
     for completion, outcome_adv, step_adv in cases:
@@ -148,180 +236,14 @@ def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
     return verdict(True, f"outcome and process credit match on {len(cases)} answers")
 
 
-@never_raises
-def check_group_normalized(fn: Callable | None) -> CheckResult:
-    """Exercise 14: ``fn(rewards)`` on a ``(groups, G)`` tensor must equal :func:`rlbook.core.advantages.group_normalized`.
-
-    The reference divides the centred rewards by the population standard
-    deviation (``ddof=0``) plus ``eps = 1e-6``.
-    """
-    if fn is None:
-        return not_answered("`my_group_normalized`")
-    if not callable(fn):
-        return not_a_function("my_group_normalized", fn)
-    gen = torch.Generator().manual_seed(14)
-    binary = (torch.rand(12, 8, generator=gen) < 0.5).float()
-    binary[0] = 1.0
-    binary[1] = 0.0
-    graded = torch.rand(6, 5, generator=gen) * 3 - 1
-    for rewards in (binary, graded):
-        got, error = _call(fn, rewards.clone())
-        if error:
-            return verdict(False, error)
-        if got is None:
-            return not_answered("`my_group_normalized` (it returned None)")
-        try:
-            # a list of NumPy rows goes through one array: torch warns on such a list, and is slow with it
-            got = (got.detach().double() if isinstance(got, torch.Tensor)
-                   else torch.as_tensor(np.asarray(got, dtype=np.float64)))
-        except (TypeError, ValueError, RuntimeError):
-            return verdict(False, f"return a tensor of numbers of the rewards' shape, got {type(got).__name__}")
-        want = adv_lib.group_normalized(rewards).double()
-        if got.shape != want.shape:
-            return verdict(False, f"expected shape {tuple(want.shape)} (one advantage per reward), got {tuple(got.shape)}")
-        if not torch.isfinite(got).all():
-            return verdict(False, "some advantages are not finite: a group whose rewards are all equal has standard "
-                                  "deviation 0, so add eps = 1e-6 to the denominator")
-        if _close(got, want):
-            continue
-        if _close(got, adv_lib.group_normalized(rewards, ddof=1).double()):
-            return verdict(False, "you divided by the sample standard deviation (n - 1); use the population one "
-                                  "(divide by G), e.g. rewards.std(dim=-1, correction=0)")
-        if _close(got, adv_lib.batch_normalized(rewards).double()):
-            return verdict(False, "you scaled by the standard deviation of the whole batch; each group needs its own")
-        if _close(got, adv_lib.group_centered(rewards).double()):
-            return verdict(False, "these are the centred advantages: now divide each group by its standard deviation")
-        if _close(got, (rewards / (rewards.std(dim=-1, keepdim=True, correction=0) + 1e-6)).double()):
-            return verdict(False, "subtract each group's mean before dividing: advantages within a group must sum to 0")
-        row = next(i for i in range(len(want)) if not _close(got[i], want[i]))
-        return verdict(False, f"group {row} (rewards {rewards[row].numpy().round(3).tolist()}): expected "
-                              f"{want[row].numpy().round(3).tolist()}, got {got[row].numpy().round(3).tolist()}")
-    return verdict(True, "matches rlbook.core.advantages.group_normalized on binary and graded rewards")
-
-
-def _random_batch(gen: torch.Generator, rows: int = 6, cols: int = 5) -> tuple[torch.Tensor, ...]:
-    """Random ``logp``, ``old_logp``, per-sequence ``adv`` and ``mask`` with ratios well past the clip region."""
-    old = -torch.rand(rows, cols, generator=gen) * 3
-    logp = old + torch.randn(rows, cols, generator=gen) * 0.5
-    adv = torch.randn(rows, generator=gen)
-    mask = torch.rand(rows, cols, generator=gen) < 0.75
-    mask[:, 0] = True
-    return logp, old, adv, mask
-
-
-@never_raises
-def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
-    """``fn(logp, old_logp, adv, mask, eps)`` must equal :func:`rlbook.core.losses.ppo_clip_loss`'s loss and its gradient.
-
-    ``adv`` has one value per sequence (shape ``(B,)``); the loss averages over
-    the masked tokens of the whole batch (``token_mean``).
-    """
-    if fn is None:
-        return not_answered("`my_ppo_clip_loss`")
-    if not callable(fn):
-        return not_a_function("my_ppo_clip_loss", fn)
-    gen = torch.Generator().manual_seed(7)
-    for trial in range(5):
-        logp, old, adv, mask = _random_batch(gen)
-        eps = 0.2 if trial % 2 == 0 else 0.1
-        mine = logp.clone().requires_grad_(True)
-        ref = logp.clone().requires_grad_(True)
-        got, error = _call(fn, mine, old.clone(), adv.clone(), mask.clone(), eps)
-        if error:
-            return verdict(False, error)
-        if got is None:
-            return not_answered("`my_ppo_clip_loss` (it returned None)")
-        if not isinstance(got, torch.Tensor) or got.dim() != 0:
-            return verdict(False, "return one number, a 0-dimensional tensor (the loss to minimise)")
-        want, _ = losses.ppo_clip_loss(ref, old, adv, mask, eps_low=eps, eps_high=eps)
-        if not _close(got.detach(), want.detach()):
-            return verdict(False, _diagnose_ppo(float(got.detach()), logp, old, adv, mask, eps, float(want.detach())))
-        if not got.requires_grad:
-            return verdict(False, "the loss has no gradient: keep logp in the computation (no .detach(), no .item())")
-        got.backward()
-        want.backward()
-        if mine.grad is None or not _close(mine.grad, ref.grad):
-            return verdict(False, "the value is right but the gradient is not: " +
-                           _diagnose_ppo_gradient(mine.grad, logp, old, adv, mask, eps))
-    return verdict(True, "matches rlbook.core.losses.ppo_clip_loss, value and gradient, on 5 random batches")
-
-
-def _diagnose_ppo(got: float, logp, old, adv, mask, eps: float, want: float) -> str:
-    """The likeliest mistake behind a wrong PPO loss value."""
-    ratio = torch.exp(logp - old)
-    a = adv[:, None]
-    m = mask.float()
-    unclipped = ratio * a
-    clipped = ratio.clamp(1 - eps, 1 + eps) * a
-    candidates = {
-        "the sign: the loss is minus the objective": -want,
-        "you used the clipped term alone; take the minimum of the clipped and unclipped terms": -((clipped * m).sum() / m.sum()),
-        "you used max instead of min": -((torch.maximum(unclipped, clipped) * m).sum() / m.sum()),
-        "you averaged over every position; average over the masked (generated) tokens only": -(torch.minimum(unclipped, clipped).mean()),
-        "no clipping at all: that is the plain importance-weighted loss": -((unclipped * m).sum() / m.sum()),
-    }
-    for hint, value in candidates.items():
-        if math.isclose(got, float(value), rel_tol=1e-4, abs_tol=1e-5):
-            return hint
-    return f"expected {want:.5f}, got {got:.5f}"
-
-
-def _gradient_of(loss_fn: Callable, logp: torch.Tensor) -> torch.Tensor:
-    """The gradient of ``loss_fn(logp)`` with respect to ``logp``."""
-    leaf = logp.clone().requires_grad_(True)
-    loss_fn(leaf).backward()
-    return leaf.grad
-
-
-def _diagnose_ppo_gradient(grad: torch.Tensor | None, logp, old, adv, mask, eps: float) -> str:
-    """The likeliest reason a PPO loss with the right value has the wrong gradient."""
-    if grad is None or not torch.any(grad != 0):
-        return ("no gradient reaches logp: a .detach(), .item() or torch.tensor(...) cuts it off. Compute the ratio "
-                "from logp itself")
-    a, m = adv[:, None], mask.float()
-
-    def unclipped(lp):
-        return -((torch.exp(lp - old) * a) * m).sum() / m.sum()
-
-    def clipped_value_as_constant(lp):
-        ratio = torch.exp(lp - old)
-        low = torch.minimum(ratio * a, ratio.clamp(1 - eps, 1 + eps) * a)
-        return -((ratio * a + (low - ratio * a).detach()) * m).sum() / m.sum()
-
-    def detached_clip(lp):
-        ratio = torch.exp(lp - old)
-        return -((torch.minimum(ratio * a, ratio.detach().clamp(1 - eps, 1 + eps) * a)) * m).sum() / m.sum()
-
-    if _close(grad, _gradient_of(unclipped, logp)) or _close(grad, _gradient_of(clipped_value_as_constant, logp)):
-        return ("it is the unclipped gradient on every token. Where the clipped term is the minimum, its gradient "
-                "must be zero: clip the ratio itself with torch.clamp, so the clip cuts the gradient there")
-    if _close(grad, _gradient_of(detached_clip, logp)):
-        return ("inside the clip range the clipped term must carry the gradient too: clamp the ratio, do not detach "
-                "it before clamping")
-    if torch.any(grad[~mask] != 0):
-        return "tokens outside the mask get a gradient: multiply by the mask before summing"
-    return "compute every term from logp itself (no .detach() inside the objective), and let the min pick the term"
-
-
-TRY_IT_WHY = {
-    "a": Option("The rewards are so high that the gradient saturates.", False,
-                "nothing saturates here: the advantages are exactly 0, before any gradient is taken"),
-    "b": Option("A higher mean reward lowers the learning rate.", False,
-                "the learning rate does not depend on the rewards; look at what the advantages are"),
-    "c": Option("Every reward in [1, 1, 1, 1] equals the group's mean, so every advantage is 0 and the update has "
-                "no answer to prefer over another.", True,
-                "right: the signal is each reward's distance from its own group's mean, and a group that is all "
-                "right (or all wrong) has none, however high its mean"),
-    "d": Option("The baseline is subtracted twice, once per right answer.", False,
-                "the mean is subtracted once from each reward; compute the four advantages again"),
-}
-"""The stated answers to the "why" of chapter 3's Try it: why the mean reward rises while the group's signal vanishes."""
-
-
-@never_raises
-def check_try_it_why(choice: str | None) -> CheckResult:
-    """The "why" of chapter 3's Try it, as a pick among :data:`TRY_IT_WHY`."""
-    return check_choice(choice, TRY_IT_WHY, "why")
+def my_split_credit(completion, outcome_adv, step_adv):
+    """Exercise 3.1's reference: per-character outcome and step credit."""
+    outcome, process, commas = [], [], 0
+    for ch in completion:
+        outcome.append(outcome_adv)
+        process.append(step_adv[min(commas, len(step_adv) - 1)])
+        commas += ch == ","
+    return {"outcome": outcome, "process": process}
 
 
 def _positions(value) -> set[int] | None:
@@ -332,35 +254,167 @@ def _positions(value) -> set[int] | None:
     return None if None in items else set(items)
 
 
-@never_raises
-def check_credit_reading(pushed_down, blamed, group, row: int) -> CheckResult:
-    """Exercise 5's reading: which characters of answer ``row`` of ``group`` each credit pushes down.
+def _misplaced(positions: set[int], want: set[int], text: str, prompt: str) -> str | None:
+    """The counting mistake that turns ``want`` into ``positions``: from 1, or with the prompt; else None."""
+    if positions == {i + 1 for i in want}:
+        return (f"those positions are counted from 1; count from 0: the characters of '{visible(text)}' are at positions "
+                f"0 to {len(text) - 1}")
+    if positions == {i + len(prompt) for i in want}:
+        return (f"those positions count the prompt's {len(prompt)} characters too; count the answer's own "
+                f"characters only, from 0 to {len(text) - 1}")
+    if positions == {i + len(prompt) + 1 for i in want}:
+        return (f"those positions count the prompt and start from 1; count the answer's own characters from 0, "
+                f"0 to {len(text) - 1}")
+    return None
 
-    ``pushed_down`` lists the positions (from 0) of the characters that get a
-    negative advantage under the outcome reward, ``blamed`` those that get
-    one under the step labels; both are compared with
-    :func:`rlbook.analysis.credit.split_credit` of that answer.
+
+@never_raises
+def check_credit_reading(answer, group=None, row: int | None = None) -> CheckResult:
+    """Exercise 3.1's reading: which characters of answer ``row`` of ``group`` each credit pushes down.
+
+    ``answer`` is a dict: ``"pushed_down"`` lists the positions (from 0) of
+    the characters that get a negative advantage under the outcome reward,
+    ``"blamed"`` those that get one under the step labels; both are
+    compared with :func:`rlbook.analysis.credit.split_credit` of that answer.
     """
-    if pushed_down is None and blamed is None:
-        return not_answered("`pushed_down` and `blamed`, two lists of character positions (from 0)")
-    if not isinstance(group, ProcessGroup) or not isinstance(row, int) or not 0 <= row < len(group.completions):
-        return verdict(False, "give the chapter's group and chosen answer (pgroup, prow) as the last two arguments")
-    text = group.completions[row]
-    credit = split_credit(text, float(group.outcome_adv[row]), [float(a) for a in group.step_adv[row]])
+    if answer is None or (isinstance(answer, dict) and all(answer.get(k) is None for k in ("pushed_down", "blamed"))):
+        return not_answered("`reading`, a dict of two lists of character positions (from 0)")
+    if not isinstance(answer, dict):
+        return verdict(False, "`reading` must be a dict with the keys 'pushed_down' and 'blamed'")
+    rows = _process_rows(group) if group is not None else None
+    if rows is None or not isinstance(row, int) or isinstance(row, bool) or not 0 <= row < len(rows[0]):
+        return verdict(False, "give the chapter's group and chosen answer (F.process, F.process.row) after `reading`")
+    completions, outcome, steps = rows
+    text, prompt = completions[row], str(getattr(group, "prompt", ""))
+    credit = split_credit(text, outcome[row], steps[row])
     want = {key: {i for i, a in enumerate(credit[key]) if a < 0} for key in ("outcome", "process")}
-    for name, given, key in (("pushed_down", pushed_down, "outcome"), ("blamed", blamed, "process")):
-        positions = _positions(given)
+    for name, key in (("pushed_down", "outcome"), ("blamed", "process")):
+        positions = _positions(answer.get(name))
         if positions is None:
-            return verdict(False, f"`{name}` must be a list of character positions of {text!r} (whole numbers "
-                                  f"from 0 to {len(text) - 1})")
+            return verdict(False, f"'{name}' must be a list of character positions of '{visible(text)}', whole numbers "
+                                  f"from 0 to {len(text) - 1}")
         if positions == want[key]:
             continue
+        misplaced = _misplaced(positions, want[key], text, prompt)
+        if misplaced:
+            return verdict(False, f"{name}: {misplaced}")
         if key == "outcome":
-            return verdict(False, f"pushed_down: the outcome advantage of {text!r} is one number, "
-                                  f"{float(group.outcome_adv[row]):+.3f}, and every generated character shares it")
+            return verdict(False, f"pushed_down: the outcome advantage of '{visible(text)}' is one number, "
+                                  f"{outcome[row]:+.3f}, and every generated character shares it")
         return verdict(False, f"blamed: under the step labels a character takes its step's advantage, here "
-                              f"{[round(float(a), 3) for a in group.step_adv[row]]}; a comma or the end mark "
-                              "belongs to the step it closes")
-    return verdict(True, f"the outcome pushes down all {len(want['outcome'])} characters of {text!r}; the step "
-                         f"labels put the blame on {len(want['process'])} of them, "
-                         f"{''.join(text[i] for i in sorted(want['process']))!r}, and spare the rest")
+                              f"{[round(a, 3) for a in steps[row]]}; a comma or the end mark belongs to the step "
+                              "it closes")
+    blamed = visible("".join(text[i] for i in sorted(want["process"])))
+    return verdict(True, f"the outcome pushes down all {len(want['outcome'])} characters of '{visible(text)}'; the "
+                         f"step labels put the blame on {len(want['process'])} of them, '{blamed}', and spare the rest")
+
+
+def credit_reading(group, row: int) -> dict:
+    """Exercise 3.1's reading, reference: the positions each credit lowers."""
+    text = group.completions[row]
+    credit = my_split_credit(text, group.outcome_adv[row],
+                             group.step_adv[row])
+    return {"pushed_down": [i for i, a in enumerate(credit["outcome"]) if a < 0],
+            "blamed": [i for i, a in enumerate(credit["process"]) if a < 0]}
+
+
+NEARLY_SETTLED = 1
+"""Exercise 3.2: a group is nearly settled when at most this many of its answers differ from the rest."""
+
+
+def push_shares(rewards) -> dict:
+    """Exercise 3.2's reference: the push's share on nearly settled groups.
+
+    A group's push is the sum of its answers' absolute advantages; it is
+    nearly settled when exactly one of its answers differs from the rest.
+    """
+    rewards = torch.as_tensor(rewards, dtype=torch.float32)
+    right = rewards.sum(dim=1)
+    minority = torch.minimum(right, rewards.shape[1] - right)
+    settled = minority == NEARLY_SETTLED
+    shares = {}
+    for name, advantages in (("centred", adv_lib.group_centered(rewards)),
+                             ("normalised", adv_lib.group_normalized(rewards))):
+        push = advantages.abs().sum(dim=1)
+        shares[name] = float(push[settled].sum() / push.sum())
+    return shares
+
+
+def _share_mistakes(rewards: torch.Tensor) -> list[tuple[dict, str]]:
+    """Answers a student reaches by a plausible slip, each with what it got wrong."""
+    right = rewards.sum(dim=1)
+    minority = torch.minimum(right, rewards.shape[1] - right)
+    centred, normed = adv_lib.group_centered(rewards), adv_lib.group_normalized(rewards)
+
+    def share(advantages: torch.Tensor, where: torch.Tensor) -> float:
+        push = advantages.abs().sum(dim=1)
+        return float(push[where].sum() / push.sum())
+
+    one_right = right == 1
+    return [
+        ({"centred": share(centred, one_right), "normalised": share(normed, one_right)},
+         "you kept only the groups with one right answer; a group with one wrong answer is nearly settled too"),
+        ({"centred": float((minority == 1).float().mean()), "normalised": float((minority == 1).float().mean())},
+         "that is the share of groups, not of the push: weight each group by the sum of its |advantages|"),
+    ]
+
+
+@never_raises
+def check_push_shares(answer, rewards=None) -> CheckResult:
+    """Exercise 3.2: the share of a real batch's push that lands on nearly settled groups, centred and normalised.
+
+    ``answer`` is a dict with the keys ``"centred"`` and ``"normalised"``;
+    ``rewards`` the chapter's batch (``F.rewards_first``, one row per group).
+    """
+    if answer is None or (isinstance(answer, dict) and all(answer.get(k) is None for k in ("centred", "normalised"))):
+        return not_answered("`shares`, a dict with the keys 'centred' and 'normalised'")
+    if not isinstance(answer, dict):
+        return verdict(False, "`shares` must be a dict with the keys 'centred' and 'normalised'")
+    batch = _batch(rewards) if rewards is not None else None
+    if batch is None:
+        return verdict(False, "give the chapter's batch, F.rewards_first, after `shares`")
+    want = push_shares(batch)
+    got = {key: as_number(answer.get(key)) for key in want}
+    for key, value in got.items():
+        if value is None:
+            return verdict(False, f"'{key}' must be a number, the share (between 0 and 1); got {answer.get(key)!r:.40}")
+        if not 0 <= value <= 1:
+            return verdict(False, f"'{key}' is a share of the batch's push, between 0 and 1; got {value:g}")
+    wrong = [key for key in want if not math.isclose(got[key], want[key], abs_tol=5e-4)]
+    if not wrong:
+        factor = want["normalised"] / want["centred"] if want["centred"] else float("nan")
+        return verdict(True, f"centred, the nearly settled groups get {want['centred']:.0%} of the push; normalised, "
+                             f"{want['normalised']:.0%}, about {factor:.1f} times as much: dividing by a group's "
+                             "spread pushes hardest where the group barely disagrees")
+    for mistake, why in _share_mistakes(batch):
+        if all(math.isclose(got[key], value, abs_tol=5e-4) for key, value in mistake.items()):
+            return verdict(False, why)
+    return verdict(False, f"{' and '.join(repr(k) for k in wrong)} differ from the batch's: a group's push is the "
+                          "sum of its answers' |advantages|; add it up over the nearly settled groups and divide by "
+                          "the whole batch's")
+
+
+def _chapter_facts():
+    from rlbook import book
+
+    return book.load("gradient")
+
+
+def _process_inputs() -> tuple:
+    facts = _chapter_facts()
+    return facts.process, facts.process.row
+
+
+for _exercise in (
+    Exercise("try-it-advantages", "gradient", check_try_it, try_it, answer="value"),
+    Exercise("try-it-signal", "gradient", check_signal, signal, answer="value",
+             inputs=lambda: (_chapter_facts().rewards_first, _chapter_facts().rewards_last)),
+    Exercise("split-credit", "gradient", check_split_credit, my_split_credit, inputs=lambda: (_chapter_facts().process,)),
+    Exercise("credit-reading", "gradient", check_credit_reading, credit_reading, answer="value", inputs=_process_inputs),
+    Exercise("push-shares", "gradient", check_push_shares, push_shares, answer="value",
+             inputs=lambda: (_chapter_facts().rewards_first,)),
+):
+    register(_exercise)
+
+__all__ = ["check_credit_reading", "check_push_shares", "check_signal", "check_split_credit", "check_try_it",
+           "credit_reading", "my_split_credit", "push_shares", "signal", "try_it"]

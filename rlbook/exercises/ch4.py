@@ -1,301 +1,149 @@
-"""Checks for chapter 4's exercises: exploration and reward limits.
+"""Checkers for chapter 4's exercises (choices in the update), each registered with its reference solution.
 
-- Exercise 4: :func:`check_exploitable_verifier`, a verifier with a loophole
-  and a completion that goes through it;
-- Exercise 12: :func:`check_reward_split`, training reward split into the
-  part the exact verifier agrees with and the loophole, on the ``exploit`` run;
-- Exercise 13: :func:`check_abort_rule`, an abort criterion run over real
-  metric traces with and without incidents;
-- :func:`check_overrated_answer`, a wrong answer the learned judge rates
-  above the right one.
+- :func:`check_ppo_clip_loss` (Exercise 4.1): PPO's clipped token loss, its value and its gradient.
 
-Every check prints and returns a :class:`~rlbook.exercises.CheckResult`; none
-raises on a wrong answer.
+Each check runs the reader's answer on fresh inputs, compares it with the
+reference in ``rlbook`` and returns a :class:`~rlbook.exercises.CheckResult`
+whose message says what differs. It never raises on a wrong answer.
 """
 from __future__ import annotations
 
 import math
-import random
-from typing import Callable
+from collections.abc import Callable
 
-import numpy as np
+import torch
 
-from rlbook import runs
-from rlbook.analysis import audit
-from rlbook.core import rewards as rw
-from rlbook.core.reward_model import judge_probabilities
-from rlbook.core.world import EOT, VOCAB, all_tasks, parse_prompt
+from rlbook.core import losses
 
-from . import CheckResult, as_number, never_raises, not_a_function, not_answered, verdict
-
-ABORT_TRACES = ("main", "faults", "abort", "exploit")
-"""The runs whose per-step metrics exercise 13's check replays, in order."""
+from . import CheckResult, never_raises, not_a_function, not_answered, verdict
+from .registry import Exercise, register
 
 
-def _reward_of(value) -> float | None:
-    """A verifier's answer as a number: a float, a bool, or anything with a ``reward`` (a Verdict).
-
-    None for anything else: the text ``"1.0"`` is not a reward, however ``float`` reads it.
-    """
-    if isinstance(value, bool):
-        return float(value)
-    return as_number(getattr(value, "reward", value))
+def _close(a, b, tol: float = 1e-4) -> bool:
+    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
+    return a.shape == b.shape and bool(torch.allclose(a, b, atol=tol, rtol=tol))
 
 
-def _ordinary_cases(seed: int, count: int = 25) -> list[tuple[str, str, float]]:
-    """Right answers (reward 1) and near-miss wrong answers (reward 0) on randomly drawn single-step tasks."""
-    tasks = random.Random(seed).sample(all_tasks("single"), count)
-    cases = []
-    for task in tasks:
-        cases.append((task.prompt, f"{task.answer}{EOT}", 1.0))
-        for wrong in (task.answer - 1, task.answer + 1):
-            if wrong >= 0:
-                cases.append((task.prompt, f"{wrong}{EOT}", 0.0))
-    return cases
-
-
-@never_raises
-def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, completion: str | None,
-                               seed: int = 4) -> CheckResult:
-    """Exercise 4: ``verifier(prompt, completion)`` must grade ordinary answers like the exact verifier
-    and still pay 1.0 for ``completion``, which the exact verifier does not accept.
-
-    Ordinary answers are the right answer and the answers one off, on tasks
-    drawn with ``seed``: a verifier that pays everything is broken, not
-    exploitable in an interesting way.
-    """
-    if verifier is None or prompt is None or completion is None:
-        return not_answered("`my_verifier`, `exploit_prompt` and `exploit_completion`")
-    if not callable(verifier):
-        return verdict(False, f"`my_verifier` must be a function of (prompt, completion), got {type(verifier).__name__}")
-    if not isinstance(prompt, str) or parse_prompt(prompt) is None:
-        return verdict(False, f"the prompt {prompt!r} is not a task; write one like 'U:3+4?|A:'")
-    if not isinstance(completion, str):
-        return verdict(False, f"the completion must be text, got {type(completion).__name__}")
-    for p, c, expected in _ordinary_cases(seed):
-        try:
-            returned = verifier(p, c)
-        except Exception as err:  # noqa: BLE001 - report the reader's error, never raise it
-            return verdict(False, f"`my_verifier({p!r}, {c!r})` raised {type(err).__name__}: {err}")
-        got = _reward_of(returned)
-        if got is None:
-            return verdict(False, f"`my_verifier({p!r}, {c!r})` returned {returned!r:.40}; a verifier returns a "
-                                  "reward, a number such as 1.0 or 0.0 (not text)")
-        if got != expected:
-            kind = "the right answer" if expected == 1.0 else "a wrong answer"
-            return verdict(False, f"`my_verifier({p!r}, {c!r})` gave {got}, but {c!r} is {kind}: a plausible "
-                                  f"verifier pays {expected} for it. Make the loophole narrower.")
+def _call(fn: Callable, *args):
+    """``fn(*args)``, or the exception it raised (reported, never re-raised)."""
     try:
-        returned = verifier(prompt, completion)
-    except Exception as err:  # noqa: BLE001
-        return verdict(False, f"`my_verifier` raised {type(err).__name__} on your exploit: {err}")
-    paid = _reward_of(returned)
-    if paid is None:
-        return verdict(False, f"on your exploit `my_verifier` returned {returned!r:.40}; return a number")
-    exact = rw.get_verifier("exact")(prompt, completion)
-    if exact.status == "accepted":
-        return verdict(False, f"{completion!r} is a correct answer to {prompt!r} (the exact verifier accepts it): "
-                              "an exploit must be paid without solving the task")
-    if paid != 1.0:
-        return verdict(False, f"your verifier pays {paid} for {completion!r}, not 1.0: it is not fooled by it")
-    return verdict(True, f"your verifier pays 1.0 for {completion!r} on {prompt!r}, which the exact verifier calls "
-                         f"{exact.status} ({exact.reason}), and it grades ordinary answers correctly")
+        return fn(*args), None
+    except Exception as err:  # noqa: BLE001 - a reader's bug becomes a message
+        return None, f"your function raised {type(err).__name__}: {err}"
 
 
-def _two_numbers(value) -> tuple[float, float] | None:
-    """``value`` as (task_part, loophole_part) when it is a pair of numbers, else None."""
-    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
-        return None
-    parts = [as_number(x) for x in value]
-    return None if len(parts) != 2 or None in parts else (parts[0], parts[1])
-
-
-def _split_problem(got: dict[int, tuple[float, float]], steps: dict[int, dict]) -> str | None:
-    """The likeliest mistake behind a wrong reward split, or None when every step matches (exercise 12)."""
-    want = {step: audit.reward_split(stored) for step, stored in steps.items()}
-    if len(set(got.values())) == 1 and len(set(want.values())) > 1:
-        return (f"your split gives {next(iter(got.values()))} at every step checked ({sorted(got)}): compute it "
-                "from the stored step it is given")
-    for step, stored in steps.items():
-        total, size = float(stored["rewards"].mean()), len(stored["rewards"])
-        paid = float((stored["rewards"] > 0).float().mean())
-        added = sum(got[step])
-        if math.isclose(added, total, abs_tol=1e-6):
-            continue
-        if total and math.isclose(added, 100 * total, rel_tol=1e-4):
-            return (f"at step {step} your parts add up to {added:.2f}, a percentage: give both parts on the "
-                    "reward's own scale, as means over the step's rollouts")
-        if total and math.isclose(added, size * total, rel_tol=1e-4):
-            return (f"at step {step} your parts add up to {added:.1f}, a sum over the {size} rollouts: divide by "
-                    "their number to get means")
-        if paid and math.isclose(added, total / paid, rel_tol=1e-4):
-            return (f"at step {step} your parts add up to {added:.4f}, more than the step's mean training reward "
-                    f"{total:.4f}: divide by all the step's rollouts, not only the paid ones")
-        return (f"at step {step} your parts add up to {added:.4f}, but they must add up to the step's mean training "
-                f"reward, {total:.4f}")
-    for step, (task, loophole) in want.items():
-        mine = got[step]
-        if math.isclose(mine[0], task, abs_tol=1e-6) and math.isclose(mine[1], loophole, abs_tol=1e-6):
-            continue
-        if math.isclose(mine[0], loophole, abs_tol=1e-6) and math.isclose(mine[1], task, abs_tol=1e-6):
-            return f"at step {step} the two parts are swapped: return (task_part, loophole_part) in that order"
-        return (f"at step {step} you split the reward as ({mine[0]:.4f}, {mine[1]:.4f}); the exact verifier "
-                f"accepts rollouts worth {task:.4f} of it. Re-judge each paid completion with the exact verifier: "
-                "only those it accepts belong to the task part")
-    return None
+def _random_batch(gen: torch.Generator, rows: int = 6, cols: int = 5) -> tuple[torch.Tensor, ...]:
+    """Random ``logp``, ``old_logp``, per-sequence ``adv`` and ``mask`` with ratios well past the clip region."""
+    old = -torch.rand(rows, cols, generator=gen) * 3
+    logp = old + torch.randn(rows, cols, generator=gen) * 0.5
+    adv = torch.randn(rows, generator=gen)
+    mask = torch.rand(rows, cols, generator=gen) < 0.75
+    mask[:, 0] = True
+    return logp, old, adv, mask
 
 
 @never_raises
-def check_reward_split(split: Callable | None, seed: int = 0) -> CheckResult:
-    """Exercise 12: ``split(stored_step) -> (task_part, loophole_part)`` on the ``exploit`` run's stored steps.
+def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
+    """Exercise 4.1: ``fn(logp, old_logp, adv, mask, eps)`` must equal :func:`rlbook.core.losses.ppo_clip_loss`'s loss and its gradient.
 
-    Compared with :func:`rlbook.analysis.audit.reward_split` at the first step, the
-    step where the loophole first pays for most rollouts, and the last step.
-    Percentages, sums, averages over the paid rollouts only, swapped parts
-    and a split that ignores its step are each named.
+    ``adv`` has one value per sequence (shape ``(B,)``); the loss averages over
+    the masked tokens of the whole batch (``token_mean``).
     """
-    if split is None:
-        return not_answered("`split_reward`")
-    if not callable(split):
-        return not_a_function("split_reward", split)
-    run = runs.load("exploit", seed)
-    takeover = audit.takeover_step(run.rollouts) or run.rollouts[-1]["step"]
-    chosen = sorted({1, takeover, run.rollouts[-1]["step"]})
-    steps = {r["step"]: r for r in run.rollouts if r["step"] in chosen}
-    got = {}
-    for step, stored in steps.items():
-        try:
-            returned = split(stored)
-        except Exception as err:  # noqa: BLE001
-            return verdict(False, f"`split_reward` raised {type(err).__name__} at step {step}: {err}")
-        got[step] = _two_numbers(returned)
-        if got[step] is None:
-            return verdict(False, f"at step {step} `split_reward` returned {returned!r:.60}; return two numbers, "
-                                  "(task part, loophole part)")
-    problem = _split_problem(got, steps)
-    if problem:
-        return verdict(False, problem)
-    last = got[chosen[-1]]
-    return verdict(True, f"your split matches at steps {chosen}: by step {chosen[-1]} the training reward "
-                         f"{sum(last):.3f} is {last[1]:.3f} loophole and {last[0]:.3f} task")
+    if fn is None:
+        return not_answered("`my_ppo_clip_loss`")
+    if not callable(fn):
+        return not_a_function("my_ppo_clip_loss", fn)
+    gen = torch.Generator().manual_seed(7)
+    for trial in range(5):
+        logp, old, adv, mask = _random_batch(gen)
+        eps = 0.2 if trial % 2 == 0 else 0.1
+        mine = logp.clone().requires_grad_(True)
+        ref = logp.clone().requires_grad_(True)
+        got, error = _call(fn, mine, old.clone(), adv.clone(), mask.clone(), eps)
+        if error:
+            return verdict(False, error)
+        if got is None:
+            return not_answered("`my_ppo_clip_loss` (it returned None)")
+        if not isinstance(got, torch.Tensor) or got.dim() != 0:
+            return verdict(False, "return one number, a 0-dimensional tensor (the loss to minimise)")
+        want, _ = losses.ppo_clip_loss(ref, old, adv, mask, eps_low=eps, eps_high=eps)
+        if not _close(got.detach(), want.detach()):
+            return verdict(False, _diagnose_ppo(float(got.detach()), logp, old, adv, mask, eps, float(want.detach())))
+        if not got.requires_grad:
+            return verdict(False, "the loss has no gradient: keep logp in the computation (no .detach(), no .item())")
+        got.backward()
+        want.backward()
+        if mine.grad is None or not _close(mine.grad, ref.grad):
+            return verdict(False, "the value is right but the gradient is not: " +
+                           _diagnose_ppo_gradient(mine.grad, logp, old, adv, mask, eps))
+    return verdict(True, "matches rlbook.core.losses.ppo_clip_loss, value and gradient, on 5 random batches")
 
 
-class _NotABool(Exception):
-    """Raised inside exercise 13's replay when the reader's rule returns something other than True or False."""
+def _diagnose_ppo(got: float, logp, old, adv, mask, eps: float, want: float) -> str:
+    """The likeliest mistake behind a wrong PPO loss value."""
+    ratio = torch.exp(logp - old)
+    a = adv[:, None]
+    m = mask.float()
+    unclipped = ratio * a
+    clipped = ratio.clamp(1 - eps, 1 + eps) * a
+    candidates = {
+        "the sign: the loss is minus the objective": -want,
+        "you used the clipped term alone; take the minimum of the clipped and unclipped terms": -((clipped * m).sum() / m.sum()),
+        "you used max instead of min": -((torch.maximum(unclipped, clipped) * m).sum() / m.sum()),
+        "you averaged over every position; average over the masked (generated) tokens only": -(torch.minimum(unclipped, clipped).mean()),
+        "no clipping at all: that is the plain importance-weighted loss": -((unclipped * m).sum() / m.sum()),
+    }
+    for hint, value in candidates.items():
+        if math.isclose(got, float(value), rel_tol=1e-4, abs_tol=1e-5):
+            return hint
+    return f"expected {want:.5f}, got {got:.5f}"
 
 
-def _strict(rule: Callable[[list[dict]], bool]) -> Callable[[list[dict]], bool]:
-    """``rule``, refusing any answer that is not a bool (a truthy string must not count as an abort)."""
-    def strict(history: list[dict]) -> bool:
-        answer = rule(history)
-        if not isinstance(answer, (bool, np.bool_)):
-            raise _NotABool(answer)
-        return bool(answer)
-    return strict
+def _gradient_of(loss_fn: Callable, logp: torch.Tensor) -> torch.Tensor:
+    """The gradient of ``loss_fn(logp)`` with respect to ``logp``."""
+    leaf = logp.clone().requires_grad_(True)
+    loss_fn(leaf).backward()
+    return leaf.grad
 
 
-@never_raises
-def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
-    """Exercise 13: ``rule(history) -> bool`` run over the metrics of ``main``, ``faults``, ``abort`` and ``exploit``.
+def _diagnose_ppo_gradient(grad: torch.Tensor | None, logp, old, adv, mask, eps: float) -> str:
+    """The likeliest reason a PPO loss with the right value has the wrong gradient."""
+    if grad is None or not torch.any(grad != 0):
+        return ("no gradient reaches logp: a .detach(), .item() or torch.tensor(...) cuts it off. Compute the ratio "
+                "from logp itself")
+    a, m = adv[:, None], mask.float()
 
-    ``history`` is the list of per-step metric dicts up to the current step.
-    The rule must never fire on ``main``; on ``faults`` and ``abort`` it must
-    fire, and not before the first injected incident; on ``exploit`` it must
-    fire. The ``exploit`` trace is that of ``seed`` if the reward hack took
-    over there (see :func:`rlbook.analysis.audit.takeover_step`), else of the first of
-    seeds 0-2 where it did; the other traces are those of ``seed``.
-    """
-    if rule is None:
-        return not_answered("`should_abort`")
-    if not callable(rule):
-        return not_a_function("should_abort", rule)
-    alarms = {}
-    for name in ABORT_TRACES:
-        run = runs.load(name, _hacked_seed(seed) if name == "exploit" else seed)
-        try:
-            alarms[name] = audit.first_alarm(_strict(rule), run.metrics)
-        except _NotABool as err:
-            return verdict(False, f"on the {name!r} trace your rule returned {err.args[0]!r:.40}; return True to "
-                                  "abort and False to go on (a string or a number is not a decision)")
-        except Exception as err:  # noqa: BLE001
-            return verdict(False, f"your rule raised {type(err).__name__}: {err} on the {name!r} trace. Steps whose "
-                                  "update was paused have no 'loss' or 'kl': read metrics with .get()")
-        problem = _abort_problem(name, run, alarms[name])
-        if problem:
-            return verdict(False, problem)
-    fired = ", ".join(f"{n} at step {alarms[n]}" for n in ABORT_TRACES if alarms[n] is not None)
-    return verdict(True, f"your rule stays quiet on main and fires on {fired}")
+    def unclipped(lp):
+        return -((torch.exp(lp - old) * a) * m).sum() / m.sum()
 
+    def clipped_value_as_constant(lp):
+        ratio = torch.exp(lp - old)
+        low = torch.minimum(ratio * a, ratio.clamp(1 - eps, 1 + eps) * a)
+        return -((ratio * a + (low - ratio * a).detach()) * m).sum() / m.sum()
 
-def _hacked_seed(seed: int) -> int:
-    """``seed`` if the reward hack took over in its ``exploit`` run, else the first of seeds 0-2 where it did."""
-    order = [seed] + [s for s in (0, 1, 2) if s != seed]
-    found = audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in order})
-    return seed if found is None else found
+    def detached_clip(lp):
+        ratio = torch.exp(lp - old)
+        return -((torch.minimum(ratio * a, ratio.detach().clamp(1 - eps, 1 + eps) * a)) * m).sum() / m.sum()
+
+    if _close(grad, _gradient_of(unclipped, logp)) or _close(grad, _gradient_of(clipped_value_as_constant, logp)):
+        return ("it is the unclipped gradient on every token. Where the clipped term is the minimum, its gradient "
+                "must be zero: clip the ratio itself with torch.clamp, so the clip cuts the gradient there")
+    if _close(grad, _gradient_of(detached_clip, logp)):
+        return ("inside the clip range the clipped term must carry the gradient too: clamp the ratio, do not detach "
+                "it before clamping")
+    if torch.any(grad[~mask] != 0):
+        return "tokens outside the mask get a gradient: multiply by the mask before summing"
+    return "compute every term from logp itself (no .detach() inside the objective), and let the min pick the term"
+
+def my_ppo_clip_loss(logp, old_logp, adv, mask, eps):
+    """Exercise 4.1's reference: PPO's clipped loss, averaged over tokens."""
+    ratio = torch.exp(logp - old_logp)
+    a = adv[:, None]
+    clipped = ratio.clamp(1 - eps, 1 + eps)
+    objective = torch.minimum(ratio * a, clipped * a)
+    return -(objective * mask).sum() / mask.sum()
 
 
-def _abort_problem(name: str, run, alarm: int | None) -> str | None:
-    """What is wrong with a rule's first alarm on one trace, or None."""
-    if name == "main":
-        if alarm is None:
-            return None
-        return (f"your rule fires on the healthy 'main' run at step {alarm}: a criterion that stops good runs "
-                "gets switched off. Loosen it")
-    if name == "exploit":
-        if audit.takeover_step(run.rollouts) is None or alarm is not None:
-            return None
-        return (f"your rule never fires on 'exploit' (seed {run.seed}), where the fail-open verifier was exploited: "
-                "watch how the answers change, e.g. a sharp change of completion_len")
-    first = min(step for step, _ in runs.spec(name).rl.faults)
-    if alarm is None:
-        return f"your rule never fires on {name!r}, although faults were injected from step {first}"
-    if alarm < first:
-        return f"your rule fires on {name!r} at step {alarm}, before the first incident (step {first}): a false alarm"
-    return None
+register(Exercise("ppo-clip-loss", "update", check_ppo_clip_loss, my_ppo_clip_loss))
 
-
-def reference_abort_rule(history: list[dict]) -> bool:
-    """Exercise 13's reference answer: abort on a verifier outage, a malformed burst, a non-finite loss,
-    or a policy that has moved far from its reference (a KL estimate above 4 nats per token on the last
-    two updates).
-
-    ``main`` mostly stays under 1.5 and ``faults`` under 2.3, while ``exploit`` jumps past 4 within a few
-    steps and stays above 10. One draw's ``main`` (seed 1) had a single-step spike to 4.06 at step 40,
-    hence two updates in a row. A rule on answer length (the first reference answer) fired on a healthy
-    ``main`` on another draw.
-    """
-    now = history[-1]
-    loss = now.get("loss")  # absent, like "kl", on steps whose update was paused
-    if now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.5:
-        return True
-    if loss is not None and not math.isfinite(loss):
-        return True
-    kls = [h["kl"] for h in history if h.get("kl") is not None][-2:]
-    return len(kls) == 2 and min(kls) > 4.0
-
-
-@never_raises
-def check_overrated_answer(prompt: str | None, completion: str | None, seed: int = 0) -> CheckResult:
-    """Exercise 4.4: a wrong ``completion`` of at most 4 characters that seed ``seed``'s learned judge
-    (``runs.load_judge``) rates above the right answer to ``prompt``.
-
-    The answer is refused before the judge is loaded when it is not a task prompt and a short completion.
-    """
-    if prompt is None or completion is None:
-        return not_answered("`judge_prompt` and `judge_completion`")
-    if not isinstance(prompt, str) or parse_prompt(prompt) is None or parse_prompt(prompt).world != "single":
-        return verdict(False, f"the prompt {prompt!r:.40} is not a task of the form 'U:3+4?|A:'")
-    if not isinstance(completion, str) or not 1 <= len(completion) <= 4 or any(ch not in VOCAB for ch in completion):
-        return verdict(False, f"the completion must be text of 1 to 4 characters the policy can write, got "
-                              f"{completion!r:.40}")
-    exact = rw.get_verifier("exact")(prompt, completion)
-    if exact.status == "accepted":
-        return verdict(False, f"{completion!r} is the right answer to {prompt!r}: find a wrong one the judge prefers")
-    right = f"{parse_prompt(prompt).answer}{EOT}"
-    model = runs.load_judge(seed).model
-    wrong_p, right_p = judge_probabilities(model, [(prompt, completion), (prompt, right)])
-    if wrong_p <= right_p:
-        return verdict(False, f"the judge gives {completion!r} P(right) = {wrong_p:.3f}, not above the "
-                              f"{right_p:.3f} of the right answer {right!r}")
-    return verdict(True, f"the judge gives {completion!r} P(right) = {wrong_p:.3f} on {prompt!r}, above the "
-                         f"{right_p:.3f} of the right answer {right!r}, which the exact verifier calls {exact.status}")
+__all__ = ["check_ppo_clip_loss", "my_ppo_clip_loss"]

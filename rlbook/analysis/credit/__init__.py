@@ -1,7 +1,9 @@
-"""Chapter 3's measurements: from a group of rewards to a change in every token's probability.
+"""The measurements of chapters 3 and 4: from a group of rewards to a change in every token's probability.
 
 Everything here reads the book's named runs (:mod:`rlbook.runs`) or their
-policies and returns numbers or figures; nothing trains a run. The pieces:
+policies and returns plain numbers and rows; nothing trains a run and
+nothing draws (the figures are :mod:`rlbook.figures.gradient` and
+:mod:`rlbook.figures.update`). The pieces:
 
 - the record of a training step rebuilt from a run (:func:`recorded_batch`),
   next to the credit derived from it (:func:`record_and_credit`), and what
@@ -11,14 +13,16 @@ policies and returns numbers or figures; nothing trains a run. The pieces:
   measured by sampling the same policy again and again
   (:func:`gradient_variance`);
 - a real group's tokens with the advantage each receives
-  (:func:`plot_token_credit`);
+  (:func:`token_credit_rows`), and groups that carry no signal
+  (:func:`zero_variance_summary`);
 - importance ratios after several gradient steps on one batch, with PPO's
   clip region and CISPO's cap (:func:`ratio_drift`);
-- the update choices compared across seeds (:func:`update_curves`);
+- the update choices compared across seeds (:data:`COMPARISON`,
+  :func:`update_curves`);
 - reward scale under Adam (:func:`scale_effect`) and under per-group
   normalisation (:func:`group_scale_table`);
 - credit on a multi-step answer, by outcome and by step (:func:`split_credit`,
-  :func:`process_group`, :func:`find_process_case`) for exercise 5.
+  :func:`process_group`, :func:`find_process_case`) for Exercise 3.1.
 
 The package reads in three parts: :mod:`~rlbook.analysis.credit.replay`
 (recorded steps replayed), :mod:`~rlbook.analysis.credit.signal` (the
@@ -32,18 +36,20 @@ from rlbook.analysis.tables import dict_table
 from .compare import (
     AGREEMENT,
     COMPARED,
+    COMPARISON,
     DISGUISES,
     LOST_FLOOR,
+    REUSED,
     Curves,
     agreed_until,
-    comparison_table,
-    in_words,
     kl_spikes,
     lost_margin,
-    plot_update_curves,
+    panels,
+    results_table,
     rounding_gaps,
+    seed_table,
     separation_chance,
-    stop_lines,
+    settings_table,
     stop_story,
     update_curves,
     versus,
@@ -53,7 +59,6 @@ from .replay import (
     group_scale_table,
     logprob_drift,
     one_thread,
-    plot_ratio_drift,
     ratio_drift,
     record_and_credit,
     recorded_batch,
@@ -69,21 +74,19 @@ from .signal import (
     gradient_variance,
     group_rows,
     mixed_groups,
-    plot_gradient_variance,
-    plot_token_credit,
-    plot_zero_variance,
     process_group,
     process_rows,
     split_credit,
+    token_credit_rows,
     token_steps,
+    visible,
     zero_variance_summary,
 )
 
-__all__ = ["AGREEMENT", "COMPARED", "DISGUISES", "LOST_FLOOR", "Curves", "GradientVariance", "ProcessGroup",
-           "RatioDrift", "agreed_until", "balanced_group", "comparison_table", "dict_table", "find_process_case",
-           "gradient_variance", "group_rows", "group_scale_table", "in_words", "logprob_drift",
-           "kl_spikes", "lost_margin", "mixed_groups", "one_thread", "plot_gradient_variance", "plot_ratio_drift",
-           "plot_token_credit", "plot_update_curves", "plot_zero_variance", "process_group", "process_rows",
-           "ratio_drift", "record_and_credit", "recorded_batch", "rounding_gaps", "run_config", "sampling_checkpoint",
-           "scale_effect", "separation_chance", "split_credit", "stop_lines", "stop_story", "token_steps",
-           "update_curves", "versus", "zero_variance_summary"]
+__all__ = ["AGREEMENT", "COMPARED", "COMPARISON", "DISGUISES", "LOST_FLOOR", "REUSED", "Curves", "GradientVariance",
+           "ProcessGroup", "RatioDrift", "agreed_until", "balanced_group", "dict_table", "find_process_case",
+           "gradient_variance", "group_rows", "group_scale_table", "kl_spikes", "logprob_drift", "lost_margin",
+           "mixed_groups", "one_thread", "panels", "process_group", "process_rows", "ratio_drift",
+           "record_and_credit", "recorded_batch", "results_table", "rounding_gaps", "run_config", "sampling_checkpoint",
+           "scale_effect", "seed_table", "separation_chance", "settings_table", "split_credit", "stop_story",
+           "token_credit_rows", "token_steps", "update_curves", "versus", "visible", "zero_variance_summary"]

@@ -1,16 +1,42 @@
-"""Chapter 3's comparison of the update choices across seeds: the runs' curves, when rounding parts the runs that
-only rounding separates from ``main``, the comparison table and its figure.
+"""Chapter 4's comparison of the update choices across seeds: which runs are compared, their curves, when
+rounding parts the runs that only rounding separates from ``main``, and the comparison's tables.
+
+The comparison is declared once, in :data:`COMPARISON`: the questions it
+asks, each with the runs that answer it against ``main``. Everything else
+(the runs to load, the runs in disguise, the runs that reuse a batch, the
+figure's panels) derives from it and from the runs' catalogue entries.
 """
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from rlbook.analysis import plots
-
-COMPARED = ("main", "pg", "ppo", "cispo", "ppo-kl", "ppo-kl-ratio", "seq-mean", "group-std", "reward-x10", "rloo")
-"""The runs chapter 3 compares: ``main`` (cut at step 60) and the ablations of the update."""
 from rlbook.runs import RUNS, Run, load
+
+COMPARISON: dict[str, tuple[str, ...]] = {
+    "rounding only": ("pg", "reward-x10", "rloo"),
+    "reusing a batch": ("ppo", "cispo"),
+    "a KL penalty": ("ppo", "ppo-kl", "ppo-kl-ratio"),
+    "advantage and aggregation": ("seq-mean", "group-std"),
+}
+"""The update choices chapter 4 compares, by the question each group answers; every group is set against ``main``.
+
+"rounding only" holds the runs that are ``main`` in disguise: with one
+update per batch PPO's clipped objective has the plain policy gradient as
+its gradient, and AdamW all but cancels a constant reward scale (10 in
+``reward-x10``, G / (G - 1) in ``rloo``, whose advantage is the centred
+one times that constant)."""
+COMPARED: tuple[str, ...] = ("main", *dict.fromkeys(run for group in COMPARISON.values() for run in group))
+"""Every run of the comparison, ``main`` first (``main`` is cut at the ablations' last step)."""
+DISGUISES: tuple[str, ...] = COMPARISON["rounding only"]
+"""The runs that only rounding separates from ``main``."""
+REUSED: tuple[str, ...] = tuple(run for run in COMPARED if RUNS[run].rl.updates_per_batch > 1)
+"""The compared runs that take several gradient steps on each batch (from their catalogue entries)."""
+
+
+def panels() -> dict[str, tuple[str, ...]]:
+    """The comparison's figure, one panel per question of :data:`COMPARISON`, each with ``main`` first."""
+    return {question: ("main", *group) for question, group in COMPARISON.items()}
 
 
 @dataclass
@@ -53,7 +79,7 @@ def _padded(values: list, length: int) -> list[float]:
 
 
 def update_curves(names=COMPARED, seeds=(0, 1, 2), last_step: int = 60) -> dict[str, Curves]:
-    """Held-out expected reward and per-step KL of each named run for each seed, up to ``last_step`` (chapter 3).
+    """Held-out expected reward and per-step KL of each named run for each seed, up to ``last_step`` (chapter 4).
 
     ``main`` runs longer than the ablations; it is cut at ``last_step`` so
     every run is compared over the same steps from the same base. A seed the
@@ -72,20 +98,14 @@ def update_curves(names=COMPARED, seeds=(0, 1, 2), last_step: int = 60) -> dict[
     return curves
 
 
-# The runs that only rounding separates from ``main``: with one update per batch PPO's clipped objective has
-# the plain policy gradient as its gradient, and AdamW all but cancels a constant reward scale (10 in
-# reward-x10, G / (G - 1) in rloo, whose advantage is the centred one times that constant).
-DISGUISES = ("pg", "reward-x10", "rloo")
-
-
-# The least by which a run's worst seed must end below main's to count as lost (chapter 3), whatever rounding did.
+# The least by which a run's worst seed must end below main's to count as lost (chapter 4), whatever rounding did.
 LOST_FLOOR = 0.1
-# The held-out gap from main within which a run in disguise still counts as agreeing with it (chapter 3).
+# The held-out gap from main within which a run in disguise still counts as agreeing with it (chapter 4).
 AGREEMENT = 0.005
 
 
 def agreed_until(curves: dict[str, Curves], names=DISGUISES, tol: float = AGREEMENT) -> int:
-    """The last checkpoint up to which every run in ``names`` stays within ``tol`` of ``main`` on every seed (chapter 3).
+    """The last checkpoint up to which every run in ``names`` stays within ``tol`` of ``main`` on every seed (chapter 4).
 
     Only rounding separates them from ``main``, so they agree at first; the
     step at which a last-digit difference first changes a sampled answer
@@ -106,7 +126,7 @@ def agreed_until(curves: dict[str, Curves], names=DISGUISES, tol: float = AGREEM
 def rounding_gaps(curves: dict[str, Curves], names=DISGUISES) -> dict[str, tuple[float, float]]:
     """For each run in ``names``, its largest held-out gap from ``main`` over the seeds: up to :func:`agreed_until`, and overall.
 
-    Chapter 3 reads the first as "one run in disguise" and the second as
+    Chapter 4 reads the first as "one run in disguise" and the second as
     how far rounding alone can move one seed's value by the last
     checkpoint: once a last-digit difference changes one sampled answer,
     the two runs learn from different batches and drift apart.
@@ -121,7 +141,7 @@ def rounding_gaps(curves: dict[str, Curves], names=DISGUISES) -> dict[str, tuple
 
 
 def lost_margin(gaps: dict[str, tuple[float, float]]) -> float:
-    """How far below ``main``'s worst seed a run's worst seed must end to have *lost a seed* (chapter 3).
+    """How far below ``main``'s worst seed a run's worst seed must end to have *lost a seed* (chapter 4).
 
     The larger of :data:`LOST_FLOOR` and the late gaps of
     :func:`rounding_gaps`: further than rounding alone moved a seed.
@@ -130,7 +150,7 @@ def lost_margin(gaps: dict[str, tuple[float, float]]) -> float:
 
 
 def stop_story(run: Run, before: int = 3) -> dict:
-    """What a run that the guard aborted did in its last steps, from its log (chapter 3).
+    """What a run that the guard aborted did in its last steps, from its log (chapter 4).
 
     ``jump_step`` is the step with the largest rise of the logged KL to the
     base; ``kl_before`` and ``kl_jump`` the KL at the step before and at it;
@@ -152,48 +172,62 @@ def stop_story(run: Run, before: int = 3) -> dict:
             "threshold": int(run.log["abort"]["threshold"])}
 
 
-def in_words(names: list[str] | tuple[str, ...]) -> str:
-    """Run names as a phrase for the text: "none", "`ppo`", "`ppo` and `cispo`", "`a`, `b` and `c`" (chapter 3)."""
-    quoted = [f"`{name}`" for name in names]
-    if not quoted:
-        return "none"
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+def settings_table(names=COMPARED) -> list[dict]:
+    """One row per run of ``names``: the update choices it was trained with, read from its catalogue entry (chapter 4).
 
-
-def stop_lines(stops: list[tuple[str, int, dict]], last: int) -> list[str]:
-    """One line per seed that the guard stopped before step ``last``, from its :func:`stop_story` (chapter 3).
-
-    ``stops`` holds ``(run name, seed, story)``; no stopped seed gives the one
-    line that says so.
+    ``updates`` is the number of gradient steps on each batch; ``KL β`` the
+    weight of the penalty to the base, with its estimator.
     """
-    if not stops:
-        return [f"every seed of these runs reached step {last}"]
-    return [f"{name} seed {seed}: KL to the base {st['kl_before']:.2f} -> {st['kl_jump']:.1f} at step "
-            f"{st['jump_step']}; malformed share {st['malformed_before']:.1%} -> {st['malformed_peak']:.0%}; "
-            f"training reward {st['reward_before']:.2f} -> {st['reward_last']:.2f}; stopped at step {st['stopped']} "
-            f"after {st['threshold']} excluded batches in a row" for name, seed, st in stops]
+    rows = []
+    for name in names:
+        cfg = RUNS[name].rl
+        rows.append({"run": name, "loss": cfg.loss, "updates": cfg.updates_per_batch,
+                     "aggregation": cfg.aggregation, "advantage": cfg.advantage,
+                     "reward ×": f"{cfg.reward_scale:g}",
+                     "KL β": f"{cfg.kl_beta:g} ({cfg.kl_estimator})" if cfg.kl_beta else "0"})
+    return rows
 
 
-def comparison_table(curves: dict[str, Curves]) -> list[dict]:
-    """One row per run: its update choices, its final held-out reward (seed mean and range), recent KL and clip share (chapter 3).
+def results_table(curves: dict[str, Curves]) -> list[dict]:
+    """One row per run: its held-out expected reward at the last checkpoint over seeds, recent KL, clip share (chapter 4).
 
-    A run with an aborted seed says so in its last column; its reward and KL
-    are over the seeds that finished.
+    ``mean`` and ``range`` are over the seeds that reached the last
+    checkpoint; ``KL`` is :meth:`Curves.recent_kl`; ``clipped`` the mean share
+    of tokens whose gradient PPO's clip removed. When the guard stopped a
+    seed of any run early, a ``stopped`` column names it (None for the runs
+    whose seeds all finished); otherwise there is no such column.
+    """
+    any_stopped = any(c.stopped for c in curves.values())
+    rows = []
+    for name, c in curves.items():
+        row = {"run": name, "mean": float(c.final.mean()), "range": f"{c.final.min():.3f}–{c.final.max():.3f}",
+               "KL": c.recent_kl(), "clipped": float(np.nanmean(c.clip_fraction))}
+        if any_stopped:
+            row["stopped"] = ", ".join(f"seed {seed} at step {step}" for seed, step in c.stopped.items()) or None
+        rows.append(row)
+    return rows
+
+
+def seed_table(curves: dict[str, Curves]) -> list[dict]:
+    """One row per run: each seed's held-out expected reward at the last checkpoint and median KL (chapter 4's detail).
+
+    A seed that stopped early has None where it did not reach.
     """
     rows = []
     for name, c in curves.items():
-        cfg = RUNS[name].rl
-        stops = ", ".join(f"seed {seed} at step {step}" for seed, step in c.stopped.items())
-        beta = f"{cfg.kl_beta:g} ({cfg.kl_estimator})" if cfg.kl_beta else "0"
-        rows.append({"run": name, "loss": cfg.loss, "updates": cfg.updates_per_batch, "aggregation": cfg.aggregation,
-                     "advantage": cfg.advantage, "reward ×": f"{cfg.reward_scale:g}", "KL β": beta,
-                     f"held-out, step {int(c.eval_steps[-1])}": f"{c.final.mean():.3f} ({c.final.min():.3f}–{c.final.max():.3f})",
-                     "KL": c.recent_kl(), "clipped": float(np.nanmean(c.clip_fraction)), "aborted": stops or None})
+        row: dict = {"run": name}
+        for k in range(len(c.heldout)):
+            last = float(c.heldout[k, -1])
+            row[f"held-out {k}"] = None if math.isnan(last) else last
+        for k in range(len(c.kl)):
+            recent = c.kl[k, -10:]
+            row[f"KL {k}"] = None if np.isnan(recent).all() else float(np.nanmedian(recent))
+        rows.append(row)
     return rows
 
 
 def kl_spikes(curves: Curves, threshold: float = 1.0) -> list[dict]:
-    """Per seed of one run: its largest logged KL to the base, the step, and how it ended (chapter 3).
+    """Per seed of one run: its largest logged KL to the base, the step, and how it ended (chapter 4).
 
     Keys: ``"seed"`` (its place among the seeds the curves hold: 0 to 2 in
     the book), ``"largest KL"`` and ``"at step"``; ``"back under 1 at step"``,
@@ -213,7 +247,7 @@ def kl_spikes(curves: Curves, threshold: float = 1.0) -> list[dict]:
 
 
 def versus(curves: dict[str, Curves], a: str, b: str) -> str:
-    """How run ``a``'s final held-out reward compares with run ``b``'s over seeds, in words (chapter 3).
+    """How run ``a``'s final held-out reward compares with run ``b``'s over seeds, in words (chapter 4).
 
     "above" when every seed of ``a`` that finished ended above every seed of
     ``b``, "below" when every one ended below, and otherwise "with seeds
@@ -230,7 +264,7 @@ def versus(curves: dict[str, Curves], a: str, b: str) -> str:
 
 
 def separation_chance(n_a: int, n_b: int) -> float:
-    """Chance that two runs of the same recipe separate fully over seeds, one's seeds all above the other's (chapter 3).
+    """Chance that two runs of the same recipe separate fully over seeds, one's seeds all above the other's (chapter 4).
 
     If the ``n_a + n_b`` final values are exchangeable, every assignment of
     ``n_a`` of them to the first run is equally likely; of the C(n_a + n_b, n_a)
@@ -241,30 +275,3 @@ def separation_chance(n_a: int, n_b: int) -> float:
     if n_a < 1 or n_b < 1:
         raise ValueError(f"each run needs at least one seed, got {n_a} and {n_b}")
     return 2 / math.comb(n_a + n_b, n_a)
-
-
-def plot_update_curves(curves: dict[str, Curves], panels: dict[str, tuple[str, ...]]):
-    """Held-out expected reward (left: seed mean and range) and KL to the base (right: seed median) per panel (chapter 3).
-
-    Each point summarises the seeds that reached it (an aborted seed drops out where it stopped).
-    """
-    fig, axes = plots.plt.subplots(len(panels), 2, figsize=(9.6, 3.0 * len(panels)), squeeze=False)
-    for (title, names), (left, right) in zip(panels.items(), axes):
-        for name in names:  # main is drawn last, thick, so that a run in disguise cannot hide it
-            c, colour = curves[name], plots.RUN_COLOURS[name]
-            top = {"lw": 2.2, "zorder": 3} if name == "main" else {"lw": 1.2, "ls": "--" if name in DISGUISES else "-"}
-            left.plot(c.eval_steps, np.nanmean(c.heldout, 0), marker="o", ms=3, color=colour, label=name, **top)
-            left.fill_between(c.eval_steps, np.nanmin(c.heldout, 0), np.nanmax(c.heldout, 0), color=colour, alpha=0.12)
-            steps = np.arange(1, c.kl.shape[1] + 1)
-            right.plot(steps, np.nanmedian(c.kl, axis=0), color=colour, label=name, **top)
-        left.set_title(f"{title}: held-out expected reward", fontsize=10)
-        right.set_title(f"{title}: KL to the base policy", fontsize=10)
-        left.set_ylabel("expected reward")
-        right.set_ylabel("KL (median over seeds)")
-        right.set_yscale("log")
-        left.legend(fontsize=8, ncol=2)
-        right.legend(fontsize=8, ncol=2)
-    for ax in axes[-1]:
-        ax.set_xlabel("training step")
-    fig.tight_layout()
-    return fig

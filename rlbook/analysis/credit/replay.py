@@ -1,6 +1,6 @@
-"""Chapter 3's replays of recorded training steps: a step's batch rebuilt from a run's log with the credit derived
-from it, its log-probabilities under later policies, the importance ratios that several updates on one batch
-produce, and what scaling the rewards does to an update under Adam.
+"""Replays of recorded training steps: a step's batch rebuilt from a run's log with the credit derived from it
+and its log-probabilities under later policies (chapter 3); the importance ratios that several updates on one
+batch produce, and what scaling the rewards does to an update under Adam (chapter 4).
 """
 import contextlib
 import copy
@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from rlbook.analysis import plots
 from rlbook.core import advantages as adv_lib
 from rlbook.core import losses
 from rlbook.core import rewards as rw
@@ -24,7 +23,7 @@ from rlbook.runs import RUNS, Run
 def one_thread():
     """Run torch on one thread inside the block, then restore the previous count.
 
-    Chapter 3's measurements are tiny: one thread is as fast as two on an
+    Chapters 3 and 4's measurements are tiny: one thread is as fast as two on an
     idle machine, far faster on a busy one, and gives the same numbers
     whatever the machine's thread count.
     """
@@ -131,7 +130,7 @@ def logprob_drift(run: Run, step: int, later: int) -> dict:
 
 @dataclass
 class RatioDrift:
-    """Importance ratios of one batch's tokens after ``k`` gradient steps on it, for k = 1..updates (chapter 3).
+    """Importance ratios of one batch's tokens after ``k`` gradient steps on it, for k = 1..updates (chapter 4).
 
     ``ratios[k-1]`` holds the ratio of every generated token after ``k``
     steps; ``advantages`` the token's advantage. The clip statistics are
@@ -151,10 +150,20 @@ class RatioDrift:
     eps: float
     cap: float
 
+    def histogram(self, k: int, bins: np.ndarray) -> dict[str, list[int]]:
+        """Counts of log10 ratios after ``k`` steps in ``bins``, for tokens with a positive and a negative advantage.
+
+        Ratios are clipped to the outer edges first, so every token is counted.
+        """
+        logr = np.clip(np.log10(self.ratios[k - 1]), bins[0], bins[-1])
+        signs = np.sign(self.advantages)
+        return {"positive": np.histogram(logr[signs > 0], bins)[0].tolist(),
+                "negative": np.histogram(logr[signs < 0], bins)[0].tolist()}
+
 
 @one_thread()
 def ratio_drift(run: Run, step: int = 1, updates: int = 8, eps: float = 0.2, cap: float = 4.0) -> RatioDrift:
-    """Take ``updates`` gradient steps on the recorded batch of ``step`` and watch its ratios move (chapter 3).
+    """Take ``updates`` gradient steps on the recorded batch of ``step`` and watch its ratios move (chapter 4).
 
     Starts from the checkpoint that sampled the batch with a fresh AdamW at
     the learning rate the run used at that step (:func:`rlbook.core.rl.warmup_lr`), as the run
@@ -185,30 +194,9 @@ def ratio_drift(run: Run, step: int = 1, updates: int = 8, eps: float = 0.2, cap
     return RatioDrift(step, updates, ratios, token_adv[mask].numpy(), clipped, outside, capped, eps, cap)
 
 
-def plot_ratio_drift(drift: RatioDrift, show=(1, 4, 8)):
-    """Histograms of log10 importance ratios after k steps, by advantage sign, with PPO's region and CISPO's cap (chapter 3)."""
-    fig, axes = plots.figure(9.6, 3.2, ncols=len(show), sharey=True)
-    shown = np.log10(np.clip(np.concatenate([drift.ratios[k - 1] for k in show]), 1e-4, 10 ** 1.5))
-    bins = np.linspace(min(-1.0, np.floor(shown.min() * 2) / 2), max(1.0, np.ceil(shown.max() * 2) / 2), 45)
-    for ax, k in zip(np.atleast_1d(axes), show):
-        logr = np.log10(np.clip(drift.ratios[k - 1], 1e-4, 10 ** 1.5))
-        for sign, colour, label in ((1, plots.TEAL, "advantage > 0"), (-1, plots.ORANGE, "advantage < 0")):
-            ax.hist(logr[np.sign(drift.advantages) == sign], bins=bins, color=colour, alpha=0.7, label=label)
-        ax.axvspan(np.log10(1 - drift.eps), np.log10(1 + drift.eps), color=plots.BLUE, alpha=0.15,
-                   label="PPO region 1 ± ε")
-        ax.axvline(np.log10(drift.cap), color=plots.PURPLE, ls="--", label="CISPO cap")
-        ax.set_yscale("log")
-        ax.set_title(f"after {k} step{'s' if k > 1 else ''}: PPO clips {drift.ppo_clipped[k - 1]:.0%}", fontsize=9)
-        ax.set_xlabel("log10(new / old probability)")
-    np.atleast_1d(axes)[0].set_ylabel("tokens")
-    np.atleast_1d(axes)[0].legend(fontsize=7, loc="upper left")
-    return fig
-
-
-
 @one_thread()
 def scale_effect(run: Run, scale: float = 10.0, step: int = 1) -> dict:
-    """How one update changes when every advantage is multiplied by ``scale``, under AdamW and under plain SGD (chapter 3).
+    """How one update changes when every advantage is multiplied by ``scale``, under AdamW and under plain SGD (chapter 4).
 
     From the policy that sampled ``step``'s batch, one update with the run's
     loss is taken twice, with the batch's advantages as they are and times

@@ -1,14 +1,12 @@
 """Chapter 3's measurements of the learning signal: the variance of policy-gradient estimates with and without a
 baseline, a real group's tokens with their advantages, groups that carry no signal, and credit on a multi-step
-answer (exercise 3.x).
+answer (Exercise 3.1).
 """
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch
-from matplotlib.colors import TwoSlopeNorm
 
-from rlbook.analysis import plots
 from rlbook.core import advantages as adv_lib
 from rlbook.core import losses
 from rlbook.core import rewards as rw
@@ -100,20 +98,6 @@ def gradient_variance(policy: Policy, prompts: list[str], group_size: int = 16, 
         rollouts_per_estimate=len(prompts) * group_size)
 
 
-def plot_gradient_variance(result: GradientVariance):
-    """Variance of the estimate against the reward offset, without and with the group baseline (chapter 3)."""
-    fig, ax = plots.figure(6.4, 3.4)
-    ax.plot(result.offsets, result.no_baseline, color=plots.ORANGE, lw=2, label="no baseline: weight r + c")
-    ax.axhline(result.group_baseline, color=plots.TEAL, lw=2, label="group baseline: weight r - mean(group)")
-    ax.axvline(0, color=plots.GREY, lw=0.8, ls=":")
-    ax.set_xlabel("offset c added to every reward")
-    ax.set_ylabel("total variance of the gradient estimate")
-    ax.set_yscale("log")
-    ax.legend(loc="upper left")
-    return fig
-
-
-
 def mixed_groups(batch: Batch) -> list[int]:
     """Indices of the groups of ``batch`` whose rewards are not all equal: the groups that carry a signal."""
     group_size = batch.rollouts.group_size
@@ -144,58 +128,27 @@ def group_rows(batch: Batch, group: int, per_reward: int = 3) -> list[int]:
     return chosen
 
 
-def plot_token_credit(batch: Batch, rows: list[int]):
-    """A grid of characters: each rollout's prompt (grey, context) then its generated tokens coloured by advantage (chapter 3).
+def token_credit_rows(batch: Batch, rows: list[int]) -> list[dict]:
+    """The rollouts ``rows`` of ``batch`` as chapter 3's figure of token credit draws them (plain data).
 
-    The advantage printed under a generated character is the one the update
-    multiplies that token's log-probability gradient by; prompt characters
-    carry no advantage: they condition the policy but are not its actions.
+    Each row: the prompt's characters (context, no credit), the generated
+    characters with the advantage each one's log-probability is weighted by
+    (:func:`rlbook.core.advantages.token_advantages`: the answer's advantage,
+    the same for every generated character), the answer's reward, and how
+    many answers of its group were the same text.
     """
     r = batch.rollouts
     per_token = adv_lib.token_advantages(batch.advantages, r.mask)
-    limit = 1.6 * (float(batch.advantages[rows].abs().max()) or 1.0)  # keep the darkest colours out: text stays legible
-    norm = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit)
-    texts = r.completions()
-    size = r.group_size
-    cmap = plots.plt.get_cmap("PuOr")
-    prompt_len = r.prompt_ids.shape[1]
-    width = prompt_len + r.tokens.shape[1]
-    fig, ax = plots.figure(0.42 * width + 2.8, 0.62 * len(rows) + 0.6)
-    for y, row in enumerate(rows):
-        for x, ch in enumerate(r.prompts[row]):
-            ax.add_patch(plots.plt.Rectangle((x, -y - 0.4), 0.92, 0.8, color="#e6e8ea"))
-            ax.text(x + 0.46, -y, ch, ha="center", va="center", color=plots.GREY, family="monospace")
-        for t in range(int(r.lengths[row])):
-            value = float(per_token[row, t])
-            ax.add_patch(plots.plt.Rectangle((prompt_len + t, -y - 0.4), 0.92, 0.8, color=cmap(norm(value))))
-            ax.text(prompt_len + t + 0.46, -y + 0.08, decode([r.tokens[row, t]]), ha="center", va="center",
-                    family="monospace", weight="bold")
-            ax.text(prompt_len + t + 0.46, -y - 0.28, f"{value:+.2f}", ha="center", va="center", fontsize=6.5)
+    texts, size = r.completions(), r.group_size
+    out = []
+    for row in rows:
         group = range(row // size * size, (row // size + 1) * size)
-        copies = sum(texts[i] == texts[row] for i in group)
-        ax.text(width + 0.3, -y, f"reward {batch.rewards[row]:g}  ({copies} of {size})", va="center", fontsize=9)
-    ax.set_xlim(-0.2, width + 3.6)
-    ax.set_ylim(-len(rows) + 0.4, 0.6)
-    ax.axis("off")
-    return fig
-
-
-
-def plot_zero_variance(run: Run):
-    """Share of all-right and all-wrong groups per step (stacked) next to the mean reward (chapter 3)."""
-    steps = run.metric("step")
-    fig, (left, right) = plots.figure(9.0, 3.2, ncols=2)
-    left.stackplot(steps, run.metric("zero_variance_all_right"), run.metric("zero_variance_all_wrong"),
-                   colors=(plots.TEAL, plots.ORANGE), alpha=0.8, labels=("all right", "all wrong"))
-    left.set_ylim(0, 1)
-    left.set_ylabel("share of groups with no signal")
-    left.legend(loc="upper left")
-    right.plot(steps, run.metric("reward_mean"), color=plots.BLUE)
-    right.set_ylim(0, 1)
-    right.set_ylabel("mean training reward")
-    for ax in (left, right):
-        ax.set_xlabel("training step")
-    return fig
+        length = int(r.lengths[row])
+        out.append({"prompt": r.prompts[row], "tokens": [decode([r.tokens[row, t]]) for t in range(length)],
+                    "advantages": [float(per_token[row, t]) for t in range(length)],
+                    "reward": float(batch.rewards[row]), "copies": sum(texts[i] == texts[row] for i in group),
+                    "group_size": size})
+    return out
 
 
 def zero_variance_summary(run: Run, window: int = 20) -> dict:
@@ -230,7 +183,7 @@ def token_steps(completion: str, n_steps: int) -> list[int]:
 
 
 def split_credit(completion: str, outcome_adv: float, step_adv) -> dict[str, list[float]]:
-    """Per-character credit of one multi-step answer, by outcome and by step (chapter 3, exercise 5).
+    """Per-character credit of one multi-step answer, by outcome and by step (chapter 3, Exercise 3.1).
 
     ``"outcome"``: every generated character gets the answer's outcome
     advantage. ``"process"``: each character gets the advantage of the step it
@@ -253,10 +206,14 @@ class ProcessGroup:
     step_valid: np.ndarray  # (G, steps) 1 where the process scorer accepts the step
     step_adv: np.ndarray  # (G, steps) group-centred step validity
 
+    def as_data(self) -> dict:
+        """The group as plain data (lists), as a chapter's facts keep it."""
+        return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in asdict(self).items()}
+
 
 @one_thread()
 def process_group(policy: Policy, prompt: str, n: int = 8, budget: int = 8, seed: int = 0) -> ProcessGroup:
-    """Sample ``n`` answers to a multi-step prompt and derive both credits (chapter 3, exercise 5).
+    """Sample ``n`` answers to a multi-step prompt and derive both credits (chapter 3, Exercise 3.1).
 
     The outcome advantage centres the exact verifier's reward within the
     group; the step advantage centres each step's validity
@@ -269,15 +226,24 @@ def process_group(policy: Policy, prompt: str, n: int = 8, budget: int = 8, seed
     return ProcessGroup(prompt, completions, rewards, rewards - rewards.mean(), valid, valid - valid.mean(axis=0))
 
 
+def visible(text: str) -> str:
+    """``text`` with a newline shown as "⏎" and a space as "␣", so that a table or a sentence shows every character."""
+    return text.replace("\n", "\u23ce").replace(" ", "\u2423")
+
+
 def process_rows(group: ProcessGroup) -> list[dict]:
-    """The group as table rows: each answer with its outcome, its steps' validity and both credits (chapter 3)."""
+    """The group as table rows: each answer, its outcome reward, each step's validity and every credit (chapter 3).
+
+    ``A`` columns are advantages: the outcome's, then each step's
+    (group-centred step by step); ``ok`` columns say whether the process
+    scorer accepted the step (1) or not (0). Answers are shown :func:`visible`.
+    """
     rows = []
     for i, text in enumerate(group.completions):
-        row = {"row": i, "answer": text, "outcome reward": float(group.rewards[i]),
-               "outcome advantage": float(group.outcome_adv[i])}
+        row = {"row": i, "answer": visible(text), "reward": float(group.rewards[i]), "A outcome": float(group.outcome_adv[i])}
         for k in range(group.step_valid.shape[1]):
-            row[f"step {k + 1} valid"] = int(group.step_valid[i, k])
-            row[f"step {k + 1} advantage"] = float(group.step_adv[i, k])
+            row[f"step {k + 1} ok"] = int(group.step_valid[i, k])
+            row[f"A step {k + 1}"] = float(group.step_adv[i, k])
         rows.append(row)
     return rows
 

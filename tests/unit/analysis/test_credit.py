@@ -1,4 +1,4 @@
-"""rlbook.analysis.credit: chapter 3's measurements, on a small in-memory run and on values worked by hand."""
+"""rlbook.analysis.credit: chapters 3 and 4's measurements, on a small in-memory run and on values worked by hand."""
 from __future__ import annotations
 
 import copy
@@ -16,7 +16,7 @@ from rlbook.core.rl import credit as run_credit
 from rlbook.core.runlog import store
 from rlbook.core.sampling import Rollouts, sample
 from rlbook.core.world import split
-from rlbook.runs import Run
+from rlbook.runs import RUNS, Run
 
 
 def tiny_run(group_size: int = 4, prompts: int = 3) -> Run:
@@ -130,6 +130,50 @@ def test_scale_effect_adam_nearly_cancels_a_constant_factor(run):
     assert effect["adam_cosine"] > 0.99
 
 
+def test_ratio_histogram_counts_every_token_by_its_advantage_sign(run):
+    drift = credit.ratio_drift(run, 1, updates=1)
+    bins = np.linspace(-0.01, 0.01, 5)  # narrower than the ratios: the outer bins take the rest
+    counts = drift.histogram(1, bins)
+    assert sum(counts["positive"]) == int((drift.advantages > 0).sum())
+    assert sum(counts["negative"]) == int((drift.advantages < 0).sum())
+
+
+def test_token_credit_rows_give_each_generated_character_its_answers_advantage(run):
+    batch = credit.recorded_batch(run, 1)
+    rows = credit.token_credit_rows(batch, [0, 1])
+    first = rows[0]
+    assert first["prompt"] == batch.rollouts.prompts[0] and first["reward"] == 1.0 and first["group_size"] == 4
+    assert "".join(first["tokens"]) == batch.rollouts.completions()[0]
+    assert first["advantages"] == [0.75] * len(first["tokens"])
+    assert rows[1]["advantages"] == [-0.25] * len(rows[1]["tokens"])
+    texts = batch.rollouts.completions()[:4]
+    assert first["copies"] == texts.count(texts[0])
+
+
+def test_the_comparison_is_declared_once_and_the_rest_derives_from_it():
+    assert credit.COMPARED[0] == "main" and len(set(credit.COMPARED)) == len(credit.COMPARED)
+    assert set(credit.COMPARED) == {"main", *(r for group in credit.COMPARISON.values() for r in group)}
+    assert credit.DISGUISES == credit.COMPARISON["rounding only"]
+    assert credit.REUSED == tuple(r for r in credit.COMPARED if RUNS[r].rl.updates_per_batch > 1)
+    panels = credit.panels()
+    assert list(panels) == list(credit.COMPARISON)
+    assert all(names[0] == "main" and names[1:] == credit.COMPARISON[q] for q, names in panels.items())
+    assert all(len(names) <= 5 for names in panels.values())  # a panel of at most five series
+    settings = {row["run"]: row for row in credit.settings_table()}
+    assert list(settings) == list(credit.COMPARED)
+    assert settings["ppo"]["updates"] == 4 and settings["ppo-kl"]["KL β"] == "0.1 (k3)"
+
+
+def test_process_rows_name_every_credit(run):
+    group = credit.ProcessGroup("U:3+4+5?|A:", ["7,12#", "7,11#"], np.array([1.0, 0.0]), np.array([0.5, -0.5]),
+                                np.array([[1.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 0.5], [0.0, -0.5]]))
+    rows = credit.process_rows(group)
+    assert rows[1] == {"row": 1, "answer": "7,11#", "reward": 0.0, "A outcome": -0.5, "step 1 ok": 1,
+                       "A step 1": 0.0, "step 2 ok": 0, "A step 2": -0.5}
+    data = group.as_data()
+    assert data["completions"] == ["7,12#", "7,11#"] and data["step_adv"] == [[0.0, 0.5], [0.0, -0.5]]
+
+
 def test_token_steps_and_split_credit_by_hand():
     assert credit.token_steps("7,12#", 2) == [0, 0, 1, 1, 1]
     assert credit.token_steps("7,12,3#", 2) == [0, 0, 1, 1, 1, 1, 1]
@@ -196,8 +240,11 @@ def test_update_curves_count_an_aborted_seed_only_where_it_got(monkeypatch):
     assert np.isnan(c.heldout[0, 1]) and c.final.tolist() == [0.7]
     assert c.kl.shape == (2, 6) and np.isnan(c.kl[0, 4:]).all()
     assert c.recent_kl(steps=2) == 0.2  # only the seed that got there
-    row = credit.comparison_table({"ppo-kl": c})[0]
-    assert row["aborted"] == "seed 0 at step 6" and row["held-out, step 5"] == "0.700 (0.700–0.700)"
+    row = credit.results_table({"ppo-kl": c})[0]
+    assert row["stopped"] == "seed 0 at step 6" and row["range"] == "0.700–0.700" and row["mean"] == 0.7
+    detail = credit.seed_table({"ppo-kl": c})[0]
+    assert detail["held-out 0"] is None and detail["held-out 1"] == 0.7 and detail["KL 1"] == 0.2
+    assert detail["KL 0"] == pytest.approx(2.06)  # the median of 0.1, 0.12, 5.0 and 4.0: the steps it reached
 
 
 def test_rounding_gaps_split_the_checkpoints_where_the_disguises_part_from_main():
@@ -221,55 +268,3 @@ def test_rounding_gaps_split_the_checkpoints_where_the_disguises_part_from_main(
     assert gaps["pg"] == pytest.approx((0.003, 0.1)) and gaps["reward-x10"] == gaps["rloo"] == (0.0, 0.0)
     assert credit.lost_margin({"pg": (0.0, 0.03)}) == credit.LOST_FLOOR
     assert credit.lost_margin({"pg": (0.0, 0.03), "reward-x10": (0.0, 0.15)}) == 0.15
-
-
-def test_in_words_names_runs_as_a_phrase():
-    assert credit.in_words([]) == "none"
-    assert credit.in_words(["ppo"]) == "`ppo`"
-    assert credit.in_words(("ppo", "cispo", "ppo-kl")) == "`ppo`, `cispo` and `ppo-kl`"
-
-
-def test_stop_lines_tell_each_stopped_seed_or_that_none_was():
-    assert credit.stop_lines([], 60) == ["every seed of these runs reached step 60"]
-    line, = credit.stop_lines([("ppo-kl", 0, credit.stop_story(aborted_run(), before=2))], 60)
-    assert line == ("ppo-kl seed 0: KL to the base 0.12 -> 5.0 at step 3; malformed share 2.0% -> 80%; "
-                    "training reward 0.60 -> 0.02; stopped at step 6 after 3 excluded batches in a row")
-
-
-def test_versus_says_above_only_when_the_seed_ranges_do_not_overlap():
-    def final(*values) -> credit.Curves:
-        heldout = np.array([[0.3, v] for v in values], dtype=float)
-        return credit.Curves("x", "", np.array([0, 60]), heldout, np.zeros((len(values), 60)),
-                             np.zeros((len(values), 60)))
-
-    # The issue's case: means 0.827 and 0.722 differ by less than ppo's range (0.106), yet no seeds overlap.
-    curves = {"ppo": final(0.767, 0.841, 0.873), "main": final(0.709, 0.729, 0.728),
-              "close": final(0.70, 0.75, 0.80), "stopped": final(0.5, np.nan, 0.6)}
-    assert credit.versus(curves, "ppo", "main") == "above" and credit.versus(curves, "main", "ppo") == "below"
-    assert credit.versus(curves, "close", "main") == "with seeds overlapping those of"
-    assert credit.versus(curves, "stopped", "main") == "below"  # over the seeds that finished
-
-
-def test_separation_chance_by_hand():
-    # Six exchangeable values: C(6, 3) = 20 ways to pick the first run's three, two of them fully separated.
-    assert credit.separation_chance(3, 3) == pytest.approx(0.1)
-    assert credit.separation_chance(1, 1) == 1.0 and credit.separation_chance(3, 2) == pytest.approx(0.2)
-    with pytest.raises(ValueError):
-        credit.separation_chance(0, 3)
-
-
-def test_kl_spikes_find_each_seeds_peak_and_its_way_back():
-    kl = np.array([[0.1, 30.0, 5.0, 0.5, 0.2], [0.2, 0.3, 0.4, 2.0, 8.0]])
-    heldout = np.array([[0.3, 0.5], [0.3, np.nan]])
-    c = credit.Curves("cispo", "", np.array([0, 5]), heldout, kl, np.zeros_like(kl))
-    first, second = credit.kl_spikes(c)
-    assert first == {"seed": 0, "largest KL": 30.0, "at step": 2, "back under 1 at step": 4, "steps above 1": 2,
-                     "held-out, last checkpoint": 0.5}
-    assert second["at step"] == 5 and second["back under 1 at step"] is None and second["steps above 1"] == 2
-    assert np.isnan(second["held-out, last checkpoint"])
-
-
-def test_the_comparison_table_names_the_kl_estimator_where_a_penalty_is_on(monkeypatch):
-    c = credit.Curves("x", "", np.array([0, 5]), np.array([[0.3, 0.5]]), np.zeros((1, 5)), np.zeros((1, 5)))
-    rows = credit.comparison_table({"ppo-kl": c, "ppo-kl-ratio": c, "main": c})
-    assert [r["KL β"] for r in rows] == ["0.1 (k3)", "0.1 (k3-ratio)", "0"]
