@@ -40,28 +40,6 @@ export class Policy {
   }
 
   /**
-   * The probability that the policy writes exactly `completion` after `prompt`
-   * at `temperature`: the product of its characters' probabilities
-   * (rlbook.workshop.answer_probability). Under the exact verifier only the
-   * canonical answer earns reward, so for it this is the exact expected reward.
-   */
-  answerProbability(prompt, completion, temperature) {
-    const ids = this.encode(prompt + completion), V = this.model.V, forest = this.forest;
-    forest.reset();
-    const nodes = [];
-    let node = -1;
-    for (const token of ids.slice(0, -1)) nodes.push((node = forest.child(node, token)));
-    this.model.forward(forest, 0);
-    const logq = new Float64Array(V);
-    let total = 0;
-    for (let t = prompt.length; t < ids.length; t++) {
-      logSoftmax(forest.logits, nodes[t - 1] * V, V, temperature, logq);
-      total += logq[ids[t]];
-    }
-    return Math.exp(total);
-  }
-
-  /**
    * Read recorded rollouts (a prompt text per row, tokens rows x budget, each
    * row's length) as the update reads sampled ones: returns them with the node
    * whose logits gave each token, the forward pass done.
