@@ -31,7 +31,7 @@ export class Run {
     this.timer = null;
     this.inFlight = false;
     this.lastAsked = -Infinity;
-    this.timing = { created: null, firstStep: null, paused: null, stepsAtPause: 0 };
+    this.timing = { created: null, firstStep: null, paused: null, stepsAtPause: 0, asked: [] };
   }
 
   get done() {
@@ -110,12 +110,14 @@ export class Run {
     }
     this.inFlight = true;
     this.lastAsked = performance.now();
+    this.timing.asked.push(this.lastAsked);
     this.worker.postMessage({ type: "step" });
   }
 
   receive(message) {
     if (message.type === "step") {
       const { weights, ...record } = message;
+      record.arrived = performance.now();  // when the page had it: the pace the reader sees
       this.inFlight = false;
       this.steps.push(record);
       this.snapshots.push(weights);
