@@ -9,9 +9,9 @@ import { el, fixed } from "./dom.js";
 const SIZE = 4;
 const PRESETS = [[0, 0, 0, 1], [1, 1, 0, 0], [1, 1, 1, 1]];  // the guide's exercise, in its order
 const ROWS = [
-  ["centered", "group-centred", "r − mean of the group"],
-  ["group_std", "group-normalised", "(r − mean) / (standard deviation + 10⁻⁶)"],
-  ["rloo", "leave-one-out", "r − mean of the other three"],
+  ["centered", "group-centred", "r − mean"],
+  ["group_std", "group-normalised", "(r − mean) / (sd + 10⁻⁶)"],
+  ["rloo", "leave-one-out", "r − mean of the other 3"],
 ];
 
 /** A signed number with three decimals, and no minus sign on a zero. */
@@ -44,13 +44,13 @@ export function mountAdvantagesPanel(root) {
     const rows = ROWS.map(([method, name, rule]) => [name, rule, advantages(rewards, SIZE, method)]);
     table.replaceChildren(
       el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "advantage" }),
-        rewards.map((r, i) => el("th", { scope: "col", text: `answer ${i + 1} (r = ${r})` })))),
+        rewards.map((r, i) => el("th", { scope: "col" }, `answer ${i + 1}`, el("br"), el("small", { text: `r = ${r}` }))))),
       el("tbody", {}, rows.map(([name, rule, values]) => el("tr", { "data-method": name },
         el("th", { scope: "row" }, name, el("br"), el("small", { text: rule })),
         Array.from(values, (v) => el("td", { text: signed(v) }))))));
     const mean = rewards.reduce((a, b) => a + b, 0) / SIZE;
     const std = Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / SIZE);
-    readout.textContent = `Mean reward ${fixed(mean, 3)}, standard deviation ${fixed(std, 3)}. ` + (std === 0
+    readout.textContent = `Mean reward ${fixed(mean, 3)}, standard deviation (sd) ${fixed(std, 3)}. ` + (std === 0
       ? "Every answer earned the same reward, so every advantage is 0: this group moves nothing, however high its reward."
       : `Each row sums to 0; leave-one-out is ${SIZE}/${SIZE - 1} times group-centred, and group-normalised divides ` +
         `group-centred by ${fixed(std, 3)} (plus 10⁻⁶).`);

@@ -6,7 +6,7 @@
 
 import { LineChart } from "./charts.js";
 import { loopholeText, newSeed, runControls } from "./controls.js";
-import { el, explainedIn, fixed } from "./dom.js";
+import { el, fixed } from "./dom.js";
 import { describe } from "./recipe.js";
 import { Run } from "./run.js";
 import { Trainer } from "./train.js";
@@ -50,7 +50,7 @@ export function mountHackPanel(root, data, base, workerUrl) {
   });
   const progress = el("p", { class: "rw-summary", "aria-live": "polite" });
   root.append(el("div", { class: "rw-panel" },
-    el("p", { class: "rw-key" }, describe(data, recipe, RUN), explainedIn(data, ["sec-reward-hack"])),
+    el("p", { class: "rw-key", text: describe(data, recipe, RUN) }),
     el("p", { class: "rw-look" }, "What to look for: the purple line is the share of each batch that the fail-open " +
       "verifier pays and the exact verifier rejects. While it stays low the policy is still trying to add; once it " +
       "climbs, watch the blue dots, the held-out expected reward judged by the exact verifier, and the answers of " +
@@ -71,8 +71,9 @@ export function mountHackPanel(root, data, base, workerUrl) {
         { key: "reward", label: "training reward (fail-open verifier)", cls: "rw-s2" },
         { key: "mine", label: "this run's loophole share", cls: "rw-s3" }]),
       heldout: new LineChart("Held-out expected reward (exact verifier) at each checkpoint", recipe.steps,
-        [...references.map((r) => ({ key: `seed${r.seed}`, cls: "rw-ref" })),
-          { key: "mine", label: "this run", cls: "rw-s1", dots: true }]),
+        [...references.map((r, i) => ({ key: `seed${r.seed}`, cls: "rw-ref", label: i ? "" : `${RUN}, seeds ` +
+          `${references[0].seed} to ${references[references.length - 1].seed}` })),
+        { key: "mine", label: "this run", cls: "rw-s1", dots: true }]),
     };
     for (const r of references) {
       charts.share.draw(`seed${r.seed}`, r.loophole_share.map((v, i) => [r.loophole_steps[i], v]));

@@ -74,7 +74,9 @@ export function mountLabPanel(root, data, base, workerUrl, lab, basePolicy) {
   });
   const summary = el("p", { class: "rw-summary", "aria-live": "polite" });
   root.append(el("div", { class: "rw-panel" },
-    el("details", { class: "rw-recipe-box", open: true }, el("summary", { text: "Recipe" }), form,
+    // On a phone the recipe starts folded, so that the controls and curves are in view.
+    el("details", { class: "rw-recipe-box", open: matchMedia("(min-width: 700px)").matches },
+      el("summary", { text: "Recipe" }), form,
       el("p", { class: "rw-label" }, "Random seed ", seedInput), about),
     controls.node, chartBox, view.node, summary));
 
@@ -104,6 +106,7 @@ export function mountLabPanel(root, data, base, workerUrl, lab, basePolicy) {
     summary.textContent = "";
     run = new Run({ workerUrl, data, base, recipe, seed: state.seed, watch: state.watch, speed: state.speed, on: {
       step: (record) => {
+        const started = performance.now();
         const points = (key) => run.steps.map((s) => [s.step, s[key]]);
         charts.batch.draw("reward", points("rewardMean"));
         charts.batch.draw("flat", points("zeroVarianceFrac"));
@@ -111,6 +114,7 @@ export function mountLabPanel(root, data, base, workerUrl, lab, basePolicy) {
         if (record.watch) view.show(record.watch, record.step);
         show();
         lab.dispatchEvent(new Event("step"));
+        record.drawMs = performance.now() - started;  // the page's own work for a step (the benchmark reports it)
       },
       eval: () => {
         charts.heldout.draw("mine", run.evals.map((e) => [e.step, e.heldoutExpectedReward]));

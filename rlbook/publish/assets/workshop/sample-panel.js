@@ -36,7 +36,7 @@ export function mountSamplePanel(root, data, policies, lab) {
   const tLabel = el("output");
   const choice = (name, text) => el("label", { class: "rw-choice" },
     el("input", { type: "radio", name: "rw-checkpoint", value: name, checked: name === state.checkpoint,
-      onchange: () => { state.checkpoint = name; render(); } }), ` ${text}`);
+      onchange: () => { state.checkpoint = name; if (name === "run") pickLatest(); render(); } }), ` ${text}`);
   const radios = Object.keys(policies).map((name) => choice(name, `${name} ${name === "base" ? "(after SFT)" : "(after RL)"}`));
   const stepInput = el("input", { type: "range", min: "0", max: "0", step: "1", value: "0", "aria-label": "step of this run",
     oninput: () => { state.step = Number(stepInput.value); render(); } });
@@ -68,6 +68,10 @@ export function mountSamplePanel(root, data, policies, lab) {
       radios[0].querySelector("input").checked = true;
       render();
     }
+  };
+  const pickLatest = () => {  // "this run" is picked at the latest step it has reached
+    state.step = lab.run.snapshots.length - 1;
+    stepInput.value = String(state.step);
   };
   lab.addEventListener("run", () => {
     state.step = 0;
