@@ -26,8 +26,11 @@ export function mountAdvantagesPanel(root) {
     class: "rw-reward", "aria-label": `reward of answer ${i + 1}`, oninput: () => render() }));
   const table = el("table", { class: "rw-advantages" });
   const readout = el("p", { class: "rw-readout", "aria-live": "polite" });
-  const presets = PRESETS.map((rewards) => el("button", { type: "button", class: "rw-button", text: `[${rewards.join(", ")}]`,
-    onclick: () => { rewards.forEach((r, i) => { inputs[i].value = String(r); }); render(); } }));
+  const presets = PRESETS.map((rewards) => el("button", { type: "button", class: "rw-button",
+    text: `[${rewards.join(", ")}]`, onclick: () => {
+      rewards.forEach((r, i) => { inputs[i].value = String(r); });
+      render();
+    } }));
   root.append(el("div", { class: "rw-panel" },
     el("p", { class: "rw-label", text: "Rewards of four answers to one prompt" }),
     el("div", { class: "rw-rewards" }, inputs.map((input, i) => el("label", {}, `answer ${i + 1} `, input))),

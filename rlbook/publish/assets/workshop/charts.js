@@ -24,7 +24,8 @@ export class LineChart {
       el("svg:text", { x: this.x(s), y: H - 6, class: "rw-tick", "text-anchor": "middle", text: String(s) }));
     const legend = [];
     for (const { key, label, cls, dots } of series) {
-      this.lines[key] = { path: el("svg:path", { class: `rw-line ${cls}`, d: "" }), dots: dots ? el("svg:g", { class: cls }) : null };
+      this.lines[key] = { path: el("svg:path", { class: `rw-line ${cls}`, d: "" }),
+        dots: dots ? el("svg:g", { class: cls }) : null };
       if (!label) continue;
       legend.push(el("span", { class: "rw-legend-item" },
         el("svg:svg", { viewBox: "0 0 16 6", class: "rw-legend-line", "aria-hidden": "true" },
@@ -33,7 +34,8 @@ export class LineChart {
     this.node = el("figure", { class: "rw-chart" },
       el("svg:svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title }, grid, ticks,
         Object.values(this.lines).flatMap(({ path, dots }) => [path, dots])),
-      el("figcaption", {}, el("span", { class: "rw-chart-title", text: title }), el("span", { class: "rw-legend" }, legend)));
+      el("figcaption", {}, el("span", { class: "rw-chart-title", text: title }),
+        el("span", { class: "rw-legend" }, legend)));
   }
 
   /** Draw the line `key` through points [[step, value], ...]. */

@@ -5,7 +5,8 @@
 import { el, fixed } from "./dom.js";
 import { SPEEDS } from "./run.js";
 
-const SPEED_NAMES = new Map([[1, "1 step a second"], [5, "5 a second"], [20, "20 a second"], [Infinity, "as fast as it goes"]]);
+const SPEED_NAMES = new Map([[1, "1 step a second"], [5, "5 a second"], [20, "20 a second"],
+  [Infinity, "as fast as it goes"]]);
 let panels = 0;  // each panel's radio buttons get a group name of their own
 
 /**
@@ -24,8 +25,8 @@ export function runControls(act, speed) {
       el("input", { type: "radio", name, value: String(s), checked: s === speed, onchange: () => act.speed(s) }),
       ` ${SPEED_NAMES.get(s)}`)));
   const status = el("p", { class: "rw-status", "aria-live": "polite" });
-  const node = el("div", {}, el("div", { class: "rw-controls rw-run-controls" }, el("div", {}, step, toggle, reset), speeds),
-    status);
+  const node = el("div", {},
+    el("div", { class: "rw-controls rw-run-controls" }, el("div", {}, step, toggle, reset), speeds), status);
 
   function show(run) {
     const last = run.steps[run.steps.length - 1];

@@ -8,8 +8,9 @@ import { LineChart } from "./charts.js";
 import { loopholeText, newSeed, runControls } from "./controls.js";
 import { el, fixed } from "./dom.js";
 import { describe } from "./recipe.js";
+import { makeRng } from "./rng.js";
 import { Run } from "./run.js";
-import { Trainer } from "./train.js";
+import { watching } from "./train.js";
 import { watchView } from "./watch-view.js";
 
 const RUN = "exploit";
@@ -31,11 +32,12 @@ function progressText(run, references) {
   return text;
 }
 
-/** Mount the panel into `root`; `base` is base's weights. */
-export function mountHackPanel(root, data, base, workerUrl) {
+/** Mount the panel into `root`; `base` is base's weights, `basePolicy` a policy that reads them. */
+export function mountHackPanel(root, data, base, workerUrl, basePolicy) {
   const recipe = data.recipes[RUN], references = data.references[RUN];
   const state = { seed: newSeed(), speed: 5, watch: data.splits.heldout[0] };
-  let run = null, viewer = null, charts = null;
+  let run = null, charts = null;
+  const lookRng = makeRng(state.seed);  // base's answers to the watched sum before a run's first step
   const controls = runControls({
     step: () => run.stepOnce(),
     toggle: () => (run.state === "running" ? run.pause() : run.play()),
@@ -58,8 +60,7 @@ export function mountHackPanel(root, data, base, workerUrl) {
     controls.node, chartBox, progress, view.node));
 
   function lookAtBase() {
-    viewer ??= new Trainer(data, base, 0, recipe);
-    view.show(viewer.look(state.watch), 0);
+    view.show(watching(basePolicy, data, recipe, state.watch, lookRng).record, 0);
   }
 
   function start() {

@@ -10,8 +10,9 @@ import { LineChart } from "./charts.js";
 import { loopholeText, newSeed, runControls } from "./controls.js";
 import { el, explainedIn, fixed } from "./dom.js";
 import { choicesOf, describe, recipeOf, settings } from "./recipe.js";
+import { makeRng } from "./rng.js";
 import { Run } from "./run.js";
-import { Trainer } from "./train.js";
+import { watching } from "./train.js";
 import { watchView } from "./watch-view.js";
 
 /** The recipe's settings as radio buttons, each with what it is and where the book explains it. */
@@ -52,13 +53,20 @@ function summaryText(run, references, name) {
   return text;
 }
 
-/** Mount the lab into `root`; `base` is base's weights, `lab` the page's channel to the sample panel. */
+/**
+ * Mount the lab into `root`; `base` is base's weights, `basePolicy` a policy that reads them, `lab` the
+ * page's channel to the sample panel.
+ */
 export function mountLabPanel(root, data, base, workerUrl, lab, basePolicy) {
   const state = { choices: choicesOf(data, "main"), seed: newSeed(), speed: 5, watch: unsureSum(data, basePolicy) };
-  let run = null, viewer = null, charts = null;
+  let run = null, charts = null;
+  const lookRng = makeRng(state.seed);  // base's answers to the watched sum before a run's first step
   const form = recipeForm(data, state.choices, (key, value) => { state.choices[key] = value; start(); });
   const seedInput = el("input", { type: "number", min: "0", step: "1", value: String(state.seed), class: "rw-seed",
-    "aria-label": "random seed", onchange: () => { state.seed = Math.max(0, Math.floor(Number(seedInput.value) || 0)); start(); } });
+    "aria-label": "random seed", onchange: () => {
+      state.seed = Math.max(0, Math.floor(Number(seedInput.value) || 0));
+      start();
+    } });
   const about = el("p", { class: "rw-key rw-about" });
   const controls = runControls({
     step: () => run.stepOnce(),
@@ -81,9 +89,7 @@ export function mountLabPanel(root, data, base, workerUrl, lab, basePolicy) {
     controls.node, chartBox, view.node, summary));
 
   function lookAtBase() {
-    viewer ??= new Trainer(data, base, 0, run.recipe);
-    viewer.recipe = run.recipe;
-    view.show(viewer.look(state.watch), 0);
+    view.show(watching(basePolicy, data, run.recipe, state.watch, lookRng).record, 0);
   }
 
   function start() {
@@ -93,7 +99,9 @@ export function mountLabPanel(root, data, base, workerUrl, lab, basePolicy) {
     about.textContent = describe(data, recipe, name);
     const series = [{ key: "reward", label: `training reward (${recipe.verifier} verifier)`, cls: "rw-s1" },
       { key: "flat", label: "zero-variance groups", cls: "rw-s2" }];
-    if (recipe.verifier === "fail-open") series.push({ key: "loophole", label: "paid only through the loophole", cls: "rw-s3" });
+    if (recipe.verifier === "fail-open") {
+      series.push({ key: "loophole", label: "paid only through the loophole", cls: "rw-s3" });
+    }
     charts = {
       batch: new LineChart("Each step's batch", recipe.steps, series),
       heldout: new LineChart("Held-out expected reward (exact verifier) at each checkpoint", recipe.steps,
@@ -101,7 +109,9 @@ export function mountLabPanel(root, data, base, workerUrl, lab, basePolicy) {
           label: i ? "" : `${refName}, seeds ${references[0].seed} to ${references[references.length - 1].seed}` })),
         { key: "mine", label: "this run", cls: "rw-s1", dots: true }]),
     };
-    for (const r of references) charts.heldout.draw(`seed${r.seed}`, r.steps.map((s, i) => [s, r.heldout_expected_reward[i]]));
+    for (const r of references) {
+      charts.heldout.draw(`seed${r.seed}`, r.steps.map((s, i) => [s, r.heldout_expected_reward[i]]));
+    }
     chartBox.replaceChildren(charts.batch.node, charts.heldout.node);
     summary.textContent = "";
     run = new Run({ workerUrl, data, base, recipe, seed: state.seed, watch: state.watch, speed: state.speed, on: {

@@ -58,7 +58,7 @@ async function mount(bundle) {
     const base = policies.base;
     if (root.dataset.panel === "sample") mountSamplePanel(root, data, policies, lab);
     else if (root.dataset.panel === "lab") mountLabPanel(root, data, base.flat, workerUrl, lab, base.policy);
-    else mountHackPanel(root, data, base.flat, workerUrl);
+    else mountHackPanel(root, data, base.flat, workerUrl, base.policy);
     root.dataset.ready = "true";
   }
 }

@@ -8,14 +8,18 @@ import { sampleRollouts } from "./sampler.js";
 import { views } from "./weights.js";
 
 export class Policy {
-  /** `data` is the exported RLBOOK_WORKSHOP_DATA; `flat` the checkpoint's float32 weights (not copied). */
-  constructor(data, flat) {
+  /**
+   * `data` is the exported RLBOOK_WORKSHOP_DATA; `flat` the checkpoint's float32 weights (not copied);
+   * `capacity` the prefixes its forest has room for before it grows.
+   */
+  constructor(data, flat, capacity = 256) {
     this.data = data;
     this.flat = flat;
     this.vocab = data.vocab;
     this.eot = data.vocab.indexOf(data.eot);
     this.model = new Transformer(data.config, views(flat, data.tensors));
-    this.forest = new Forest(this.model.V, this.model.B, { ...this.model.fields(), ...backwardFields(this.model) });
+    this.forest = new Forest(this.model.V, this.model.B, { ...this.model.fields(), ...backwardFields(this.model) },
+      capacity);
   }
 
   encode(text) {

@@ -18,7 +18,8 @@ function warmupText(warmup) {
  */
 export function settings(data) {
   const recipes = data.recipes, main = recipes.main;
-  const users = (set) => Object.keys(recipes).filter((name) => Object.entries(set).every(([k, v]) => recipes[name][k] === v));
+  const users = (set) => Object.keys(recipes)
+    .filter((name) => Object.entries(set).every(([k, v]) => recipes[name][k] === v));
   const option = (value, text, set) => {
     const runs = users(set);
     return { value, set, text: runs.length ? `${text} (${runs.includes("main") ? "main" : runs[0]})` : text };
@@ -26,8 +27,10 @@ export function settings(data) {
   const rates = [...new Map(Object.values(recipes).map((r) => [`${r.lr}/${r.warmup}`, r])).values()];
   return [
     { key: "rate", label: "Learning rate", sections: ["sec-reward-hack"],
-      about: "the size of AdamW's steps, reached by a linear warm-up over the first steps: how far one batch moves the policy",
-      options: rates.map((r) => option(`${r.lr}/${r.warmup}`, `${r.lr} ${warmupText(r.warmup)}`, { lr: r.lr, warmup: r.warmup })) },
+      about: "the size of AdamW's steps, reached by a linear warm-up over the first steps: how far one batch " +
+        "moves the policy",
+      options: rates.map((r) => option(`${r.lr}/${r.warmup}`, `${r.lr} ${warmupText(r.warmup)}`,
+        { lr: r.lr, warmup: r.warmup })) },
     { key: "group", label: "Group size G", sections: ["sec-learning-loop", "sec-exploration"],
       about: `answers sampled for each of the ${data.splits.train.length} training sums at each step; a group whose ` +
         "answers all earn the same reward has no advantage to give",
@@ -56,7 +59,9 @@ function bookRun(data, set) {
  */
 export function recipeOf(data, choices) {
   const set = {};
-  for (const setting of settings(data)) Object.assign(set, setting.options.find((o) => o.value === choices[setting.key]).set);
+  for (const setting of settings(data)) {
+    Object.assign(set, setting.options.find((o) => o.value === choices[setting.key]).set);
+  }
   const run = bookRun(data, set);
   return { recipe: { ...data.recipes[run ?? "main"], ...set }, run };
 }
@@ -73,7 +78,8 @@ export function choicesOf(data, name) {
 /** One sentence that says what the recipe is in the book's terms. */
 export function describe(data, recipe, run) {
   const what = `${recipe.steps} steps of ${data.splits.train.length} training sums × ${recipe.group_size} answers at ` +
-    `T = ${recipe.temperature}, PPO clip ${recipe.eps_low}, token-mean loss, AdamW at ${recipe.lr} ${warmupText(recipe.warmup)}, ` +
+    `T = ${recipe.temperature}, PPO clip ${recipe.eps_low}, token-mean loss, ` +
+    `AdamW at ${recipe.lr} ${warmupText(recipe.warmup)}, ` +
     `${recipe.advantage === "none" ? "no baseline" : "group-centred advantages"}, the ${recipe.verifier} verifier; ` +
     `held-out expected reward (exact verifier) from ${recipe.eval_n} answers to each of the ` +
     `${data.splits.heldout.length} held-out sums every ${recipe.checkpoint_every} steps.`;

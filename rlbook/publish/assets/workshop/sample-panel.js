@@ -37,7 +37,8 @@ export function mountSamplePanel(root, data, policies, lab) {
   const choice = (name, text) => el("label", { class: "rw-choice" },
     el("input", { type: "radio", name: "rw-checkpoint", value: name, checked: name === state.checkpoint,
       onchange: () => { state.checkpoint = name; if (name === "run") pickLatest(); render(); } }), ` ${text}`);
-  const radios = Object.keys(policies).map((name) => choice(name, `${name} ${name === "base" ? "(after SFT)" : "(after RL)"}`));
+  const radios = Object.keys(policies)
+    .map((name) => choice(name, `${name} ${name === "base" ? "(after SFT)" : "(after RL)"}`));
   const stepInput = el("input", { type: "range", min: "0", max: "0", step: "1", value: "0", "aria-label": "step of this run",
     oninput: () => { state.step = Number(stepInput.value); render(); } });
   const stepLabel = el("output");
@@ -90,7 +91,8 @@ export function mountSamplePanel(root, data, policies, lab) {
     mine.flat.set(flat);
     if (!hashes.has(flat)) hashes.set(flat, weightsHash(flat, data.tensors));
     return { policy: mine, name: `this run at step ${step}`,
-      identity: hashes.get(flat).then((hash) => `this run (random seed ${run.seed}) at step ${step} · weights hash ${hash}`) };
+      identity: hashes.get(flat)
+        .then((hash) => `this run (random seed ${run.seed}) at step ${step} · weights hash ${hash}`) };
   }
 
   function render() {

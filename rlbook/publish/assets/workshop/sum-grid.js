@@ -33,7 +33,8 @@ export function sumGrid(data, label, pick) {
         cells.push([a, b, cell]);
         return cell;
       })])),
-    el("p", { class: "rw-key", text: "Ringed: held out, never trained on. Shaded: RL training sums; darker: also SFT examples." }));
+    el("p", { class: "rw-key",
+      text: "Ringed: held out, never trained on. Shaded: RL training sums; darker: also SFT examples." }));
   const select = (a, b) => {
     for (const [ca, cb, cell] of cells) cell.setAttribute("aria-pressed", String(ca === a && cb === b));
   };

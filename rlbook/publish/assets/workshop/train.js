@@ -42,13 +42,41 @@ export function lossAndGradient(policy, rollouts, recipe, grad) {
   return loss;
 }
 
+/**
+ * The sum `prompt` as `policy` answers it under `recipe`: WATCH_SAMPLES fresh
+ * answers, each judged, and the WATCH_TOP most likely answers with their exact
+ * probabilities (`before`). With a step's `rollouts`, each listed answer also
+ * gets how often its group drew it and the advantage the update gives it (none
+ * for a sum outside the training prompts, or an answer its group did not
+ * draw). Returns {record, describe}: describe(completion, p) makes one more
+ * listed answer the same way.
+ */
+export function watching(policy, data, recipe, prompt, rng, rollouts = null) {
+  const r = recipe;
+  const fresh = policy.sample([prompt], WATCH_SAMPLES, r.temperature, r.budget, rng).completions;
+  const group = new Map();  // completion -> [count, advantage] in this step's group for the prompt
+  const at = data.splits.train.indexOf(prompt);
+  if (rollouts && at >= 0) {
+    for (let row = at * r.group_size; row < (at + 1) * r.group_size; row++) {
+      const text = rollouts.completions[row];
+      group.set(text, [(group.get(text)?.[0] ?? 0) + 1, rollouts.advantage[row]]);
+    }
+  }
+  const describe = (completion, before) => ({ completion, before, count: group.get(completion)?.[0] ?? 0,
+    advantage: group.get(completion)?.[1] ?? null, ...judge(r.verifier, prompt, completion) });
+  const top = topAnswers(policy, prompt, WATCH_TOP, r.temperature, r.budget).map((a) => describe(a.completion, a.p));
+  const record = { prompt, trained: at >= 0, groupSize: rollouts && at >= 0 ? r.group_size : 0, top,
+    answers: fresh.map((c) => ({ completion: c, ...judge(r.verifier, prompt, c) })) };
+  return { record, describe };
+}
+
 export class Trainer {
   /** A run of `recipe` from `flat` (copied), drawing from its own random streams, all made from `seed`. */
   constructor(data, flat, seed, recipe) {
     this.data = data;
     this.recipe = recipe;
     this.seed = seed;
-    this.policy = new Policy(data, Float32Array.from(flat));
+    this.policy = new Policy(data, Float32Array.from(flat), 1024);  // room for a batch of main's from the start
     // Two more readers of weights, each with a forest of its own: the watcher reads the training weights (its
     // reading leaves the batch's forest, which the update needs, alone); the evaluator reads any snapshot.
     this.watcher = new Policy(data, this.policy.flat);
@@ -103,36 +131,14 @@ export class Trainer {
       sampleMs: t1 - t0, watchMs: t2 - t1 + performance.now() - t3, updateMs: t3 - t2 };
   }
 
-  /**
-   * The watched sum at the current weights: WATCH_SAMPLES fresh answers, each
-   * judged, and the WATCH_TOP most likely answers with their exact
-   * probabilities (`before`). With this step's `rollouts`, each listed answer
-   * also gets how often its group drew it and the advantage the update gives
-   * it (none for a sum outside the training prompts, or an answer its group
-   * did not draw).
-   */
+  /** The watched sum at the current weights, as watching() records it (with no step yet). */
   look(prompt) {
-    return this.watching(prompt, null).record;
+    return watching(this.watcher, this.data, this.recipe, prompt, this.watchRng, null).record;
   }
 
-  /** look()'s record, and how to describe one more answer of the watched sum as the record does. */
+  /** watching() at the current weights, with this step's rollouts. */
   watching(prompt, rollouts) {
-    const r = this.recipe, w = this.watcher;
-    const fresh = w.sample([prompt], WATCH_SAMPLES, r.temperature, r.budget, this.watchRng).completions;
-    const group = new Map();  // completion -> [count, advantage] in this step's group for the prompt
-    const at = this.data.splits.train.indexOf(prompt);
-    if (rollouts && at >= 0) {
-      for (let row = at * r.group_size; row < (at + 1) * r.group_size; row++) {
-        const text = rollouts.completions[row];
-        group.set(text, [(group.get(text)?.[0] ?? 0) + 1, rollouts.advantage[row]]);
-      }
-    }
-    const describe = (completion, before) => ({ completion, before, count: group.get(completion)?.[0] ?? 0,
-      advantage: group.get(completion)?.[1] ?? null, ...judge(r.verifier, prompt, completion) });
-    const top = topAnswers(w, prompt, WATCH_TOP, r.temperature, r.budget).map((a) => describe(a.completion, a.p));
-    const record = { prompt, trained: at >= 0, groupSize: rollouts && at >= 0 ? r.group_size : 0, top,
-      answers: fresh.map((c) => ({ completion: c, ...judge(r.verifier, prompt, c) })) };
-    return { record, describe };
+    return watching(this.watcher, this.data, this.recipe, prompt, this.watchRng, rollouts);
   }
 
   /**

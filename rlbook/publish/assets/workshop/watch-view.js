@@ -13,7 +13,8 @@ export function watchView(data, pick) {
   const grid = sumGrid(data, "Sum to watch", (a, b) => { grid.select(a, b); pick(promptOf(a, b)); });
   const heading = el("p", { class: "rw-prompt" });
   const chips = el("div", { class: "rw-chips", "aria-label": "32 fresh answers to the watched sum" });
-  const rows = el("div", { class: "rw-moves", role: "table", "aria-label": "most likely answers before and after the step" });
+  const rows = el("div", { class: "rw-moves", role: "table",
+    "aria-label": "most likely answers before and after the step" });
   const moved = el("p", { class: "rw-key", "aria-live": "polite" });
   const node = el("div", { class: "rw-watch" }, el("div", { class: "rw-controls" }, grid.node,
     el("div", { class: "rw-watch-main" }, heading, chips, rows, moved)));
@@ -53,7 +54,8 @@ function row(t, record, stepped) {
       el("span", { class: `rw-swatch rw-${t.loophole ? "loophole" : t.status}`, text: verdictLabel(t) })),
     el("span", { role: "cell", class: "rw-group", text: groupText(t, record) }),
     el("span", { role: "cell", class: "rw-prob" },
-      el("span", { class: "rw-ptext", text: stepped ? `${probability(t.before)} → ${probability(t.after)}` : probability(t.before) }),
+      el("span", { class: "rw-ptext",
+        text: stepped ? `${probability(t.before)} → ${probability(t.after)}` : probability(t.before) }),
       el("span", { class: "rw-ptrack" }, bar(t.before, "rw-before"), stepped ? bar(t.after, "rw-after") : null)));
 }
 
