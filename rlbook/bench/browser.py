@@ -129,7 +129,7 @@ def _pauses(tab, lab, times: int) -> list[tuple[int, float]]:
 
 def _speeds(tab, lab, seconds: float = 4.0) -> dict[int, dict]:
     """The lab trained ``seconds`` at each speed but the last, then to its end as fast as it goes: steps taken,
-    the median time between steps asked for, and the main-thread tasks over 50 ms, per speed."""
+    the time taken, the median time between steps asked for, and the main-thread tasks over 50 ms, per speed."""
     out = {}
     lab.get_by_role("button", name="New run", exact=True).click()
     lab.get_by_label(SPEED_LABELS[1]).check()
@@ -144,6 +144,7 @@ def _speeds(tab, lab, seconds: float = 4.0) -> dict[int, dict]:
             tab.wait_for_function(f"{LAB}.querySelector('.rw-summary').textContent !== ''", timeout=60_000)
         asked = [t for t in tab.evaluate(f"{LAB}.workshopRun.timing.asked") if t >= start]
         out[speed] = {"steps": tab.evaluate(f"{LAB}.workshopRun.steps.length") - steps,
+                      "seconds": (tab.evaluate("performance.now()") - start) / 1000,
                       "asked_every_ms": statistics.median(b - a for a, b in itertools.pairwise(asked)) if len(asked) > 2
                       else None, "long_tasks_ms": _long_tasks(tab, start)}
     return out
@@ -180,8 +181,7 @@ def measure(samples: int = 20, first_steps: int = 5, pauses: int = 5) -> dict:
             speeds = _speeds(tab, lab)
             run = tab.evaluate(f"(() => {{ const r = {LAB}.workshopRun; return {{ seed: r.seed, steps: r.steps.map(s => "
                                "[s.sampleMs, s.watchMs, s.updateMs]), evals: r.evals.map(e => e.heldoutExpectedReward),"
-                               " draw: r.steps.map(s => s.drawMs),"
-                               " asked: r.timing.asked }; })()")
+                               " draw: r.steps.map(s => s.drawMs) }; })()")
             tab.goto(pages["hack"][0].as_uri())
             tab.wait_for_function(f"{HACK}.dataset.ready === 'true'", timeout=60_000)
             hack = tab.locator("[data-panel=hack]")
@@ -201,7 +201,6 @@ def measure(samples: int = 20, first_steps: int = 5, pauses: int = 5) -> dict:
             "speeds": speeds, "step_ms": [sum(s) for s in run["steps"]],
             "step_sample_ms": [s[0] for s in run["steps"]], "step_watch_ms": [s[1] for s in run["steps"]],
             "step_update_ms": [s[2] for s in run["steps"]], "torch_step_ms": [1000 * s for s in torch_s],
-            "full_run_s": (run["asked"][-1] - run["asked"][0]) / 1000 if len(run["asked"]) > 1 else 0.0,
             "final_heldout": run["evals"][-1], "evaluations": len(run["evals"]), "main_final_heldout": finals,
             "seed": run["seed"], "hack": hacked,
             "exploit_takeovers": [r["takeover"] for r in data["references"]["exploit"]],
@@ -236,13 +235,12 @@ def lines(report: dict) -> list[str]:
         name = f"{speed} a second" if int(speed) else "as fast as it goes"
         every = f", asked every {seen['asked_every_ms']:.0f} ms (median)" if seen["asked_every_ms"] else ""
         tasks = seen["long_tasks_ms"]
-        out.append(f"lab at {name}: {seen['steps']} steps{every}; main-thread tasks over 50 ms: {len(tasks)}"
+        out.append(f"lab at {name}: {seen['steps']} steps in {seen['seconds']:.1f} s{every}; main-thread tasks over "
+                   f"50 ms: {len(tasks)}"
                    + (f" (longest {max(tasks):.0f} ms)" if tasks else "") + " (target 0)")
     hack = report["hack"]
     over = next((k + 1 for k, x in enumerate(hack["shares"]) if x > 0.5), None)
     out += [
-        (f"main's {len(report['step_ms'])} steps with {report['evaluations']} checkpoint evaluations: "
-         f"{report['full_run_s']:.1f} s from the first step asked for to the last"),
         (f"held-out expected reward after the run (seed {report['seed']}): {report['final_heldout']:.3f}; "
          f"main's seeds {', '.join(f'{s}: {v:.3f}' for s, v in finals.items())} "
          f"(range {min(finals.values()):.3f} to {max(finals.values()):.3f})"),
