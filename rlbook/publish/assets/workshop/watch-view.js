@@ -27,7 +27,16 @@ export function watchView(data, pick) {
     const stepped = record.top.some((t) => t.after !== undefined);
     heading.textContent = `${record.prompt}  (${a} + ${b} = ${a + b}, ${sumKind(data, record.prompt)}): ` +
       `${record.answers.length} fresh answers ${stepped ? `before step ${step}` : `at step ${step}`}`;
-    chips.replaceChildren(...record.answers.map(answerChip));
+    if (chips.children.length === record.answers.length) {  // the same chips, relabelled: less for the page to redo
+      record.answers.forEach((answer, i) => {
+        const chip = answerChip(answer), old = chips.children[i];
+        old.className = chip.className;
+        old.title = chip.title;
+        old.textContent = chip.textContent;
+      });
+    } else {
+      chips.replaceChildren(...record.answers.map(answerChip));
+    }
     rows.replaceChildren(el("div", { class: "rw-move rw-move-head", role: "row" },
       ["answer", "in its group", stepped ? `probability before → after step ${step}` : "probability"]
         .map((text) => el("span", { role: "columnheader", text }))),
