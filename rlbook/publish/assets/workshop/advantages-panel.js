@@ -47,7 +47,8 @@ export function mountAdvantagesPanel(root) {
     const rows = ROWS.map(([method, name, rule]) => [name, rule, advantages(rewards, SIZE, method)]);
     table.replaceChildren(
       el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "advantage" }),
-        rewards.map((r, i) => el("th", { scope: "col" }, `answer ${i + 1}`, el("br"), el("small", { text: `r = ${r}` }))))),
+        rewards.map((r, i) => el("th", { scope: "col" }, el("span", { class: "rw-wide", text: "answer " }), `${i + 1}`,
+          el("br"), el("small", { text: `r = ${r}` }))))),
       el("tbody", {}, rows.map(([name, rule, values]) => el("tr", { "data-method": name },
         el("th", { scope: "row" }, name, el("br"), el("small", { text: rule })),
         Array.from(values, (v) => el("td", { text: signed(v) }))))));
