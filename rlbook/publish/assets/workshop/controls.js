@@ -49,6 +49,20 @@ export function loopholeText(run) {
     : `The loophole paid for at most ${fixed(100 * top, 0)} % of a batch.`;
 }
 
+/**
+ * Start the current run's worker (current() gives the run) once `root` comes into view, so that it has
+ * compiled the model by the time the reader asks for a step. Returns a function that says whether the
+ * panel is in view, for a new run to start its worker at once.
+ */
+export function prepareInView(root, current) {
+  let seen = false;
+  new IntersectionObserver((entries) => {
+    seen = entries.some((e) => e.isIntersecting);
+    if (seen) current()?.prepare();
+  }).observe(root);
+  return () => seen;
+}
+
 /** A random seed for a new run. */
 export function newSeed() {
   return crypto.getRandomValues(new Uint32Array(1))[0] >>> 1;

@@ -5,7 +5,7 @@
 // same run, and one held-out sum's answers as the policy changes.
 
 import { LineChart } from "./charts.js";
-import { loopholeText, newSeed, runControls } from "./controls.js";
+import { loopholeText, newSeed, prepareInView, runControls } from "./controls.js";
 import { el, fixed } from "./dom.js";
 import { describe } from "./recipe.js";
 import { makeRng } from "./rng.js";
@@ -98,6 +98,7 @@ export function mountHackPanel(root, data, base, workerUrl, basePolicy) {
       error: () => show(),
     } });
     root.workshopRun = run;  // for the browser tests and the benchmark
+    if (inView()) run.prepare();
     lookAtBase();
     show();
   }
@@ -109,5 +110,6 @@ export function mountHackPanel(root, data, base, workerUrl, basePolicy) {
     root.dataset.steps = String(run.steps.length);
   }
 
+  const inView = prepareInView(root, () => run);
   start();
 }

@@ -7,7 +7,7 @@
 
 import { answerProbabilities } from "./answers.js";
 import { LineChart } from "./charts.js";
-import { loopholeText, newSeed, runControls } from "./controls.js";
+import { loopholeText, newSeed, prepareInView, runControls } from "./controls.js";
 import { el, explainedIn, fixed } from "./dom.js";
 import { choicesOf, describe, recipeOf, settings } from "./recipe.js";
 import { makeRng } from "./rng.js";
@@ -139,6 +139,7 @@ export function mountLabPanel(root, data, base, workerUrl, lab, basePolicy) {
     lab.run = run;
     root.workshopRun = run;  // what the run has measured, for the browser tests and the benchmark to read
     lab.dispatchEvent(new Event("run"));
+    if (inView()) run.prepare();
     lookAtBase();
     show();
   }
@@ -149,5 +150,6 @@ export function mountLabPanel(root, data, base, workerUrl, lab, basePolicy) {
     root.dataset.steps = String(run.steps.length);
   }
 
+  const inView = prepareInView(root, () => run);
   start();
 }

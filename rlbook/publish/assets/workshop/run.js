@@ -7,9 +7,11 @@
 // has come back and the pace allows it. So a pause takes effect within one
 // step (only a step already under way still arrives), a speed change takes
 // effect at the next step, and at every speed the page draws each step as it
-// arrives. The worker is made at the first step asked for, so a reader who
-// never trains costs nothing, and its start is counted in the first step's
-// time.
+// arrives. The worker is made when the panel comes into view (prepare()) or
+// at the first step asked for, whichever comes first, so a reader who never
+// scrolls to a panel costs nothing; the first step's time runs from the later
+// of the worker's making and the reader's asking, so whatever part of the
+// worker's start the reader waits for is counted in it.
 
 /** Steps a second the reader can choose; Infinity is "as fast as it goes". */
 export const SPEEDS = [1, 5, 20, Infinity];
@@ -98,16 +100,20 @@ export class Run {
     else this.timer = setTimeout(() => { this.timer = null; this.schedule(); }, wait);
   }
 
+  /** Make and start the worker now, if it is not made yet (it compiles the model while the reader reads). */
+  prepare() {
+    if (this.worker || !this.on.step) return;  // made already, or the run was stopped
+    this.timing.created = performance.now();
+    this.worker = new Worker(this.workerUrl);
+    this.worker.onmessage = (event) => this.receive(event.data);
+    this.worker.onerror = (event) => this.fail(event.message);
+    const { checkpoints, ...plain } = this.data;  // the worker needs the weights, not their encoded text
+    this.worker.postMessage({ type: "start", data: plain, flat: Float32Array.from(this.snapshots[0]),
+      seed: this.seed, recipe: this.recipe, watch: this.watching });
+  }
+
   ask() {
-    if (!this.worker) {
-      this.timing.created = performance.now();
-      this.worker = new Worker(this.workerUrl);
-      this.worker.onmessage = (event) => this.receive(event.data);
-      this.worker.onerror = (event) => this.fail(event.message);
-      const { checkpoints, ...plain } = this.data;  // the worker needs the weights, not their encoded text
-      this.worker.postMessage({ type: "start", data: plain, flat: Float32Array.from(this.snapshots[0]),
-        seed: this.seed, recipe: this.recipe, watch: this.watching });
-    }
+    this.prepare();
     this.inFlight = true;
     this.lastAsked = performance.now();
     this.timing.asked.push(this.lastAsked);
@@ -121,7 +127,9 @@ export class Run {
       this.inFlight = false;
       this.steps.push(record);
       this.snapshots.push(weights);
-      if (record.step === 1) this.timing.firstStep = performance.now() - this.timing.created;
+      if (record.step === 1) {
+        this.timing.firstStep = performance.now() - Math.max(this.timing.created, this.timing.asked[0]);
+      }
       this.schedule();  // the worker starts on the next step while the page draws this one
       this.on.step?.(record);
       if (this.done) this.setState("done");
