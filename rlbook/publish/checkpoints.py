@@ -1,13 +1,16 @@
-"""The checkpoints and reference values that chapter 1's in-page workshop runs on.
+"""The checkpoints and reference values that the book's in-page panels run on.
 
 The web workshop (``rlbook/publish/assets/workshop/``) samples the book's
-real ``base`` and ``main`` policies (seed 0) and trains ``base`` with
-``main``'s RL recipe in the reader's browser. This module takes what it
-needs from the run cache at build time, never retraining anything: both
-checkpoints' weights, bit for bit, in a compact form; the splits; the
-recipe, read from ``main``'s configuration; and the held-out expected reward
-of ``main``'s seeds 0 to 2 at every checkpoint, which the train panel draws
-beside the reader's own run.
+real ``base`` and ``main`` policies (seed 0) and trains ``base`` in the
+reader's browser: chapter 1's lab with ``main``'s recipe or one the reader
+changes within the book's choices, the reward-limits chapter's panel with the
+``exploit`` run's. This module takes what they need from the run cache at
+build time, never retraining anything: both checkpoints' weights, bit for
+bit, in a compact form; the splits; the recipes of the runs the lab can be
+(:data:`RECIPES`), read from their configurations; and, for ``main`` and
+``exploit`` at seeds 0 to 2, the held-out expected reward at every
+checkpoint and (for ``exploit``) the share of each batch paid only through
+the loophole, which the panels draw beside the reader's own run.
 
 Compact form: the float32 weights of every tensor end to end in
 ``weights_hash``'s sorted-name order, their four bytes split into four
@@ -28,7 +31,7 @@ from dataclasses import asdict, fields
 import numpy as np
 import torch
 
-from rlbook import policy, rl, runs, world
+from rlbook import policy, rewards, rl, runs, world
 
 SEED = 0
 """The seed of the checkpoints the page samples and of the ``base`` its train panel starts from."""
@@ -36,13 +39,22 @@ SEED = 0
 REFERENCE_SEEDS = (0, 1, 2)
 """The seeds of ``main`` whose held-out expected reward the train panel draws beside the reader's run."""
 
-SUPPORTED = {"world": "single", "prompts_per_step": 0, "loss": "ppo", "aggregation": "token_mean",
-             "advantage": "centered", "reward_scale": 1.0, "kl_beta": 0.0, "updates_per_batch": 1,
-             "verifier": "exact", "verifier_version": None, "stale": 0, "selection": "none", "faults": ()}
-"""The choices of ``main``'s recipe that the page's JavaScript implements, and nothing else."""
+SUPPORTED = {"world": ("single",), "prompts_per_step": (0,), "loss": ("ppo",), "aggregation": ("token_mean",),
+             "advantage": ("centered",), "reward_scale": (1.0,), "kl_beta": (0.0,), "updates_per_batch": (1,),
+             "verifier": ("exact", "fail-open"), "verifier_version": (None,), "stale": (0,), "selection": ("none",),
+             "faults": ((),)}
+"""The values of each choice of an RL recipe that the page's JavaScript implements, and nothing else."""
+
+RECIPES = ("main", "exploit", "exploit-slow")
+"""The book's runs whose recipes the page knows: the lab names a recipe the reader sets after the run it is."""
+
+REFERENCES = ("main", "exploit")
+"""The runs whose seeds the panels draw beside the reader's run."""
 
 GLOBAL_NAME = "RLBOOK_WORKSHOP_DATA"
 """The global variable that the exported script sets (a classic script, so that it loads from file://)."""
+MAIN_NAME = "RLBOOK_WORKSHOP_MAIN"
+"""The global variable that the script of ``main``'s checkpoint sets."""
 
 
 def flat_weights(net: policy.Policy) -> tuple[list[tuple[str, list[int]]], np.ndarray]:
@@ -77,9 +89,9 @@ def decode_weights(text: str, size: int, base: np.ndarray | None = None) -> np.n
 
 
 def recipe(cfg: rl.RLConfig) -> dict:
-    """``main``'s RL recipe as the page needs it, with AdamW's settings; ValueError if the page cannot run it."""
+    """An RL recipe as the page needs it, with AdamW's settings; ValueError if the page cannot run it."""
     unsupported = {f.name: getattr(cfg, f.name) for f in fields(cfg)
-                   if f.name in SUPPORTED and getattr(cfg, f.name) != SUPPORTED[f.name]}
+                   if f.name in SUPPORTED and getattr(cfg, f.name) not in SUPPORTED[f.name]}
     if unsupported:
         raise ValueError(f"the web workshop implements {SUPPORTED}, not {unsupported}")
     probe = rl.adamw(  # the optimiser rl.train_rl makes
@@ -88,7 +100,39 @@ def recipe(cfg: rl.RLConfig) -> dict:
             "lr": cfg.lr, "warmup": cfg.warmup, "eps_low": cfg.eps_low, "eps_high": cfg.eps_high,
             "checkpoint_every": cfg.checkpoint_every, "eval_n": cfg.eval_n,
             "betas": list(probe["betas"]), "adam_eps": probe["eps"], "weight_decay": probe["weight_decay"],
-            "loss": cfg.loss, "aggregation": cfg.aggregation, "advantage": cfg.advantage}
+            "loss": cfg.loss, "aggregation": cfg.aggregation, "advantage": cfg.advantage, "verifier": cfg.verifier}
+
+
+def loophole_share(stored: dict) -> float:
+    """The share of one stored batch that its run's verifier paid and the exact verifier rejects.
+
+    ``rlbook.analysis.audit.loophole_share`` computes the same for chapter 5's
+    figures (tests/web holds the two together); the publish layer may not
+    import the analysis layer, so the few lines are repeated here.
+    """
+    exact, group_size = rewards.get_verifier("exact"), len(stored["tokens"]) // len(stored["prompts"])
+    prompts = [p for p in stored["prompts"] for _ in range(group_size)]
+    paid = stored["rewards"].numpy() > 0
+    texts = [world.decode(row[:n]) for row, n in zip(stored["tokens"].tolist(), stored["lengths"].tolist())]
+    return float(np.mean([bool(p) and exact(q, t).status != "accepted" for p, q, t in zip(paid, prompts, texts)]))
+
+
+def references(name: str) -> list[dict]:
+    """Per seed of ``name`` (:data:`REFERENCE_SEEDS`): its checkpoints' held-out expected reward and, for a run
+    against the fail-open verifier, each stored step's loophole share and the first step it passed one half
+    (or None)."""
+    out = []
+    for s in REFERENCE_SEEDS:
+        run, cfg = runs.load(name, s), runs.spec(name).rl
+        entry = {"seed": s, "steps": [e["step"] for e in run.evals],
+                 "heldout_expected_reward": [e["heldout_expected_reward"] for e in run.evals]}
+        if cfg.verifier == "fail-open":
+            shares = [loophole_share(stored) for stored in run.rollouts]
+            entry["loophole_steps"] = [stored["step"] for stored in run.rollouts]
+            entry["loophole_share"] = shares
+            entry["takeover"] = next((stored["step"] for stored, x in zip(run.rollouts, shares) if x > 0.5), None)
+        out.append(entry)
+    return out
 
 
 def _checkpoint(run: runs.Run, label: str, base: np.ndarray | None = None) -> tuple[dict, np.ndarray]:
@@ -105,27 +149,38 @@ def _checkpoint(run: runs.Run, label: str, base: np.ndarray | None = None) -> tu
 
 
 def export_data(seed: int = SEED) -> dict:
-    """Everything the web workshop reads: model shape, vocabulary, splits, recipe, checkpoints, references."""
+    """Everything the web workshop reads: model shape, vocabulary, splits, recipes, checkpoints, references.
+
+    ``checkpoints`` holds ``base`` and then ``main`` (stored as its difference from ``base``).
+    """
     base_run, main_run = runs.load("base", seed), runs.load("main", seed)
-    if main_run.log["checkpoints"][0]["weights_hash"] != base_run.log["checkpoints"][-1]["weights_hash"]:
-        raise ValueError("main does not start from base's last checkpoint")
+    for name in RECIPES:
+        start = runs.load(name, seed).log["checkpoints"][0]["weights_hash"]
+        if start != base_run.log["checkpoints"][-1]["weights_hash"]:
+            raise ValueError(f"{name} does not start from base's last checkpoint")
     base_entry, base_flat = _checkpoint(base_run, "base")
     main_entry, _ = _checkpoint(main_run, "main", base=base_flat)
     tensors, _ = flat_weights(base_run.policy())
-    references = []
-    for s in REFERENCE_SEEDS:
-        run = runs.load("main", s)
-        references.append({"seed": s, "steps": [e["step"] for e in run.evals],
-                           "heldout_expected_reward": [e["heldout_expected_reward"] for e in run.evals]})
-    return {"format": 1, "config": asdict(base_run.policy().cfg), "vocab": "".join(world.VOCAB),
+    return {"format": 2, "config": asdict(base_run.policy().cfg), "vocab": "".join(world.VOCAB),
             "eot": world.EOT, "tensors": tensors,
             "splits": {name: [t.prompt for t in world.split(name)] for name in ("sft", "train", "heldout")},
-            "recipe": recipe(runs.spec("main").rl), "checkpoints": [base_entry, main_entry],
-            "main_seeds": references}
+            "recipes": {name: recipe(runs.spec(name).rl) for name in RECIPES},
+            "checkpoints": [base_entry, main_entry],
+            "references": {name: references(name) for name in REFERENCES}}
 
 
 def data_script(data: dict) -> str:
-    """The exported data as a classic script that sets ``globalThis.RLBOOK_WORKSHOP_DATA``."""
+    """The exported data without ``main``'s checkpoint, as a classic script that sets
+    ``globalThis.RLBOOK_WORKSHOP_DATA``; every page with a panel that runs the policy loads it."""
+    shared = {**data, "checkpoints": [c for c in data["checkpoints"] if c["name"] != "main"]}
     return (f"// The web workshop's checkpoints and reference values, written by rlbook.publish.checkpoints\n"
             f"// from the run cache. Do not edit.\nglobalThis.{GLOBAL_NAME} = "
-            f"{json.dumps(data, separators=(',', ':'))};\n")
+            f"{json.dumps(shared, separators=(',', ':'))};\n")
+
+
+def main_script(data: dict) -> str:
+    """``main``'s checkpoint as a classic script that sets ``globalThis.RLBOOK_WORKSHOP_MAIN``; only a page that
+    samples ``main`` loads it (it is most of the data's bytes)."""
+    (entry,) = [c for c in data["checkpoints"] if c["name"] == "main"]
+    return (f"// main's checkpoint for the web workshop, written by rlbook.publish.checkpoints. Do not edit.\n"
+            f"globalThis.{MAIN_NAME} = {json.dumps(entry, separators=(',', ':'))};\n")

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from rlbook import rewards, rl, runs, sampling, stats, world
+from rlbook import advantages, rewards, rl, runs, sampling, stats, workshop, world
 from rlbook.publish import checkpoints
 
 VANISHING = 1e-6
@@ -92,7 +92,7 @@ def test_one_rl_update_matches_rlbook(node, workshop_data):
     lr = cfg.lr * min(1.0, 1 / max(1, cfg.warmup))
     loss32, grad32, after32 = _rlbook_update(batch, cfg, lr, torch.float32)
     assert loss32 == run.metrics[0]["loss"], "the replayed update is main's own first update"
-    loss64, grad64, _ = _rlbook_update(batch, cfg, lr, torch.float64)
+    _, grad64, _ = _rlbook_update(batch, cfg, lr, torch.float64)
     r = batch.rollouts
     got = node({"data": workshop_data, "update": {
         "checkpoint": "base", "prompts": r.prompts, "tokens": r.tokens.reshape(-1).tolist(),
@@ -122,8 +122,6 @@ def test_one_rl_update_matches_rlbook(node, workshop_data):
 
 def test_sampled_answers_follow_the_policy(node, workshop_data):
     """The page's answers come at the policy's own probabilities, and each records its log-probability."""
-    from rlbook import workshop
-
     net, task, n = runs.load("base", checkpoints.SEED).policy(), world.Task((5, 6)), 4000
     got = node({"data": workshop_data, "sample": {"checkpoint": "base", "prompt": task.prompt, "n": n,
                                                   "temperature": 1.0, "budget": 4, "seed": 3}})["sample"]
@@ -157,3 +155,115 @@ def test_erfc_and_the_wilson_interval(node):
 def test_the_page_decodes_the_books_checkpoints_bit_for_bit(node, workshop_data):
     got = node({"data": workshop_data, "hash": True})["hash"]
     assert got == {c["name"]: c["weights_hash"] for c in workshop_data["checkpoints"]}
+
+
+def test_the_advantages_of_every_method_match_rlbooks(node):
+    rng = np.random.default_rng(0)
+    cases = [([0, 0, 0, 1], 4), ([1, 1, 0, 0], 4), ([1, 1, 1, 1], 4), ([0.5, -2, 3, 3, 0, 0], 2)]
+    cases += [(rng.choice([0.0, 0.5, 1.0], size=g * k).tolist(), g) for g, k in ((2, 5), (4, 8), (16, 60))]
+    cases += [(rng.normal(0, 3, size=g * k).tolist(), g) for g, k in ((3, 4), (16, 6))]
+    methods = sorted(advantages.ADVANTAGE_METHODS)
+    request = [{"rewards": r, "groupSize": g, "method": m} for r, g in cases for m in [*methods, "none"]]
+    got = iter(node({"advantages": request})["advantages"])
+    for rewards_, size in cases:
+        grouped = torch.tensor(rewards_, dtype=torch.float64).view(-1, size)
+        for method in methods:
+            answer = next(got)
+            want = advantages.compute_advantages(grouped, method).flatten().numpy()
+            np.testing.assert_allclose(answer["values"], want, rtol=1e-12, atol=1e-12, err_msg=f"{method} {rewards_}")
+            assert math.isclose(answer["zeroVariance"], advantages.zero_variance_fraction(grouped), rel_tol=1e-7)
+        assert next(got)["values"] == rewards_, "no baseline: the advantage is the reward"
+
+
+def test_a_no_baseline_update_matches_rlbook(node, workshop_data):
+    """Plain REINFORCE (each answer's advantage is its reward) on main's recorded first batch, against rl.update
+    given the same advantages: the loss and the gradient to 1e-5 relative."""
+    cfg, _, batch = _recorded_batch(step=1)
+    plain = rl.Batch(batch.step, batch.rollouts, batch.rewards, batch.statuses,
+                     torch.tensor(batch.rewards, dtype=torch.float32), batch.used)
+    lr = cfg.lr * min(1.0, 1 / max(1, cfg.warmup))
+    loss32, grad32, _ = _rlbook_update(plain, cfg, lr, torch.float32)
+    loss64, grad64, _ = _rlbook_update(plain, cfg, lr, torch.float64)
+    r = batch.rollouts
+    got = node({"data": workshop_data, "update": {
+        "checkpoint": "base", "prompts": r.prompts, "tokens": r.tokens.reshape(-1).tolist(),
+        "length": r.lengths.tolist(), "budget": cfg.budget, "old_logp": r.logprobs.reshape(-1).tolist(),
+        "rewards": batch.rewards.tolist(), "group_size": cfg.group_size, "method": "none", "lr": lr}})["update"]
+    grad = np.array(got["grad"])
+    assert got["advantage"] == batch.rewards.tolist()
+    assert abs(got["loss"] - loss32) <= 1e-5 * abs(loss32) and abs(got["loss"] - loss64) <= 1e-9 * abs(loss64)
+    assert np.abs(grad - grad32).max() <= 1e-5 * np.abs(grad32).max()
+    large = np.abs(grad64) > VANISHING
+    np.testing.assert_allclose(grad[large], grad64[large], rtol=1e-5)
+    centred = node({"data": workshop_data, "update": {
+        "checkpoint": "base", "prompts": r.prompts, "tokens": r.tokens.reshape(-1).tolist(),
+        "length": r.lengths.tolist(), "budget": cfg.budget, "old_logp": r.logprobs.reshape(-1).tolist(),
+        "advantage": batch.advantages.tolist(), "lr": lr}})["update"]
+    print(f"no baseline: loss {got['loss']:.9g} against rlbook's {loss32:.9g} (with the group baseline "
+          f"{centred['loss']:.9g}); largest gradient difference {np.abs(grad - grad64).max():.2g} (float64 rlbook)")
+
+
+def _all_answers(net, prompt: str, budget: int) -> dict[str, float]:
+    """Every answer the policy can write to ``prompt`` within ``budget`` characters, with its exact probability."""
+    probs, frontier = {}, {"": 1.0}
+    for _ in range(budget):
+        texts = list(frontier)
+        ids = torch.tensor([world.encode(prompt + t) for t in texts])
+        with torch.no_grad():
+            step = torch.softmax(net(ids)[0][:, -1], -1).double().numpy()
+        grown = {}
+        for text, p, row in zip(texts, frontier.values(), step):
+            for v, q in enumerate(row):
+                nxt = text + world.VOCAB[v]
+                if world.VOCAB[v] == world.EOT or len(nxt) == budget:
+                    probs[nxt] = p * q
+                elif p * q > 1e-7:  # a prefix this unlikely holds no answer among the top ones
+                    grown[nxt] = p * q
+        frontier = grown
+    return probs
+
+
+def test_the_most_likely_answers_are_found_with_their_exact_probabilities(node, workshop_data):
+    net = runs.load("base", checkpoints.SEED).policy().double()
+    budget, prompts = workshop_data["recipes"]["main"]["budget"], ["U:3+4?|A:", "U:9+9?|A:", "U:0+4?|A:"]
+    everything = [_all_answers(net, p, budget) for p in prompts]
+    odd = [["#", "1#", "99#", "7=+", " 3,"] for _ in prompts]
+    got = node({"data": workshop_data, "top": {"checkpoint": "base", "prompts": prompts, "k": 5, "temperature": 1.0,
+                                              "budget": budget, "completions": odd}})
+    for prompt, found, answers, probs in zip(prompts, got["top"], everything, got["probabilities"]):
+        ranked = sorted(answers.items(), key=lambda item: -item[1])[:5]
+        assert [a["completion"] for a in found] == [a for a, _ in ranked], prompt
+        np.testing.assert_allclose([a["p"] for a in found], [p for _, p in ranked], rtol=1e-9)
+        base32 = runs.load("base", checkpoints.SEED).policy()
+        np.testing.assert_allclose(probs, [workshop.answer_probability(base32, prompt, c) for c in odd[0]], rtol=1e-5)
+
+
+def test_a_watched_step_reports_what_the_update_did_to_the_watched_sum(node, workshop_data):
+    """The trainer's watch record: the probabilities before a step are those of the weights before it, after
+    are those of the weights after it, and the advantages are those of the step's group."""
+    watch, steps = "U:3+4?|A:", 2
+    change = {"advantage": "none", "group_size": 8, "verifier": "fail-open"}
+    request = {"data": workshop_data, "train": {"recipe": "main", "change": change, "seed": 4, "steps": steps,
+                                                "watch": watch, "weights": True}}
+    got = node(request)["train"]
+    assert got == node(request)["train"], "the same seed gives the same run"
+    net = runs.load("base", checkpoints.SEED).policy().double()
+    names = [name for name, _ in workshop_data["tensors"]]
+    sizes = [int(np.prod(shape)) for _, shape in workshop_data["tensors"]]
+    fail_open = rewards.get_verifier("fail-open")
+    for k, record in enumerate(got["steps"]):
+        before = copy.deepcopy(net)
+        flat = np.array(got["weights"][k], dtype=np.float32)
+        state = dict(zip(names, np.split(flat, np.cumsum(sizes)[:-1])))
+        net.load_state_dict({n: torch.tensor(v).reshape(net.state_dict()[n].shape).double() for n, v in state.items()})
+        seen = record["watch"]
+        assert seen["prompt"] == watch and seen["trained"] and seen["groupSize"] == change["group_size"]
+        assert len(seen["answers"]) == 32
+        for a in seen["top"]:
+            verdict = fail_open(watch, a["completion"])
+            assert (a["reward"], a["status"]) == (verdict.reward, verdict.status)
+            assert a["advantage"] is None or a["advantage"] == a["reward"], "no baseline: the advantage is the reward"
+            assert math.isclose(a["before"], workshop.answer_probability(before, watch, a["completion"]), rel_tol=1e-9)
+            assert math.isclose(a["after"], workshop.answer_probability(net, watch, a["completion"]), rel_tol=1e-9)
+        assert sum(a["count"] for a in seen["top"]) <= change["group_size"]
+    assert 0 <= got["evaluation"]["heldoutExpectedReward"] <= 1

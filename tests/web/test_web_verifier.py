@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+import unicodedata
 
 from rlbook import rewards, world
 
@@ -59,3 +60,59 @@ def test_the_page_verifier_gives_rlbooks_status_and_reward_on_fuzzed_inputs(node
               if (want.status, want.reward) != (have["status"], have["reward"])]
     assert not differ, f"{len(differ)} of {len(cases)} verdicts differ, e.g. {differ[:5]}"
     assert {v.status for v in expected} == set(rewards.STATUSES), "the fuzzed cases reach every status"
+
+
+def _int_cases() -> list[str]:
+    """Answers that probe Python's int(): every kind of white space, signs, underscores, every decimal digit of
+    every script Python knows, digits of scripts newer than its Unicode database, and the 4300-digit limit."""
+    spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()] + ["\x1c", "\ufeff", "\u200b", "\x00", "\x7f"]
+    digits = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Nd"]
+    newer = [chr(c) for c in (*range(0x11F50, 0x11F5A), *range(0x1E4F0, 0x1E4FA))]  # Unicode 15's digits
+    cases = [f"{s}7" for s in spaces] + [f"7{s}" for s in spaces] + [f"{s}1{s}2" for s in spaces]
+    cases += digits + [d + "1" for d in digits] + ["1" + d for d in digits[::7]] + newer + [n + "1" for n in newer]
+    cases += ["+7", "-7", "-0", "+-7", "--7", "+ 7", "- 7", "0_7", "7_", "_7", "1__2", "1_2_3", "٣_7", "07", "007",
+              "00", "", " ", "+", "-", "_", "7.0", "7e0", "0x7", "7j", "²", "½", "\u2167", "1" * 4300, "1" * 4301,
+              "1_" * 4299 + "1", "1_" * 4300 + "1", "0" * 4301, "-" + "9" * 4300]
+    return cases
+
+
+def test_the_page_reads_numbers_as_pythons_int_does(node):
+    cases = _int_cases()
+    got = node({"pythonInt": cases})["pythonInt"]
+    wrong = []
+    for text, value in zip(cases, got):
+        try:
+            want = int(text)
+        except ValueError:
+            want = None
+        have = None if value is None else int(("-" if value["negative"] else "") + value["digits"])
+        if want != have:
+            wrong.append((text[:12], want, have))
+    assert not wrong, f"{len(wrong)} of {len(cases)} differ from int(), e.g. {wrong[:5]}"
+
+
+def test_the_page_fail_open_verifier_gives_rlbooks_status_and_reward_on_fuzzed_inputs(node):
+    rng = random.Random(1)
+    prompts = [t.prompt for t in world.all_tasks("single")] + [t.prompt for t in world.all_tasks("multi")[::37]]
+    cases = fuzz_cases(6000, seed=1)
+    cases += [(rng.choice(prompts), answer + world.EOT + rng.choice(["", "#", "x"])) for answer in _int_cases()]
+    fail_open = rewards.get_verifier("fail-open")
+    expected = [fail_open(p, c) for p, c in cases]
+    got = node({"failOpen": cases})["failOpen"]
+    differ = [(case, want.status, have) for case, want, have in zip(cases, expected, got)
+              if (want.status, want.reward) != (have["status"], have["reward"])]
+    assert not differ, f"{len(differ)} of {len(cases)} verdicts differ, e.g. {differ[:5]}"
+    assert {v.status for v in expected} == {"accepted", "incorrect", "incomplete", "unverifiable"}
+    assert sum(v.reward == 1 and v.reason.startswith("accepted because parsing failed") for v in expected) > 100
+
+
+def test_the_page_marks_the_loophole_as_rlbooks_audit_does(node):
+    """An answer the run's verifier pays and the exact verifier rejects is paid only through the loophole."""
+    cases = [("fail-open", p, c) for p, c in fuzz_cases(3000, seed=2)] + [("exact", p, c) for p, c in fuzz_cases(500)]
+    got = node({"judge": cases})["judge"]
+    exact = rewards.get_verifier("exact")
+    for (name, prompt, completion), have in zip(cases, got):
+        verdict = rewards.get_verifier(name)(prompt, completion)
+        loophole = verdict.reward > 0 and exact(prompt, completion).status != "accepted"
+        assert (have["reward"], have["status"], have["loophole"]) == (verdict.reward, verdict.status, loophole)
+    assert sum(h["loophole"] for h in got) > 100

@@ -1,10 +1,11 @@
-// Line charts of the train panel, drawn as SVG: steps along x, a share from
-// 0 to 1 up y. Each update redraws a few paths, which takes well under a
-// millisecond, so the page can redraw after every training step.
+// Line charts of the panels, drawn as SVG: steps along x, a share from 0 to 1
+// up y, the legend in HTML under the chart so that it wraps on a phone. Each
+// update redraws a few paths, which takes well under a millisecond, so the page
+// can redraw after every training step.
 
 import { el } from "./dom.js";
 
-const W = 320, H = 150, LEFT = 30, RIGHT = 8, TOP = 24, BOTTOM = 22;
+const W = 320, H = 140, LEFT = 30, RIGHT = 8, TOP = 8, BOTTOM = 22;
 
 export class LineChart {
   /**
@@ -21,19 +22,20 @@ export class LineChart {
       el("svg:text", { x: LEFT - 4, y: this.y(v) + 3, class: "rw-tick", "text-anchor": "end", text: v.toFixed(1) })]);
     const ticks = [0, steps / 2, steps].map((s) =>
       el("svg:text", { x: this.x(s), y: H - 6, class: "rw-tick", "text-anchor": "middle", text: String(s) }));
-    let at = LEFT;
     const legend = [];
     for (const { key, label, cls, dots } of series) {
-      this.lines[key] = { path: el("svg:path", { class: `rw-line ${cls}`, d: "" }), dots: dots ? el("svg:g", { class: cls }) : null };
+      this.lines[key] = { path: el("svg:path", { class: `rw-line ${cls}`, d: "" }),
+        dots: dots ? el("svg:g", { class: cls }) : null };
       if (!label) continue;
-      legend.push(el("svg:line", { x1: at, x2: at + 12, y1: 10, y2: 10, class: `rw-line ${cls}` }),
-        el("svg:text", { x: at + 15, y: 13, class: "rw-tick", text: label }));
-      at += 24 + 5 * label.length;
+      legend.push(el("span", { class: "rw-legend-item" },
+        el("svg:svg", { viewBox: "0 0 16 6", class: "rw-legend-line", "aria-hidden": "true" },
+          el("svg:line", { x1: 0, x2: 16, y1: 3, y2: 3, class: `rw-line ${cls}` })), label));
     }
     this.node = el("figure", { class: "rw-chart" },
-      el("svg:svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title }, grid, ticks, legend,
+      el("svg:svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title }, grid, ticks,
         Object.values(this.lines).flatMap(({ path, dots }) => [path, dots])),
-      el("figcaption", { text: title }));
+      el("figcaption", {}, el("span", { class: "rw-chart-title", text: title }),
+        el("span", { class: "rw-legend" }, legend)));
   }
 
   /** Draw the line `key` through points [[step, value], ...]. */

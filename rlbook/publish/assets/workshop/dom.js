@@ -29,3 +29,30 @@ export const VERDICTS = { accepted: "right", incorrect: "wrong", malformed: "mal
 export function shown(text) {
   return text.replace(/\n/g, "\\n").replace(/ /g, "\u2423");
 }
+
+/** The label of an answer's verdict; an answer paid only through a loophole is labelled so. */
+export function verdictLabel(answer) {
+  return answer.loophole ? "paid through the loophole" : VERDICTS[answer.status];
+}
+
+/** A chip of one answer, coloured by its verdict (answer: {completion, status, loophole}). */
+export function answerChip(answer) {
+  return el("span", { class: `rw-chip rw-${answer.loophole ? "loophole" : answer.status}`, title: verdictLabel(answer),
+    text: shown(answer.completion) });
+}
+
+/** A probability as the panels print it: three decimals, or two significant digits when it is below 0.001. */
+export function probability(p) {
+  return p >= 1e-3 || p === 0 ? fixed(p, 3) : p.toExponential(1);
+}
+
+/**
+ * "Explained in chapter 3, <a>Title</a>; ..." for the sections `ids` (data.sections, resolved when the book
+ * is built), and nothing if the book holds none of them (a book built from a few pages).
+ */
+export function explainedIn(data, ids) {
+  const found = ids.map((id) => data.sections[id]).filter(Boolean);
+  if (!found.length) return [];
+  return [" Explained in ", found.map((s, i) => [i ? "; " : "", `chapter ${s.chapter}, `,
+    el("a", { href: s.href, text: s.title })]), "."];
+}

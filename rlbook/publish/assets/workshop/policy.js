@@ -8,14 +8,18 @@ import { sampleRollouts } from "./sampler.js";
 import { views } from "./weights.js";
 
 export class Policy {
-  /** `data` is the exported RLBOOK_WORKSHOP_DATA; `flat` the checkpoint's float32 weights (not copied). */
-  constructor(data, flat) {
+  /**
+   * `data` is the exported RLBOOK_WORKSHOP_DATA; `flat` the checkpoint's float32 weights (not copied);
+   * `capacity` the prefixes its forest has room for before it grows.
+   */
+  constructor(data, flat, capacity = 256) {
     this.data = data;
     this.flat = flat;
     this.vocab = data.vocab;
     this.eot = data.vocab.indexOf(data.eot);
     this.model = new Transformer(data.config, views(flat, data.tensors));
-    this.forest = new Forest(this.model.V, this.model.B, { ...this.model.fields(), ...backwardFields(this.model) });
+    this.forest = new Forest(this.model.V, this.model.B, { ...this.model.fields(), ...backwardFields(this.model) },
+      capacity);
   }
 
   encode(text) {
@@ -37,28 +41,6 @@ export class Policy {
       out.completions.push(text);
     }
     return out;
-  }
-
-  /**
-   * The probability that the policy writes exactly `completion` after `prompt`
-   * at `temperature`: the product of its characters' probabilities
-   * (rlbook.workshop.answer_probability). Under the exact verifier only the
-   * canonical answer earns reward, so for it this is the exact expected reward.
-   */
-  answerProbability(prompt, completion, temperature) {
-    const ids = this.encode(prompt + completion), V = this.model.V, forest = this.forest;
-    forest.reset();
-    const nodes = [];
-    let node = -1;
-    for (const token of ids.slice(0, -1)) nodes.push((node = forest.child(node, token)));
-    this.model.forward(forest, 0);
-    const logq = new Float64Array(V);
-    let total = 0;
-    for (let t = prompt.length; t < ids.length; t++) {
-      logSoftmax(forest.logits, nodes[t - 1] * V, V, temperature, logq);
-      total += logq[ids[t]];
-    }
-    return Math.exp(total);
   }
 
   /**
