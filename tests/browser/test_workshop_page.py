@@ -13,9 +13,10 @@ import pytest
 
 from rlbook import rewards, runs
 from rlbook.bench import browser as bench
+from rlbook.figures.style import VERDICT_WORDS
 from rlbook.publish import checkpoints
 
-LABELS = {"accepted": "right", "incorrect": "wrong", "malformed": "malformed", "incomplete": "stopped by the budget"}
+LABELS = VERDICT_WORDS  # the panels name each verdict as the figures do
 READOUT = re.compile(r"Expected reward (\d\.\d\d): (\d+) of 32 answers right \(95 % Wilson interval (\d\.\d\d) to "
                      r"(\d\.\d\d)\)")
 

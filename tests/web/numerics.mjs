@@ -23,6 +23,7 @@ const { makeRng } = await load("rng.js");
 const { wilsonInterval } = await load("stats.js");
 const { judge, lossAndGradient, Trainer } = await load("train.js");
 const { AdamW } = await load("update.js");
+const { startingSum } = await load("sample-panel.js");
 const { verify } = await load("verifier.js");
 const { decodeCheckpoint, weightsHash } = await load("weights.js");
 
@@ -39,6 +40,10 @@ if (request.failOpen) answer.failOpen = request.failOpen.map(([p, c]) => verifyF
 if (request.pythonInt) answer.pythonInt = request.pythonInt.map(pythonInt);
 if (request.judge) answer.judge = request.judge.map(([v, p, c]) => judge(v, p, c));
 if (request.erfc) answer.erfc = request.erfc.map(erfc);
+if (request.startingSum) {
+  answer.startingSum = request.startingSum.map((sum) =>
+    startingSum({ getElementById: (id) => (sum === null || id !== "rlbook-workshop-sum" ? null : { dataset: { sum } }) }));
+}
 if (request.wilson) answer.wilson = request.wilson.map(([s, n]) => wilsonInterval(s, n));
 if (request.advantages) {
   answer.advantages = request.advantages.map(({ rewards, groupSize, method }) => ({

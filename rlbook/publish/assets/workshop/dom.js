@@ -21,8 +21,8 @@ export function fixed(value, digits = 2) {
   return Number(value).toFixed(digits);
 }
 
-/** The labels the panels give the verifier's statuses. */
-export const VERDICTS = { accepted: "right", incorrect: "wrong", malformed: "malformed",
+/** The labels the panels give the verifier's statuses: rlbook.figures.style.VERDICT_WORDS, as every figure says. */
+export const VERDICTS = { accepted: "accepted", incorrect: "wrong value", malformed: "malformed",
   incomplete: "stopped by the budget", unverifiable: "unverifiable" };
 
 /** A completion as the book's figures print it: spaces and newlines made visible. */

@@ -18,12 +18,23 @@ const SAMPLES = 32;  // rlbook.workshop.N_SAMPLES, the course plate's 32
 const BARS = 12;  // distinct answers drawn as bars; the chips show every answer
 
 /**
+ * The sum the panel opens on: the one the page's text discusses, named by an
+ * element `#rlbook-workshop-sum` with a `data-sum` such as "9+6" (chapter 1
+ * writes its workshop's uncertain sum there), else 5+6.
+ */
+export function startingSum(doc = globalThis.document) {
+  const named = doc?.getElementById?.("rlbook-workshop-sum")?.dataset?.sum ?? "";
+  const match = /^(\d)\+(\d)$/.exec(named.trim());
+  return match ? { a: Number(match[1]), b: Number(match[2]) } : { a: 5, b: 6 };
+}
+
+/**
  * Mount the panel into `root`; `policies` maps a checkpoint name to {policy,
  * entry, hash}; `lab` is the page's channel to the lab's run (its `run`, and
  * the events "run" and "step").
  */
 export function mountSamplePanel(root, data, policies, lab) {
-  const state = { a: 5, b: 6, temperature: 1, checkpoint: "base", step: 0 };
+  const state = { ...startingSum(), temperature: 1, checkpoint: "base", step: 0 };
   const rng = makeRng(crypto.getRandomValues(new Uint32Array(1))[0]);
   const budget = data.recipes.main.budget;
   const mine = new Policy(data, new Float32Array(policies.base.policy.flat.length));  // this run's weights, when picked
