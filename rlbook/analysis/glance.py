@@ -4,10 +4,8 @@ Nothing here is typed twice. The splits are counted from
 :func:`rlbook.core.world.split`, the model card is read from a loaded
 policy, the recipes of ``base`` and ``main`` are their configurations, each
 named run's change is the difference of its configuration from the run it is
-compared with, the notation names the rlbook object behind each symbol, and
-the glossary points at the section that defines each term (a test checks that
-the term is emphasised there). Chapter 1's closing figure, ``main``'s learning
-curve, is drawn here too.
+compared with, and the notation names the rlbook object behind each symbol.
+(The glossary is read from the chapters themselves: :mod:`rlbook.publish.glossary`.)
 """
 from __future__ import annotations
 
@@ -15,14 +13,11 @@ import dataclasses
 import inspect
 from collections.abc import Callable
 
-import numpy as np
-
-from rlbook.analysis import plots
 from rlbook.analysis.tables import markdown_table
 from rlbook.core import advantages, evaluate, losses, rewards, rl, sampling, world
 from rlbook.core.adamw import AdamW
 from rlbook.core.policy import Policy
-from rlbook.runs import RUNS, Run, RunSpec
+from rlbook.runs import RUNS, RunSpec
 
 # ---------------------------------------------------------------- the task and its splits
 
@@ -153,7 +148,7 @@ def runs_markdown(runs: dict[str, RunSpec] = RUNS) -> str:
     return markdown_table(["run", "parent", "compared with", "what it changes"], runs_rows(runs))
 
 
-# ---------------------------------------------------------------- notation and glossary
+# ---------------------------------------------------------------- notation
 
 NOTATION: list[tuple[str, str, Callable | str]] = [
     (r"$x$", "a prompt", world.Task),
@@ -188,32 +183,6 @@ def notation_rows(main: rl.RLConfig) -> list[list[str]]:
     return rows
 
 
-GLOSSARY: list[tuple[str, str, str]] = [
-    ("policy", "the model's distribution over the next character, given the state", "sec-lm-policy"),
-    ("rollout", "sampling one episode from the policy; the trajectory is the record it leaves", "sec-lm-policy"),
-    ("return", "the sum of an episode's rewards; here the final reward", "sec-lm-policy"),
-    ("outcome reward", "a reward that judges the finished answer only", "sec-reward-interface"),
-    ("process reward", "a reward that judges the intermediate steps too", "sec-reward-interface"),
-    ("malformed", "an answer the verifier cannot parse", "sec-reward-interface"),
-    ("incomplete", "an episode cut off by the token budget", "sec-reward-interface"),
-    ("process scorer", "the judge of each step of a multi-step answer", "sec-outcome-process"),
-    ("baseline", "a quantity subtracted from the reward that does not depend on the answer", "sec-policy-gradient"),
-    ("advantage", "the reward minus the baseline: how much better than expected an answer did",
-     "sec-policy-gradient"),
-    ("group-normalised", "advantages also divided by the group's standard deviation", "sec-advantages"),
-    ("importance ratio", "a token's probability under the trained policy over that under the sampling policy",
-     "sec-ratios"),
-    ("lost a seed", "a run whose guard stopped a seed, or whose worst seed ended clearly below main's",
-     "sec-update-choices"),
-]
-"""Each defined term, a one-line gloss and the label of the section that defines it (emphasised there)."""
-
-
-def glossary_rows() -> list[list[str]]:
-    """:data:`GLOSSARY` sorted by term, each linked to its section."""
-    return [[term, gloss, f"@{label}"] for term, gloss, label in sorted(GLOSSARY)]
-
-
 # ---------------------------------------------------------------- the algorithm, boxed
 
 def algorithm_steps(main: rl.RLConfig) -> list[tuple[str, Callable]]:
@@ -246,29 +215,3 @@ def algorithm_markdown(main: rl.RLConfig) -> str:
 def source_of(fn: Callable) -> str:
     """The source of an rlbook function as the package runs it."""
     return inspect.getsource(fn)
-
-
-# ---------------------------------------------------------------- chapter 1's closing figure
-
-def plot_learning_curve(runs_by_seed: list[Run]):
-    """``main``'s training reward per step and held-out expected reward per checkpoint, one line per seed."""
-    fig, ax = plots.figure(7, 3.4)
-    colour = plots.RUN_COLOURS["main"]
-    for i, run in enumerate(runs_by_seed):
-        steps, reward = run.metric("step"), run.metric("reward_mean")
-        ax.plot(steps, reward, color=colour, alpha=0.35, lw=1,
-                label="training reward (per step)" if i == 0 else None)
-        checkpoints = [e["step"] for e in run.evals]
-        heldout = [e["heldout_expected_reward"] for e in run.evals]
-        ax.plot(checkpoints, heldout, color=colour, marker="o", ms=3, lw=1.6,
-                label="held-out expected reward (per checkpoint)" if i == 0 else None)
-    ax.set_xlabel("RL step")
-    ax.set_ylabel("expected reward")
-    ax.set_ylim(0, 1)
-    ax.legend(loc="lower right")
-    return fig
-
-
-def final_heldout(runs_by_seed: list[Run]) -> np.ndarray:
-    """The held-out expected reward at the last checkpoint of each seed."""
-    return np.array([run.evals[-1]["heldout_expected_reward"] for run in runs_by_seed])

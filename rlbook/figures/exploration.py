@@ -75,7 +75,7 @@ def coverage(rows: Sequence[Mapping]) -> list:
         ax.bar(labels, values, bottom=bottom, color=colour, width=0.7)
         bottom += values
     ax.set_xlabel("sampling temperature T")
-    ax.set_ylabel("share of rollouts")
+    ax.set_ylabel("share of the rollouts")
     ax.set_ylim(0, 1)
     ax.set_title("what a batch holds")
     fig2, ax2 = style.panel()
@@ -97,7 +97,7 @@ def composition(flow: Mapping, novel: Mapping[int, Sequence[float]], steps: Sequ
     ax.set_xlim(flow["step"][0], flow["step"][-1])
     ax.set_ylim(0, 1)
     ax.set_xlabel("RL step")
-    ax.set_ylabel("share of rollouts")
+    ax.set_ylabel("share of the rollouts")
     ax.set_title("what main's batches hold")
     fig2, ax2 = style.panel()
     for k, (seed, shares) in enumerate(novel.items()):

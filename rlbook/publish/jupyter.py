@@ -398,9 +398,14 @@ def _resolve(cells: list, labels: dict[str, str], bibliography: Bibliography | N
         cells.append(nbformat.v4.new_markdown_cell("## References\n\n" + "\n\n".join(entries)))
 
 
+LINK_ID = re.compile(r"\)\{#[\w-]+\}")
+"""The ``{#id}`` that follows a link's target in pandoc markdown (``[text](url){#id}``)."""
+
+
 def notebook_links(markdown: str) -> str:
     """Links to a page's ``.qmd`` as links to its notebook, which sits beside this one (``../a/01-x.qmd#s``:
-    ``01-x.ipynb#s``)."""
+    ``01-x.ipynb#s``); a link's ``{#id}`` (a glossary definition's anchor, which Jupyter would show raw) is dropped."""
+    markdown = LINK_ID.sub(")", markdown)
     return QMD_LINK.sub(lambda m: f"]({m.group(1)}.ipynb{m.group(2) or ''})", markdown)
 
 
