@@ -13,6 +13,7 @@ reference solutions are registered at the bottom (:mod:`rlbook.exercises.registr
 """
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 
 import torch
@@ -26,6 +27,8 @@ from rlbook.trl.translation import OPTION_FIELDS, grpo_kwargs
 from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
 from .registry import Exercise, register
 
+BOX = 64
+"""The widest line of a message a solution box prints: the box is narrower than the page's code column."""
 OPTIMISER_STEPS = ("max_steps", "warmup_steps")
 """Settings TRL counts in optimiser steps, of which an RL step with ``updates_per_batch`` updates takes several."""
 
@@ -94,7 +97,7 @@ def check_translation(answer: dict | None, run_name: str = "cispo") -> CheckResu
                                   f"of {run_name} takes {cfg.updates_per_batch} of them")
         return verdict(False, f"{key} = {given!r} is not what {run_name} needs; look up the field it "
                               "translates in the options table")
-    return verdict(True, f"right: {', '.join(f'{k} = {expected[k]!r}' for k in changed)}.")
+    return verdict(True, textwrap.fill(f"right: {', '.join(f'{k} = {expected[k]!r}' for k in changed)}.", BOX))
 
 
 TOLERANCE = 1e-6
@@ -237,10 +240,10 @@ def check_silent_groups(fn: Callable | None, rewards=None, logged=None, group_si
     truth = [split_of(b, group_size) for b in batches]
     if all(_close(g, t) for g, t in zip(got, truth)):
         first, last = truth[0], truth[-1]
-        return verdict(True, f"right on all {len(batches)} steps. TRL logged {values[0]:.4f} at step 1: "
-                             f"{first[0]:.4f} all right and {first[1]:.4f} all wrong; at step {len(batches)}, "
-                             f"{values[-1]:.4f}: {last[0]:.4f} all right and {last[1]:.4f} all wrong. The log alone "
-                             "cannot tell the two apart.")
+        return verdict(True, textwrap.fill(
+            f"right on all {len(batches)} steps. TRL logged {values[0]:.4f} at step 1: {first[0]:.4f} all right "
+            f"and {first[1]:.4f} all wrong; at step {len(batches)}, {values[-1]:.4f}: {last[0]:.4f} all right and "
+            f"{last[1]:.4f} all wrong. The log alone cannot tell the two apart.", BOX))
     named = _diagnose(got, batches, group_size)
     if named is not None:
         return verdict(False, named)
@@ -257,14 +260,20 @@ def check_silent_groups(fn: Callable | None, rewards=None, logged=None, group_si
 
 
 def cispo_translation(run_name: str = "cispo") -> dict:
-    """Exercise A.1's reference answer for ``cispo`` (60 RL steps of 4 updates each, a warm-up of 10 RL steps):
-    TRL counts steps in optimiser steps."""
+    """Exercise A.1's reference answer for ``cispo``.
+
+    60 RL steps of 4 updates each, a warm-up of 10 RL steps:
+    TRL counts both in optimiser steps.
+    """
     return {"loss_type": "cispo", "epsilon_high": 4.0, "num_iterations": 4,
             "max_steps": 60 * 4, "warmup_steps": 10 * 4}
 
 
 def silent_groups(rewards, group_size):
-    """Exercise A.2's reference solution: the shares of groups whose rewards are all 1 and all 0."""
+    """Exercise A.2's reference solution.
+
+    The shares of groups whose rewards are all 1 and all 0.
+    """
     groups = rewards.view(-1, group_size)  # one prompt's rewards per row
     all_right = (groups == 1).all(dim=1).float().mean().item()
     all_wrong = (groups == 0).all(dim=1).float().mean().item()
