@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m rlbook.book.prefetch [--jobs N]``: the book's missing runs and facts; 0 when all are there."""
     parser = argparse.ArgumentParser(prog="python -m rlbook.book.prefetch", description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=bounded_int(1, run_prefetch.MAX_JOBS), default=run_prefetch.usable_cores(),
-                        help=f"runs or facts computed at once (default: the usable cores, here %(default)s)")
+                        help="runs or facts computed at once (default: the usable cores, here %(default)s)")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     seconds = prefetch_book(jobs=args.jobs, out=lambda line: print(line, flush=True))
