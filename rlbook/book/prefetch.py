@@ -20,13 +20,19 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExe
 
 from rlbook import book, runs
 from rlbook.book import store
+from rlbook.book._available import available_topics
+from rlbook.book.needs import Need
 from rlbook.core.arguments import bounded_int
 from rlbook.runs import prefetch as run_prefetch
 
 
 def needed_runs(topics: list[str], seeds: tuple[int, ...] = book.SEEDS) -> dict[str, set[tuple[str, int]]]:
-    """The runs each chapter's facts read: topic -> {(run, seed)}."""
-    return {t: {(n.name, n.seed) for n in book.chapter(t).needs(seeds)} for t in topics}
+    """The catalogue runs each chapter's facts read: topic -> {(run, seed)}.
+
+    A result outside the catalogue that a chapter's facts read (the
+    appendix's TRL runs) is left to the facts' ``compute``, which makes it.
+    """
+    return {t: {(n.name, n.seed) for n in book.chapter(t).needs(seeds) if isinstance(n, Need)} for t in topics}
 
 
 def facts_cached(topic: str, threads: int, seeds: tuple[int, ...] = book.SEEDS) -> bool:
@@ -50,7 +56,8 @@ def _facts(topic: str, threads: int) -> tuple[str, float, float]:
 
 def prefetch_book(topics: list[str] | None = None, jobs: int | None = None, threads: int = runs.DEFAULT_THREADS,
                   out: Callable[[str], None] = print, executor: Executor | None = None) -> float:
-    """Train the missing runs of ``topics`` (default: every chapter) and compute their missing facts.
+    """Train the missing runs of ``topics`` (default: every chapter this Python can compute the facts of,
+    :func:`rlbook.book._available.available_topics`) and compute their missing facts.
 
     ``jobs`` workers (default: the usable cores) take runs in
     :func:`rlbook.runs.prefetch.training_order` and a chapter's facts as soon
@@ -58,7 +65,7 @@ def prefetch_book(topics: list[str] | None = None, jobs: int | None = None, thre
     processes) runs them. Returns the wall time in seconds.
     """
     started = time.perf_counter()
-    topics = topics or book.topics()
+    topics = topics or available_topics()
     jobs = jobs or run_prefetch.usable_cores()
     needs = needed_runs(topics)
     wanted = sorted(set().union(*needs.values()) | set(run_prefetch.book_runs()))
@@ -100,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m rlbook.book.prefetch [--jobs N]``: the book's missing runs and facts; 0 when all are there."""
     parser = argparse.ArgumentParser(prog="python -m rlbook.book.prefetch", description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=bounded_int(1, run_prefetch.MAX_JOBS), default=run_prefetch.usable_cores(),
-                        help=f"runs or facts computed at once (default: the usable cores, here %(default)s)")
+                        help="runs or facts computed at once (default: the usable cores, here %(default)s)")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     seconds = prefetch_book(jobs=args.jobs, out=lambda line: print(line, flush=True))

@@ -1,16 +1,22 @@
-"""Checkers of the appendix's exercises: translating a book run into TRL's settings, and reading a TRL run's
-rollouts as the book's audit does.
+"""Checkers of the appendix's exercises: translating a book run into TRL's settings, and reading what a TRL
+run's log leaves out from the rewards of its real batches.
 
-- :func:`check_translation` (exercise A.1): the ``GRPOConfig`` settings in
+- :func:`check_translation` (Exercise A.1): the ``GRPOConfig`` settings in
   which a run's translation differs from ``main``'s;
-- :func:`check_zero_variance` (exercise A.2): a function computing the
-  zero-variance group fraction of one stored step, tried on every step.
+- :func:`check_silent_groups` (Exercise A.2): a function splitting one
+  step's groups without a learning signal into all right and all wrong,
+  tried on every step of the appendix's TRL run and held against TRL's own
+  logged ``frac_reward_zero_std``; each mistake a student makes is named.
 
-Each checker returns a :class:`~rlbook.exercises.CheckResult` and never raises on a wrong answer.
+Each checker returns a :class:`~rlbook.exercises.CheckResult` and never raises on a wrong answer. The
+reference solutions are registered at the bottom (:mod:`rlbook.exercises.registry`).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+import textwrap
+from collections.abc import Callable, Sequence
+
+import torch
 
 from rlbook import runs
 from rlbook.core import advantages as adv_lib
@@ -18,11 +24,11 @@ from rlbook.core.rl import RLConfig
 from rlbook.runs.catalogue import RUNS
 from rlbook.trl.translation import OPTION_FIELDS, grpo_kwargs
 
-from . import CheckResult, as_number, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
+from .registry import Exercise, register
 
-if TYPE_CHECKING:
-    from rlbook.trl.trainer import TRLRun
-
+BOX = 64
+"""The widest line of a message a solution box prints: the box is narrower than the page's code column."""
 OPTIMISER_STEPS = ("max_steps", "warmup_steps")
 """Settings TRL counts in optimiser steps, of which an RL step with ``updates_per_batch`` updates takes several."""
 
@@ -45,7 +51,7 @@ def _same(given, expected) -> bool:
 
 @never_raises
 def check_translation(answer: dict | None, run_name: str = "cispo") -> CheckResult:
-    """Appendix exercise A.1: the ``GRPOConfig`` settings that make TRL run the book's run ``run_name``.
+    """Exercise A.1: the ``GRPOConfig`` settings that make TRL run the book's run ``run_name``.
 
     ``answer`` must give every setting in which ``run_name``'s translation
     (:func:`rlbook.trl.translation.grpo_kwargs`) differs from ``main``'s;
@@ -91,57 +97,200 @@ def check_translation(answer: dict | None, run_name: str = "cispo") -> CheckResu
                                   f"of {run_name} takes {cfg.updates_per_batch} of them")
         return verdict(False, f"{key} = {given!r} is not what {run_name} needs; look up the field it "
                               "translates in the options table")
-    return verdict(True, f"right: {', '.join(f'{k} = {expected[k]!r}' for k in changed)}.")
+    return verdict(True, textwrap.fill(f"right: {', '.join(f'{k} = {expected[k]!r}' for k in changed)}.", BOX))
 
 
-def _rollout_steps(run) -> list[dict] | None:
-    """The stored steps of a TRL run (``run.rollouts``), or None when ``run`` is not one."""
-    steps = getattr(run, "rollouts", None)
-    if not isinstance(steps, list) or not steps or not all(isinstance(s, dict) and "rewards" in s for s in steps):
+TOLERANCE = 1e-6
+"""How far a share may be from the truth: TRL logs in 32-bit floats."""
+
+
+def split_of(rewards: torch.Tensor, group_size: int) -> tuple[float, float]:
+    """The share of one step's groups whose rewards are all 1 (all right) and all 0 (all wrong) (Exercise A.2).
+
+    ``rewards`` in TRL's order: each prompt's ``group_size`` rewards one
+    after another. The truth the check holds answers against
+    (:func:`rlbook.core.advantages.zero_variance_split`).
+    """
+    split = adv_lib.zero_variance_split(rewards.view(-1, group_size), right_from=1.0)
+    return split["all_right"], split["all_wrong"]
+
+
+def _shares(groups: torch.Tensor) -> tuple[float, float]:
+    """All-right and all-wrong shares of rewards already grouped row by row (however wrongly)."""
+    return split_of(groups.reshape(-1), groups.shape[1])
+
+
+MISTAKES: dict[str, tuple[Callable[[torch.Tensor, int], object], str]] = {
+    "swapped": (lambda r, g: split_of(r, g)[::-1],
+                "your pair is (all wrong, all right): give the all-right share first"),
+    "percent": (lambda r, g: tuple(100 * x for x in split_of(r, g)),
+                "those are percentages: give each share as a fraction of the groups, between 0 and 1"),
+    "counts": (lambda r, g: tuple(len(r) // g * x for x in split_of(r, g)),
+               "those are counts of groups: divide each by the number of groups"),
+    "none": (lambda r, g: (0.0, 0.0),
+             ("your function finds no group without a signal on any step, as it would if each of its groups mixed "
+              "several prompts' rewards (grouped by position with rewards.view({g}, -1), or the whole batch taken as "
+              "one group): a group is one prompt's {g} rewards, written one after another, rewards.view(-1, {g})")),
+    "by position": (lambda r, g: _shares(r.view(g, -1)),
+                    ("you grouped the rewards by position: TRL writes the {g} completions of one prompt one after "
+                     "another, so a group is rewards.view(-1, {g}), not rewards.view({g}, -1)")),
+    "strided": (lambda r, g: _shares(r.view(g, -1).T),
+                ("you took every {n}th reward as a group: TRL writes the {g} completions of one prompt one after "
+                 "another, so a group is rewards.view(-1, {g})")),
+    "whole batch": (lambda r, g: _shares(r.view(1, -1)),
+                    ("you treated the whole batch as one group (what TRL's frac_reward_zero_std measures under "
+                     "scale_rewards='batch'): a group is one prompt's {g} rewards")),
+    "any right": (lambda r, g: ((r.view(-1, g).amax(dim=1) == 1).float().mean().item(), split_of(r, g)[1]),
+                  "your all-right share counts the groups with at least one right answer; all right means all {g}"),
+    "not all right": (lambda r, g: (split_of(r, g)[0], 1 - split_of(r, g)[0]),
+                      ("your all-wrong share counts every group that is not all right, including those with a "
+                       "signal, whose rewards differ")),
+    "silent and signal": (lambda r, g: (sum(split_of(r, g)), 1 - sum(split_of(r, g))),
+                          ("your pair is (without a signal, with a signal); split the groups without a signal into "
+                           "all right and all wrong")),
+    "silent": (lambda r, g: sum(split_of(r, g)),
+               ("that is the one number TRL logs, frac_reward_zero_std, both kinds together; return the pair "
+                "(all right, all wrong)")),
+    "complement": (lambda r, g: 1 - sum(split_of(r, g)),
+                   ("that is the share of groups with a signal (some right and some wrong), the groups TRL does not "
+                    "count; return the pair (all right, all wrong) of the others")),
+    "right only": (lambda r, g: split_of(r, g)[0],
+                   "that is the all-right share alone; return it with the all-wrong share, as a pair"),
+    "wrong only": (lambda r, g: split_of(r, g)[1],
+                   "that is the all-wrong share alone; return it with the all-right share, as a pair"),
+    "percent silent": (lambda r, g: 100 * sum(split_of(r, g)),
+                       "that is a percentage of the groups without a signal; return the two shares, as fractions"),
+    "count silent": (lambda r, g: len(r) // g * sum(split_of(r, g)),
+                     "that is a count of the groups without a signal; return the two shares of the groups"),
+    "mean reward": (lambda r, g: r.mean().item(), "that is the batch's mean reward"),
+}
+"""The mistakes Exercise A.2's check recognises: what the mistaken function returns for a step, and what to say."""
+
+
+def _reading(value) -> tuple[float, ...] | None:
+    """A returned value as a tuple of numbers: a pair (any flat sequence or tensor), a single number, or None."""
+    number = as_number(value)
+    if number is not None:
+        return (number,)
+    numbers = as_numbers(value)
+    return None if numbers is None else tuple(numbers)
+
+
+def _close(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Whether two readings hold as many numbers, each within :data:`TOLERANCE` of the other's."""
+    return len(a) == len(b) and all(abs(x - y) <= TOLERANCE for x, y in zip(a, b))
+
+
+def _diagnose(got: list[tuple[float, ...]], batches: list[torch.Tensor], group: int) -> str | None:
+    """The message of the first mistake of :data:`MISTAKES` that the answers reproduce on every step, or None."""
+    for (wrong, message) in MISTAKES.values():
+        expected = [_reading(wrong(r, group)) for r in batches]
+        if all(_close(g, e) for g, e in zip(got, expected)):
+            return message.format(g=group, n=len(batches[0]) // group)
+    return None
+
+
+def _batches(rewards, logged, group_size) -> tuple[list[torch.Tensor], list[float]] | None:
+    """The steps' rewards as tensors and TRL's logged values, or None when the inputs are not the appendix's."""
+    if not isinstance(group_size, int) or isinstance(group_size, bool) or group_size < 2:
         return None
-    return steps
+    try:
+        batches = [torch.tensor([float(x) for x in step]) for step in rewards]
+        values = [float(x) for x in logged]
+    except (TypeError, ValueError):
+        return None
+    if not batches or len(values) != len(batches) or any(len(b) == 0 or len(b) % group_size for b in batches):
+        return None
+    return batches, values
 
 
 @never_raises
-def check_zero_variance(answer: Callable | None, run: TRLRun, step: int = 5) -> CheckResult:
-    """Appendix exercise A.2: ``answer(stored) -> fraction`` of one stored step's groups whose rewards are all equal.
+def check_silent_groups(fn: Callable | None, rewards=None, logged=None, group_size: int = 16) -> CheckResult:
+    """Exercise A.2: ``fn(rewards, group_size) -> (all_right, all_wrong)``, the shares of one step's groups
+    without a learning signal, tried on every step of the appendix's TRL run.
 
-    ``stored`` is one entry of ``run.rollouts``. The function is tried on
-    every stored step, so that a step whose fraction happens to equal its
-    neighbour's cannot hide a wrong grouping, and compared with
-    :func:`rlbook.core.advantages.zero_variance_fraction` of the rewards
-    grouped by prompt. The message quotes TRL's logged
-    ``frac_reward_zero_std`` for ``step``. Never raises.
+    ``rewards``: each step's rewards in TRL's order (``group_size`` per
+    prompt, one prompt after another); ``logged``: TRL's
+    ``frac_reward_zero_std`` of each step, which the two shares must add up
+    to. A wrong function is named by the mistake of :data:`MISTAKES` it
+    makes on every step; otherwise the message gives the first step where
+    its shares do not add up to TRL's value, or where they do but split the
+    groups wrongly. Never raises.
     """
-    if answer is None:
-        return not_answered("`my_zero_variance`, a function of one stored step")
-    if not callable(answer):
-        kind = "a number" if as_number(answer) is not None else type(answer).__name__
-        return verdict(False, f"`my_zero_variance` must be a function of one stored step (an entry of "
-                              f"run.rollouts), so that it can be tried on every step; got {kind}")
-    steps = _rollout_steps(run)
-    if steps is None:
-        return verdict(False, "give the appendix's TRL run (trl_run) as the second argument")
-    for stored in steps:
-        group = len(stored["rewards"]) // len(stored["prompts"])
-        expected = float(adv_lib.zero_variance_fraction(stored["rewards"].view(len(stored["prompts"]), -1)))
+    if fn is None:
+        return not_answered("`silent_groups`, a function of one step's rewards and the group size")
+    if not callable(fn):
+        return not_a_function("silent_groups", fn)
+    read = _batches(rewards, logged, group_size)
+    if read is None:
+        return verdict(False, "give the appendix's batches as the other arguments: F.a2.rewards, F.a2.logged, "
+                              "F.group")
+    batches, values = read
+    got = []
+    for step, batch in enumerate(batches, start=1):
         try:
-            returned = answer(stored)
+            returned = fn(batch.clone(), group_size)
         except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
-            return verdict(False, f"your function raised {type(err).__name__} at step {stored['step']}: {err}")
-        got = as_number(returned)
-        if got is None:
-            return verdict(False, f"at step {stored['step']} it returned {returned!r:.40}; return the fraction, "
-                                  "one number")
-        if abs(got - expected) > 1e-6:
-            hint = (f"group the {len(stored['rewards'])} rewards by prompt first: {group} per group, in prompt "
-                    "order (view(-1, group size), not view(group size, -1))")
-            if 1 < got <= len(stored["prompts"]):
-                hint = "that looks like a count of groups; give the fraction of groups"
-            return verdict(False, f"at step {stored['step']} {got:.4f} is not the share of groups whose rewards are "
-                                  f"all equal: {hint}")
-    logged = next((m["zero_variance_frac"] for m in run.metrics if m["step"] == step), None)
-    stored = next((s for s in steps if s["step"] == step), steps[0])
-    value = float(adv_lib.zero_variance_fraction(stored["rewards"].view(len(stored["prompts"]), -1)))
-    tail = f", and TRL logged frac_reward_zero_std = {logged:.4f} for the same batch" if logged is not None else ""
-    return verdict(True, f"right on all {len(steps)} steps; at step {stored['step']} {value:.4f}{tail}.")
+            return verdict(False, f"your function raised {type(err).__name__} at step {step}: {err}")
+        reading = _reading(returned)
+        if reading is None or not all(abs(x) < float("inf") for x in reading):
+            return verdict(False, f"at step {step} it returned {returned!r:.60}; return two numbers, the all-right "
+                                  "share and the all-wrong share")
+        got.append(reading)
+    truth = [split_of(b, group_size) for b in batches]
+    if all(_close(g, t) for g, t in zip(got, truth)):
+        first, last = truth[0], truth[-1]
+        return verdict(True, textwrap.fill(
+            f"right on all {len(batches)} steps. TRL logged {values[0]:.4f} at step 1: {first[0]:.4f} all right "
+            f"and {first[1]:.4f} all wrong; at step {len(batches)}, {values[-1]:.4f}: {last[0]:.4f} all right and "
+            f"{last[1]:.4f} all wrong. The log alone cannot tell the two apart.", BOX))
+    named = _diagnose(got, batches, group_size)
+    if named is not None:
+        return verdict(False, named)
+    step = next(i for i, (g, t) in enumerate(zip(got, truth), start=1) if not _close(g, t))
+    mine = got[step - 1]
+    if len(mine) != 2:
+        return verdict(False, f"return a pair of shares, (all right, all wrong); at step {step} yours has "
+                              f"{len(mine)} number{'s' if len(mine) != 1 else ''}")
+    if abs(sum(mine) - values[step - 1]) > TOLERANCE:
+        return verdict(False, f"at step {step} your shares add up to {sum(mine):.4f}, but TRL logged "
+                              f"{values[step - 1]:.4f} for the groups whose {group_size} rewards are all equal")
+    return verdict(False, f"at step {step} your shares add up to TRL's {values[step - 1]:.4f}, but split it "
+                          "otherwise: a group is all right when its rewards are all 1, all wrong when all 0")
+
+
+def cispo_translation(run_name: str = "cispo") -> dict:
+    """Exercise A.1's reference answer for ``cispo``.
+
+    60 RL steps of 4 updates each, a warm-up of 10 RL steps:
+    TRL counts both in optimiser steps.
+    """
+    return {"loss_type": "cispo", "epsilon_high": 4.0, "num_iterations": 4,
+            "max_steps": 60 * 4, "warmup_steps": 10 * 4}
+
+
+def silent_groups(rewards, group_size):
+    """Exercise A.2's reference solution.
+
+    The shares of groups whose rewards are all 1 and all 0.
+    """
+    groups = rewards.view(-1, group_size)  # one prompt's rewards per row
+    all_right = (groups == 1).all(dim=1).float().mean().item()
+    all_wrong = (groups == 0).all(dim=1).float().mean().item()
+    return all_right, all_wrong
+
+
+def _page_inputs() -> tuple:
+    """Exercise A.2's inputs as the appendix passes them: its facts' batches, TRL's log and the group size."""
+    from rlbook import book
+
+    facts = book.load("bridge")
+    return facts.a2.rewards, facts.a2.logged, facts.group
+
+
+for _exercise in (
+    Exercise("trl-translation", "bridge", check_translation, cispo_translation, answer="value",
+             inputs=lambda: ("cispo",)),
+    Exercise("silent-groups", "bridge", check_silent_groups, silent_groups, inputs=_page_inputs),
+):
+    register(_exercise)

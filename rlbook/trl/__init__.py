@@ -30,9 +30,11 @@ The modules, one idea each: :mod:`~rlbook.trl.model` (tokenizer and model),
 :mod:`~rlbook.trl.translation` (the book's names in TRL's terms),
 :mod:`~rlbook.trl.spec` (what a TRL run is and leaves), :mod:`~rlbook.trl.trainer` (a TRL run),
 :mod:`~rlbook.trl.launch` (the script, on several processes), :mod:`~rlbook.trl.audit` (the audit
-and the run record), :mod:`~rlbook.trl.figures` (the appendix's tables and
-figures) and :mod:`~rlbook.trl.peer` (the peer benchmark). The appendix's
-exercises are checked by :mod:`rlbook.exercises.appendix`.
+and the run record), :mod:`~rlbook.trl.tables` (the appendix's tables with
+their citations) and :mod:`~rlbook.trl.peer` (the peer benchmark). The
+appendix's facts are :mod:`rlbook.book.bridge`, its figures
+:mod:`rlbook.figures.bridge`, and its exercises are checked by
+:mod:`rlbook.exercises.appendix`.
 
 Nothing here imports TRL at module level: without the ``trl`` extra the
 module still imports, :func:`have_trl` says False and :data:`INSTALL_HINT`
@@ -51,11 +53,11 @@ from .audit import (
                     stored_rollouts,
                     trl_record,
 )
-from .figures import cite, plot_audit, plot_reward_and_heldout
 from .launch import accelerate_yaml, launch_command, load_processes_run, main, process_check, run_processes
 from .model import INSTALL_HINT, TRL_PACKAGES, char_tokenizer, from_gpt2, gpt2_config, have_trl, to_gpt2, trl_versions
 from .peer import peer_benchmark, rlbook_step_seconds, trl_step_seconds
 from .spec import DEMO, TRLRun, TRLSpec
+from .tables import cite, cited_table
 from .trainer import VerifierReward, load_run, make_trainer, merge_steps, run_grpo, run_key
 from .translation import (
                     ADVANTAGE_TO_SCALE_REWARDS,
@@ -64,23 +66,25 @@ from .translation import (
                     LOSS_NOTES,
                     METRIC_NAMES,
                     METRIC_NOTES,
+                    NO_EQUIVALENT,
                     OPTION_FIELDS,
+                    UNTRANSLATED,
                     choice_rows,
                     grpo_defaults,
                     grpo_kwargs,
                     loss_type,
+                    metric_rows,
                     option_rows,
                     warmup_note,
                     warmup_rates,
 )
 
 __all__ = ["ADVANTAGE_TO_SCALE_REWARDS", "AGGREGATION_TO_LOSS_TYPE", "CITATIONS", "DEMO", "INSTALL_HINT",
-           "LOSS_NOTES", "METRIC_NAMES", "METRIC_NOTES", "OPTION_FIELDS", "TRL_PACKAGES", "TRLRun",
-           "TRLSpec", "VerifierReward", "accelerate_yaml", "char_tokenizer", "choice_rows", "cite",
-           "cross_check", "decoding_gap", "from_gpt2", "gpt2_config", "grpo_defaults", "grpo_kwargs",
-           "have_trl", "launch_command", "load_processes_run", "load_run", "loss_type", "main",
-           "make_trainer", "markdown_table", "merge_steps", "metrics_from_log", "option_rows",
-           "peer_benchmark", "plot_audit", "plot_reward_and_heldout", "process_check", "reward_vs_heldout",
-           "rlbook_step_seconds", "rollout_audit", "run_grpo", "run_key", "run_processes",
-           "stored_rollouts", "to_gpt2", "trl_record", "trl_step_seconds", "trl_versions", "warmup_note",
-           "warmup_rates"]
+           "LOSS_NOTES", "METRIC_NAMES", "METRIC_NOTES", "NO_EQUIVALENT", "OPTION_FIELDS", "TRL_PACKAGES",
+           "UNTRANSLATED", "TRLRun", "TRLSpec", "VerifierReward", "accelerate_yaml", "char_tokenizer",
+           "choice_rows", "cite", "cited_table", "cross_check", "decoding_gap", "from_gpt2", "gpt2_config",
+           "grpo_defaults", "grpo_kwargs", "have_trl", "launch_command", "load_processes_run", "load_run",
+           "loss_type", "main", "make_trainer", "markdown_table", "merge_steps", "metric_rows",
+           "metrics_from_log", "option_rows", "peer_benchmark", "process_check", "reward_vs_heldout",
+           "rlbook_step_seconds", "rollout_audit", "run_grpo", "run_key", "run_processes", "stored_rollouts",
+           "to_gpt2", "trl_record", "trl_step_seconds", "trl_versions", "warmup_note", "warmup_rates"]

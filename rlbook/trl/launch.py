@@ -77,6 +77,12 @@ def process_check(asked: int | None, environ: dict | None = None) -> tuple[bool,
     return True, None
 
 
+def say(line: str) -> None:
+    """Print ``line`` in one write: two processes printing at once on one pipe never run their lines together."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m rlbook.trl``: a TRL run of the book's ``main`` configuration; writes its record (appendix).
 
@@ -100,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     go, line = process_check(args.processes)
     if line:
-        print(line, flush=True)
+        say(line)
     if not go:
         return 2
     import torch
@@ -117,14 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     rank = int(os.environ.get("RANK", "0"))
     mine = next(p for p in run.processes if p["rank"] == rank)
     low, high = min(mine["rollouts_per_step"]), max(mine["rollouts_per_step"])
-    print(f"rank {rank} of {processes}: {mine['optimizer_steps']} optimiser steps, "
-          f"{low if low == high else f'{low} to {high}'} completions a step", flush=True)
+    say(f"rank {rank} of {processes}: {mine['optimizer_steps']} optimiser steps, "
+        f"{low if low == high else f'{low} to {high}'} completions a step")
     if rank == 0:
         out = Path(args.out)
         rec.save(trl_record(run), out / "record.json")
         (out / "metrics.json").write_text(json.dumps(run.metrics, indent=1))
         (out / "processes.json").write_text(json.dumps(run.processes, indent=1))
-        print(f"wrote {', '.join(str(out / name) for name in OUTPUTS)}", flush=True)
+        say(f"wrote {', '.join(str(out / name) for name in OUTPUTS)}")
     return 0
 
 

@@ -155,29 +155,29 @@ def warmup_note(cfg: RLConfig) -> str:
         return "no warm-up in either library"
     updates, span = cfg.updates_per_batch, cfg.warmup * cfg.updates_per_batch
     gap = Fraction(updates + 1, 2 * span)
-    ours = f"lr x s / {cfg.warmup} for RL step s" + (f" (all {updates} of its updates)" if updates > 1 else "")
-    lower = f"lr / {gap.denominator}" if gap.numerator == 1 else f"lr x {gap}"
-    return (f"optimiser step k runs at lr x (k - 1) / {span} in TRL, at {ours} in rlbook: "
+    ours = f"lr × s / {cfg.warmup} for RL step s" + (f" (all {updates} of its updates)" if updates > 1 else "")
+    lower = f"lr / {gap.denominator}" if gap.numerator == 1 else f"lr × {gap}"
+    return (f"optimiser step k runs at lr × (k − 1) / {span} in TRL, at {ours} in rlbook: "
             f"TRL's rate is lower by {lower} on average over the warm-up")
 
 
 OPTION_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "group_size": ("samples per prompt, G", ("num_generations",)),
+    "group_size": ("samples per prompt (G)", ("num_generations",)),
     "prompts_per_step": ("prompts per step", ("per_device_train_batch_size",)),
     "budget": ("token budget", ("max_completion_length",)),
     "temperature": ("sampling temperature", ("temperature", "top_k", "top_p")),
-    "lr": ("AdamW learning rate, after the warm-up", ("learning_rate", "weight_decay", "max_grad_norm", "optim")),
-    "warmup": ("linear learning-rate warm-up, RL steps", ("lr_scheduler_type", "warmup_steps")),
+    "lr": ("learning rate (AdamW)", ("learning_rate", "weight_decay", "max_grad_norm", "optim")),
+    "warmup": ("warm-up, in RL steps", ("lr_scheduler_type", "warmup_steps")),
     "advantage": ("advantage", ("scale_rewards",)),
     "loss": ("policy loss", ("loss_type",)),
     "aggregation": ("loss aggregation", ("loss_type",)),
     "eps_low": ("PPO clip, lower", ("epsilon",)),
     "eps_high": ("PPO clip, upper", ("epsilon_high",)),
     "cispo_cap": ("CISPO cap", ("epsilon_high",)),
-    "kl_beta": ("KL penalty to the reference", ("beta",)),
-    "kl_estimator": ("the KL penalty's estimator", ("use_bias_correction_kl",)),
-    "updates_per_batch": ("gradient steps per batch", ("num_iterations",)),
-    "reward_scale": ("reward scale (times G / (G - 1) under advantage 'rloo')", ("reward_weights",)),
+    "kl_beta": ("KL penalty", ("beta",)),
+    "kl_estimator": ("KL estimator", ("use_bias_correction_kl",)),
+    "updates_per_batch": ("updates per batch", ("num_iterations",)),
+    "reward_scale": ("reward scale", ("reward_weights",)),
     "steps": ("RL steps", ("max_steps",)),
 }
 """Each translated :class:`~rlbook.core.rl.RLConfig` field: what it is, and the ``GRPOConfig`` fields it sets."""
@@ -193,14 +193,22 @@ def grpo_defaults(names) -> dict[str, Any]:
     return {name: fields[name].default for name in names}
 
 
+def code(text: str) -> str:
+    """``text`` as a Markdown code span, for a table cell that mixes code and words (appendix)."""
+    return f"`{text}`"
+
+
 def option_rows(cfg: RLConfig, prompts_per_step: int | None = None) -> list[list[str]]:
-    """One row per translated field of ``cfg``: meaning, rlbook value, TRL setting, TRL default (appendix).
+    """One row per ``GRPOConfig`` argument the translation of ``cfg`` sets: meaning, rlbook field, argument, default.
 
     Every value is read from ``cfg``, from :func:`grpo_kwargs` and from the
-    installed TRL, so the table cannot drift from the code. A clip field that
-    the run's loss does not use (``cispo_cap`` under PPO) says so; the
-    warm-up's says how TRL's schedule differs (:func:`warmup_note`). Without
-    TRL installed the default column says "TRL not installed".
+    installed TRL, so the table cannot drift from the code. A field that sets
+    several arguments (the learning rate sets four) gives one row per
+    argument, its meaning and rlbook field on the first; cells are short, so
+    the table fits a page's column (the warm-up's difference is
+    :func:`warmup_note`, said beside the table). A clip field that the run's
+    loss does not use (``cispo_cap`` under PPO) says so. Without TRL
+    installed the default column says "TRL not installed" (appendix).
     """
     kwargs = grpo_kwargs(cfg, prompts_per_step)
     names = sorted({name for _, fields in OPTION_FIELDS.values() for name in fields})
@@ -211,21 +219,47 @@ def option_rows(cfg: RLConfig, prompts_per_step: int | None = None) -> list[list
         value = getattr(cfg, key)
         if key == "prompts_per_step":
             value = prompts_per_step or cfg.prompts_per_step or len(split("train", cfg.world))
-        trl = "not used by this loss" if key in unused else ", ".join(f"{f} = {kwargs[f]!r}" for f in fields)
-        if key == "warmup":
-            trl += f" ({warmup_note(cfg)})"
-        default = ", ".join(f"{defaults[f]!r}" for f in fields) if defaults else "TRL not installed"
-        rows.append([meaning, f"{key} = {value!r}", trl, default])
+        first = [meaning, code(f"{key}={value!r}")]
+        if key in unused:
+            rows.append(first + ["not used by this loss", ""])
+            continue
+        for i, name in enumerate(fields):
+            default = code(repr(defaults[name])) if defaults else "TRL not installed"
+            rows.append((first if i == 0 else ["", ""]) + [code(f"{name}={kwargs[name]!r}"), default])
     return rows
 
 
-def choice_rows() -> list[list[str]]:
-    """Every named choice of rlbook (advantages, aggregations, losses, KL estimators) and its TRL setting (appendix).
+NO_EQUIVALENT = "no equivalent"
+"""What the choices table says where TRL has no option for an rlbook choice (:func:`choice_rows`)."""
 
-    Rows: kind, rlbook name, TRL setting, note, citation key. The names come
-    from :data:`rlbook.core.advantages.ADVANTAGE_METHODS`,
+UNTRANSLATED: dict[str, tuple[str, str, str]] = {
+    "stale": ("rollouts", "`stale` > 0",
+              "TRL samples every batch from the current policy; num_iterations reuses a batch, but at once"),
+    "selection": ("rollouts", "`selection='accepted'`",
+                  ("TRL learns from every completion of a batch; mask_truncated_completions drops only those the "
+                   "budget cut off")),
+    "faults": ("response policy", "`guard`, `faults`",
+               ("rlbook's guard skips a broken batch or stops the run and records why; TRL has no such rule (a "
+                "TrainerCallback could stop a run)")),
+    "verifier": ("reward", "`verifier='judge'`",
+                 "TRL accepts a reward model, but the bridge hands it rlbook's rule-based verifiers only"),
+    "temperature": ("sampling", "`temperature` ≠ 1",
+                    "rlbook samples at T and learns from the log-probabilities at T = 1; TRL uses T for both"),
+}
+"""The choices of an :class:`~rlbook.core.rl.RLConfig` that :func:`grpo_kwargs` refuses: kind, setting (Markdown),
+why (appendix)."""
+
+
+def choice_rows() -> list[list[str]]:
+    """Every named choice of rlbook and its TRL setting, or :data:`NO_EQUIVALENT` where TRL has none (appendix).
+
+    Rows: kind, rlbook setting, TRL setting (code spans, or words), note,
+    citation key. The named choices come from
+    :data:`rlbook.core.advantages.ADVANTAGE_METHODS`,
     :data:`rlbook.core.losses.AGGREGATIONS`, :data:`rlbook.core.losses.LOSSES` and
-    :data:`rlbook.core.losses.KL_ESTIMATORS`.
+    :data:`rlbook.core.losses.KL_ESTIMATORS`; then the choices
+    :func:`grpo_kwargs` refuses (:data:`UNTRANSLATED`), each marked
+    :data:`NO_EQUIVALENT`.
     """
     notes = {"centered": "no scaling: the group mean is the only baseline",
              "group_std": "rlbook divides by std + 1e-6 with ddof 0; TRL by std + 1e-4 with ddof 1",
@@ -235,21 +269,21 @@ def choice_rows() -> list[list[str]]:
              "token_mean": "every generated token of the batch weighs the same (also bnpo on one device)",
              "seq_mean": "mean over sequences of each sequence's token mean",
              "constant": "sum divided by batch x max_completion_length"}
-    rows = [["advantage", name, f"scale_rewards = {ADVANTAGE_TO_SCALE_REWARDS[name]!r}", notes[name], CITATIONS[name]]
-            for name in adv_lib.ADVANTAGE_METHODS]
-    rows += [["aggregation", name, f"loss_type = {AGGREGATION_TO_LOSS_TYPE[name]!r}", notes[name], CITATIONS[name]]
-             for name in losses.AGGREGATIONS]
-    rows += [["loss", name, {"ppo": "epsilon, epsilon_high", "pg": "num_iterations = 1",
-                             "cispo": "loss_type = 'cispo', epsilon_high"}[name], LOSS_NOTES[name], CITATIONS[name]]
-             for name in losses.LOSSES]
+    rows = [["advantage", code(name), code(f"scale_rewards={ADVANTAGE_TO_SCALE_REWARDS[name]!r}"), notes[name],
+             CITATIONS[name]] for name in adv_lib.ADVANTAGE_METHODS]
+    rows += [["aggregation", code(name), code(f"loss_type={AGGREGATION_TO_LOSS_TYPE[name]!r}"), notes[name],
+              CITATIONS[name]] for name in losses.AGGREGATIONS]
+    settings = {"ppo": "epsilon, epsilon_high", "pg": "num_iterations=1", "cispo": "loss_type='cispo', epsilon_high"}
+    rows += [["loss", code(name), code(settings[name]), LOSS_NOTES[name], CITATIONS[name]] for name in losses.LOSSES]
     kl_note = ("both add beta x the k3 estimate of KL to the reference, with the per-token gradient "
                "beta x (1 - exp(ref - logp)); TRL's default, use_bias_correction_kl = True, is another estimator")
     ratio_note = ("k3 times the differentiable importance ratio: the same value on-policy, the per-token gradient "
                   "beta x ratio x (logp - ref), whose average is the gradient of KL(pi || ref) on fresh and "
                   "reused batches")
-    rows.append(["KL estimator", "k3", "beta = kl_beta, use_bias_correction_kl = False", kl_note, CITATIONS["kl_beta"]])
-    rows.append(["KL estimator", "k3-ratio", "beta = kl_beta, use_bias_correction_kl = True", ratio_note,
+    rows.append(["KL estimator", code("k3"), code("use_bias_correction_kl=False"), kl_note, CITATIONS["kl_beta"]])
+    rows.append(["KL estimator", code("k3-ratio"), code("use_bias_correction_kl=True"), ratio_note,
                  CITATIONS["k3-ratio"]])
+    rows += [[kind, setting, NO_EQUIVALENT, note, ""] for kind, setting, note in UNTRANSLATED.values()]
     return rows
 
 
@@ -297,3 +331,8 @@ bridge translates. With ``updates_per_batch`` above 1, rlbook's update
 metrics (``loss``, ``kl``, ``clip_*``) are those of a batch's last update,
 while TRL logs one entry per optimiser step, that is per update.
 """
+
+
+def metric_rows() -> list[list[str]]:
+    """Each per-step metric of an rlbook run, its TRL log key, and where the two differ (appendix's metrics table)."""
+    return [[code(ours), code(theirs), METRIC_NOTES.get(ours, "")] for ours, theirs in METRIC_NAMES.items()]

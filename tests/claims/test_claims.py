@@ -12,8 +12,11 @@ import functools
 import pytest
 
 from rlbook import book
+from rlbook.book._available import available_topics
 
-CLAIMS = [(topic, claim) for topic in book.topics() for claim in book.chapter(topic).CLAIMS]
+# Facts that need a missing extra (the TRL appendix's without the trl extra) are left out, as the build leaves
+# out their page.
+CLAIMS = [(topic, claim) for topic in available_topics() for claim in book.chapter(topic).CLAIMS]
 
 
 @functools.cache

@@ -1,38 +1,42 @@
-"""The appendix's exercise A.2 on the TRL run the appendix itself uses (skipped without the ``trl`` extra)."""
+"""The appendix's Exercise A.2 on the real batches of the TRL run the appendix shows (skipped without the ``trl``
+extra): the reference passes, and each mistake issue 48 found, made on these batches, is named for what it is."""
 from __future__ import annotations
 
 import pytest
 
-from rlbook import trl_bridge as tb
-from rlbook.core import advantages
 from rlbook.exercises import appendix as exa
 
 
 @pytest.fixture(scope="module")
-def trl_run():
+def batches():
     pytest.importorskip("trl")
-    return tb.load_run(tb.DEMO, 0)
+    from rlbook import book
+
+    facts = book.load("bridge")
+    return facts.a2.rewards, facts.a2.logged, facts.group
 
 
-def test_zero_variance_solution_passes_on_every_step_of_the_trl_run(trl_run):
-    result = exa.check_zero_variance(lambda s: advantages.zero_variance_fraction(s["rewards"].view(-1, 16)),
-                                     trl_run, step=5)
+def split(r, g):
+    return exa.silent_groups(r, g)
+
+
+def test_the_reference_passes_on_every_step_and_quotes_trls_log(batches):
+    result = exa.check_silent_groups(exa.silent_groups, *batches)
     assert result.passed, result.message
-    assert f"right on all {len(trl_run.rollouts)} steps" in result.message and "TRL logged" in result.message
+    said = " ".join(result.message.split())
+    assert f"right on all {len(batches[0])} steps" in said and "TRL logged" in said
 
 
-def test_a_function_that_answers_a_neighbouring_step_fails(trl_run):
-    by_step = {s["step"]: s for s in trl_run.rollouts}
-
-    def neighbour(stored):
-        other = by_step.get(stored["step"] + 1, stored)
-        return advantages.zero_variance_fraction(other["rewards"].view(-1, 16))
-
-    result = exa.check_zero_variance(neighbour, trl_run, step=5)
-    assert not result.passed and "group the" in result.message
-
-
-def test_grouping_by_position_instead_of_prompt_fails(trl_run):
-    result = exa.check_zero_variance(lambda s: advantages.zero_variance_fraction(s["rewards"].view(16, -1)),
-                                     trl_run, step=5)
-    assert not result.passed and "not view(group size, -1)" in result.message
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda r, g: 1 - sum(split(r, g)), "share of groups with a signal"),  # the complement, 0.9333 in issue 48
+    (lambda r, g: split(r, g)[1], "the all-wrong share alone"),
+    (lambda r, g: split(r, g)[0], "the all-right share alone"),
+    (lambda r, g: (float((r == 1).all()), float((r == 0).all())), "no group without a signal"),  # the whole batch
+    (lambda r, g: 100 * sum(split(r, g)), "a percentage of the groups without a signal"),  # 6.6667 in issue 48
+    (lambda r, g: len(r) // g * sum(split(r, g)), "a count of the groups without a signal"),
+    (lambda r, g: split(r.view(g, -1).reshape(-1), len(r) // g), "no group without a signal"),  # by position
+    (lambda r, g: split(r, g)[::-1], "(all wrong, all right)"),
+])
+def test_each_mistake_on_the_real_batches_is_named(batches, wrong, hint):
+    result = exa.check_silent_groups(wrong, *batches)
+    assert not result.passed and hint in result.message, result.message

@@ -1,13 +1,13 @@
-"""The appendix's exercise checks: model solutions and other spellings pass, plausible mistakes and junk get a message."""
+"""The appendix's exercise checks: model solutions and other spellings pass, each plausible mistake is named, junk gets a
+message."""
 from __future__ import annotations
-
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rlbook.core import advantages
 from rlbook.exercises import appendix as exa
 
 SOLUTION = {"loss_type": "cispo", "epsilon_high": 4.0, "num_iterations": 4, "max_steps": 240, "warmup_steps": 40}
@@ -41,7 +41,7 @@ def test_translation_mistakes_are_named(answer, hint):
 
 def test_a_missing_setting_is_described_not_named():
     result = exa.check_translation({k: v for k, v in SOLUTION.items() if k != "num_iterations"}, "cispo")
-    assert not result.passed and "num_iterations" not in result.message and "gradient steps per batch" in result.message
+    assert not result.passed and "num_iterations" not in result.message and "updates per batch" in result.message
 
 
 @pytest.mark.parametrize("answer, run, hint", [
@@ -55,57 +55,129 @@ def test_translation_junk_gets_a_message(answer, run, hint):
     assert "no answer yet" in exa.check_translation(None).message
 
 
-# ---------------------------------------------------------------- A.2, on a small run built by hand
+# ---------------------------------------------------------------- A.2, on batches built by hand
+
+def _batches() -> tuple[list[list[int]], list[float]]:
+    """Three steps of six prompts with four answers each, in TRL's order (a prompt's four answers in a row).
+
+    Built so that every mistake of the check gives other numbers than the
+    right answer and than every other mistake: the all-right and all-wrong
+    shares differ, and grouping by position finds some equal rows.
+    """
+    steps = [[[1, 1, 1, 1], [0, 1, 0, 1], [0, 0, 0, 0], [1, 0, 0, 0], [1, 1, 1, 1], [1, 1, 1, 1]],
+             [[1, 0, 1, 0], [1, 1, 1, 1], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 1, 1, 0]],
+             [[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [0, 1, 0, 0], [1, 1, 1, 1], [1, 0, 1, 1]]]
+    rewards = [[r for group in step for r in group] for step in steps]
+    logged = [sum(len(set(g)) == 1 for g in step) / len(step) for step in steps]
+    return rewards, logged
 
 
-def _stored(step: int, rewards: list[list[float]]) -> dict:
-    return {"step": step, "prompts": [f"p{i}" for i in range(len(rewards))],
-            "rewards": torch.tensor(rewards, dtype=torch.float32).reshape(-1)}
+REWARDS, LOGGED = _batches()
 
 
-def _run() -> SimpleNamespace:
-    """Four prompts of four answers per step; steps 1 and 2 share a fraction, as neighbouring TRL steps can."""
-    steps = [_stored(1, [[1, 1, 1, 1], [0, 1, 0, 1], [0, 0, 0, 0], [1, 0, 0, 0]]),
-             _stored(2, [[1, 0, 1, 0], [1, 1, 1, 1], [0, 0, 0, 0], [0, 1, 1, 0]]),
-             _stored(3, [[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [0, 1, 0, 0]])]
-    metrics = [{"step": s["step"], "zero_variance_frac": float(advantages.zero_variance_fraction(
-        s["rewards"].view(4, -1)))} for s in steps]
-    return SimpleNamespace(rollouts=steps, metrics=metrics)
+def check(fn):
+    return exa.check_silent_groups(fn, REWARDS, LOGGED, 4)
 
 
-RUN = _run()
+def split(r, g):
+    return exa.silent_groups(r, g)
 
 
 @pytest.mark.parametrize("right", [
-    lambda s: advantages.zero_variance_fraction(s["rewards"].view(len(s["prompts"]), -1)),
-    lambda s: float((s["rewards"].view(4, -1).std(dim=1) == 0).float().mean()),
-    lambda s: np.mean([len(set(g)) == 1 for g in s["rewards"].view(4, -1).tolist()]),
-    lambda s: (s["rewards"].view(4, -1).std(dim=1) == 0).float().mean(),  # a 0-d tensor
+    exa.silent_groups,
+    lambda r, g: torch.tensor(split(r, g)),
+    lambda r, g: list(split(r, g)),
+    lambda r, g: np.array(split(r, g)),
+    lambda r, g: ((r.view(-1, g).amin(1) == 1).float().mean(), (r.view(-1, g).amax(1) == 0).float().mean()),
+    lambda r, g: tuple(float(np.mean([set(x) == {v} for x in r.view(-1, g).tolist()])) for v in (1.0, 0.0)),
 ])
-def test_zero_variance_solution_and_other_spellings_pass(right):
-    result = exa.check_zero_variance(right, RUN, step=2)
-    assert result.passed, result.message and "TRL logged" in result.message
+def test_the_split_and_other_spellings_pass(right):
+    result = check(right)
+    said = " ".join(result.message.split())  # the message is folded to fit a solution box
+    assert result.passed, result.message
+    assert "right on all 3 steps" in said and "cannot tell the two apart" in said
+    assert max(len(line) for line in result.message.splitlines()) <= exa.BOX
 
 
 @pytest.mark.parametrize("wrong, hint", [
-    (lambda s: advantages.zero_variance_fraction(s["rewards"].view(-1, len(s["prompts"])).T), "group the"),
-    (lambda s: 0.5, "group the"),
-    (lambda s: float((s["rewards"].view(4, -1).std(dim=1) == 0).sum()), "count of groups"),
-    (lambda s: float((s["rewards"].view(4, -1).mean(dim=1) == 1).float().mean()), "group the"),
-    (lambda s: str(advantages.zero_variance_fraction(s["rewards"].view(4, -1))), "one number"),
+    (lambda r, g: split(r, g)[::-1], "(all wrong, all right)"),
+    (lambda r, g: [100 * x for x in split(r, g)], "percentages"),
+    (lambda r, g: [len(r) // g * x for x in split(r, g)], "counts of groups"),
+    (lambda r, g: split(r.view(g, -1).reshape(-1), len(r) // g), "grouped the rewards by position"),
+    (lambda r, g: split(r.view(g, -1).T.reshape(-1), g), "every 6th reward"),
+    (lambda r, g: (float((r == 1).all()), float((r == 0).all())), "no group without a signal"),
+    (lambda r, g: ((r.view(-1, g).amax(1) == 1).float().mean().item(), split(r, g)[1]), "at least one right"),
+    (lambda r, g: (split(r, g)[0], 1 - split(r, g)[0]), "not all right, including those with a signal"),
+    (lambda r, g: (sum(split(r, g)), 1 - sum(split(r, g))), "(without a signal, with a signal)"),
+    (lambda r, g: sum(split(r, g)), "the one number TRL logs"),
+    (lambda r, g: 1 - sum(split(r, g)), "share of groups with a signal"),
+    (lambda r, g: split(r, g)[0], "the all-right share alone"),
+    (lambda r, g: split(r, g)[1], "the all-wrong share alone"),
+    (lambda r, g: 100 * sum(split(r, g)), "a percentage of the groups without a signal"),
+    (lambda r, g: len(r) // g * sum(split(r, g)), "a count of the groups without a signal"),
+    (lambda r, g: r.mean().item(), "the batch's mean reward"),
 ])
-def test_zero_variance_mistakes_are_caught(wrong, hint):
-    result = exa.check_zero_variance(wrong, RUN, step=2)
+def test_each_mistake_is_named(wrong, hint):
+    result = check(wrong)
+    assert not result.passed and hint in result.message, result.message
+
+
+def test_a_right_grouping_is_never_told_to_group_by_prompt():
+    """Issue 48: every wrong fraction was told to group by prompt, even when the grouping was right."""
+    for wrong in (lambda r, g: split(r, g)[::-1], lambda r, g: 1 - sum(split(r, g)), lambda r, g: split(r, g)[1],
+                  lambda r, g: 100 * sum(split(r, g))):
+        assert "view(-1" not in check(wrong).message
+
+
+def test_shares_that_match_no_known_mistake_are_held_against_trls_log():
+    result = check(lambda r, g: (0.5, 0.25))
+    assert not result.passed and "at step 1 your shares add up to 0.7500, but TRL logged 0.6667" in result.message
+    even = check(lambda r, g: (sum(split(r, g)) / 2, sum(split(r, g)) / 2))
+    assert not even.passed and "add up to TRL's 0.6667, but split it otherwise" in even.message
+
+
+def test_a_function_right_on_some_steps_only_is_caught_at_the_first_wrong_step():
+    def first_step_only(r, g):
+        return split(r, g) if r.sum() == sum(REWARDS[0]) else (0.0, 1.0)
+
+    result = check(first_step_only)
+    assert not result.passed and "at step 2" in result.message
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (0.5, "must be a function"),
+    (lambda r, g: 1 / 0, "raised ZeroDivisionError at step 1"),
+    (lambda r, g: "0.1, 0.2", "return two numbers"),
+    (lambda r, g: (0.1, float("nan")), "return two numbers"),
+    (lambda r, g: (0.1, 0.2, 0.3), "yours has 3 numbers"),
+])
+def test_answers_that_are_not_a_pair_of_shares_get_a_message(wrong, hint):
+    result = check(wrong)
     assert not result.passed and hint in result.message
+    assert "no answer yet" in exa.check_silent_groups(None, REWARDS, LOGGED, 4).message
 
 
-def test_a_number_that_is_right_for_one_step_is_asked_for_as_a_function():
-    result = exa.check_zero_variance(0.5, RUN, step=2)
-    assert not result.passed and "must be a function" in result.message and "a number" in result.message
+@pytest.mark.parametrize("rewards, logged, group", [
+    (None, None, 4), ([], [], 4), (REWARDS, LOGGED[:1], 4), (REWARDS, LOGGED, 5), (REWARDS, LOGGED, True),
+    ([["a"] * 24], [0.1], 4), (REWARDS, ["x"] * 3, 4),
+])
+def test_inputs_that_are_not_the_appendixs_batches_are_named(rewards, logged, group):
+    result = exa.check_silent_groups(exa.silent_groups, rewards, logged, group)
+    assert not result.passed and "F.a2.rewards" in result.message
 
 
-@pytest.mark.parametrize("run", [None, [], SimpleNamespace(rollouts=[]), SimpleNamespace(rollouts=[1, 2])])
-def test_zero_variance_with_a_run_that_is_not_one(run):
-    result = exa.check_zero_variance(lambda s: 0.0, run, step=2)
-    assert not result.passed and "TRL run" in result.message
-    assert "no answer yet" in exa.check_zero_variance(None, RUN).message
+atoms = st.one_of(st.none(), st.booleans(), st.integers(-3, 30), st.floats(allow_nan=True), st.text(max_size=6),
+                  st.just(torch.zeros(2)), st.lists(st.integers(0, 1), max_size=8))
+
+
+@settings(max_examples=150, deadline=None)
+@given(rewards=st.one_of(atoms, st.lists(atoms, max_size=3)), logged=st.one_of(atoms, st.lists(atoms, max_size=3)),
+       group=atoms)
+def test_junk_in_the_other_arguments_gets_a_message(rewards, logged, group):
+    result = exa.check_silent_groups(exa.silent_groups, rewards, logged, group)
+    assert result.message and "could not read" not in result.message
+
+
+def test_the_references_pass_their_own_checks():
+    assert exa.check_translation(exa.cispo_translation("cispo"), "cispo").passed
+    assert check(exa.silent_groups).passed

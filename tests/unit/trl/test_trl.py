@@ -73,8 +73,8 @@ def test_choice_tables_cover_every_rlbook_name():
     assert set(tb.ADVANTAGE_TO_SCALE_REWARDS) == set(advantages.ADVANTAGE_METHODS)
     assert set(tb.AGGREGATION_TO_LOSS_TYPE) == set(losses.AGGREGATIONS)
     assert set(tb.LOSS_NOTES) == set(losses.LOSSES)
-    names = {row[1] for row in tb.choice_rows()}
-    assert names == set(advantages.ADVANTAGE_METHODS) | set(losses.AGGREGATIONS) | set(losses.LOSSES) | set(losses.KL_ESTIMATORS)
+    named = {row[1].strip("`") for row in tb.choice_rows() if row[2] != tb.NO_EQUIVALENT}
+    assert named == set(advantages.ADVANTAGE_METHODS) | set(losses.AGGREGATIONS) | set(losses.LOSSES) | set(losses.KL_ESTIMATORS)
     bib = (Path(__file__).resolve().parents[3] / "references.bib").read_text()
     assert all("{" + row[4] + "," in bib for row in tb.choice_rows() if row[4])
 
@@ -89,8 +89,8 @@ def test_every_run_metric_name_has_a_trl_key():
 
 def test_the_kl_rows_and_the_record_name_each_estimator():
     plain, ratio = [r for r in tb.choice_rows() if r[0] == "KL estimator"]
-    assert plain[1] == "k3" and "use_bias_correction_kl = False" in plain[2] and "another estimator" in plain[3]
-    assert ratio[1] == "k3-ratio" and "use_bias_correction_kl = True" in ratio[2]
+    assert plain[1] == "`k3`" and "use_bias_correction_kl=False" in plain[2] and "another estimator" in plain[3]
+    assert ratio[1] == "`k3-ratio`" and "use_bias_correction_kl=True" in ratio[2]
     from rlbook.trl.audit import kl_estimator
 
     assert kl_estimator(tb.grpo_kwargs(replace(MAIN, kl_beta=0.1))).startswith("k3 (use_bias_correction_kl=False)")
@@ -274,8 +274,6 @@ def test_warmup_rates_are_each_librarys_own_and_the_note_states_their_gap(trl, n
     denominator = int(gap.split("/ ")[1])
     assert mean_gap == pytest.approx(cfg.lr / denominator)
     assert f"lower by {gap} on average" in tb.warmup_note(cfg)
-    row = next(r for r in tb.option_rows(cfg) if r[1].startswith("warmup"))
-    assert tb.warmup_note(cfg) in row[2]
 
 
 def test_a_ppo_batch_of_four_updates_holds_rlbooks_first_rate_where_trl_climbs_from_zero():
@@ -286,11 +284,47 @@ def test_a_ppo_batch_of_four_updates_holds_rlbooks_first_rate_where_trl_climbs_f
     assert book == [pytest.approx(3e-5)] * 4 and trl == pytest.approx([0.0, 7.5e-6, 1.5e-5, 2.25e-5])
 
 
-def test_option_rows_read_trl_defaults(trl):
-    rows = {row[1].split(" = ")[0]: row for row in tb.option_rows(MAIN)}
-    assert rows["lr"][2].startswith("learning_rate = 0.0003") and rows["lr"][3].startswith("1e-06")
-    assert rows["advantage"][2] == "scale_rewards = 'none'" and rows["advantage"][3] == "'group'"
-    assert rows["cispo_cap"][2] == "not used by this loss"
+def test_option_rows_read_trl_defaults_one_argument_a_row(trl):
+    rows = tb.option_rows(MAIN)
+    by_argument = {row[2].strip("`").split("=")[0]: row for row in rows if row[2].startswith("`")}
+    assert by_argument["learning_rate"][1] == "`lr=0.0003`" and by_argument["learning_rate"][3] == "`1e-06`"
+    assert by_argument["max_grad_norm"][:2] == ["", ""] and by_argument["max_grad_norm"][3] == "`1.0`"
+    assert by_argument["scale_rewards"][2:] == ["`scale_rewards='none'`", "`'group'`"]
+    assert next(row for row in rows if row[1].startswith("`cispo_cap"))[2] == "not used by this loss"
+    assert {name for _, names in tb.OPTION_FIELDS.values() for name in names} == set(by_argument)
+
+
+def test_every_choice_the_bridge_refuses_says_no_equivalent():
+    from rlbook.runs.catalogue import RUNS
+
+    refused = [name for name, spec in RUNS.items() if spec.rl is not None and _refused(spec.rl)]
+    assert refused, "some catalogue run has no TRL translation"
+    rows = [row for row in tb.choice_rows() if row[2] == tb.NO_EQUIVALENT]
+    assert len(rows) == len(tb.UNTRANSLATED)
+    for name in refused:
+        cfg = RUNS[name].rl
+        reasons = [key for key in tb.UNTRANSLATED if _differs(cfg, key)]
+        assert reasons, f"{name} is refused by grpo_kwargs but no 'no equivalent' row names why"
+
+
+def _refused(cfg) -> bool:
+    try:
+        tb.grpo_kwargs(cfg)
+    except ValueError:
+        return True
+    return False
+
+
+def _differs(cfg, key: str) -> bool:
+    """Whether ``cfg`` makes the choice of :data:`UNTRANSLATED` row ``key`` (one TRL has no option for)."""
+    default = RLConfig()
+    if key == "faults":
+        return bool(cfg.faults)
+    if key == "verifier":
+        from rlbook.core.rewards import VERIFIERS
+
+        return cfg.verifier not in VERIFIERS
+    return getattr(cfg, key) != getattr(default, key)
 
 
 
@@ -306,7 +340,7 @@ def test_the_install_hint_names_the_repository_by_its_absolute_path(tmp_path):
 
 
 def test_a_table_cites_for_the_build_and_reads_author_year_elsewhere(monkeypatch, tmp_path):
-    from rlbook.trl.figures import cite
+    from rlbook.trl.tables import cite
 
     bib = tmp_path / "refs.bib"
     bib.write_text("@article{a2025,\n  author = {Liu, Zichen and Chen, Changyu and Li, Wenjun},\n  year = {2025}\n}\n"
@@ -315,3 +349,9 @@ def test_a_table_cites_for_the_build_and_reads_author_year_elsewhere(monkeypatch
     assert (cite("a2025", bib), cite("b2018", bib)) == ("(Liu et al. 2025)", "(Sutton and Barto 2018)")
     monkeypatch.setenv("RLBOOK_BUILDING", "1")
     assert cite("a2025", bib) == "[@a2025]"
+
+
+def test_a_cited_table_cites_its_last_column_only_where_a_key_is_given(monkeypatch):
+    monkeypatch.setenv("RLBOOK_BUILDING", "1")
+    table = tb.cited_table(["choice", "from"], [["`centered`", "liu2025understanding"], ["`stale` > 0", ""]])
+    assert table.splitlines()[2:] == ["| `centered` | [@liu2025understanding] |", "| `stale` > 0 |  |"]
