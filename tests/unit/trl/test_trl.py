@@ -62,6 +62,7 @@ def test_batch_splits_over_processes_or_says_why_not():
     (replace(MAIN, loss="pg", updates_per_batch=4), "updates_per_batch is 1"),
     (replace(MAIN, loss="cispo", aggregation="seq_mean"), "aggregates over tokens"),
     (replace(MAIN, verifier="judge"), "not a learned judge"),
+    (replace(MAIN, world="worked", budget=24), "rotary positions"),
 ])
 def test_choices_without_a_trl_equivalent_are_refused(cfg, words):
     with pytest.raises(ValueError, match=words):
