@@ -148,7 +148,11 @@ def seed_rows(runs: Iterable[Run]) -> list[dict]:
     """One row per run and seed, with every figure chapter 7 states: before and after RL, and the gain's split.
 
     ``gain_from_switch`` and ``gain_from_execution`` are None where the split
-    is undefined (:func:`gain_split`).
+    is undefined (:func:`gain_split`). ``working_pays_before`` is how much
+    more often a worked answer than a direct one was right before RL (None
+    when a style was never written): what an outcome-only reward can see of
+    the working. Where it was small, ``worked-rediscover`` barely raised its
+    share of worked answers on the draws measured while the world was built.
     """
     rows = []
     for run in runs:
@@ -168,7 +172,9 @@ def seed_rows(runs: Iterable[Run]) -> list[dict]:
                      "first_char_entropy_after": last.first_char_entropy,
                      "style_entropy_before": first.style_entropy, "style_entropy_after": last.style_entropy,
                      "p_worked_before": first.p_worked, "p_worked_after": last.p_worked,
-                     "gain_from_switch": parts[0], "gain_from_execution": parts[1]})
+                     "gain_from_switch": parts[0], "gain_from_execution": parts[1],
+                     "working_pays_before": None if None in (first.accuracy_worked, first.accuracy_direct)
+                     else first.accuracy_worked - first.accuracy_direct})
     return rows
 
 

@@ -82,6 +82,7 @@ def test_a_style_first_written_after_rl_leaves_the_split_undefined():
     row = working.seed_rows([run("worked-rediscover", 2, [evaluation(0, (0, 0), (100, 40), 3.0, 0.5, 0.0, 0.0),
                                                             evaluation(9, (30, 20), (70, 30), 7.0, 0.6, 0.5, 0.3)])])[0]
     assert row["gain_from_switch"] is None and row["share_before"] == 0.0 and row["share_after"] == 0.3
+    assert row["working_pays_before"] is None
 
 
 def test_seed_rows_hold_every_figure_before_and_after():
@@ -91,6 +92,7 @@ def test_seed_rows_hold_every_figure_before_and_after():
     assert (row["accuracy_before"], row["accuracy_after"]) == (0.4, 0.86)
     assert (row["first_char_entropy_before"], row["first_char_entropy_after"]) == (1.2, 0.3)
     assert row["gain_from_switch"] == pytest.approx(0.16) and row["gain_from_execution"] == pytest.approx(0.30)
+    assert row["working_pays_before"] == pytest.approx(0.6 - 0.2)
 
 
 def test_the_step_curve_reads_each_training_batch():
