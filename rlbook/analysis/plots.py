@@ -15,6 +15,8 @@ RUN_COLOURS = {
     "accepted-only": "#6b8e23", "exploit": "#8b1e3f", "faults": "#9c6ade", "abort": "#555555",
     "process-base": "#9aa5b1", "process-outcome": ORANGE, "process-shaped": TEAL,
     "rm": "#e07b00", "rm-kl": "#2e8b57", "ppo-kl-ratio": "#f28e2b", "rloo": "#59a14f", "exploit-slow": "#d37295",
+    "worked-base": "#7d8b99", "worked-direct-base": "#b5bcc3", "worked": "#1b7f6b", "worked-direct": "#c2571a",
+    "worked-rediscover": "#5b3f8c",
 }
 """One colour per named run, the same in every figure of the book (runs drawn side by side differ in colour)."""
 

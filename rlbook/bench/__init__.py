@@ -35,6 +35,9 @@ from .kernels import (
     training_flop_fractions,
     update_bound,
 )
+from .worked import pipeline as worked_pipeline
+from .worked import rows as worked_rows
+from .worked import without_chapter
 
 # How often the full report repeats its longest measurements: every run from an empty cache, and the whole book
 # from an empty and from a warm cache (a minute or more each).
@@ -61,11 +64,15 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
                                                   / report["sampling"]["kv_cache"]["median"])
     report["update_bound"] = update_bound(policy, repeats)
     report["attention"] = attention_paths(repeats)
+    report["worked"] = worked_pipeline(1 if quick else 3, threads)
     report["peak_memory_mb"] = prefetch.peak_memory_mb()
     if not quick:
         report["machine"]["jobs"] = prefetch.usable_cores()
         report["machine"]["book_runs"] = len(prefetch.book_runs())
         report["all_runs"] = all_runs(prefetch.book_runs(), threads, report["machine"]["jobs"], WHOLE_REPEATS)
+        before = without_chapter(prefetch.book_runs())
+        report["machine"]["runs_before_chapter"] = len(before)
+        report["runs_before_chapter"] = all_runs(before, threads, report["machine"]["jobs"], WHOLE_REPEATS)
         root = Path(__file__).resolve().parents[2]
         with tempfile.TemporaryDirectory() as tmp:
             caches = [str(Path(tmp) / f"empty-{i}") for i in range(WHOLE_REPEATS)]
@@ -135,6 +142,8 @@ def markdown(report: dict) -> str:
     if "all_runs" in report:
         lines.append(f"| peak memory of a worker that trained those runs | "
                      f"{report['all_runs']['worker_peak_memory_mb']:.0f} MB |")
+    if "worked" in report:
+        lines += worked_rows(report)
     return "\n".join(lines) + "\n"
 
 

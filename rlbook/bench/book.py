@@ -51,13 +51,14 @@ def training_work(logs: list[tuple[str, dict]]) -> dict:
     ``work_seconds`` adds every run's training (a base run's SFT, and the
     shared pretraining in the one run that trained it; an RL run's steps
     and evaluations), leaving out loading, writing and waiting.
-    ``head_seconds`` is the pretraining of the runs without a parent
-    (``base``): every other run descends from it, so while it trains no
-    other worker has anything to do (its second thread takes the idle
-    core, see :class:`rlbook.core.train.PretrainConfig`). With ``jobs`` workers, the runs cannot
+    ``head_seconds`` is the pretraining of :func:`head_run` (``base``):
+    most runs descend from it, so while it trains the other workers have
+    only the few runs of other lines to train (its second thread takes an
+    idle core, see :class:`rlbook.core.train.PretrainConfig`). With ``jobs`` workers, the runs cannot
     finish sooner than ``head + (work - head) / jobs``.
     """
     work = head = 0.0
+    first = head_run()
     for name, log in logs:
         timing = log.get("timing")
         if timing is None:
@@ -65,8 +66,14 @@ def training_work(logs: list[tuple[str, dict]]) -> dict:
             continue
         pretrained = timing["pretrain_seconds"] if timing["pretrained_now"] else 0.0
         work += timing["sft_seconds"] + pretrained
-        head += pretrained if runs.spec(name).parent is None else 0.0
+        head += pretrained if name == first else 0.0
     return {"work_seconds": work, "head_seconds": head}
+
+
+def head_run() -> str:
+    """The run without a parent that the most named runs descend from (``base``; chapter 7's world has its own)."""
+    roots = [name for name, s in runs.RUNS.items() if s.parent is None]
+    return max(roots, key=lambda r: sum(prefetch.root(name) == r for name in runs.RUNS))
 
 
 def tree_memory_mb(root: psutil.Process) -> float:

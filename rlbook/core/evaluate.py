@@ -16,7 +16,7 @@ import torch
 from . import rewards as rw
 from .policy import Policy
 from .sampling import Rollouts, sample
-from .world import BUDGET, Task
+from .world import BUDGET, TEMPLATES, Task
 
 
 @dataclass
@@ -89,7 +89,7 @@ def evaluate(policy: Policy, tasks: list[Task], n: int = 32, temperature: float 
     settings = {"n": n, "temperature": None if greedy else temperature, "token_budget": budget,
                 "decoding": "greedy" if greedy else "sample", "seed": seed,
                 "verifier": f"{verifier.name}@{verifier.version}", "policy_version": rollouts.policy_version,
-                "template": "U:a+b?|A:" if tasks[0].world == "single" else "U:a+b+c?|A:"}
+                "template": TEMPLATES[tasks[0].world]}
     shape = (len(tasks), n)
     return EvalResult(tasks, rewards.reshape(shape), [statuses[i * n:(i + 1) * n] for i in range(len(tasks))],
                       [texts[i * n:(i + 1) * n] for i in range(len(tasks))], settings, rollouts)

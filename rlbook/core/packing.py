@@ -15,7 +15,7 @@ import torch
 
 from .policy import Policy
 from .sampling import Rollouts
-from .world import EOT_ID, VOCAB
+from .world import EOT_ID, TOKENS
 
 # How many distinct answers to one prompt generated_logprobs reads after one copy of the prompt. Fewer
 # means more copies of the prompt to read; more means longer reads whose attention is mostly masked
@@ -26,8 +26,8 @@ ANSWERS_PER_READ = 3
 
 
 def _as_integers(rows: torch.Tensor) -> torch.Tensor:
-    """Each row of token ids read as one integer in base ``len(VOCAB)``, the first token most significant."""
-    return rows @ (len(VOCAB) ** torch.arange(rows.shape[1] - 1, -1, -1))
+    """Each row of token ids read as one integer in base ``len(TOKENS)``, the first token most significant."""
+    return rows @ (len(TOKENS) ** torch.arange(rows.shape[1] - 1, -1, -1))
 
 
 def _first_rows(inverse: torch.Tensor) -> torch.Tensor:
@@ -39,12 +39,12 @@ def distinct_prompts(prompt_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tens
     """The distinct rows of ``prompt_ids`` in sorted order, and the index of each row among them.
 
     The same result as ``torch.unique(prompt_ids, dim=0, return_inverse=True)``,
-    found by reading each row as one integer in base ``len(VOCAB)`` (the
+    found by reading each row as one integer in base ``len(TOKENS)`` (the
     first token most significant, so the order is the same), which takes a
     fraction of the time on an RL batch.
     """
     width = prompt_ids.shape[1]
-    if len(VOCAB) ** width >= 2 ** 63:
+    if len(TOKENS) ** width >= 2 ** 63:
         raise ValueError(f"prompts of {width} tokens are too long to read as one 64-bit integer")
     _, row_prompt = torch.unique(_as_integers(prompt_ids), sorted=True, return_inverse=True)
     return prompt_ids[_first_rows(row_prompt)], row_prompt
@@ -58,12 +58,12 @@ def distinct_answers(row_prompt: torch.Tensor, tokens: torch.Tensor) -> tuple[to
     prompt index (D,) and tokens (D, T) of the D distinct pairs, sorted by
     prompt, and the index (B,) of each row's pair among them. A row is
     read as one integer, its prompt index then its tokens in base
-    ``len(VOCAB)``, when that fits in 64 bits; otherwise by
+    ``len(TOKENS)``, when that fits in 64 bits; otherwise by
     ``torch.unique`` over rows, which gives the same result more slowly.
     """
     width = tokens.shape[1]
-    if (int(row_prompt.max()) + 1) * len(VOCAB) ** width < 2 ** 63:
-        keys = row_prompt * len(VOCAB) ** width + _as_integers(tokens)
+    if (int(row_prompt.max()) + 1) * len(TOKENS) ** width < 2 ** 63:
+        keys = row_prompt * len(TOKENS) ** width + _as_integers(tokens)
         _, row_answer = torch.unique(keys, sorted=True, return_inverse=True)
     else:
         _, row_answer = torch.unique(torch.cat([row_prompt[:, None], tokens], dim=1), dim=0, return_inverse=True)

@@ -5,6 +5,9 @@ characters written so far) it returns a distribution over the next character,
 the action. The layout follows the usual decoder-only recipe (token and
 position embeddings, pre-norm attention and MLP blocks, a linear read-out),
 kept to one small class per idea so that it can be read in one sitting.
+The worked world's policy (chapter 7) replaces the learned position
+embeddings with rotary ones (:func:`rotary`), which let attention find "the
+character three places back", as copying an operand's digit needs.
 """
 from __future__ import annotations
 
@@ -29,15 +32,47 @@ def causal_bias(steps: int) -> torch.Tensor:
     return torch.full((steps, steps), float("-inf")).triu_(1)
 
 
+ROTARY_BASE = 10_000.0
+"""The base of the rotary embeddings' wavelengths, as in Su et al. (2021)."""
+
+
 @dataclass(frozen=True)
 class PolicyConfig:
-    """Shape of the policy network (about 27k parameters by default)."""
+    """Shape of the policy network (about 27k parameters by default).
+
+    ``rope`` replaces the learned position embeddings by rotary position
+    embeddings (:func:`rotary`); off by default, which builds, initialises and
+    computes exactly the network of the chat worlds' runs.
+    """
 
     vocab_size: int = len(VOCAB)
     block_size: int = 16
     n_layer: int = 2
     n_head: int = 4
     d_model: int = 32
+    rope: bool = False
+
+
+@functools.lru_cache(maxsize=16)
+def rotary_table(block_size: int, size: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Cosines and sines of the rotary angles, each (block_size, size / 2): position p turns pair i by p * base^(-2i/size)."""
+    if size % 2:
+        raise ValueError(f"rotary embeddings turn pairs of numbers; a head of width {size} has an odd one out")
+    rates = ROTARY_BASE ** (-torch.arange(0, size, 2, dtype=torch.float32) / size)
+    angles = torch.arange(block_size, dtype=torch.float32)[:, None] * rates[None, :]
+    return angles.cos(), angles.sin()
+
+
+def rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """``x`` (..., steps, size) with each pair (x[i], x[i + size/2]) of every step turned by that step's angle.
+
+    ``cos`` and ``sin`` (steps, size / 2) hold the angles of the steps'
+    positions (rows of :func:`rotary_table`). Turning queries and keys by
+    their positions makes a query-key product depend on the two characters
+    and their distance only, not on where they stand (Su et al., 2021).
+    """
+    first, second = x.chunk(2, dim=-1)
+    return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
 
 
 def attend_written(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -96,15 +131,26 @@ class SelfAttention(nn.Module):
         batch, steps, width = x.shape
         return self.qkv(x).view(batch, steps, 3, self.n_head, width // self.n_head).permute(2, 0, 3, 1, 4)
 
+    def turned_heads(self, x: torch.Tensor, turns: tuple[torch.Tensor, torch.Tensor]):
+        """:meth:`heads` with the queries and keys turned by their positions' angles (:func:`rotary`), both at once."""
+        qkv = self.heads(x)
+        q, k = rotary(qkv[:2], *turns)
+        return q, k, qkv[2]
+
     def merged(self, y: torch.Tensor) -> torch.Tensor:
         """The heads' outputs (batch, heads, steps, width / heads) side by side, through the output projection."""
         batch, heads, steps, size = y.shape
         return self.out(y.transpose(1, 2).reshape(batch, steps, heads * size))
 
     def forward(self, x: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None = None,
-                bias: torch.Tensor | None = None):
-        """Attend causally (continuing from ``cache`` if given), or under ``bias`` (:func:`attend`)."""
-        y, keys_values = attend(*self.heads(x), cache, bias)
+                bias: torch.Tensor | None = None, turns: tuple[torch.Tensor, torch.Tensor] | None = None):
+        """Attend causally (continuing from ``cache`` if given), or under ``bias`` (:func:`attend`).
+
+        ``turns`` (the cosines and sines of the steps' positions) turns the
+        queries and keys first (:meth:`turned_heads`); the cache keeps turned keys.
+        """
+        q, k, v = self.heads(x) if turns is None else self.turned_heads(x, turns)
+        y, keys_values = attend(q, k, v, cache, bias)
         return self.merged(y), keys_values
 
 
@@ -118,8 +164,9 @@ class Block(nn.Module):
         self.ln2 = nn.LayerNorm(cfg.d_model)
         self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model))
 
-    def forward(self, x: torch.Tensor, cache=None, bias: torch.Tensor | None = None):
-        attended, new_cache = self.attn(self.ln1(x), cache, bias)
+    def forward(self, x: torch.Tensor, cache=None, bias: torch.Tensor | None = None,
+                turns: tuple[torch.Tensor, torch.Tensor] | None = None):
+        attended, new_cache = self.attn(self.ln1(x), cache, bias, turns)
         x = x + attended
         return x + self.mlp(self.ln2(x)), new_cache
 
@@ -135,7 +182,7 @@ class Policy(nn.Module):
         super().__init__()
         self.cfg = cfg
         self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
-        self.pos = nn.Embedding(cfg.block_size, cfg.d_model)
+        self.pos = None if cfg.rope else nn.Embedding(cfg.block_size, cfg.d_model)
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
         self.ln_f = nn.LayerNorm(cfg.d_model)
         self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
@@ -146,12 +193,23 @@ class Policy(nn.Module):
         if start + steps > self.cfg.block_size:
             raise ValueError(f"sequence of {start + steps} tokens exceeds the context of {self.cfg.block_size}")
         positions = torch.arange(start, start + steps, device=ids.device)
-        x = self.tok(ids) + self.pos(positions)
+        x, turns = self.embed(ids, positions)
         new_cache: KVCache = []
         for i, block in enumerate(self.blocks):
-            x, layer_cache = block(x, None if cache is None else cache[i])
+            x, layer_cache = block(x, None if cache is None else cache[i], turns=turns)
             new_cache.append(layer_cache)
         return self.head(self.ln_f(x)), new_cache
+
+    def embed(self, ids: torch.Tensor, positions: torch.Tensor):
+        """The embeddings of ``ids`` at ``positions``, and the rotary angles of those positions (None without rope).
+
+        Without rope a position's learned embedding is added to the
+        character's; with it, positions enter attention only (:func:`rotary`).
+        """
+        if self.pos is not None:
+            return self.tok(ids) + self.pos(positions), None
+        cos, sin = rotary_table(self.cfg.block_size, self.cfg.d_model // self.cfg.n_head)
+        return self.tok(ids), (cos[positions], sin[positions])
 
     def read_groups(self, prompts: torch.Tensor, continuations: torch.Tensor) -> torch.Tensor:
         """Logits after a prompt and after each token of several continuations of it, in one pass.
@@ -176,9 +234,9 @@ class Policy(nn.Module):
         visible = (owner[None, :] == -1) | (owner[None, :] == owner[:, None])
         allowed = visible & (positions[None, :] <= positions[:, None])
         bias = torch.zeros(allowed.shape).masked_fill_(~allowed, float("-inf"))
-        x = self.tok(torch.cat([prompts, continuations.reshape(n_prompts, groups * steps)], dim=1)) + self.pos(positions)
+        x, turns = self.embed(torch.cat([prompts, continuations.reshape(n_prompts, groups * steps)], dim=1), positions)
         for block in self.blocks:
-            x, _ = block(x, bias=bias)
+            x, _ = block(x, bias=bias, turns=turns)
         logits = self.head(self.ln_f(x))
         after_prompt = logits[:, None, prompt_len - 1:prompt_len].expand(-1, groups, -1, -1)
         after_tokens = logits[:, prompt_len:].reshape(n_prompts, groups, steps, -1)
@@ -202,12 +260,15 @@ def widened(policy: Policy, block_size: int) -> Policy:
     start from a fresh initialisation (drawn from torch's global generator,
     so seed it first). ``process-base`` (chapter 2) continues ``base``'s
     pretrained policy this way with a longer context for its longer prompts.
+    A policy with rotary positions has no position weights: its copy is
+    whole.
     """
     if block_size < policy.cfg.block_size:
         raise ValueError(f"cannot shorten a context of {policy.cfg.block_size} to {block_size}")
     wider = Policy(replace(policy.cfg, block_size=block_size))
     state = policy.state_dict()
-    state["pos.weight"] = torch.cat([state["pos.weight"], wider.pos.weight.detach()[policy.cfg.block_size:]])
+    if wider.pos is not None:
+        state["pos.weight"] = torch.cat([state["pos.weight"], wider.pos.weight.detach()[policy.cfg.block_size:]])
     wider.load_state_dict(state)
     return wider
 

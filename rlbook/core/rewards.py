@@ -25,7 +25,7 @@ from typing import ClassVar, Protocol
 
 import numpy as np
 
-from .world import EOT, Task, parse_prompt
+from .world import EOT, SEPARATOR, Task, parse_prompt
 
 STATUSES = ("accepted", "incorrect", "malformed", "incomplete", "unverifiable")
 """Every status a verifier can give; only ``accepted`` can earn the full reward."""
@@ -112,7 +112,8 @@ def _unverifiable_reason(prompt: object, completion: object) -> str:
         return f"the prompt is a {type(prompt).__name__}, not text"
     if not isinstance(completion, str):
         return f"the completion is a {type(completion).__name__}, not text"
-    return f"prompt {_show(prompt)} is not 'U:a+b?|A:' or 'U:a+b+c?|A:' with digits 0-9"
+    return (f"prompt {_show(prompt)} is not 'U:a+b?|A:' or 'U:a+b+c?|A:' with digits 0-9, "
+            "nor '#a+b=' with a and b from 10 to 99")
 
 
 INCOMPLETE_REASON = f"no end-of-turn mark {EOT!r}: the token budget ended the episode"
@@ -160,13 +161,17 @@ class ExactVerifier:
     2. no end-of-turn mark -> incomplete (the token budget stopped it);
     3. text after the first end-of-turn mark, or an answer not in canonical
        format -> malformed. Single-step: one number; multi-step: two numbers
-       ``s1,s2`` separated by one comma;
+       ``s1,s2`` separated by one comma; worked (``#a+b=``): the number after
+       the last ``;``, or the whole answer when it has none;
     4. the (final) number differs from the sum -> incorrect;
     5. otherwise accepted, reward 1.0. Every other status earns 0.0.
 
     In the multi-step world the outcome judges only the final number ``s2``
     against ``a+b+c``: it is deliberately blind to the step ``s1``, which is
-    :func:`process_score`'s business. The verifier never raises.
+    :func:`process_score`'s business. In the worked world (chapter 7) it never
+    reads the working before the last ``;``: ``7+8=15,4+3+1=8;85#`` and
+    ``nonsense;85#`` both earn 1.0 for 47+38, an outcome-only reward.
+    The verifier never raises.
 
     Versions (chapter 5's reward versioning; see :attr:`VERSIONS`): ``"1.0"``
     is strict; ``"2.0"`` drops spaces around each number and leading zeros,
@@ -206,13 +211,27 @@ class ExactVerifier:
         answer, _, after = completion.partition(EOT)
         if after:
             return self._verdict(0.0, "malformed", f"text after the end-of-turn mark: {_show(after)}")
-        numbers, problem = self._read_answer(answer, len(task.steps))
+        if task.world == "worked":
+            numbers, problem = self._read_final(answer)
+        else:
+            numbers, problem = self._read_answer(answer, len(task.steps))
         if numbers is None:
             return self._verdict(0.0, "malformed", problem)
         final = numbers[-1]
         if final != str(task.answer):
             return self._verdict(0.0, "incorrect", f"answer {final} != {_expression(task)}")
         return self._verdict(1.0, "accepted", f"answer {final} = {task.name}")
+
+    def _read_final(self, answer: str) -> tuple[list[str] | None, str]:
+        """The worked world's final number (after the last ``;``, else the whole answer), or None and what is wrong."""
+        if answer == "":
+            return None, "empty answer: only the end-of-turn mark"
+        _, separator, final = answer.rpartition(SEPARATOR)
+        digits, problem = read_number(final, lenient=self.lenient)
+        if digits is None:
+            label = f"the number after the last {SEPARATOR!r}" if separator else "answer"
+            return None, f"{label} {_show(final)} {problem}"
+        return [digits], ""
 
     def _read_answer(self, answer: str, n_numbers: int) -> tuple[list[str] | None, str]:
         """The answer's numbers, or None and what is wrong with its format."""

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from . import advantages as adv_lib
-from . import losses
+from . import losses, styles
 from . import rewards as rw
 from .adamw import AdamW
 from .choices import check_choice
@@ -55,7 +55,8 @@ class RLConfig:
     A choice field refuses any value but those listed (ValueError naming the
     field and the values, :mod:`rlbook.core.choices`). The fields:
 
-    - ``world``: the task, ``"single"`` (a+b) or ``"multi"`` (a+b+c) (:data:`rlbook.core.world.WORLDS`);
+    - ``world``: the task, ``"single"`` (a+b), ``"multi"`` (a+b+c) or ``"worked"`` (a+b= with a, b from 10 to 99,
+      answered directly or with its working) (:data:`rlbook.core.world.WORLDS`);
     - ``steps``: RL steps; ``group_size``: answers sampled per prompt (G);
     - ``prompts_per_step``: prompts drawn per step, 0 for every training prompt;
     - ``temperature``: the sampling temperature; ``budget``: the token budget of an answer;
@@ -199,6 +200,9 @@ def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int, verifie
     ``train_reward`` is the training reward (``verifier``, default the run's
     own) of the train prompts' samples. The sampler's seed depends only on
     (seed, step), so evaluating never disturbs the training run's random stream.
+    In the worked world (chapter 7) it also records the held-out answers'
+    styles, lengths and accuracy by style (:func:`rlbook.core.styles.style_summary`)
+    and the policy's style choice (:func:`rlbook.core.styles.choice_entropy`).
     """
     exact = rw.get_verifier("exact")
     heldout = evaluate(policy, split("heldout", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact,
@@ -215,6 +219,9 @@ def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int, verifie
              "heldout_status_counts": heldout.status_counts()}
     if cfg.world == "multi":
         entry["heldout_step_validity"] = step_validity(heldout)
+    if cfg.world == "worked":
+        entry["heldout_styles"] = styles.style_summary(heldout)
+        entry["heldout_choice"] = styles.choice_entropy(policy, split("heldout", cfg.world))
     return entry
 
 

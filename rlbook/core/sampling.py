@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 import torch
 
 from .policy import Policy
-from .world import BUDGET, EOT_ID, VOCAB, encode
+from .world import BUDGET, EOT_ID, TOKENS, encode
 
 # Token id i as the byte of its character, to decode a batch of rollouts in one translation.
-_ASCII = bytes(ord(ch) for ch in VOCAB).ljust(256, b"\x00")
+_ASCII = bytes(ord(ch) for ch in TOKENS).ljust(256, b"\x00")
 
 
 @dataclass
@@ -207,5 +207,5 @@ def _children(prefix: torch.Tensor, token: torch.Tensor) -> tuple[torch.Tensor, 
     branch (a memorised sum is written the same way in most samples), so
     there are far fewer distinct prefixes than rows to read.
     """
-    children, child = torch.unique(prefix * len(VOCAB) + token, sorted=True, return_inverse=True)
-    return children // len(VOCAB), children % len(VOCAB), child
+    children, child = torch.unique(prefix * len(TOKENS) + token, sorted=True, return_inverse=True)
+    return children // len(TOKENS), children % len(TOKENS), child

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 import torch.nn.functional as F
@@ -18,7 +18,7 @@ from .adamw import AdamW
 from .choices import check_choice
 from .policy import Policy, PolicyConfig, widened
 from .progress import progress
-from .world import EOT, WORLDS, Task, encode, equation_line, split
+from .world import EOT, EOT_ID, STYLES, WORLDS, Task, encode, equation_line, split, vocab_size, worked_line
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,13 @@ class PretrainConfig:
     ``world="single"`` streams every pair a+b with digits 0-9;
     ``world="multi"`` streams a mix of ``x+y=z`` lines (x 0-18, y 0-9, so
     that adding a digit to a partial sum is learnable) and ``a+b+c=s1,s2``
-    chains.
+    chains; ``world="worked"`` streams single columns and two-digit sums in
+    both answer styles, never a held-out pair and never a space
+    (:func:`rlbook.core.world.worked_line`), so its ``space_prob`` is 0.
+
+    ``d_model`` (the width) and ``rope`` (rotary positions) shape the policy
+    it trains (:class:`rlbook.core.policy.PolicyConfig`); the vocabulary is
+    the world's (:func:`rlbook.core.world.vocab_size`).
 
     The defaults are the book's ``base`` recipe. Few random spaces
     (``space_prob=0.1``) let 1,100 steps learn most of the addition table in
@@ -53,9 +59,31 @@ class PretrainConfig:
     space_prob: float = 0.1
     chain_share: float = 0.3
     parts: int = 2
+    d_model: int = 32
+    rope: bool = False
 
     def __post_init__(self) -> None:
         check_choice(self, "world", WORLDS)
+        if self.world == "worked" and self.space_prob:
+            raise ValueError(f"the worked world's lines have no spaces; its space_prob is 0, got {self.space_prob}")
+
+    def stream_chars(self) -> int:
+        """How many characters of equation lines pretraining draws its windows from.
+
+        The chat worlds re-read a short stream many times, since it holds
+        every one of their 100 pairs or 1,000 triples many times over. The
+        worked world's stream is as long as the text pretraining reads, so
+        that the policy sees its 7,800 pairs fresh and learns to add them
+        rather than remember a few thousand answers.
+        """
+        if self.world == "worked":
+            return self.steps * self.batch * self.block_size
+        return self.steps * 64 + 10_000
+
+    def policy_config(self) -> PolicyConfig:
+        """The shape of the policy this pretraining trains."""
+        return PolicyConfig(vocab_size=vocab_size(self.world), block_size=self.block_size, d_model=self.d_model,
+                            rope=self.rope)
 
 
 @dataclass(frozen=True)
@@ -67,6 +95,10 @@ class SFTConfig:
     arithmetic learnt in pretraining (0 turns replay off). The default 175
     steps teach the chat format only in part: ``base`` answers about half of
     the held-out sums right though it knows more of them in plain text.
+
+    ``worked_share`` (worked world only, where it must be given) is the
+    share of the examples written in the worked style, spread evenly over
+    them (:func:`sft_tasks`); the others answer directly.
 
     Each step's gradient is clipped to a norm of ``max_grad_norm`` (None:
     no clipping). Without it, a late loss spike could wreck a run: one seed
@@ -81,6 +113,7 @@ class SFTConfig:
     replay: float = 1.0
     replay_batch: int = 64
     max_grad_norm: float | None = 1.0
+    worked_share: float | None = None
 
 
 def _stream_tasks(cfg: PretrainConfig, rng: random.Random) -> Task:
@@ -92,11 +125,19 @@ def _stream_tasks(cfg: PretrainConfig, rng: random.Random) -> Task:
 
 
 def equation_stream(cfg: PretrainConfig, chars: int, seed: int) -> torch.Tensor:
-    """Token ids of a random stream of about ``chars`` characters of equation lines."""
+    """Token ids of a random stream of about ``chars`` characters of equation lines.
+
+    The worked world's stream starts with an end mark, so that every line
+    follows one, as a worked prompt does.
+    """
     rng = random.Random(seed)
-    lines, total = [], 0
+    excluded = frozenset(t.operands for t in split("heldout", "worked")) if cfg.world == "worked" else frozenset()
+    lines, total = [EOT] if cfg.world == "worked" else [], 0
     while total < chars:
-        line = equation_line(_stream_tasks(cfg, rng), rng, cfg.space_prob)
+        if cfg.world == "worked":
+            line = worked_line(rng, excluded)
+        else:
+            line = equation_line(_stream_tasks(cfg, rng), rng, cfg.space_prob)
         lines.append(line)
         total += len(line)
     return torch.tensor(encode("".join(lines)), dtype=torch.long)
@@ -121,10 +162,32 @@ def adamw(parameters, lr: float, weight_decay: float = 0.0) -> AdamW:
     return AdamW(parameters, lr=lr, weight_decay=weight_decay)
 
 
-def random_windows(stream: torch.Tensor, batch: int, block_size: int, gen: torch.Generator) -> torch.Tensor:
-    """``batch`` windows of ``block_size + 1`` consecutive token ids, starting at random places in ``stream``."""
-    starts = torch.randint(0, len(stream) - block_size - 1, (batch,), generator=gen)
+def random_windows(stream: torch.Tensor, batch: int, block_size: int, gen: torch.Generator,
+                   starts: torch.Tensor | None = None) -> torch.Tensor:
+    """``batch`` windows of ``block_size + 1`` consecutive token ids, starting at random places in ``stream``.
+
+    ``starts`` (default: anywhere) lists the places a window may start at
+    (:func:`line_starts`).
+    """
+    if starts is None:
+        starts = torch.randint(0, len(stream) - block_size - 1, (batch,), generator=gen)
+    else:
+        starts = starts[torch.randint(0, len(starts), (batch,), generator=gen)]
     return stream[starts[:, None] + torch.arange(block_size + 1)]
+
+
+def line_starts(cfg: PretrainConfig, stream: torch.Tensor) -> torch.Tensor | None:
+    """Where pretraining's windows start: anywhere in the chat worlds (None); in the worked world at an end mark.
+
+    A worked window then reads as a prompt does, the end mark of the line
+    before and a whole line after it, and the text that a worked line
+    copies from its sum is never cut off; every position of it teaches
+    something (chapter 7).
+    """
+    if cfg.world != "worked":
+        return None
+    marks = (stream == EOT_ID).nonzero().flatten()
+    return marks[marks < len(stream) - cfg.block_size - 1]
 
 
 def descend(opt: AdamW, loss: torch.Tensor, max_norm: float | None = None) -> None:
@@ -182,15 +245,16 @@ def pretrain(cfg: PretrainConfig, seed: int, desc: str = "pretrain", start: Poli
     if cfg.parts < 1 or cfg.batch % cfg.parts:
         raise ValueError(f"parts must be at least 1 and divide the batch of {cfg.batch}, got {cfg.parts}")
     torch.manual_seed(seed)
-    policy = Policy(PolicyConfig(block_size=cfg.block_size)) if start is None else widened(start, cfg.block_size)
-    stream = equation_stream(cfg, chars=cfg.steps * 64 + 10_000, seed=seed)
+    policy = Policy(cfg.policy_config()) if start is None else widened(start, cfg.block_size)
+    stream = equation_stream(cfg, chars=cfg.stream_chars(), seed=seed)
+    starts = line_starts(cfg, stream)
     gen = torch.Generator().manual_seed(seed)
     opt = adamw(policy.parameters(), cfg.lr, weight_decay=0.01)
     with ThreadPoolExecutor(max(1, cfg.parts - 1)) as pool:
         for step in progress(range(cfg.steps), desc=desc):
             for group in opt.param_groups:
                 group["lr"] = pretrain_lr(step, cfg.steps, cfg.lr, cfg.warmup)
-            pretrain_step(policy, opt, random_windows(stream, cfg.batch, cfg.block_size, gen), cfg.parts, pool)
+            pretrain_step(policy, opt, random_windows(stream, cfg.batch, cfg.block_size, gen, starts), cfg.parts, pool)
     return policy
 
 
@@ -235,13 +299,34 @@ def sft_loss(policy: Policy, ids: torch.Tensor, mask: torch.Tensor, windows: tor
     return loss if windows is None else loss + replay * losses[len(ids):].mean()
 
 
+def sft_tasks(world: str, worked_share: float | None) -> list[Task]:
+    """The examples SFT demonstrates: the ``sft`` split, in the worked world with ``worked_share`` of them worked.
+
+    Example i (from 0) is worked when ``floor((i + 1) * share)`` exceeds
+    ``floor(i * share)``, which spreads the worked ones evenly: every other
+    one at 0.5, none at 0, all at 1. Chapter 7's ``worked-base`` shows half
+    its examples worked, ``worked-direct-base`` none.
+    """
+    tasks = split("sft", world)
+    if world != "worked":
+        if worked_share is not None:
+            raise ValueError(f"worked_share is for the worked world's SFT; the {world} world has one answer style")
+        return tasks
+    if worked_share is None or not 0.0 <= worked_share <= 1.0:
+        raise ValueError(f"the worked world's SFT needs worked_share between 0 and 1, got {worked_share!r}")
+    return [replace(t, style=STYLES[int(math.floor((i + 1) * worked_share) > math.floor(i * worked_share))])
+            for i, t in enumerate(tasks)]
+
+
 def sft(policy: Policy, cfg: SFTConfig, stream_cfg: PretrainConfig, seed: int, desc: str = "sft") -> Policy:
-    """Fine-tune on the ``sft`` split's chat examples, loss on answer tokens only, with replay (:func:`sft_loss`)."""
-    ids, mask = chat_batch(split("sft", stream_cfg.world), width=stream_cfg.block_size + 1 if cfg.replay > 0 else 0)
+    """Fine-tune on :func:`sft_tasks`' examples, loss on answer tokens only, with replay (:func:`sft_loss`)."""
+    ids, mask = chat_batch(sft_tasks(stream_cfg.world, cfg.worked_share),
+                           width=stream_cfg.block_size + 1 if cfg.replay > 0 else 0)
     stream = equation_stream(stream_cfg, chars=50_000, seed=seed + 100_000)
+    starts = line_starts(stream_cfg, stream)
     gen = torch.Generator().manual_seed(seed + 100_000)
     opt = adamw(policy.parameters(), cfg.lr)
     for _ in progress(range(cfg.steps), desc=desc):
-        windows = random_windows(stream, cfg.replay_batch, stream_cfg.block_size, gen) if cfg.replay > 0 else None
+        windows = random_windows(stream, cfg.replay_batch, stream_cfg.block_size, gen, starts) if cfg.replay > 0 else None
         descend(opt, sft_loss(policy, ids, mask, windows, cfg.replay), cfg.max_grad_norm)
     return policy

@@ -20,6 +20,7 @@ import os
 import resource
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -68,24 +69,37 @@ def relative_cost(name: str) -> float:
     return rl.steps * (rl.updates_per_batch + 2) * prompts * rl.group_size * rl.budget
 
 
+def root(name: str) -> str:
+    """The run without a parent that ``name`` descends from (itself when it has none): the root of its line."""
+    parent = runs.spec(name).parent
+    return name if parent is None else root(parent)
+
+
 def training_order(pairs: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """``pairs`` ordered so that a worker seldom waits: parents before children, costly runs first.
 
-    Generation by generation (:func:`depth`); within one, the first seed of
-    each base run (it trains the pretraining that every seed shares, see
-    :data:`rlbook.runs.PRETRAIN_SEED`), then RL runs by falling
-    :func:`relative_cost`, then the other seeds of the base runs, which only
-    fine-tune once that pretraining is there, so that no worker waits for it
-    while RL runs are left to train. The last runs to start are cheap, and
-    the workers finish nearly together.
+    A *line* is a run without a parent and every run that descends from
+    it: ``base``'s, and chapter 7's worked world's. First the first seed of
+    each line's root (it trains the pretraining that every seed shares, see
+    :data:`rlbook.runs.PRETRAIN_SEED`), the largest line first; then line
+    by line, the largest first, so that a smaller line's pretraining trains
+    while the other workers have the larger line's runs to train. Within a
+    line, generation by generation (:func:`depth`); within one, the first
+    seed of each base run, then RL runs by falling :func:`relative_cost`,
+    then the other seeds of the base runs, which only fine-tune once that
+    pretraining is there, so that no worker waits for it while RL runs are
+    left to train. The last runs to start are cheap, and the workers finish
+    nearly together.
     """
     first_seed = {name: min(seed for n, seed in pairs if n == name) for name, _ in pairs}
+    size = Counter(root(name) for name, _ in pairs)
 
     def key(pair: tuple[str, int]) -> tuple:
         name, seed = pair
-        rl = runs.spec(name).rl
+        rl, line = runs.spec(name).rl, root(name)
         rank = 1 if rl is not None else (0 if seed == first_seed[name] else 2)
-        return depth(name), rank, 0.0 if rl is None else -relative_cost(name), seed
+        starts_line = name == line and rank == 0
+        return not starts_line, -size[line], line, depth(name), rank, 0.0 if rl is None else -relative_cost(name), seed
 
     return sorted(pairs, key=key)
 

@@ -14,7 +14,7 @@ from rlbook import record as rec
 from rlbook.core.reward_model import JudgeVerifier
 from rlbook.core.rewards import STATUSES, get_verifier
 from rlbook.core.rl import RLConfig
-from rlbook.core.world import split
+from rlbook.core.world import TEMPLATES, split
 from rlbook.record.schema import field_error
 
 from .catalogue import PRETRAIN_SEED, RunSpec
@@ -28,7 +28,7 @@ def common_record(s: RunSpec, seed: int, threads: int, log: dict, cfg: RLConfig,
     counts = {name: len(split(name, world)) for name in ("sft", "train", "heldout", "validation", "test")}
     record = rec.new_record(
         s.name, seed=seed, threads=threads, status=log["status"], base_policy=base,
-        prompt_template="U:a+b?|A:" if world == "single" else "U:a+b+c?|A:",
+        prompt_template=TEMPLATES[world],
         prompt_split={"world": world, "train": "sft" if s.rl is None else "train", "counts": counts})
     for i, c in enumerate(log["checkpoints"]):
         rec.add_checkpoint(record, c["step"], c["step"], f"log.pt#checkpoints[{i}]", c["weights_hash"])

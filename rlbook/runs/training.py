@@ -42,7 +42,7 @@ from .cache import (
     write_file,
     write_run,
 )
-from .catalogue import DEFAULT_THREADS, JUDGE, JUDGE_PARENT, PRETRAIN_SEED, RunSpec, spec
+from .catalogue import DEFAULT_THREADS, JUDGE, JUDGE_PARENT, PRETRAIN_SEED, WORKED, RunSpec, spec
 from .records import base_record, rl_record
 
 
@@ -216,7 +216,8 @@ def _train_base(s: RunSpec, parent: Run | None, seed: int, threads: int) -> tupl
     Checkpoints 0 (pretrained) and 1 (after SFT), each evaluated with this run's seed.
     """
     world = s.pretrain.world
-    probe = RLConfig(world=world, budget=BUDGET if world == "single" else 8, eval_n=32 if world == "single" else 16)
+    budget, eval_n = {"single": (BUDGET, 32), "multi": (8, 16), "worked": (WORKED.budget, WORKED.eval_n)}[world]
+    probe = RLConfig(world=world, budget=budget, eval_n=eval_n)
     policy, pretrain_seconds, trained = _pretrained(s, parent, threads)
     log = dict(new_log(), status="completed",
                timing={"pretrain_seconds": pretrain_seconds, "pretrained_now": trained, "pretrain_seed": PRETRAIN_SEED})

@@ -101,7 +101,13 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     reward (chapter 4's ``rm`` runs) and a temperature other than
     1: rlbook samples from logits / T but trains on the log-probs at T = 1,
     TRL uses T for both, and no ``GRPOConfig`` does what rlbook does.
+    The worked world's runs (chapter 7) raise ValueError too: their policy
+    has rotary positions, and the bridge's model (:func:`rlbook.trl.model.gpt2_config`)
+    learns its positions.
     """
+    if cfg.world == "worked":
+        raise ValueError("the worked world's policy turns queries and keys by rotary positions; the bridge hands TRL "
+                         "a GPT-2 model, whose positions are learned embeddings")
     if cfg.stale or cfg.selection != "none" or cfg.faults:
         raise ValueError("TRL has no equivalent of stale rollouts, selection rules or injected faults")
     if cfg.verifier not in rw.VERIFIERS:

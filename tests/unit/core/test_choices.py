@@ -60,5 +60,5 @@ def test_faults_are_step_kind_pairs_of_known_kinds():
 
 def test_the_pretraining_world_is_checked_too():
     assert PretrainConfig(world="multi").world == "multi"
-    with pytest.raises(ValueError, match=r"PretrainConfig.world = 'singel' is not one of \('single', 'multi'\)"):
+    with pytest.raises(ValueError, match=r"PretrainConfig.world = 'singel' is not one of \('single', 'multi', 'worked'\)"):
         PretrainConfig(world="singel")

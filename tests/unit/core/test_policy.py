@@ -10,6 +10,8 @@ from rlbook.core.policy import (
     PolicyConfig,
     attend_written,
     causal_bias,
+    rotary,
+    rotary_table,
     token_logprobs,
     weights_hash,
     widened,
@@ -230,3 +232,74 @@ def test_attend_written_equals_the_fused_kernel_under_any_mask():
     bias = torch.zeros(7, 7).masked_fill_(~allowed, float("-inf"))
     fused = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
     assert torch.allclose(attend_written(q, k, v, bias), fused, atol=1e-6)
+
+
+# ---------------------------------------------------------------- rotary positions (the worked world, chapter 7)
+
+def rope(seed: int = 0, **cfg) -> Policy:
+    return fresh(seed, vocab_size=22, block_size=32, d_model=48, rope=True, **cfg)
+
+
+def test_rope_is_off_by_default_and_a_rope_policy_has_no_position_weights():
+    assert PolicyConfig().rope is False and fresh().pos is not None
+    policy = rope()
+    assert policy.pos is None and not any(name.startswith("pos.") for name in policy.state_dict())
+    assert policy.num_parameters() == fresh(vocab_size=22, block_size=32, d_model=48).num_parameters() - 32 * 48
+
+
+def test_turning_queries_and_keys_makes_their_products_depend_on_the_distance_only():
+    cos, sin = rotary_table(32, 12)
+    q, k = torch.randn(1, 1, 1, 12), torch.randn(1, 1, 1, 12)
+
+    def product(i: int, j: int) -> torch.Tensor:
+        return (rotary(q, cos[i:i + 1], sin[i:i + 1]) * rotary(k, cos[j:j + 1], sin[j:j + 1])).sum()
+
+    assert torch.allclose(product(9, 4), product(25, 20), atol=1e-5)
+    assert torch.allclose(product(3, 3), (q * k).sum(), atol=1e-5)  # same place: no turn between them
+    assert not torch.allclose(product(9, 4), product(9, 5), atol=1e-3)
+    assert torch.allclose(rotary(q, cos[5:6], sin[5:6]).norm(), q.norm(), atol=1e-5)  # a turn keeps the length
+
+
+def test_rotary_table_refuses_an_odd_head_width():
+    with pytest.raises(ValueError, match="odd"):
+        rotary_table(8, 5)
+
+
+def test_a_rope_policy_reads_a_text_the_same_wherever_it_stands():
+    policy = rope(1)
+    ids = torch.tensor([encode("#47+38=7+8=15,4+3+1=8;85#")])
+    assert torch.allclose(policy(ids)[0], policy(ids, start=6)[0], atol=1e-5)
+
+
+def test_a_rope_policy_continues_from_its_cache_and_reads_groups_as_it_reads_rows():
+    policy = rope(2)
+    ids = torch.tensor([encode("#47+38=7+8=15;85#"), encode("#12+34=46#9+9=18#")])
+    full, _ = policy(ids)
+    head, cache = policy(ids[:, :7])
+    pieces = [head]
+    for t in range(7, ids.shape[1]):
+        logits, cache = policy(ids[:, t:t + 1], cache, start=t)
+        pieces.append(logits)
+    assert torch.allclose(torch.cat(pieces, dim=1), full, atol=1e-5)
+    continuations = torch.stack([ids[:, 7:], ids[:, 7:].flip(0)])  # (2 prompts, 2 continuations, 10 tokens)
+    groups = policy.read_groups(ids[:, :7], continuations)
+    for p in range(2):
+        for g in range(2):
+            alone, _ = policy(torch.cat([ids[p, :7], continuations[p, g]])[None])
+            assert torch.allclose(groups[p, g], alone[0, -11:], atol=1e-5)
+
+
+def test_a_rope_checkpoint_round_trips_and_an_old_one_loads_without_rope():
+    policy = rope(3)
+    again = Checkpoint.from_data(Checkpoint.of(policy, "w@0").to_data())
+    assert again.config.rope and weights_hash(again.load()) == weights_hash(policy)
+    old = Checkpoint.of(fresh(3), "base@0").to_data()
+    del old["config"]["rope"]  # written before the option existed
+    assert Checkpoint.from_data(old).config == PolicyConfig()
+
+
+def test_widened_copies_a_rope_policy_whole():
+    policy = rope(4)
+    wider = widened(policy, 40)
+    ids = torch.tensor([encode("#47+38=85#")])
+    assert wider.cfg.block_size == 40 and torch.equal(wider(ids)[0], policy(ids)[0])

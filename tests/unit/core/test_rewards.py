@@ -296,3 +296,47 @@ def test_score_judges_each_distinct_pair_once_and_keeps_row_order():
     row_by_row = [exact(p, c) for p, c in zip(prompts, completions)]
     assert rewards.tolist() == [v.reward for v in row_by_row]
     assert statuses == [v.status for v in row_by_row]
+
+
+# ---------------------------------------------------------------- the worked world (chapter 7)
+
+W = "#47+38="            # worked world, answer 85
+
+
+@pytest.mark.parametrize("completion, reward, status", [
+    ("85#", 1.0, "accepted"),                       # direct
+    ("7+8=15,4+3+1=8;85#", 1.0, "accepted"),        # worked
+    ("anything at all;85#", 1.0, "accepted"),       # the working is never read: outcome only
+    ("7+8=15,4+3+1=8;84#", 0.0, "incorrect"),
+    ("7+8=15,4+3+1=9;85#", 1.0, "accepted"),        # wrong working, right sum: still paid
+    ("84#", 0.0, "incorrect"),
+    ("7+8=15,4+3+1=8;85", 0.0, "incomplete"),       # the budget stopped it
+    ("7+8=15,4", 0.0, "incomplete"),
+    ("7+8=15;#", 0.0, "malformed"),                 # nothing after the last ;
+    ("1;2;85#", 1.0, "accepted"),                   # the last ; counts
+    ("85;#", 0.0, "malformed"),
+    ("8 5#", 0.0, "malformed"),
+    ("085#", 0.0, "malformed"),
+    ("#", 0.0, "malformed"),
+    ("85#1", 0.0, "malformed"),                     # text after the end mark
+])
+def test_the_exact_verifier_reads_only_the_number_after_the_last_separator(completion, reward, status):
+    v = ExactVerifier()(W, completion)
+    assert (v.reward, v.status) == (reward, status), v.reason
+
+
+def test_worked_reasons_name_the_final_number():
+    assert ExactVerifier()(W, "7+8=15;8x#").reason == ("the number after the last ';' '8x' contains a character "
+                                                       "that is not a digit 'x' (LATIN SMALL LETTER X)")
+    assert ExactVerifier()(W, "8x#").reason.startswith("answer '8x' contains")
+    assert ExactVerifier()(W, "7+8=15,4+3+1=8;85#").reason == "answer 85 = 47+38"
+
+
+def test_version_two_is_lenient_about_the_final_number_of_a_worked_answer():
+    assert ExactVerifier("2.0")(W, "7+8=15,4+3+1=8; 085#").status == "accepted"
+    assert ExactVerifier("1.0")(W, "7+8=15,4+3+1=8; 085#").status == "malformed"
+
+
+def test_a_plain_prompt_without_its_end_mark_is_unverifiable_and_says_what_is_expected():
+    v = ExactVerifier()("47+38=", "85#")
+    assert v.status == "unverifiable" and "'#a+b=' with a and b from 10 to 99" in v.reason

@@ -166,3 +166,18 @@ def test_zero_variance_split_and_fraction_are_one_definition_under_a_shaped_rewa
     assert m["zero_variance_frac"] == pytest.approx(1 / 2)  # the groups of equal rewards: 1.5 x 4 and 0.5 x 4
     assert m["zero_variance_all_right"] == pytest.approx(1 / 4) and m["zero_variance_all_wrong"] == pytest.approx(1 / 4)
     assert m["zero_variance_all_right"] + m["zero_variance_all_wrong"] == m["zero_variance_frac"]
+
+
+def test_a_worked_world_checkpoint_records_its_answers_styles_and_style_choice():
+    from rlbook.core.rl import checkpoint_eval
+
+    torch.manual_seed(0)
+    policy = Policy(PolicyConfig(vocab_size=22, block_size=32, d_model=16, rope=True))
+    cfg = RLConfig(world="worked", budget=24, eval_n=1)
+    entry = checkpoint_eval(policy, cfg, seed=0, step=0)
+    styles, choice = entry["heldout_styles"], entry["heldout_choice"]
+    assert styles["worked"] + styles["direct"] == 300  # one answer to each held-out prompt
+    assert entry["heldout_expected_reward"] == (styles["worked_accepted"] + styles["direct_accepted"]) / 300
+    assert 1 <= styles["mean_length"] <= 24
+    assert 0 <= choice["style"] <= np.log(2) + 1e-6 and 0 <= choice["p_worked"] <= 1
+    assert "heldout_styles" not in checkpoint_eval(Policy(), RLConfig(eval_n=1), seed=0, step=0)

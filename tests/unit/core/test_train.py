@@ -18,14 +18,17 @@ from rlbook.core.train import (
     chat_batch,
     descend,
     equation_stream,
+    line_starts,
     next_char_loss,
     part_gradients,
     pretrain,
     pretrain_lr,
+    random_windows,
     sft,
     sft_loss,
+    sft_tasks,
 )
-from rlbook.core.world import EOT_ID, Task, decode, encode, split
+from rlbook.core.world import EOT_ID, Task, WorkedTask, decode, encode, split
 
 TINY = PretrainConfig(steps=30, batch=32, warmup=5)
 
@@ -235,3 +238,61 @@ def test_descend_clips_the_gradient_to_max_norm_when_asked():
 
 def test_sft_clips_by_default():
     assert SFTConfig().max_grad_norm == 1.0
+
+
+# ---------------------------------------------------------------- the worked world (chapter 7)
+
+WORKED = PretrainConfig(world="worked", steps=20, batch=16, block_size=32, warmup=5, space_prob=0.0, d_model=48,
+                        rope=True)
+
+
+def test_the_worked_pretraining_shapes_a_wider_rope_policy_over_22_characters():
+    assert WORKED.policy_config() == PolicyConfig(vocab_size=22, block_size=32, d_model=48, rope=True)
+    assert PretrainConfig().policy_config() == PolicyConfig()  # the chat worlds' policy, as before
+    with pytest.raises(ValueError, match="no spaces"):
+        PretrainConfig(world="worked", space_prob=0.1)
+
+
+def test_the_worked_stream_is_as_long_as_the_text_pretraining_reads_and_starts_with_an_end_mark():
+    assert WORKED.stream_chars() == 20 * 16 * 32
+    assert PretrainConfig().stream_chars() == 1100 * 64 + 10_000  # the chat worlds' short stream, as before
+    stream = equation_stream(WORKED, chars=2000, seed=1)
+    text = decode(stream)
+    assert text[0] == "#" and text.endswith("#") and len(text) >= 2000
+    held = {t.prompt for t in split("heldout", "worked")}
+    assert not any(f"#{line}".startswith(prompt) for line in text[1:-1].split("#") for prompt in held
+                   if line[2:3] == "+")
+
+
+def test_worked_windows_start_at_an_end_mark_so_they_read_as_prompts():
+    stream = equation_stream(WORKED, chars=3000, seed=2)
+    starts = line_starts(WORKED, stream)
+    assert line_starts(PretrainConfig(), stream) is None
+    assert (stream[starts] == EOT_ID).all() and int(starts.max()) < len(stream) - WORKED.block_size - 1
+    windows = random_windows(stream, 50, WORKED.block_size, torch.Generator().manual_seed(0), starts)
+    assert windows.shape == (50, 33) and (windows[:, 0] == EOT_ID).all()
+
+
+def test_sft_tasks_spread_the_worked_examples_evenly():
+    half = sft_tasks("worked", 0.5)
+    assert [t.style for t in half[:4]] == ["direct", "worked", "direct", "worked"]
+    assert sum(t.style == "worked" for t in half) == 20 and len(half) == 40
+    assert all(t.style == "direct" for t in sft_tasks("worked", 0.0))
+    assert all(t.style == "worked" for t in sft_tasks("worked", 1.0))
+    assert sum(t.style == "worked" for t in sft_tasks("worked", 0.25)) == 10
+    assert sft_tasks("single", None) == split("sft")
+
+
+@pytest.mark.parametrize("world, share", [("worked", None), ("worked", 1.5), ("single", 0.5)])
+def test_sft_tasks_refuse_a_share_that_does_not_fit_the_world(world, share):
+    with pytest.raises(ValueError, match="worked_share"):
+        sft_tasks(world, share)
+
+
+def test_worked_sft_demonstrates_the_styles_it_is_given(one_thread):
+    policy = pretrain(WORKED, seed=0)
+    assert policy.cfg.rope and policy.cfg.vocab_size == 22
+    ids, mask = chat_batch([WorkedTask((47, 38), "worked")])
+    before = float(sft_loss(policy, ids, mask).detach())
+    sft(policy, SFTConfig(steps=15, replay_batch=8, worked_share=1.0), WORKED, seed=0)
+    assert float(sft_loss(policy, ids, mask).detach()) < before

@@ -159,3 +159,81 @@ def test_equation_line_is_reproducible_from_the_rng():
     a = [equation_line(Task((1, 2)), random.Random(7)) for _ in range(3)]
     assert a[0] == a[1] == a[2]
     assert all(ch in VOCAB for ch in a[0])
+
+
+# ---------------------------------------------------------------- the worked world (chapter 7)
+
+def test_the_worked_world_adds_one_character_after_the_chat_vocabulary():
+    assert world.TOKENS[:21] == VOCAB and world.TOKENS[21] == world.SEPARATOR == ";"
+    assert encode(";") == [21] and decode([21, 20]) == ";#"
+    assert world.vocab_size("single") == world.vocab_size("multi") == 21 and world.vocab_size("worked") == 22
+    with pytest.raises(ValueError, match="unknown world"):
+        world.vocab_size("triple")
+
+
+def test_a_worked_task_writes_its_prompt_and_both_styles_by_hand():
+    t = world.WorkedTask((47, 38))
+    assert (t.world, t.prompt, t.answer, t.name) == ("worked", "#47+38=", 85, "47+38")
+    assert t.completion == "85#" and t.working == "7+8=15,4+3+1=8"
+    assert world.WorkedTask((47, 38), "worked").completion == "7+8=15,4+3+1=8;85#"
+    assert world.WorkedTask((41, 32), "worked").completion == "1+2=3,4+3=7;73#"  # no carry, no "+0"
+    assert world.WorkedTask((99, 99), "worked").completion == "9+9=18,9+9+1=19;198#"
+    assert len(world.WorkedTask((99, 99), "worked").completion) <= world.WORKED_BUDGET
+
+
+def test_every_worked_answer_of_every_pair_ends_with_its_sum_after_the_last_separator():
+    for t in world.all_tasks("worked"):
+        text = world.WorkedTask(t.operands, "worked").completion.removesuffix(EOT)
+        assert text.rpartition(";")[2] == str(t.answer)
+        units, tens = text.partition(";")[0].split(",")
+        for column in (units, tens):
+            terms, _, total = column.partition("=")
+            assert sum(map(int, terms.split("+"))) == int(total)
+
+
+@pytest.mark.parametrize("bad", [{"operands": (9, 38)}, {"operands": (47, 100)}, {"operands": (47, 38, 1)},
+                                 {"operands": (47, 38), "style": "shown"}])
+def test_a_worked_task_refuses_other_operands_and_styles(bad):
+    with pytest.raises(ValueError):
+        world.WorkedTask(**bad)
+
+
+def test_plain_prompts_parse_to_worked_tasks_and_chat_prompts_as_before():
+    assert parse_prompt("#47+38=") == world.WorkedTask((47, 38))
+    assert parse_prompt("U:3+4?|A:") == Task((3, 4)) and parse_prompt("U:3+4?|A:") != world.WorkedTask((34, 34))
+    for bad in ("47+38=", "#07+38=", "#4+38=", "#47+38", "#47+38=85", "#100+1="):
+        assert parse_prompt(bad) is None
+
+
+def test_answer_style_reads_any_column_as_working():
+    assert world.answer_style("85#") == "direct" and world.answer_style("8") == "direct"
+    assert world.answer_style("7+8=15,4+3+1=8;85#") == "worked"
+    assert world.answer_style("7+8=1") == "worked"  # cut off by the budget, still working
+
+
+def test_the_worked_splits_hold_300_pairs_never_trained_on():
+    sizes = {name: len(split(name, "worked")) for name in ("sft", "train", "heldout", "validation", "test", "all")}
+    assert sizes == {"sft": 40, "train": 300, "heldout": 300, "validation": 150, "test": 150, "all": 8100}
+    held = {t.operands for t in split("heldout", "worked")}
+    assert not held & {t.operands for t in split("train", "worked")}
+    assert {t.operands for t in split("sft", "worked")} <= {t.operands for t in split("train", "worked")}
+    assert all(t.style == "direct" and t.world == "worked" for t in split("all", "worked"))
+
+
+def test_worked_lines_are_columns_or_sums_in_both_styles_and_never_a_held_out_pair():
+    held = frozenset(t.operands for t in split("heldout", "worked"))
+    rng = random.Random(3)
+    lines = [world.worked_line(rng, held) for _ in range(3000)]
+    assert all(line.endswith(EOT) and line.count(EOT) == 1 for line in lines)
+    sums = [line for line in lines if line[2] == "+"]  # a two-digit sum: "47+38=..."
+    columns = [line for line in lines if line[1] == "+"]  # one column: "7+8=15#" or "4+3+1=8#"
+    assert len(sums) + len(columns) == len(lines)
+    assert abs(len(columns) / len(lines) - world.COLUMN_SHARE) < 0.05
+    worked = [line for line in sums if world.SEPARATOR in line]
+    assert 0.4 < len(worked) / len(sums) < 0.6
+    for line in sums:
+        task = parse_prompt(EOT + line[:line.index("=") + 1])
+        assert task is not None and task.operands not in held
+        assert line[line.index("=") + 1:] in (world.WorkedTask(task.operands, s).completion for s in world.STYLES)
+    assert {c.count("+") for c in columns} == {1, 2}  # with and without a carry
+    assert all(sum(map(int, c[:c.index("=")].split("+"))) == int(c[c.index("=") + 1:-1]) for c in columns)

@@ -36,7 +36,11 @@ def test_training_order_puts_parents_first_and_costly_runs_early():
     for name, seed in order:
         parent = runs.spec(name).parent
         assert parent is None or order.index((parent, seed)) < order.index((name, seed))
-    assert order[:3] == [("base", 0), ("base", 1), ("base", 2)]
+    # Each line's shared pretraining starts at once, the largest line's first; then that line's runs.
+    assert order[:4] == [("base", 0), ("worked-base", 0), ("base", 1), ("base", 2)]
+    # Chapter 7's line trains its long pretraining while the workers train base's line, and comes after it.
+    line = [pair for pair in order if prefetch.root(pair[0]) == "worked-base"]
+    assert order[-len(line) + 1:] == line[1:] and order.index(("worked-base", 1)) > order.index(("main", 2))
     assert order.index(("process-base", 0)) < order.index(("main", 0))  # a parent of other runs goes first
     # The other seeds of process-base only fine-tune after seed 0's pretraining: they wait behind the RL runs.
     assert order.index(("ppo", 0)) < order.index(("process-base", 1)) < order.index(("process-shaped", 1))

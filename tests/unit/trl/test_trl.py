@@ -63,6 +63,7 @@ def test_batch_splits_over_processes_or_says_why_not():
     (replace(MAIN, loss="cispo", aggregation="seq_mean"), "aggregates over tokens"),
     (replace(MAIN, verifier="judge"), "not a learned judge"),
     (replace(MAIN, advantage="rloo", group_size=1), "groups of at least 2"),
+    (replace(MAIN, world="worked", budget=24), "rotary positions"),
 ])
 def test_choices_without_a_trl_equivalent_are_refused(cfg, words):
     with pytest.raises(ValueError, match=words):
