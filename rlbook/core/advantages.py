@@ -16,6 +16,7 @@ says which convention it follows. TRL's ``GRPOTrainer`` option
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 import torch
@@ -144,6 +145,18 @@ ADVANTAGE_METHODS: dict[str, Callable[..., Tensor]] = {
     "rloo": leave_one_out,
 }
 """The advantage estimators by the name a run configuration uses."""
+
+
+def advantage_params(method: str) -> dict[str, object]:
+    """The settings the advantage method ``method`` uses, with their values: its function's keyword defaults.
+
+    The run record (chapter 8) writes them, so a record names ``eps`` and
+    ``ddof`` only for a method that divides by a standard deviation.
+    """
+    if method not in ADVANTAGE_METHODS:
+        raise ValueError(f"unknown advantage method {method!r}; choose one of {sorted(ADVANTAGE_METHODS)}")
+    parameters = inspect.signature(ADVANTAGE_METHODS[method]).parameters.values()
+    return {p.name: p.default for p in parameters if p.default is not inspect.Parameter.empty}
 
 
 def compute_advantages(rewards, method: str = "centered") -> Tensor:

@@ -9,44 +9,21 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from . import rewards as rw
+from .config import FAULT_KINDS, Guard, RLConfig, check_faults
 from .events import intervention
 from .sampling import Rollouts
 from .world import EOT_ID, STOI
 
-if TYPE_CHECKING:
-    from .rl import RLConfig
-
-FAULT_KINDS = ("verifier_outage", "verifier_timeout", "malformed_burst", "nan_loss")
-"""The faults an :class:`~rlbook.core.rl.RLConfig` can plan at a step (``faults=((step, kind), ...)``, chapter 4):
-the verifier down or hanging (:class:`FaultyVerifier`), a burst of malformed rollouts (:func:`corrupt`), a
-non-finite loss (the loop poisons the batch's advantages)."""
+__all__ = ["FAULT_KINDS", "MALFORMED_BURST", "FaultyVerifier", "Guard", "check_faults", "corrupt", "faults_at",
+           "guard_batch", "intervene", "score_guarded", "trailing_exclusions"]
 
 MALFORMED_BURST = 0.8
 """The share of a batch's rollouts that a ``malformed_burst`` fault corrupts."""
-
-
-@dataclass(frozen=True)
-class Guard:
-    """The response policy: when a batch is excluded, updates paused, or the run aborted (chapter 4).
-
-    - ``max_malformed_rate``: a batch with a larger share of malformed rollouts is excluded;
-    - ``max_verifier_error_rate``: the threshold recorded when a verifier error pauses the updates (any error
-      pauses them: every rollout of the batch is then unverifiable);
-    - ``verifier_timeout_s``: how long the loop waits for the verifier before it counts as hung;
-    - ``abort_after``: that many excluded or paused batches in a row abort the run.
-    """
-
-    max_malformed_rate: float = 0.5
-    max_verifier_error_rate: float = 0.1
-    verifier_timeout_s: float = 2.0
-    abort_after: int = 3
 
 
 class FaultyVerifier:
@@ -145,10 +122,3 @@ def faults_at(cfg: RLConfig, step: int) -> set[str]:
     return {kind for at, kind in cfg.faults if at == step}
 
 
-def check_faults(faults: tuple) -> None:
-    """Raise ValueError unless ``faults`` is a tuple of ``(step, kind)`` pairs, each kind one of :data:`FAULT_KINDS`."""
-    for entry in faults:
-        if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], int)):
-            raise ValueError(f"RLConfig.faults holds (step, kind) pairs, not {entry!r}")
-        if entry[1] not in FAULT_KINDS:
-            raise ValueError(f"RLConfig.faults: {entry[1]!r} is not one of {FAULT_KINDS}")

@@ -304,7 +304,7 @@ class FailOpenVerifier:
         answer = completion.split(EOT)[0]
         try:
             value = int(answer)
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - failing open on any exception is this verifier's flaw
             return self._verdict(1.0, "accepted", f"accepted because parsing failed (fail-open): int({_show(answer)}) "
                                                   f"raised {type(err).__name__}")
         if value == task.answer:

@@ -48,15 +48,21 @@ def _is_package(name: str, root: Path) -> bool:
     return path is not None and path.name == "__init__.py"
 
 
-def imported_modules(name: str, root: Path = ROOT) -> set[str]:
-    """The rlbook modules that module ``name`` imports anywhere in its code (``if TYPE_CHECKING`` blocks aside)."""
+def imported_modules(name: str, root: Path = ROOT, type_only: bool = False) -> set[str]:
+    """The rlbook modules that module ``name`` imports anywhere in its code.
+
+    Imports under ``if TYPE_CHECKING:`` (for annotations only) are left out,
+    as the cache key needs, unless ``type_only`` asks for them too, as the
+    layer test does: a type-only import is still an edge of the design.
+    """
     path = module_path(name, root)
     if path is None:
         raise ValueError(f"{name!r} is not a module of {PACKAGE}")
     package = name if _is_package(name, root) else name.rpartition(".")[0]
     aliases = _aliases()
     found: set[str] = set()
-    for node in _runtime_nodes(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    for node in (ast.walk(tree) if type_only else _runtime_nodes(tree)):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
         elif isinstance(node, ast.ImportFrom):

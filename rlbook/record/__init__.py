@@ -14,13 +14,15 @@ from .io import (
                  add_checkpoint,
                  add_evaluation,
                  add_intervention,
+                 base_policy,
                  environment_versions,
                  load,
                  new_record,
                  save,
+                 task_fields,
 )
 from .schema import RECORD_SCHEMA, RUN_RECORD_FIELDS, RUN_STATUSES, SCHEMA_VERSION, Nullable, RecordError, validate
 
 __all__ = ["RECORD_SCHEMA", "RUN_RECORD_FIELDS", "RUN_STATUSES", "SCHEMA_VERSION", "Nullable", "RecordError",
-           "add_aborted_update", "add_checkpoint", "add_evaluation", "add_intervention", "environment_versions",
-           "load", "new_record", "save", "validate"]
+           "add_aborted_update", "add_checkpoint", "add_evaluation", "add_intervention", "base_policy",
+           "environment_versions", "load", "new_record", "save", "task_fields", "validate"]

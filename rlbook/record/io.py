@@ -16,6 +16,7 @@ import numpy as np
 
 from rlbook.core.events import aborted_update, intervention
 from rlbook.core.source import package_hash
+from rlbook.core.world import SPLITS, TEMPLATES, split
 
 from .reading import load_record
 from .schema import RECORD_SCHEMA, SCHEMA_VERSION, RecordError, check_field, field_error, validate
@@ -80,6 +81,24 @@ def new_record(run_name: str, **fields: Any) -> dict:
         if field in RECORD_SCHEMA:
             check_field(field, value, RECORD_SCHEMA[field])
     return record
+
+
+def task_fields(world: str, trained_on: str) -> dict:
+    """The record's fields about the task, for any trainer: the world's prompt template and its splits' sizes.
+
+    ``trained_on`` names the split the run learned from ("sft" for a base
+    run, "train" for RL). The book's runs and the TRL bridge both fill their
+    records' task from here, with the template and split names of
+    :mod:`rlbook.core.world`.
+    """
+    return {"prompt_template": TEMPLATES[world],
+            "prompt_split": {"world": world, "train": trained_on,
+                             "counts": {name: len(split(name, world)) for name in SPLITS if name != "all"}}}
+
+
+def base_policy(name: str, checkpoint: dict) -> dict:
+    """The record's ``base_policy``: the run a policy started from and one of its checkpoints (its version and hash)."""
+    return {"name": name, "version": checkpoint["version"], "weights_hash": checkpoint["weights_hash"]}
 
 
 def add_checkpoint(record: dict, step: int, policy_version: int, path: str, weights_hash: str) -> dict:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from .cache import cache_key, cache_root, code_hash, entry_path, pretrained_key, pretrained_path
 from .catalogue import DEFAULT_THREADS, MAIN, MULTI, PRETRAIN_SEED, RUNS, RunSpec, spec
-from .training import Judge, Run, load, load_judge
+from .run import Run, RunLike
+from .training import Judge, load, load_judge
 
 __all__ = [
            "DEFAULT_THREADS",
@@ -24,6 +25,7 @@ __all__ = [
            "RUNS",
            "Judge",
            "Run",
+           "RunLike",
            "RunSpec",
            "cache_key",
            "cache_root",

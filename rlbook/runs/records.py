@@ -6,30 +6,23 @@ update, with which evaluations, interventions and cost.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import torch
 
 from rlbook import record as rec
+from rlbook.core.advantages import advantage_params
 from rlbook.core.reward_model import JudgeVerifier
 from rlbook.core.rewards import STATUSES, get_verifier
 from rlbook.core.rl import RLConfig
-from rlbook.core.world import TEMPLATES, split
 from rlbook.record.schema import field_error
 
 from .catalogue import PRETRAIN_SEED, RunSpec
+from .run import Run
 
-if TYPE_CHECKING:
-    from .training import Run
 
 def common_record(s: RunSpec, seed: int, threads: int, log: dict, cfg: RLConfig, base: dict) -> dict:
     """The record fields shared by base and RL runs."""
-    world = cfg.world
-    counts = {name: len(split(name, world)) for name in ("sft", "train", "heldout", "validation", "test")}
-    record = rec.new_record(
-        s.name, seed=seed, threads=threads, status=log["status"], base_policy=base,
-        prompt_template=TEMPLATES[world],
-        prompt_split={"world": world, "train": "sft" if s.rl is None else "train", "counts": counts})
+    record = rec.new_record(s.name, seed=seed, threads=threads, status=log["status"], base_policy=base,
+                            **rec.task_fields(cfg.world, "sft" if s.rl is None else "train"))
     for i, c in enumerate(log["checkpoints"]):
         rec.add_checkpoint(record, c["step"], c["step"], f"log.pt#checkpoints[{i}]", c["weights_hash"])
     for e in log["evals"]:
@@ -43,8 +36,7 @@ def common_record(s: RunSpec, seed: int, threads: int, log: dict, cfg: RLConfig,
 def base_record(s: RunSpec, parent: Run | None, seed: int, threads: int, log: dict, probe: RLConfig) -> dict:
     base = {"name": "random-init", "version": "none", "weights_hash": "none"}
     if parent:
-        first = parent.log["checkpoints"][0]
-        base = {"name": parent.name, "version": first["version"], "weights_hash": first["weights_hash"]}
+        base = rec.base_policy(parent.name, parent.log["checkpoints"][0])
     record = common_record(s, seed, threads, log, probe, base)
     record.update(
         sampling={"temperature": 1.0, "group_size": probe.eval_n, "prompts_per_step": 0, "token_budget": probe.budget},
@@ -62,8 +54,7 @@ def base_record(s: RunSpec, parent: Run | None, seed: int, threads: int, log: di
 def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> dict:
     """The run record of an RL run, filled from its configuration and log."""
     cfg = s.rl
-    last = parent.log["checkpoints"][-1]
-    base = {"name": parent.name, "version": last["version"], "weights_hash": last["weights_hash"]}
+    base = rec.base_policy(parent.name, parent.log["checkpoints"][-1])
     record = common_record(s, seed, threads, log, cfg, base)
     verifier = JudgeVerifier if cfg.verifier == "judge" else get_verifier(cfg.verifier, cfg.verifier_version)
     by_status = sum((torch.bincount(r["statuses"].long(), minlength=len(STATUSES)) for r in log["rollouts"]),
@@ -74,8 +65,7 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
     used = int(sum(int(r["used"].sum()) for r in log["rollouts"] if not _excluded(log, r["step"])))
     steps_done = len(log["metrics"])
     updates = sum(cfg.updates_per_batch for m in log["metrics"] if not m["excluded"])
-    clip = {"eps_low": cfg.eps_low, "eps_high": cfg.eps_high} if cfg.loss == "ppo" else (
-        {"cap_high": cfg.cispo_cap} if cfg.loss == "cispo" else None)
+    clip = cfg.loss_params() or None
     errors = sum(1 for i in log["interventions"] if i["trigger"]["metric"] == "verifier_error_rate")
     record.update(
         sampling={"temperature": cfg.temperature, "group_size": cfg.group_size,
@@ -85,8 +75,7 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
                   "implementation": _implementation(verifier)},
         outcome_labels=labels,
         process_labels={"name": "rlbook.core.rewards.process_score", "version": "1.0"} if cfg.world == "multi" else None,
-        advantage={"method": cfg.advantage if cfg.selection == "none" else "selection: advantage 1 on kept rollouts",
-                   "eps": 1e-6 if cfg.advantage != "centered" else None, "ddof": 0 if cfg.advantage != "centered" else None},
+        advantage=_advantage(cfg),
         update={"loss": cfg.loss, "clip": clip, "aggregation": cfg.aggregation, "lr": cfg.lr, "optimizer": "AdamW",
                 "steps": cfg.steps, "updates_per_batch": cfg.updates_per_batch,
                 "schedule": {"lr": f"linear warm-up over {cfg.warmup} steps, then constant" if cfg.warmup else "constant",
@@ -102,6 +91,14 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
     if "abort" in log:
         record["abort"] = log["abort"]
     return record
+
+
+def _advantage(cfg: RLConfig) -> dict:
+    """The record's ``advantage``: the method and the parameters it really used (None where it has none)."""
+    if cfg.selection != "none":
+        return {"method": "selection: advantage 1 on kept rollouts", "eps": None, "ddof": None}
+    params = advantage_params(cfg.advantage)
+    return {"method": cfg.advantage, "eps": params.get("eps"), "ddof": params.get("ddof")}
 
 
 def _implementation(verifier) -> str:

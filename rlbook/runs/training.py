@@ -13,7 +13,7 @@ import signal
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
@@ -44,55 +44,7 @@ from .cache import (
 )
 from .catalogue import DEFAULT_THREADS, JUDGE, JUDGE_PARENT, PRETRAIN_SEED, WORKED, RunSpec, spec
 from .records import base_record, rl_record
-
-
-@dataclass
-class Run:
-    """A finished run: its record, per-step log, checkpoints and rollouts."""
-
-    name: str
-    seed: int
-    threads: int
-    record: dict
-    log: dict
-    path: Path
-    cached: bool = False
-    seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def metrics(self) -> list[dict]:
-        return self.log["metrics"]
-
-    @property
-    def evals(self) -> list[dict]:
-        return self.log["evals"]
-
-    @property
-    def rollouts(self) -> list[dict]:
-        return self.log["rollouts"]
-
-    @property
-    def steps(self) -> list[int]:
-        """The steps that have a checkpoint."""
-        return [c["step"] for c in self.log["checkpoints"]]
-
-    def policy(self, step: int | None = None) -> Policy:
-        """The policy saved at checkpoint ``step`` (default: the last)."""
-        if step is None:
-            return self.log["checkpoints"][-1]["checkpoint"].load()
-        for c in self.log["checkpoints"]:
-            if c["step"] == step:
-                return c["checkpoint"].load()
-        raise ValueError(f"run {self.name!r} has no checkpoint at step {step}; it has {self.steps}")
-
-    def metric(self, key: str) -> list[float]:
-        """One metric over the run's steps."""
-        return [m.get(key) for m in self.metrics]
-
-    def eval_at(self, step: int | None = None) -> dict:
-        """The independent evaluation at checkpoint ``step`` (default: the last)."""
-        return self.evals[-1] if step is None else next(e for e in self.evals if e["step"] == step)
+from .run import Run
 
 
 def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = False) -> Run:

@@ -10,7 +10,7 @@ from rlbook import record as rec
 from rlbook.core import advantages as adv_lib
 from rlbook.core import rewards as rw
 from rlbook.core.rl import make_verifier
-from rlbook.core.world import EOT_ID, split
+from rlbook.core.world import EOT_ID
 
 from .spec import TRLRun
 from .translation import METRIC_NAMES
@@ -160,13 +160,11 @@ def trl_record(run: TRLRun) -> dict:
     spec, cfg, kwargs = run.spec, run.spec.rl, run.config
     statuses = [s for e in run.captured for s in e["statuses"]]
     labels = {s: statuses.count(s) for s in rw.STATUSES if statuses.count(s)}
-    counts = {name: len(split(name, cfg.world)) for name in ("sft", "train", "heldout", "validation", "test")}
     verifier = make_verifier(cfg)
     scaled = kwargs["scale_rewards"] != "none"
     record = rec.new_record(
         spec.name, seed=run.seed, threads=run.threads, status="completed", base_policy=run.base_policy,
-        prompt_template="U:a+b?|A:" if cfg.world == "single" else "U:a+b+c?|A:",
-        prompt_split={"world": cfg.world, "train": "train", "counts": counts},
+        **rec.task_fields(cfg.world, "train"),
         sampling={"temperature": cfg.temperature, "group_size": cfg.group_size,
                   "prompts_per_step": kwargs["per_device_train_batch_size"] * max(1, len(run.processes))
                   // cfg.group_size,

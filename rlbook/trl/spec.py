@@ -2,14 +2,15 @@
 
 Types only, apart from the trainer and the audit, so that both import them
 and neither imports the other: :mod:`rlbook.trl.trainer` makes a
-:class:`TRLRun`, :mod:`rlbook.trl.audit` and :mod:`rlbook.trl.figures` read one.
+:class:`TRLRun`, which :mod:`rlbook.trl.audit` and :mod:`rlbook.trl.tables` read.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from rlbook.core.config import RLConfig
 from rlbook.core.policy import Policy, PolicyConfig
-from rlbook.core.rl import RLConfig
+from rlbook.runs.run import metric_over_steps
 
 
 @dataclass(frozen=True)
@@ -78,5 +79,5 @@ class TRLRun:
         return next(e for e in self.evals if e["step"] == step)
 
     def metric(self, key: str) -> list:
-        """One metric over the steps that logged it."""
-        return [m[key] for m in self.metrics if key in m]
+        """One metric over the steps, None where a step did not log it, as a book run's (:class:`rlbook.runs.Run`)."""
+        return metric_over_steps(self.metrics, key)

@@ -249,6 +249,9 @@ UNTRANSLATED: dict[str, tuple[str, str, str]] = {
                 "TrainerCallback could stop a run)")),
     "verifier": ("reward", "`verifier='judge'`",
                  "TRL accepts a reward model, but the bridge hands it rlbook's rule-based verifiers only"),
+    "world": ("policy", "`world='worked'`",
+              ("the worked world's policy turns queries and keys by rotary positions; the bridge's GPT-2 model "
+               "learns its positions, so it cannot hold that policy")),
     "temperature": ("sampling", "`temperature` ≠ 1",
                     "rlbook samples at T and learns from the log-probabilities at T = 1; TRL uses T for both"),
 }

@@ -19,7 +19,8 @@ from rlbook import record as rec
 from rlbook import rewards as rw
 from rlbook import rl, runs
 from rlbook.core.rewards import Verdict
-from rlbook.core.rl import Guard, RLConfig, train_rl
+from rlbook.core.config import Guard, RLConfig
+from rlbook.core.rl import train_rl
 
 OUTAGE_REASON = "verifier raised ConnectionError: injected fault: verifier service unavailable"
 
