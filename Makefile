@@ -1,5 +1,5 @@
 # make book   set up .venv (if needed) with the trl extra and build the book into _book/
-# make test   set up .venv (if needed), train the book's missing runs and compute its facts one per core, run the test suite
+# make test   set up .venv (if needed), lint the code with ruff, train the book's missing runs and compute its facts one per core, run the test suite
 # make test-unit  the unit tests only (tests/unit): no trained run, about a minute
 # make readme-figure  redraw docs/workshop.png, the README's figure, from the seed-0 base run
 # make clean  remove the built book and the executed notebooks (not .venv, not the run cache)
@@ -24,6 +24,7 @@ book: setup $(VENV)/.installed-trl
 # missing ones and computing the chapters' facts first, one per core, is faster
 # than the suite doing it one after another (a no-op when the cache is warm).
 test: setup
+	$(BIN)/ruff check rlbook tests
 	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.book.prefetch
 	$(BIN)/python -m pytest -q
 

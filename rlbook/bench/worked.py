@@ -66,8 +66,8 @@ def added_seconds(with_chapter: dict, before_chapter: dict) -> dict:
 def rows(report: dict) -> list[str]:
     """The worked world's rows of the benchmark table."""
     w = report["worked"]
-    lines = [f"| chapter 7: the worked world's pretraining, shared by its base runs and seeds | "
-             f"{fmt(w['pretrain_seconds'], unit=' s')} |"]
+    lines = [(f"| chapter 7: the worked world's pretraining, shared by its base runs and seeds | "
+             f"{fmt(w['pretrain_seconds'], unit=' s')} |")]
     lines += [f"| chapter 7: SFT (`{name}`) | {fmt(w[f'{name}_sft_seconds'], unit=' s')} |"
               for name in chapter_runs(rl=False)]
     for name in chapter_runs(rl=True):

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 F = TypeVar("F", bound=Callable[..., "CheckResult"])
 

@@ -18,10 +18,9 @@ import random
 
 import numpy as np
 
+from rlbook.core import rewards as rw
 from rlbook.core.advantages import group_centered
 from rlbook.core.stats import prob_any_success
-
-from rlbook.core import rewards as rw
 from rlbook.core.world import VOCAB, decode, parse_prompt
 
 from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import threading
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,16 +131,14 @@ def execute_notebook(nb: nbformat.NotebookNode, cwd: Path, page: str, text: str,
                                 record_timing=False, shutdown_kernel="immediate",
                                 resources={"metadata": {"path": str(cwd)}},
                                 extra_arguments=[f"--InlineBackend.figure_formats={figures}"] if figures else [])
-        log_file = open(log, "w", encoding="utf-8") if log else subprocess.DEVNULL
         try:
-            with client.setup_kernel(stderr=log_file, cleanup_kc=True):
+            with (open(log, "w", encoding="utf-8") if log else nullcontext(subprocess.DEVNULL)) as log_file, \
+                    client.setup_kernel(stderr=log_file, cleanup_kc=True):
                 for position, step in enumerate(steps):
                     if stop is not None and stop.is_set():
                         raise Stopped(page)
                     _run_step(client, position, step, nb, page, text, log)
         finally:
-            if log:
-                log_file.close()
             _close_event_loop()
     return nb
 

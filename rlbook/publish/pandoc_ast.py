@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable, Iterator
 
+
 def walk(node, fn: Callable[[dict], list | None]):
     """Rewrite a pandoc JSON tree bottom-up: ``fn(element)`` returns a replacement list, or None to keep it."""
     if isinstance(node, list):

@@ -95,7 +95,7 @@ def cell_options(source: str) -> tuple[dict, str]:
     except yaml.YAMLError as err:
         raise ValueError(f"cell options are not valid YAML: {err}") from None
     if not isinstance(options, dict):
-        raise ValueError(f"cell options must be 'key: value' lines, got {option_text!r}")
+        raise ValueError(f"cell options must be 'key: value' lines, got {option_text!r}")  # noqa: TRY004
     return options, "\n".join(lines[n:])
 
 

@@ -329,7 +329,7 @@ def load_log(path: Path, lists: tuple[str, ...] = LOG_LISTS) -> dict:
     """
     log = torch.load(path, weights_only=True)
     if not isinstance(log, dict):
-        raise ValueError(f"a run log is a dict, not a {type(log).__name__}")
+        raise ValueError(f"a run log is a dict, not a {type(log).__name__}")  # noqa: TRY004
     missing = [k for k in lists if not isinstance(log.get(k), list)]
     if missing:
         raise ValueError(f"the run log lacks its list(s) {', '.join(missing)}")

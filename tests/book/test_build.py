@@ -211,7 +211,7 @@ def test_figures_are_numbered_images_with_alt_text(book):
     tags = Tags()
     tags.feed(text)
     assert tags.images == [("A straight line rising from left to right.", True)]
-    figure = re.search(r'<figure id="fig-line">(.*?)</figure>', text, re.S).group(1)
+    figure = re.search(r'<figure id="fig-line">(.*?)</figure>', text, re.DOTALL).group(1)
     assert re.search(r"Figure\xa01\.1:</span> A line that\s+goes up", figure)
     image = re.search(r'<img src="([^"]+)"', figure).group(1)
     assert (root / "_book" / "chapters" / image).is_file()
@@ -481,8 +481,8 @@ def test_figures_are_svg_as_fig_format_asks_and_the_site_has_its_script_and_sear
 def test_a_page_whose_extra_is_missing_is_left_out_with_one_line(book):
     root, lines = book
     said = [line for line in lines if "03-extra" in line]
-    assert said == ["rlbook build: left out of this build: chapters/03-extra.qmd needs the 'ghost' extra, and "
-                    'no_such_package_here is not installed (pip install -e ".[ghost]", see the README)']
+    assert said == [("rlbook build: left out of this build: chapters/03-extra.qmd needs the 'ghost' extra, and "
+                    'no_such_package_here is not installed (pip install -e ".[ghost]", see the README)')]
     assert not (root / "_book" / "chapters" / "03-extra.html").exists()
     assert "03-extra" not in page(root, "chapters/02-second.html")
     out: list[str] = []

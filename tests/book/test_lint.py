@@ -248,4 +248,4 @@ def test_readme_images_exist_and_ci_runs_the_readme_test_command():
     assert all((ROOT / image).is_file() for image in images), images
     assert "make book" in readme and "make test" in readme
     ci = (ROOT / ".ci" / "run").read_text()
-    assert re.search(r"^make test$", ci, re.M), "CI must run the README's test command"
+    assert re.search(r"^make test$", ci, re.MULTILINE), "CI must run the README's test command"

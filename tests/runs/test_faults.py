@@ -18,8 +18,8 @@ from doubles import StuckVerifier
 from rlbook import record as rec
 from rlbook import rewards as rw
 from rlbook import rl, runs
-from rlbook.core.rewards import Verdict
 from rlbook.core.config import Guard, RLConfig
+from rlbook.core.rewards import Verdict
 from rlbook.core.rl import train_rl
 
 OUTAGE_REASON = "verifier raised ConnectionError: injected fault: verifier service unavailable"

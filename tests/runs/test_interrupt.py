@@ -147,7 +147,7 @@ def slow_cli_run(stderr: str) -> None:
     from rlbook import cli
 
     rl.checkpoint_eval = slow
-    sys.stderr = open(stderr, "w")
+    sys.stderr = open(stderr, "w")  # noqa: SIM115 -- the child's stderr until it exits
     sys.exit(cli.main(["run", "tiny", "--threads", "1"]))
 
 

@@ -119,14 +119,14 @@ def test_verify_judges_any_text_rather_than_refusing_it(capsys):
 
 
 def test_the_installed_command_refuses_a_bad_prompt_without_a_traceback():
-    done = subprocess.run([str(RLBOOK), "sample", "U:3+4", "-n", "2"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([str(RLBOOK), "sample", "U:3+4", "-n", "2"], check=False, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == ("rlbook sample: error: argument prompt: 'U:3+4' is not a task prompt; "
                            "write it like 'U:3+4?|A:' or 'U:3+4+5?|A:'\n")
 
 
 def test_the_installed_command_verifies():
-    done = subprocess.run([str(RLBOOK), "verify", PROMPT, "7#", "--json"], capture_output=True, text=True,
+    done = subprocess.run([str(RLBOOK), "verify", PROMPT, "7#", "--json"], check=False, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0 and done.stderr == ""
     assert json.loads(done.stdout)["status"] == "accepted"
@@ -160,7 +160,7 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly():
     read, write = os.pipe()
     os.close(read)  # like `| head -2` that has already gone: every write gets EPIPE
     try:
-        done = subprocess.run([str(RLBOOK), "verify", PROMPT, "7#"], stdout=write, stderr=subprocess.PIPE, text=True,
+        done = subprocess.run([str(RLBOOK), "verify", PROMPT, "7#"], check=False, stdout=write, stderr=subprocess.PIPE, text=True,
                               timeout=120, env=ENV)
     finally:
         os.close(write)
@@ -168,7 +168,7 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly():
 
 
 def test_a_reason_that_the_terminal_cannot_encode_is_escaped():
-    done = subprocess.run([str(RLBOOK), "verify", PROMPT, "\u0667#"], capture_output=True, timeout=120,
+    done = subprocess.run([str(RLBOOK), "verify", PROMPT, "\u0667#"], check=False, capture_output=True, timeout=120,
                           env={**ENV, "PYTHONIOENCODING": "ascii"})
     assert done.returncode == 0 and done.stderr == b""
     assert b"status: malformed" in done.stdout and b"\\u0667" in done.stdout

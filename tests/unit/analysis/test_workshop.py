@@ -11,11 +11,11 @@ import torch
 
 matplotlib.use("Agg")
 
-from rlbook import workshop  # noqa: E402
-from rlbook.core.evaluate import EvalResult  # noqa: E402
-from rlbook.core.policy import Policy, PolicyConfig, token_logprobs, weights_hash  # noqa: E402
-from rlbook.core.world import EOT, VOCAB, Task, encode  # noqa: E402
-from rlbook.runs import Run  # noqa: E402
+from rlbook import workshop
+from rlbook.core.evaluate import EvalResult
+from rlbook.core.policy import Policy, PolicyConfig, token_logprobs, weights_hash
+from rlbook.core.world import EOT, VOCAB, Task, encode
+from rlbook.runs import Run
 
 PROMPT = "U:1+4?|A:"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import ClassVar
 
 import psutil
 import pytest
@@ -135,7 +136,7 @@ def test_the_update_flop_counts_the_reference_only_for_pairs_not_met_before():
     class Fake:
         # Step 1: one prompt, answers "7#" twice and "8#" twice (two pairs, one read of 9 + 3 x 3 tokens).
         # Step 2: the same pairs again, which the reference has read; step 3: one pair new.
-        rollouts = [{"prompts": ["U:3+4?|A:"], "tokens": torch.tensor([kernels.encode(a) for a in answers])}
+        rollouts: ClassVar[list[dict]] = [{"prompts": ["U:3+4?|A:"], "tokens": torch.tensor([kernels.encode(a) for a in answers])}
                     for answers in (["7###", "7###", "8###", "8###"], ["8###", "7###", "7###", "8###"],
                                     ["7###", "6###", "7###", "7###"])]
 
@@ -162,7 +163,7 @@ def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
     class Fake:
         # One stored batch: two prompts x 4 rollouts; the first prompt's four answers are all "7#",
         # the second's three distinct answers ("17#", "18#" twice, "1#"). One read of prompt 1, one of prompt 2.
-        rollouts = [{"prompts": ["U:3+4?|A:", "U:9+8?|A:"],
+        rollouts: ClassVar[list[dict]] = [{"prompts": ["U:3+4?|A:", "U:9+8?|A:"],
                      "tokens": torch.tensor([kernels.encode(a) for a in ["7###"] * 4 + ["17##", "18##", "18##", "1###"]])}]
 
         def policy(self):

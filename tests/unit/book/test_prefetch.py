@@ -24,7 +24,7 @@ def test_facts_wait_for_their_runs_and_only_for_them(monkeypatch):
 
 def test_nothing_to_do_is_quick(monkeypatch):
     monkeypatch.setattr(prefetch, "needed_runs", lambda topics, seeds=(0, 1, 2): {"one": {("base", 0)}})
-    monkeypatch.setattr(prefetch.run_prefetch, "book_runs", lambda: [])
+    monkeypatch.setattr(prefetch.run_prefetch, "book_runs", list)
     monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: True)
     monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads: True)
     assert prefetch.prefetch_book(["one"], out=lambda line: None) == 0.0

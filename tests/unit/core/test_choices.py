@@ -7,9 +7,9 @@ import pytest
 
 from rlbook.core import advantages, losses, rewards, world
 from rlbook.core.choices import check_choice
+from rlbook.core.config import SELECTIONS, RLConfig
 from rlbook.core.guard import FAULT_KINDS
 from rlbook.core.reward_model import JudgeVerifier
-from rlbook.core.config import SELECTIONS, RLConfig
 from rlbook.core.train import PretrainConfig
 
 CHOICES = {"world": world.WORLDS, "loss": tuple(losses.LOSSES), "aggregation": losses.AGGREGATIONS,
