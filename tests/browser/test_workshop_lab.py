@@ -19,10 +19,12 @@ import torch
 from rlbook import policy as policy_lib
 from rlbook import rewards, runs, workshop
 from rlbook.bench import browser as bench
+from rlbook.figures import style
 from rlbook.publish import checkpoints
 
 LAB = "document.querySelector('[data-panel=lab]')"
-LABELS = {"accepted": "right", "incorrect": "wrong", "malformed": "malformed", "incomplete": "stopped by the budget"}
+LABELS = style.VERDICT_WORDS
+"""What the panels call each verifier status: the book's one vocabulary."""
 
 
 @pytest.fixture(scope="module")
