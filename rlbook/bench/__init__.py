@@ -16,6 +16,7 @@ from pathlib import Path
 import torch
 
 from rlbook import runs
+from rlbook.book.prefetch import book_runs
 from rlbook.core.policy import PolicyConfig
 from rlbook.runs import prefetch
 
@@ -68,9 +69,9 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     report["peak_memory_mb"] = prefetch.peak_memory_mb()
     if not quick:
         report["machine"]["jobs"] = prefetch.usable_cores()
-        report["machine"]["book_runs"] = len(prefetch.book_runs())
-        report["all_runs"] = all_runs(prefetch.book_runs(), threads, report["machine"]["jobs"], WHOLE_REPEATS)
-        before = without_chapter(prefetch.book_runs())
+        report["machine"]["book_runs"] = len(book_runs())
+        report["all_runs"] = all_runs(book_runs(), threads, report["machine"]["jobs"], WHOLE_REPEATS)
+        before = without_chapter(book_runs())
         report["machine"]["runs_before_chapter"] = len(before)
         report["runs_before_chapter"] = all_runs(before, threads, report["machine"]["jobs"], WHOLE_REPEATS)
         root = Path(__file__).resolve().parents[2]

@@ -35,6 +35,18 @@ def needed_runs(topics: list[str], seeds: tuple[int, ...] = book.SEEDS) -> dict[
     return {t: {(n.name, n.seed) for n in book.chapter(t).needs(seeds) if isinstance(n, Need)} for t in topics}
 
 
+def book_runs(topics: list[str] | None = None, seeds: tuple[int, ...] = book.SEEDS) -> list[tuple[str, int]]:
+    """The runs the book needs: every catalogue (run, seed) pair that the facts of ``topics`` read, sorted.
+
+    ``topics`` defaults to every chapter this Python can compute the facts of
+    (:func:`rlbook.book._available.available_topics`). No list of runs is kept
+    anywhere else: a run no chapter reads is not trained, and a run a new
+    chapter reads is trained without being registered (``rlbook build``,
+    ``make test`` and ``rlbook bench`` all take this list).
+    """
+    return sorted(set().union(*needed_runs(topics or available_topics(), seeds).values()))
+
+
 def facts_cached(topic: str, threads: int, seeds: tuple[int, ...] = book.SEEDS) -> bool:
     """Whether the cache holds a finished entry of ``topic``'s facts under today's key."""
     module = book.chapter(topic)
@@ -68,7 +80,7 @@ def prefetch_book(topics: list[str] | None = None, jobs: int | None = None, thre
     topics = topics or available_topics()
     jobs = jobs or run_prefetch.usable_cores()
     needs = needed_runs(topics)
-    wanted = sorted(set().union(*needs.values()) | set(run_prefetch.book_runs()))
+    wanted = sorted(set().union(*needs.values()))
     missing = run_prefetch.training_order([p for p in wanted if not run_prefetch.is_cached(*p, threads)])
     waiting = {t: needs[t] & set(missing) for t in topics if not facts_cached(t, threads)}
     tasks = len(missing) + len(waiting)

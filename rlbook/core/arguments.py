@@ -1,7 +1,7 @@
 """Numbers typed at a command line: ASCII digits only, each inside bounds its help states.
 
 Used by the ``rlbook`` command (:mod:`rlbook.cli`), the prefetch
-(``python -m rlbook.runs.prefetch``) and the TRL run (``python -m
+(``python -m rlbook.book.prefetch``) and the TRL run (``python -m
 rlbook.trl``). A number is read as the task's prompts read their digits:
 ``0``-``9`` only, so ``'０'``, ``'٠'``, ``' 0 '`` and ``'0_0'`` (all of which
 Python's ``int`` accepts) are refused with one line saying why.

@@ -8,7 +8,7 @@ cache has no valid entry. The package reads in four parts:
 - :mod:`~rlbook.runs.training`: training a run, with its resume point;
 - :mod:`~rlbook.runs.records`: the run record filled from a run's log.
 
-:mod:`~rlbook.runs.prefetch` trains the book's missing runs side by side.
+:mod:`~rlbook.runs.prefetch` trains runs side by side (the book's are those its chapters' facts read).
 """
 from __future__ import annotations
 

@@ -2,17 +2,16 @@
 
 A page trains the runs it loads one after another, so a build from an empty
 cache used to leave a core idle while one chapter trained its comparison runs.
-``rlbook build`` therefore runs ``python -m rlbook.runs.prefetch`` before the
-pages: it hands every run the book needs that the cache lacks to a pool of
-worker processes, the runs that others start from first and the costly ones
-early, so that both cores stay busy, and the pages then find their runs
-cached. A process that asks for a run a worker is training waits for it on
-the cache's lock; nothing is ever trained twice. ``rlbook bench`` times the
-same pool on every run the book needs.
+This module orders runs (the runs that others start from first, the costly
+ones early) and trains them in a pool of worker processes, so that every core
+stays busy. Which runs the book needs is not listed here: it is whatever the
+chapters' facts read (:func:`rlbook.book.prefetch.book_runs`), and
+``python -m rlbook.book.prefetch`` hands those to this pool. A process that
+asks for a run a worker is training waits for it on the cache's lock;
+nothing is ever trained twice. ``rlbook bench`` times the same pool.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import functools
 import multiprocessing
@@ -26,15 +25,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from rlbook import runs
-from rlbook.core.arguments import bounded_int
 from rlbook.core.world import split
 
-BOOK_SEEDS = (0, 1, 2)
 MAX_JOBS = 64
 """The most runs ``--jobs`` trains at once (each is a process of a few hundred megabytes)."""
-# Runs that the chapters show for seed 0 only (chapters 4 and 5's injected
-# faults); every other run is compared over BOOK_SEEDS somewhere in the book.
-SEED_ZERO_ONLY = frozenset({"faults", "abort"})
 
 
 def usable_cores() -> int:
@@ -43,11 +37,6 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # macOS and Windows have no affinity call
         return os.cpu_count() or 1
-
-
-def book_runs() -> list[tuple[str, int]]:
-    """Every (run, seed) pair that the book's pages load."""
-    return [(name, seed) for name in runs.RUNS for seed in BOOK_SEEDS if seed == 0 or name not in SEED_ZERO_ONLY]
 
 
 def depth(name: str) -> int:
@@ -167,22 +156,3 @@ def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS,
             out(f"[{done}/{len(todo)}] {name} seed {seed}: {seconds:.1f} s")
             peak = max(peak, memory)
     return Trained(time.perf_counter() - started, peak)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m rlbook.runs.prefetch [--jobs N]``: train the book's missing runs; 0 when all are cached."""
-    parser = argparse.ArgumentParser(prog="python -m rlbook.runs.prefetch", description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=bounded_int(1, MAX_JOBS), default=usable_cores(),
-                        help=f"runs trained at once (1 to {MAX_JOBS}; default: the usable cores, here %(default)s)")
-    args = parser.parse_args(argv)
-    missing = [p for p in book_runs() if not is_cached(*p, runs.DEFAULT_THREADS)]
-    if not missing:
-        return 0
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    trained = train_all(missing, jobs=args.jobs, out=lambda line: print(line, flush=True))
-    print(f"trained {len(missing)} runs in {trained.seconds:.1f} s, {args.jobs} at a time", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

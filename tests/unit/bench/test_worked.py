@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from rlbook.bench import book, worked
+from rlbook.book.prefetch import book_runs
 from rlbook.runs import prefetch
 
 
@@ -12,7 +13,7 @@ def test_the_chapter_runs_are_the_worked_world_s_read_from_the_catalogue():
 
 
 def test_the_book_without_the_chapter_keeps_every_other_run():
-    pairs = prefetch.book_runs()
+    pairs = book_runs()
     before = worked.without_chapter(pairs)
     assert len(pairs) - len(before) == 5 * 3  # five runs, seeds 0 to 2
     assert ("main", 2) in before and not any(name.startswith("worked") for name, _ in before)

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
+from rlbook import runs
 from rlbook.book import prefetch
 
 
@@ -10,7 +13,6 @@ def test_facts_wait_for_their_runs_and_only_for_them(monkeypatch):
     events: list[str] = []
     monkeypatch.setattr(prefetch, "needed_runs", lambda topics, seeds=(0, 1, 2): {
         "one": {("base", 0)}, "two": {("base", 0), ("main", 0)}, "cached": {("base", 0)}})
-    monkeypatch.setattr(prefetch.run_prefetch, "book_runs", lambda: [("base", 0), ("main", 0)])
     monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: False)
     monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads: topic == "cached")
     monkeypatch.setattr(prefetch, "_train", lambda pair, threads: events.append(f"run {pair[0]}") or (pair[0], 0.0, 0))
@@ -24,7 +26,34 @@ def test_facts_wait_for_their_runs_and_only_for_them(monkeypatch):
 
 def test_nothing_to_do_is_quick(monkeypatch):
     monkeypatch.setattr(prefetch, "needed_runs", lambda topics, seeds=(0, 1, 2): {"one": {("base", 0)}})
-    monkeypatch.setattr(prefetch.run_prefetch, "book_runs", list)
     monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: True)
     monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads: True)
     assert prefetch.prefetch_book(["one"], out=lambda line: None) == 0.0
+
+
+def test_the_book_runs_are_the_runs_the_facts_read(monkeypatch):
+    monkeypatch.setattr(prefetch, "needed_runs", lambda topics, seeds=(0, 1, 2): {
+        "one": {("main", 1), ("base", 0)}, "two": {("base", 0), ("faults", 0)}})
+    assert prefetch.book_runs(["one", "two"]) == [("base", 0), ("faults", 0), ("main", 1)]
+
+
+def test_every_catalogue_run_is_read_by_some_chapter():
+    # A run in the catalogue that no chapter's facts read would never be trained or shown: it is dead weight.
+    assert {name for name, _ in prefetch.book_runs()} == set(runs.RUNS)
+    assert {seed for _, seed in prefetch.book_runs()} == {0, 1, 2}
+
+
+def test_the_command_prints_nothing_and_returns_0_when_every_run_and_fact_is_there(monkeypatch, capsys):
+    monkeypatch.setattr(prefetch, "needed_runs", lambda topics, seeds=(0, 1, 2): {"one": {("base", 0)}})
+    monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: True)
+    monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads: True)
+    assert prefetch.main([]) == 0
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("jobs, message", [("0", "must be positive, got 0"), ("65", "must be at most 64, got 65"),
+                                           ("1000000", "must be at most 64"), ("\uff12", "expected a whole number")])
+def test_the_command_refuses_a_number_of_jobs_out_of_bounds(jobs, message, capsys):
+    with pytest.raises(SystemExit) as err:
+        prefetch.main(["--jobs", jobs])
+    assert err.value.code == 2 and f"argument --jobs: {message}" in capsys.readouterr().err

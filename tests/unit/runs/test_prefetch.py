@@ -8,15 +8,6 @@ import pytest
 from rlbook import prefetch, runs
 
 
-def test_book_runs_are_named_runs_for_the_book_seeds():
-    pairs = prefetch.book_runs()
-    assert len(pairs) == len(set(pairs))
-    assert {name for name, _ in pairs} == set(runs.RUNS)
-    assert {seed for _, seed in pairs} == set(prefetch.BOOK_SEEDS)
-    assert ("main", 2) in pairs and ("faults", 0) in pairs and ("faults", 1) not in pairs
-    assert prefetch.SEED_ZERO_ONLY <= set(runs.RUNS)
-
-
 def test_depth_counts_the_runs_a_run_descends_from():
     assert prefetch.depth("base") == 0
     assert prefetch.depth("main") == prefetch.depth("process-base") == 1
@@ -31,8 +22,9 @@ def test_relative_cost_grows_with_updates_and_steps():
 
 
 def test_training_order_puts_parents_first_and_costly_runs_early():
-    order = prefetch.training_order(prefetch.book_runs())
-    assert sorted(order) == sorted(prefetch.book_runs())
+    pairs = [(name, seed) for name in runs.RUNS for seed in (0, 1, 2)]
+    order = prefetch.training_order(pairs)
+    assert sorted(order) == sorted(pairs)
     for name, seed in order:
         parent = runs.spec(name).parent
         assert parent is None or order.index((parent, seed)) < order.index((name, seed))
@@ -45,20 +37,6 @@ def test_training_order_puts_parents_first_and_costly_runs_early():
     # The other seeds of process-base only fine-tune after seed 0's pretraining: they wait behind the RL runs.
     assert order.index(("ppo", 0)) < order.index(("process-base", 1)) < order.index(("process-shaped", 1))
     assert order.index(("ppo", 2)) < order.index(("pg", 0))  # the costly runs of a generation start first
-
-
-def test_the_command_returns_0_when_every_book_run_is_cached(monkeypatch, capsys):
-    monkeypatch.setattr(prefetch, "is_cached", lambda name, seed, threads: True)
-    assert prefetch.main([]) == 0
-    assert capsys.readouterr().out == ""
-
-
-@pytest.mark.parametrize("jobs, message", [("0", "must be positive, got 0"), ("65", "must be at most 64, got 65"),
-                                           ("1000000", "must be at most 64"), ("２", "expected a whole number")])
-def test_the_command_refuses_a_number_of_jobs_out_of_bounds(jobs, message, capsys):
-    with pytest.raises(SystemExit) as err:
-        prefetch.main(["--jobs", jobs])
-    assert err.value.code == 2 and f"argument --jobs: {message}" in capsys.readouterr().err
 
 
 def test_usable_cores_is_the_affinity_set_or_the_cpu_count(monkeypatch):
