@@ -284,18 +284,39 @@ def crosscheck_rows(worst: dict) -> list[list[str]]:
     return [[f"`{name}`", "none" if value == 0 else f"{value:.1e}"] for name, value in worst.items()]
 
 
+def who_gained_more(trl: list[float], book: list[float], seeds: tuple[int, ...]) -> str:
+    """Which trainer's held-out gain was larger on which seeds, for the appendix's comparison (§ TRL against rlbook).
+
+    "TRL's on seeds 0 and 1, `rlbook`'s on seed 2" when the seeds disagree,
+    "TRL's on every seed" when they agree; a seed where the two gains are
+    equal is named as such.
+    """
+    if not len(trl) == len(book) == len(seeds):
+        raise ValueError(f"one gain per seed for each trainer: {len(trl)} and {len(book)} gains for {len(seeds)} seeds")
+    parts = []
+    for name, where in (("TRL's", [s for s, t, b in zip(seeds, trl, book) if t > b]),
+                        ("`rlbook`'s", [s for s, t, b in zip(seeds, trl, book) if b > t])):
+        if where:
+            parts.append(f"{name} on {phrasing.seeds(where, seeds)}")
+    level = [s for s, t, b in zip(seeds, trl, book) if t == b]
+    if level:
+        parts.append(f"neither on {phrasing.seeds(level, seeds)}")
+    return ", ".join(parts)
+
+
 def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     """TRL against rlbook over the seeds: held-out gains, and on the shown seed the end points and their order."""
     shown = by_seed[SHOWN]
     book_gains = [by_seed[s]["book_gain"] for s in seeds]
+    trl_gains = [by_seed[s]["trl_gain"] for s in seeds]
     apart = [abs(by_seed[s]["trl_gain"] - by_seed[s]["book_gain"]) for s in seeds]
     trl_end, book_end = shown["trl_eval"][-1][1], shown["book_eval"][-1][1]
     return {"start": Num(shown["trl_eval"][0][1], ".3f"), "trl_end": Num(trl_end), "book_end": Num(book_end),
             "order": phrasing.direction(trl_end, book_end, 0.005, ("above", "below", "level with")),
-            "apart": Num(max(apart)), "book_gains": phrasing.span(book_gains),
-            "seed_spread": max(book_gains) - min(book_gains),
-            "gains": {"seeds": list(seeds), "TRL": [by_seed[s]["trl_gain"] for s in seeds],
-                      "rlbook": book_gains}}
+            "apart": Num(max(apart)), "book_gains": phrasing.span(book_gains), "trl_gains": phrasing.span(trl_gains),
+            "larger": who_gained_more(trl_gains, book_gains, seeds),
+            "overlap": max(min(trl_gains), min(book_gains)) <= min(max(trl_gains), max(book_gains)),
+            "gains": {"seeds": list(seeds), "TRL": trl_gains, "rlbook": book_gains}}
 
 
 def _figure(seed: int, facts: dict) -> dict:
@@ -391,9 +412,11 @@ CLAIMS = (
     Claim("both-gain-held-out", "both trainers raise the held-out expected reward over the run, every seed",
           _every(lambda s: s.trl_gain > 0 and s.book_gain > 0),
           lambda F: F.compare.gains),
-    Claim("trainers-closer-than-seeds", "on every seed the two trainers' gains differ less than rlbook's gains "
-          "differ between seeds", lambda F: F.compare.apart < F.compare.seed_spread,
-          lambda F: (F.compare.apart, F.compare.seed_spread)),
+    # Until the CI machine's draw (AVX-512), the claim was that the trainers' gains differ less on each seed than
+    # rlbook's differ between seeds; there they differed by 0.041 against a spread of 0.035. What every draw seen
+    # supports: over the seeds, the two trainers' ranges of gains overlap.
+    Claim("trainers-gain-ranges-overlap", "over the seeds, TRL's range of held-out gains and rlbook's overlap: the "
+          "seeds do not separate the trainers", lambda F: F.compare.overlap, lambda F: F.compare.gains),
     Claim("logs-match-audit", "TRL's logged metrics equal the audit's recomputation from the rollouts, every seed",
           _every(lambda s: {"reward_mean", "zero_variance_frac", "incomplete_rate vs completions/clipped_ratio"}
                  <= set(s.audit.worst) and max(s.audit.worst.values()) < 1e-6), lambda F: F.worst),

@@ -19,6 +19,20 @@ def test_identical_logits_are_said_in_words_never_as_a_difference_of_zero():
     assert "at most 2e-7" in said(f"they {bridge.logits_phrase(2.4e-7)}.")
 
 
+@pytest.mark.parametrize(("trl", "book", "said"), [
+    ([0.2, 0.17, 0.12], [0.18, 0.15, 0.17], "TRL's on seeds 0 and 1, `rlbook`'s on seed 2"),
+    ([0.2, 0.17, 0.18], [0.18, 0.15, 0.17], "TRL's on every seed"),
+    ([0.1, 0.15, 0.12], [0.18, 0.15, 0.17], "`rlbook`'s on seeds 0 and 2, neither on seed 1"),
+])
+def test_who_gained_more_names_each_trainer_s_seeds(trl, book, said):
+    assert bridge.who_gained_more(trl, book, (0, 1, 2)) == said
+
+
+def test_who_gained_more_wants_one_gain_per_seed():
+    with pytest.raises(ValueError, match="one gain per seed"):
+        bridge.who_gained_more([0.1, 0.2], [0.1, 0.2, 0.3], (0, 1, 2))
+
+
 def test_the_crosscheck_says_none_for_an_exact_agreement():
     rows = bridge.crosscheck_rows({"reward_mean": 0.0, "accepted_rate": 2.78e-8})
     assert rows == [["`reward_mean`", "none"], ["`accepted_rate`", "2.8e-08"]]
