@@ -87,12 +87,14 @@ def test_one_step_at_a_time_shows_what_the_step_did_to_the_watched_sum(page, pan
     record = page.evaluate(f"{LAB}.workshopRun.steps[1].watch")
     assert record["prompt"] == prompt and not record["trained"] and len(record["answers"]) == 32
     before, after = (_policy(_snapshot(page, k), workshop_data["tensors"]) for k in (1, 2))
+    # The page computes in float32 with its own summation order, PyTorch with vector kernels that differ by
+    # machine: on an AVX-512 machine (CI's) an answer's probability differed by 2.6e-5 of itself.
     for answer in record["top"]:
         assert answer["advantage"] is None and answer["count"] == 0, "a held-out sum is in no batch"
         assert math.isclose(answer["before"], workshop.answer_probability(before, prompt, answer["completion"]),
-                            rel_tol=1e-5)
+                            rel_tol=1e-4)
         assert math.isclose(answer["after"], workshop.answer_probability(after, prompt, answer["completion"]),
-                            rel_tol=1e-5)
+                            rel_tol=1e-4)
     assert lab.locator(".rw-move").count() == len(record["top"]) + 1  # a header row, then one row per answer
     assert "held out" in lab.locator(".rw-watch .rw-key").last.inner_text()
     assert not page.log.refused

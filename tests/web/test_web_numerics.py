@@ -234,8 +234,9 @@ def test_the_most_likely_answers_are_found_with_their_exact_probabilities(node, 
         ranked = sorted(answers.items(), key=lambda item: -item[1])[:5]
         assert [a["completion"] for a in found] == [a for a, _ in ranked], prompt
         np.testing.assert_allclose([a["p"] for a in found], [p for _, p in ranked], rtol=1e-9)
+        # float32 on both sides, summed in other orders: on an AVX-512 machine (CI's) they differed by 1.1e-5 of p.
         base32 = runs.load("base", checkpoints.SEED).policy()
-        np.testing.assert_allclose(probs, [workshop.answer_probability(base32, prompt, c) for c in odd[0]], rtol=1e-5)
+        np.testing.assert_allclose(probs, [workshop.answer_probability(base32, prompt, c) for c in odd[0]], rtol=1e-4)
 
 
 def test_a_watched_step_reports_what_the_update_did_to_the_watched_sum(node, workshop_data):
