@@ -370,7 +370,7 @@ def plot_update(demo: UpdateDemo):
 
 
 def rollout_record(policy: Policy, task: Task, seed: int = 0) -> dict:
-    """One real rollout as the book records it, with the verifier's verdict (chapter 1, exercise 1).
+    """One real rollout as the book records it, with the verifier's verdict (Exercise 1.1).
 
     The first of up to 64 samples that ended with the end-of-turn mark after
     at least one digit, so that it has two actions or more. Its fields are

@@ -151,7 +151,7 @@ def pass_at_k_curve(n: int, correct_counts: Sequence[int] | np.ndarray, ks: Sequ
 def prob_any_success(p: float | np.ndarray, n: int) -> float | np.ndarray:
     """Probability that at least one of ``n`` independent samples succeeds when each does with probability ``p``.
 
-    Used in chapter 1 (exercise 7): 1 - (1 - p)^n. A prompt the policy solves
+    Used in chapter 1 (Exercise 1.3): 1 - (1 - p)^n. A prompt the policy solves
     with p = 0.1 gives a group of 16 at least one rewarded sample with
     probability 1 - 0.9^16 ≈ 0.81; one with p = 0 never does, whatever n is.
     Works elementwise on an array of p.

@@ -27,7 +27,7 @@ from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, 
 from .registry import Exercise, register
 
 LABELS = ("state", "action", "trajectory", "rewards", "return", "policy")
-"""The keys exercise 1 asks for."""
+"""The keys Exercise 1.1 asks for."""
 
 
 def rollout_labels(record: dict, step: int = 1) -> dict:
@@ -125,7 +125,7 @@ def _record_problem(record, step: int) -> str | None:
 
 @never_raises
 def check_rollout_labels(labels: dict | None, record: dict, step: int = 1) -> CheckResult:
-    """Exercise 1: check the reader's mapping of RL terms onto a real rollout record."""
+    """Exercise 1.1: check the reader's mapping of RL terms onto a real rollout record."""
     if labels is None or (isinstance(labels, dict) and all(labels.get(k) is None for k in LABELS)):
         return not_answered("the dict `labels`")
     if not isinstance(labels, dict):
@@ -162,37 +162,56 @@ def _fresh_groups(seed: int) -> list[list[float]]:
     return groups
 
 
+# Mistakes a reader's advantages can make, each as what it returns for a group, and what to tell them.
+ADVANTAGE_MISTAKES = (
+    (lambda r: r, "these are the rewards themselves: subtract the baseline (the group's mean reward)"),
+    (lambda r: r - np.median(r), "you subtracted the group's median; the baseline here is its mean reward"),
+    (lambda r: r.mean() - r, "the sign is flipped: an advantage is the reward minus the baseline, not the reverse"),
+    (lambda r: (r - r.mean()) / (r.std() or 1.0),
+     "you divided by the standard deviation: the exercise asks for the mean baseline only"),
+)
+
+
+def _advantage_hint(answers: list[tuple[list[float], list[float], list[float]]]) -> str:
+    """Which of :data:`ADVANTAGE_MISTAKES` explains every group's answer; judged on all groups at once, since on
+    one group two mistakes can agree (a 0/1 group whose median is 0 gives its rewards back)."""
+    for mistake, hint in ADVANTAGE_MISTAKES:
+        if all(np.allclose(got, mistake(np.array(rewards)), atol=1e-6) for rewards, got, _ in answers):
+            return hint
+    return "subtract the group's mean reward from each reward"
+
+
 @never_raises
 def check_advantages(fn, seed: int = 0) -> CheckResult:
-    """Exercise 3: ``fn(rewards) -> advantages`` for one group, against a group-mean baseline."""
+    """Exercise 1.2: ``fn(rewards) -> advantages`` for one group, against a group-mean baseline."""
     if fn is None or (callable(fn) and _returns_none(fn, [1.0, 0.0])):
         return not_answered("the function `advantages_from_rewards`")
     if not callable(fn):
         return not_a_function("advantages_from_rewards", fn)
+    answers, problem = [], None
     for rewards in _fresh_groups(seed):
         expected = group_centered(rewards).tolist()
         try:
             returned = fn(list(rewards))
         except Exception as err:  # noqa: BLE001 - report any failure of the reader's code
-            return verdict(False, f"calling it on {rewards} raised {type(err).__name__}: {err}")
+            problem = f"calling it on {rewards} raised {type(err).__name__}: {err}"
+            break
         got = as_numbers(returned)
         if got is None:
-            return verdict(False, f"for {rewards} it returned {returned!r:.80}; return a list of numbers "
-                                  "(floats, not strings), one advantage per reward")
+            problem = (f"for {rewards} it returned {returned!r:.80}; return a list of numbers (floats, not strings), "
+                       "one advantage per reward")
+            break
         if len(got) != len(expected):
-            return verdict(False, f"for {rewards} it returned {len(got)} numbers; give one advantage per reward")
-        if not np.allclose(got, expected, atol=1e-6):
-            hint = "subtract the group's mean reward from each reward"
-            if np.allclose(got, rewards):
-                hint = "these are the rewards themselves: subtract the baseline (the group's mean reward)"
-            elif np.allclose(got, np.array(rewards) - np.median(rewards), atol=1e-6):
-                hint = "you subtracted the group's median; the baseline here is its mean reward"
-            elif np.allclose(got, -np.array(expected), atol=1e-6):
-                hint = "the sign is flipped: an advantage is the reward minus the baseline, not the other way round"
-            elif len(set(rewards)) > 1 and np.allclose(np.array(got) * np.std(rewards), expected, atol=1e-6):
-                hint = "you divided by the standard deviation: the exercise asks for the mean baseline only"
-            return verdict(False, f"for rewards {rewards} expected {np.round(expected, 4).tolist()}, "
-                                  f"got {np.round(got, 4).tolist()}: {hint}")
+            problem = f"for {rewards} it returned {len(got)} numbers; give one advantage per reward"
+            break
+        answers.append((rewards, got, expected))
+    wrong = [(r, g, e) for r, g, e in answers if not np.allclose(g, e, atol=1e-6)]
+    if wrong:  # a wrong value on an earlier group says more than a crash on a later one
+        rewards, got, expected = wrong[0]
+        return verdict(False, f"for rewards {rewards} expected {np.round(expected, 4).tolist()}, "
+                              f"got {np.round(got, 4).tolist()}: {_advantage_hint(answers)}")
+    if problem:
+        return verdict(False, problem)
     return verdict(True, f"matches group_centered on {len(_fresh_groups(seed))} groups, "
                          "including all-equal groups whose advantages are all 0")
 
@@ -206,7 +225,7 @@ CHANCE_MISTAKES = (
     (lambda p, n: 1 - (1 - p) ** (n + 1), "that counts n + 1 samples; there are n"),
     (lambda p, n: 1 - p ** n, "that is 1 minus the chance that all are right; take 1 minus the chance that none is"),
 )
-"""Formulas students write instead of 1 - (1 - p)^n, each with what it computes (exercise 7's messages)."""
+"""Formulas students write instead of 1 - (1 - p)^n, each with what it computes (Exercise 1.3's messages)."""
 
 
 def _chance_cases(seed: int) -> list[tuple[float, int]]:
@@ -227,7 +246,7 @@ def _diagnose_chance(got: list[float], cases: list[tuple[float, int]]) -> str:
 
 @never_raises
 def check_chance_of_a_right_answer(fn, seed: int = 0) -> CheckResult:
-    """Exercise 7: ``fn(p, n)`` = probability that ``n`` samples of success rate ``p`` contain a right one.
+    """Exercise 1.3: ``fn(p, n)`` = probability that ``n`` samples of success rate ``p`` contain a right one.
 
     Tested on scalar rates and on a NumPy array of rates (the exercise applies
     it to every prompt's rate at once), against :func:`prob_any_success`.
@@ -277,20 +296,20 @@ DEFINITIONS: dict[str, tuple[str, str]] = {
     "f": ("one episode sampled from the policy, from the prompt to the end mark or the budget", "rollout"),
     "g": ("a reward minus the mean reward of its prompt's group", "advantage"),
 }
-"""Exercise 1's definitions, by letter: the text shown and the term it defines (two are decoys)."""
+"""Exercise 1.1's definitions, by letter: the text shown and the term it defines (two are decoys)."""
 
 TERMS = ("policy", "rollout", "trajectory", "reward", "return")
-"""The terms exercise 1 asks the reader to define, by picking a letter of :data:`DEFINITIONS` for each."""
+"""The terms Exercise 1.1 asks the reader to define, by picking a letter of :data:`DEFINITIONS` for each."""
 
 
 def definitions_table() -> str:
-    """The definitions to choose from, one ``(letter) text`` line each (chapter 1, exercise 1)."""
+    """The definitions to choose from, one ``(letter) text`` line each (Exercise 1.1)."""
     return "\n".join(f"({k}) {text}" for k, (text, _) in DEFINITIONS.items())
 
 
 @never_raises
 def check_definitions(answer: dict | None) -> CheckResult:
-    """Exercise 1, first half: ``answer`` maps each of :data:`TERMS` to the letter of its definition.
+    """Exercise 1.1, first half: ``answer`` maps each of :data:`TERMS` to the letter of its definition.
 
     A wrong letter is told which term that definition belongs to, so the
     reader sees which two ideas were mixed up; the right letter is not given.

@@ -1,12 +1,10 @@
-"""The run record for people: a flat table of its fields (chapter 5, ``rlbook audit``) and the fields a list
-leaves out (exercise 5.x).
+"""The run record for people: a flat table of its fields (chapter 8, ``rlbook audit``).
 
 Kept apart from the schema and the files, which the training code uses, so
 that changing how a record is shown never changes a run's cache key.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from .schema import RUN_RECORD_FIELDS
@@ -62,18 +60,3 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
-
-
-def _normalise(name: str) -> str:
-    return name.strip().lower().replace(" ", "_").replace("-", "_").split(".")[0]
-
-
-def missing_fields(field_names: Iterable[str]) -> list[str]:
-    """Required top-level fields that ``field_names`` lacks, in schema order (chapter 5, exercise 10).
-
-    Names are compared ignoring case, surrounding spaces and the difference
-    between spaces, hyphens and underscores; a dotted name such as
-    ``update.lr`` counts for its top-level field.
-    """
-    given = {_normalise(name) for name in field_names}
-    return [field for field in RUN_RECORD_FIELDS if field not in given]

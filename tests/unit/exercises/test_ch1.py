@@ -65,6 +65,9 @@ def test_reference_advantages_pass():
     (lambda r: list(r), "rewards themselves"),
     (lambda r: ((np.array(r) - np.mean(r)) / (np.std(r) + 1e-12)).tolist(), "standard deviation"),
     (lambda r: [x - max(r) for x in r], "subtract the group's mean reward"),
+    # On the first group, [1, 0, 0, 0], the median is 0 and gives the rewards back: the hint must still say median.
+    (lambda r: (np.array(r) - np.median(r)).tolist(), "the group's median"),
+    (lambda r: (np.mean(r) - np.array(r)).tolist(), "the sign is flipped"),
     (lambda r: _reference_advantages(r)[:-1], "one advantage per reward"),
 ])
 def test_wrong_advantages_fail_with_a_hint(wrong, hint):

@@ -203,9 +203,3 @@ def test_as_table_flattens_and_summarises(record):
     record["checkpoints"] = record["checkpoints"][:1]
     assert dict(display.as_table(record))["checkpoints"].startswith("1 entry: (step=0,")
 
-
-def test_missing_fields_for_exercise_10():
-    assert display.missing_fields(rec.RUN_RECORD_FIELDS) == []
-    reader = [f.upper().replace("_", " ") for f in rec.RUN_RECORD_FIELDS if f not in {"seed", "cost"}]
-    assert display.missing_fields(reader + ["update.lr"]) == ["seed", "cost"]
-    assert display.missing_fields([])[:2] == ["schema_version", "run_name"]

@@ -78,7 +78,7 @@ export function choicesOf(data, name) {
 /** One sentence that says what the recipe is in the book's terms. */
 export function describe(data, recipe, run) {
   const what = `${recipe.steps} steps of ${data.splits.train.length} training sums × ${recipe.group_size} answers at ` +
-    `T = ${recipe.temperature}, one REINFORCE step per batch (AdamW at ${recipe.lr} ` +
+    `T = ${recipe.temperature}, one REINFORCE step per batch (${recipe.weight_decay ? "AdamW" : "Adam"} at ${recipe.lr} ` +
     `${warmupText(recipe.warmup)}), ` +
     `${recipe.advantage === "none" ? "no baseline" : "group-centred advantages"}, the ${recipe.verifier} verifier; ` +
     `held-out expected reward (exact verifier) from ${recipe.eval_n} answers to each of the ` +
