@@ -81,3 +81,18 @@ def constraint_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
     free = [s for s in seeds if s not in cost]
     said = f"On {phrasing.seeds(cost, seeds)} the constraint costs test accuracy; on " if cost else "On "
     return said + f"{phrasing.seeds(free, seeds)} the earlier checkpoint does as well or better on the test prompts."
+
+
+def carry_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
+    """On which seeds ``main`` answered the carry slice worse than the no-carry slice before RL (chapter 8, slices).
+
+    On this machine's draws carry sums started lower on every seed; on the
+    README's plain draw they started higher on two of the three, so the
+    page states the comparison seed by seed rather than as a rule.
+    """
+    lower = [s for s in seeds if by_seed[s]["slices"]["carry_start"] < by_seed[s]["slices"]["plain_start"]]
+    higher = [s for s in seeds if by_seed[s]["slices"]["carry_start"] > by_seed[s]["slices"]["plain_start"]]
+    level = [s for s in seeds if s not in lower and s not in higher]
+    parts = [f"{what} on {phrasing.seeds(where, seeds)}" for what, where in
+             (("lower", lower), ("higher", higher), ("level", level)) if where]
+    return "Carry sums started " + ", ".join(parts) + "."

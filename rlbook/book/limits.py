@@ -129,6 +129,32 @@ def _takeover_sentence(hack: dict, taken: list[int], seeds: tuple[int, ...]) -> 
             f"most {peak} of a batch, and the detector below found no exploit.")
 
 
+def _grew(share: list[float], ends: int = 5) -> bool:
+    """Whether a loophole share rose over a run: its mean over the last ``ends`` steps above that over the first."""
+    return float(np.mean(share[-ends:])) > float(np.mean(share[:ends]))
+
+
+def slow_growth(shares: dict[int, list[float]], seeds: tuple[int, ...]) -> str:
+    """What the loophole's share of a batch did at ``main``'s settings (chapter 5, the ``exploit-slow`` run).
+
+    Names the seeds where the share grew (:func:`_grew`) with its largest
+    value there, and the seeds where it shrank with their first and last
+    five steps' means; ValueError when it grew on no seed, where the
+    section's warning would rest on nothing.
+    """
+    grew = [s for s in seeds if _grew(shares[s])]
+    if not grew:
+        raise ValueError("the loophole's share grew on no seed at main's settings")
+    text = (f"its share of a batch still grew on {phrasing.seeds(grew, seeds)}, to a largest share of "
+            f"{phrasing.span([max(shares[s]) for s in grew], '.0%')}")
+    shrank = [s for s in seeds if s not in grew]
+    if shrank:
+        first = phrasing.span([float(np.mean(shares[s][:5])) for s in shrank], ".1%")
+        last = phrasing.span([float(np.mean(shares[s][-5:])) for s in shrank], ".1%")
+        text += f"; on {phrasing.seeds(shrank, seeds)} it shrank, from {first} to {last} of a batch"
+    return text + "."
+
+
 def _pct(x: float) -> str:
     return f"{x:.0%}"
 
@@ -268,7 +294,7 @@ def _phrases(hack, judges, response, taken, slow_taken, shown, seeds) -> dict:
     out: dict = {**_judge_phrases(judges, seeds),"takeover": _takeover_sentence(hack, taken, seeds),
                  "slow_taken": phrasing.seeds(slow_taken, seeds),
                  "base_rate": phrasing.span([hack[s]["base_rate"] for s in seeds], ".1%"),
-                 "slow_peak": phrasing.span([max(hack[s]["slow"]["share"]) for s in seeds], ".0%")}
+                 "slow_growth": slow_growth({s: hack[s]["slow"]["share"] for s in seeds}, seeds)}
     first = response[seeds[0]]
     out.update({"abort_step": phrasing.span([response[s]["abort"]["step"] for s in seeds], "d"),
                 "abort_checkpoint": phrasing.span([response[s]["abort"]["checkpoint"] for s in seeds], "d"),
@@ -304,8 +330,10 @@ CLAIMS = (
           lambda F: [F.hack[s].base_rate for s in F.seeds]),
     Claim("slower-fewer-takeovers", "at main's learning rate and warm-up the loophole took over on fewer seeds",
           lambda F: len(F.slow_taken) < len(F.taken), lambda F: (F.slow_taken, F.taken)),
-    Claim("slow-share-grows", "at main's settings the loophole's share of a batch still grew, seed by seed",
-          lambda F: all(np.mean(F.hack[s].slow.share[-5:]) > np.mean(F.hack[s].slow.share[:5]) for s in F.seeds),
+    # It grew on every seed until the README's plain draw, where seed 2's share stayed under 2 % and shrank; what
+    # every draw seen supports is that it grew on some seed.
+    Claim("slow-share-grows", "at main's settings the loophole's share of a batch still grew on some seed",
+          lambda F: any(_grew(F.hack[s].slow.share) for s in F.seeds),
           lambda F: [(F.hack[s].slow.share[0], F.hack[s].slow.share[-1]) for s in F.seeds]),
     Claim("reward-rose-accuracy-fell", "on the shown seed the training reward rose while held-out accuracy collapsed",
           lambda F: F.hack[F.shown].reward_gain > F.phrases.rise and F.hack[F.shown].report.heldout[-1] < 0.05,

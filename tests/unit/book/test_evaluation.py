@@ -33,6 +33,18 @@ def test_picks_finding_says_where_the_validation_rule_differs():
                                                    "budget on seed 0; on seeds 1 and 2 it picks the last one.")
 
 
+def test_carry_finding_names_each_seed_s_order():
+    def seeds(*pairs):
+        return {s: {"slices": {"carry_start": c, "plain_start": p}} for s, (c, p) in enumerate(pairs)}
+
+    assert ev.carry_finding(seeds((0.4, 0.5), (0.3, 0.5), (0.2, 0.6)), (0, 1, 2)) == (
+        "Carry sums started lower on every seed.")
+    assert ev.carry_finding(seeds((0.57, 0.48), (0.57, 0.51), (0.43, 0.48)), (0, 1, 2)) == (
+        "Carry sums started lower on seed 2, higher on seeds 0 and 1.")
+    assert ev.carry_finding(seeds((0.5, 0.5), (0.3, 0.5), (0.2, 0.6)), (0, 1, 2)) == (
+        "Carry sums started lower on seeds 1 and 2, level on seed 0.")
+
+
 def test_apart_sentence_never_offers_a_zero_spread():
     from rlbook.book.facts import Num
 

@@ -1,6 +1,8 @@
 """Chapter 5's outcome-dependent wording (rlbook.book.limits): each phrase says what happened, on made-up facts."""
 from __future__ import annotations
 
+import pytest
+
 from rlbook.book import limits
 
 SEEDS = (0, 1, 2)
@@ -37,3 +39,17 @@ def test_values_by_seed_group_equal_values():
 def test_a_row_of_the_two_settings_table_shows_a_dash_when_the_loophole_never_took_over():
     row = limits._lr_row("exploit-slow", 1, [0.01, 0.12, 0.05], None, [0.3, 0.5])
     assert row == ["exploit-slow", 1, "1%\u00a0→\u00a05%", "12%", "–", "0.30\u00a0→\u00a00.50"]  # never broken
+
+
+def test_slow_growth_names_where_the_loophole_grew_and_where_it_shrank():
+    rising, falling = [0.01] * 5 + [0.05] * 50 + [0.12] * 5, [0.010] * 5 + [0.016] * 50 + [0.002] * 5
+    assert limits.slow_growth({0: rising, 1: rising, 2: rising}, (0, 1, 2)) == (
+        "its share of a batch still grew on every seed, to a largest share of 12%.")
+    assert limits.slow_growth({0: rising, 1: rising, 2: falling}, (0, 1, 2)) == (
+        "its share of a batch still grew on seeds 0 and 1, to a largest share of 12%; on seed 2 it shrank, "
+        "from 1.0% to 0.2% of a batch.")
+
+
+def test_slow_growth_refuses_a_run_where_the_loophole_grew_nowhere():
+    with pytest.raises(ValueError, match="grew on no seed"):
+        limits.slow_growth({0: [0.1] * 10 + [0.0] * 5}, (0,))
