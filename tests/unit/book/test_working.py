@@ -1,0 +1,63 @@
+"""Chapter 7's outcome-dependent wording (rlbook.book.working): each phrase says what happened, and nothing else."""
+from __future__ import annotations
+
+import pytest
+
+from rlbook.book import working
+
+SEEDS = (0, 1, 2)
+
+
+def test_rediscovery_says_where_the_seeds_part_ways():
+    shares = {0: (0.005, 0.0), 1: (0.04, 0.88), 2: (0.02, 0.15)}
+    said = working.rediscovery(shares, SEEDS)
+    assert said == ("The seeds parted ways: the working took over on seed 1 (seed 1: 4.0% to 88%) and stayed a "
+                    "minority on seeds 0 and 2 (seed 0: 0.5% to 0.0%; seed 2: 2.0% to 15%).")
+
+
+def test_rediscovery_when_every_seed_or_none_agrees_says_it_once_without_parting():
+    every = working.rediscovery({s: (0.05, 0.9) for s in SEEDS}, SEEDS)
+    assert every.startswith("The working took over on every seed (") and "parted" not in every
+    none = working.rediscovery({s: (0.05, 0.1) for s in SEEDS}, SEEDS)
+    assert none.startswith("The working stayed a minority on every seed (") and "took over" not in none
+
+
+def test_rediscovery_on_one_seed_names_it_and_its_move():
+    assert working.rediscovery({1: (0.04, 0.6)}, (1,)) == "The working took over on seed 1 (4.0% to 60%)."
+
+
+def test_percent_keeps_a_small_share_readable():
+    assert (working.percent(0.005), working.percent(0.04), working.percent(0.876)) == ("0.5%", "4.0%", "88%")
+
+
+def test_the_takeover_line_is_inclusive():
+    assert "took over on seed 0" in working.rediscovery({0: (0.1, 0.5), 1: (0.1, 0.49)}, (0, 1))
+
+
+def test_ahead_gives_the_range_of_the_lead_or_says_the_seeds_disagree():
+    assert working.ahead([0.9, 0.95, 0.92], [0.6, 0.5, 0.7]) == "0.22–0.45 above the control"
+    assert working.ahead([0.5], [0.7]) == "0.20 below the control"
+    mixed = working.ahead([0.9, 0.5], [0.6, 0.7])
+    assert mixed.startswith("between -0.20 and +0.30") and "depending on the seed" in mixed
+
+
+def test_the_samples_table_lists_each_answer_once_with_its_count_and_verdict():
+    samples = {"prompt": "#47+38=", "step": 60,
+               "before": [{"text": "85#", "count": 10, "status": "accepted"},
+                          {"text": "84#", "count": 6, "status": "incorrect"}],
+               "after": [{"text": "7+8=15,4+3+1=8;85#", "count": 16, "status": "accepted"}]}
+    table = working.samples_table(samples)
+    assert table["header"][2] == "times in 16"
+    assert [r[0] for r in table["rows"]] == ["before RL", "before RL", "after RL (step 60)"]
+    assert table["rows"][1] == ["before RL", "`84#`", 6, "wrong value"]
+
+
+def test_the_shown_sum_carries_and_is_held_out():
+    task = working.shown_task()
+    assert sum(x % 10 for x in task.operands) >= 10
+    assert task.prompt.startswith("#") and task.prompt.endswith("=")
+
+
+@pytest.mark.parametrize("claim", working.CLAIMS, ids=lambda c: c.name)
+def test_every_claim_names_itself_and_says_what_it_protects(claim):
+    assert claim.name and claim.says and callable(claim.holds)
