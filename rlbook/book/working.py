@@ -17,6 +17,7 @@ from rlbook.analysis.audit import VERDICT_WORDS
 from rlbook.analysis.working import WORKED_RUNS, checkpoint_curve, seed_rows
 from rlbook.book import phrasing
 from rlbook.book.claims import Claim
+from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core import rewards, world
 from rlbook.core.policy import Policy, PolicyConfig
@@ -33,7 +34,7 @@ GROUP = 16
 SAMPLE_SEED = 7
 """The sampler seed of the shown answers (fixed, so the page shows the same answers on every build)."""
 TAKEOVER = 0.5
-"""The held-out share of worked answers above which the chapter says the working took over a run."""
+"""The held-out share of worked answers at or above which the chapter says they became a run's majority."""
 CURVE_FIELDS = ("step", "share", "length", "accuracy", "style_entropy", "p_worked")
 """What each checkpoint of a run contributes to the chapter's figures."""
 TABLE_DASH = "\u2060–\u2060"
@@ -70,12 +71,17 @@ def _answers(policy: Policy, task: world.Task, seed: int) -> list[dict]:
 
 
 def _samples(seed: int) -> dict:
-    """What ``worked-base`` and ``worked``'s last checkpoint write for :func:`shown_task`, one group each."""
+    """What ``worked-base`` and ``worked``'s last checkpoint write for :func:`shown_task`, one group each, and
+    how many answers of each group are worked, in words."""
     task = shown_task()
     run = load("worked", seed)
-    return {"prompt": task.prompt, "answer": task.answer, "step": run.steps[-1],
-            "before": _answers(load("worked-base", seed).policy(), task, seed),
-            "after": _answers(run.policy(), task, seed)}
+    out = {"prompt": task.prompt, "answer": task.answer, "step": run.steps[-1],
+           "before": _answers(load("worked-base", seed).policy(), task, seed),
+           "after": _answers(run.policy(), task, seed)}
+    for when in ("before", "after"):
+        worked = sum(a["count"] for a in out[when] if world.answer_style(a["text"]) == "worked")
+        out[f"worked_{when}"] = phrasing.share(worked, GROUP)
+    return out
 
 
 def _world() -> dict:
@@ -86,15 +92,16 @@ def _world() -> dict:
     chat = Policy(PolicyConfig())
     heldout, every = world.split("heldout", "worked"), world.split("all", "worked")
     return {"low": min(min(t.operands) for t in every), "high": max(max(t.operands) for t in every),
-            "pairs": len(every), "heldout": len(heldout), "train": len(world.split("train", "worked")),
+            "pairs": Num(len(every), ",.0f"), "heldout": len(heldout), "train": len(world.split("train", "worked")),
             "sft": len(world.split("sft", "worked")), "prompt": task.prompt, "direct": f"{task.answer}{world.EOT}",
             "worked": task.completion, "working": task.working, "budget": rl.budget,
-            "control_budget": spec("worked-direct").rl.budget, "params": worked.num_parameters(),
-            "chat_params": chat.num_parameters(), "width": worked.cfg.d_model, "chat_width": chat.cfg.d_model,
+            "control_budget": spec("worked-direct").rl.budget, "params": Num(worked.num_parameters(), ",.0f"),
+            "chat_params": Num(chat.num_parameters(), ",.0f"), "width": worked.cfg.d_model, "chat_width": chat.cfg.d_model,
             "layers": worked.cfg.n_layer, "heads": worked.cfg.n_head, "context": worked.cfg.block_size,
-            "pretrain_steps": pretrain.steps, "sft_steps": sft.steps, "rl_steps": rl.steps,
+            "pretrain_steps": Num(pretrain.steps, ",.0f"), "sft_steps": sft.steps, "rl_steps": rl.steps,
             "prompts": rl.prompts_per_step, "group": rl.group_size, "every": rl.checkpoint_every,
-            "eval_n": rl.eval_n, "lr": rl.lr}
+            "eval_n": rl.eval_n, "lr": rl.lr, "column_share": Num(world.COLUMN_SHARE, ".0%"),
+            "two_digit_share": Num((1 - world.COLUMN_SHARE) / 2, ".0%")}
 
 
 def _seed(seed: int) -> dict:
@@ -109,7 +116,15 @@ def compute(seeds: tuple[int, ...]) -> dict:
     return {"seeds": list(seeds), "shown": SHOWN, "group": GROUP, "takeover": TAKEOVER, "world": _world(),
             "by_seed": by_seed, "samples": _samples(SHOWN),
             "phrases": _phrases(by_seed, seeds), "tables": _tables(by_seed, seeds),
-            "figures": {name: {s: by_seed[s]["curves"][name] for s in seeds} for name in WORKED_RUNS}}
+            "figures": {name: {s: by_seed[s]["curves"][name] for s in seeds} for name in WORKED_RUNS},
+            "exercise": {"split": [_reader_split(by_seed[s]["rows"]["worked"]) for s in seeds]}}
+
+
+def _reader_split(row: dict) -> list[dict]:
+    """``worked``'s shares and accuracies before and after RL, as Exercise 7.2 hands them to the reader's function
+    (each style's accuracy 0.0 where that style was not written)."""
+    return [{"share": row[f"share_{when}"], "worked": row[f"accuracy_worked_{when}"] or 0.0,
+             "direct": row[f"accuracy_direct_{when}"] or 0.0} for when in ("before", "after")]
 
 
 # ---------------------------------------------------------------- wording
@@ -130,11 +145,11 @@ def _move(before: float, after: float) -> str:
 
 
 def rediscovery(shares: dict[int, tuple[float, float]], seeds: tuple[int, ...], takeover: float = TAKEOVER) -> str:
-    """What ``worked-rediscover`` did, as one sentence: on which seeds the working took over, on which it did not.
+    """What ``worked-rediscover`` did, as one sentence: where worked answers became the majority, where not.
 
     ``shares`` maps each seed to its held-out share of worked answers before
-    and after RL; the working *took over* where the share ended at or above
-    ``takeover``. Where the seeds part ways, the sentence says so, once.
+    and after RL; worked answers became the majority where the share ended at
+    or above ``takeover``. Where the seeds part ways, the sentence says so, once.
     """
     took = [s for s in seeds if shares[s][1] >= takeover]
     rest = [s for s in seeds if s not in took]
@@ -144,20 +159,34 @@ def rediscovery(shares: dict[int, tuple[float, float]], seeds: tuple[int, ...], 
             else _move(*shares[where[0]])
 
     if not rest:
-        return f"The working took over on {phrasing.seeds(took, seeds)} ({moves(took)})."
+        return f"Worked answers became the majority on {phrasing.seeds(took, seeds)} ({moves(took)})."
     if not took:
-        return f"The working stayed a minority on {phrasing.seeds(rest, seeds)} ({moves(rest)})."
-    return (f"The seeds parted ways: the working took over on {phrasing.seeds(took, seeds)} ({moves(took)}) "
-            f"and stayed a minority on {phrasing.seeds(rest, seeds)} ({moves(rest)}).")
+        return f"Worked answers stayed a minority on {phrasing.seeds(rest, seeds)} ({moves(rest)})."
+    return (f"The seeds parted ways: worked answers became the majority on {phrasing.seeds(took, seeds)} "
+            f"({moves(took)}) and stayed a minority on {phrasing.seeds(rest, seeds)} ({moves(rest)}).")
 
 
 def ahead(worked: list[float], control: list[float]) -> str:
-    """How far ``worked``'s final held-out accuracy lies from the control's, seed by seed, as a clause."""
+    """Where ``worked``'s final held-out accuracy ended against the control's, seed by seed, as a predicate."""
     gaps = [w - c for w, c in zip(worked, control)]
     side = "above" if min(gaps) > 0 else "below" if max(gaps) < 0 else None
     if side is None:
-        return f"between {min(gaps):+.2f} and {max(gaps):+.2f} against the control, depending on the seed"
-    return f"{_range([abs(g) for g in gaps])} {side} the control"
+        return f"ended between {min(gaps):+.2f} and {max(gaps):+.2f} against the control, depending on the seed"
+    each = "on each seed" if len(gaps) > 1 else "on its seed"
+    return f"ended {_range([abs(g) for g in gaps])} {side} the control {each}"
+
+
+LEVEL = 0.02
+"""A change in held-out accuracy smaller than this is "level" in the chapter's words (a few sums of 300)."""
+
+
+def change_by_seed(before: list[float], after: list[float], seeds: tuple[int, ...], tolerance: float = LEVEL) -> str:
+    """Which way a quantity moved on each seed, grouped: "fell on seeds 0 and 1 and held level on seed 2"."""
+    words = {"rose": [], "fell": [], "held level": []}
+    for s, b, a in zip(seeds, before, after):
+        words[phrasing.direction(a, b, tolerance, ("rose", "fell", "held level"))].append(s)
+    parts = [f"{word} on {phrasing.seeds(where, seeds)}" for word, where in words.items() if where]
+    return phrasing.listing(parts)
 
 
 def _rows(by_seed: dict, seeds: tuple[int, ...], name: str) -> list[dict]:
@@ -183,6 +212,10 @@ def _phrases(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     out["direct_right_before"] = _range([r["accuracy_direct_before"] for r in worked])
     out["worked_right_after"] = _range([r["accuracy_worked_after"] for r in worked])
     out["ahead"] = ahead([r["accuracy_after"] for r in worked], [r["accuracy_after"] for r in control])
+    out["control_change"] = change_by_seed([r["accuracy_before"] for r in control],
+                                           [r["accuracy_after"] for r in control], seeds)
+    out["again_worked_right_before"] = _range([r["accuracy_worked_before"] for r in again])
+    out["again_direct_right_before"] = _range([r["accuracy_direct_before"] for r in again])
     out["rediscovery"] = rediscovery({s: (r["share_before"], r["share_after"]) for s, r in zip(seeds, again)}, seeds)
     return out
 
@@ -256,7 +289,25 @@ CLAIMS = (
           _show("worked", "gain_from_switch", "gain_from_execution")),
     Claim("control-direct", "the control never has a worked answer accepted at its last checkpoint, every seed",
           _every(lambda r: r["worked-direct"].accuracy_worked_after in (None, 0.0))),
-    Claim("rare-at-start", "direct-only SFT leaves worked answers rare (under a tenth) before RL, every seed",
-          _every(lambda r: r["worked-rediscover"].share_before < 0.1),
-          _show("worked-rediscover", "share_before")),
+    Claim("control-turns-direct", "the control's share of worked answers, which its budget always cuts off, falls "
+          "to under half its start, and its style choice's entropy too, every seed",
+          _every(lambda r: r["worked-direct"].share_after < 0.5 * r["worked-direct"].share_before
+                 and r["worked-direct"].style_entropy_after < 0.5 * r["worked-direct"].style_entropy_before),
+          _show("worked-direct", "share_before", "share_after", "style_entropy_before", "style_entropy_after")),
+    Claim("direct-sft-fewer", "direct-only SFT leaves fewer worked answers than SFT on both styles, every seed",
+          _every(lambda r: r["worked-rediscover"].share_before < r.worked.share_before),
+          lambda F: [(F.by_seed[s].rows["worked-rediscover"].share_before, F.by_seed[s].rows.worked.share_before)
+                     for s in F.seeds]),
+    Claim("rediscover-pays-less", "before RL worked answers beat direct ones by less after direct-only SFT than after "
+          "SFT on both styles, every seed",
+          _every(lambda r: r["worked-rediscover"].working_pays_before < r.worked.working_pays_before),
+          lambda F: [(F.by_seed[s].rows["worked-rediscover"].working_pays_before,
+                      F.by_seed[s].rows.worked.working_pays_before) for s in F.seeds]),
+    Claim("rediscover-gains-less", "worked-rediscover gains less held-out accuracy than worked, every seed",
+          _every(lambda r: r["worked-rediscover"].accuracy_after - r["worked-rediscover"].accuracy_before
+                 < r.worked.accuracy_after - r.worked.accuracy_before)),
+    Claim("rediscover-below-worked", "worked-rediscover ends with a smaller share of worked answers than worked, "
+          "every seed", _every(lambda r: r["worked-rediscover"].share_after < r.worked.share_after),
+          lambda F: [(F.by_seed[s].rows["worked-rediscover"].share_after, F.by_seed[s].rows.worked.share_after)
+                     for s in F.seeds]),
 )

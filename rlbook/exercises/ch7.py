@@ -223,17 +223,11 @@ def split_gain(before, after):
     return switch, execution
 
 
-def _worked_runs() -> list[tuple[dict, dict]]:
+def _worked_runs():
     """The (before, after) dicts of ``worked`` on every seed, as chapter 7's facts hold them."""
     from rlbook import book
 
-    facts = book.load("working")
-    out = []
-    for s in facts.seeds:
-        row = facts.by_seed[s].rows.worked
-        out.append(tuple({"share": row[f"share_{when}"], "worked": row[f"accuracy_worked_{when}"] or 0.0,
-                          "direct": row[f"accuracy_direct_{when}"] or 0.0} for when in ("before", "after")))
-    return out
+    return book.load("working").exercise.split
 
 
 def _shown_samples():

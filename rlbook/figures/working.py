@@ -18,7 +18,7 @@ PANELS = (("share", "share of worked answers", "worked answers"),
           ("length", "characters per answer", "mean answer length"),
           ("accuracy", "held-out accuracy", "held-out accuracy"))
 """What :func:`curves` draws, one panel each: the field of a checkpoint, the axis label and the title."""
-ENTROPY = ("style_entropy", "entropy of the style choice (nats)", "the style choice")
+ENTROPY = ("style_entropy", "entropy (nats)", "entropy of the style choice")
 """What :func:`choice` draws: the binary entropy of writing a worked answer, averaged over the held-out sums."""
 
 

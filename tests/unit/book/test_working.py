@@ -11,19 +11,19 @@ SEEDS = (0, 1, 2)
 def test_rediscovery_says_where_the_seeds_part_ways():
     shares = {0: (0.005, 0.0), 1: (0.04, 0.88), 2: (0.02, 0.15)}
     said = working.rediscovery(shares, SEEDS)
-    assert said == ("The seeds parted ways: the working took over on seed 1 (seed 1: 4.0% to 88%) and stayed a "
-                    "minority on seeds 0 and 2 (seed 0: 0.5% to 0.0%; seed 2: 2.0% to 15%).")
+    assert said == ("The seeds parted ways: worked answers became the majority on seed 1 (seed 1: 4.0% to 88%) and "
+                    "stayed a minority on seeds 0 and 2 (seed 0: 0.5% to 0.0%; seed 2: 2.0% to 15%).")
 
 
 def test_rediscovery_when_every_seed_or_none_agrees_says_it_once_without_parting():
     every = working.rediscovery({s: (0.05, 0.9) for s in SEEDS}, SEEDS)
-    assert every.startswith("The working took over on every seed (") and "parted" not in every
+    assert every.startswith("Worked answers became the majority on every seed (") and "parted" not in every
     none = working.rediscovery({s: (0.05, 0.1) for s in SEEDS}, SEEDS)
-    assert none.startswith("The working stayed a minority on every seed (") and "took over" not in none
+    assert none.startswith("Worked answers stayed a minority on every seed (") and "majority" not in none
 
 
 def test_rediscovery_on_one_seed_names_it_and_its_move():
-    assert working.rediscovery({1: (0.04, 0.6)}, (1,)) == "The working took over on seed 1 (4.0% to 60%)."
+    assert working.rediscovery({1: (0.04, 0.6)}, (1,)) == "Worked answers became the majority on seed 1 (4.0% to 60%)."
 
 
 def test_percent_keeps_a_small_share_readable():
@@ -31,14 +31,22 @@ def test_percent_keeps_a_small_share_readable():
 
 
 def test_the_takeover_line_is_inclusive():
-    assert "took over on seed 0" in working.rediscovery({0: (0.1, 0.5), 1: (0.1, 0.49)}, (0, 1))
+    assert "majority on seed 0" in working.rediscovery({0: (0.1, 0.5), 1: (0.1, 0.49)}, (0, 1))
 
 
 def test_ahead_gives_the_range_of_the_lead_or_says_the_seeds_disagree():
-    assert working.ahead([0.9, 0.95, 0.92], [0.6, 0.5, 0.7]) == "0.22–0.45 above the control"
-    assert working.ahead([0.5], [0.7]) == "0.20 below the control"
+    assert working.ahead([0.9, 0.95, 0.92], [0.6, 0.5, 0.7]) == "ended 0.22–0.45 above the control on each seed"
+    assert working.ahead([0.5], [0.7]) == "ended 0.20 below the control on its seed"
     mixed = working.ahead([0.9, 0.5], [0.6, 0.7])
-    assert mixed.startswith("between -0.20 and +0.30") and "depending on the seed" in mixed
+    assert mixed.startswith("ended between -0.20 and +0.30") and mixed.endswith("depending on the seed")
+
+
+def test_change_by_seed_groups_the_seeds_by_direction():
+    assert working.change_by_seed([0.2, 0.2, 0.2], [0.15, 0.11, 0.21], SEEDS) == \
+        "fell on seeds 0 and 1 and held level on seed 2"
+    assert working.change_by_seed([0.2, 0.2, 0.2], [0.3, 0.4, 0.5], SEEDS) == "rose on every seed"
+    assert working.change_by_seed([0.5], [0.2], (0,)) == "fell on seed 0"
+    assert working.change_by_seed([0.2, 0.2], [0.3, 0.1], (0, 1)) == "rose on seed 0 and fell on seed 1"
 
 
 def test_the_samples_table_lists_each_answer_once_with_its_count_and_verdict():
