@@ -22,10 +22,10 @@ from rlbook.runs import RUNS, RunSpec
 # ---------------------------------------------------------------- the task and its splits
 
 SPLIT_ROLES = {
-    "sft": "the chat examples of supervised fine-tuning",
+    "sft": "the examples of supervised fine-tuning",
     "train": "the RL prompts (the SFT examples and more)",
     "heldout": "never trained on: validation and test together",
-    "validation": "choosing a checkpoint (chapter 5)",
+    "validation": "choosing a checkpoint (chapter 8)",
     "test": "scoring the checkpoint chosen",
 }
 
