@@ -5,7 +5,7 @@
   direct answers, right and wrong, finished and cut off; then applied to
   the answers the chapter shows.
 - :func:`check_gain_split` (Exercise 7.2): a change in accuracy split into
-  the switch of style and better execution, compared with
+  the switch of style and execution within each style, compared with
   :func:`rlbook.analysis.working.gain_split`; then applied to the ``worked``
   runs of every seed.
 
@@ -206,8 +206,8 @@ def check_gain_split(fn: Callable | None, real: Sequence | None = None, seed: in
     tail = ""
     if real:
         parts = [as_numbers(fn(dict(b), dict(a))) for b, a in real]
-        tail = "; on worked, seed by seed, " + ", ".join(f"{p[0]:+.2f} from the switch and {p[1]:+.2f} from better "
-                                                        "working" for p in parts)
+        tail = "; on worked, seed by seed, " + ", ".join(f"{p[0]:+.2f} from the switch and {p[1]:+.2f} from "
+                                                        "execution" for p in parts)
     return verdict(True, f"your split matches on {len(cases)} cases{tail}")
 
 

@@ -49,6 +49,22 @@ def test_change_by_seed_groups_the_seeds_by_direction():
     assert working.change_by_seed([0.2, 0.2], [0.3, 0.1], (0, 1)) == "rose on seed 0 and fell on seed 1"
 
 
+def test_accuracy_change_says_it_rose_only_where_it_rose_on_every_seed():
+    assert working.accuracy_change([0.35, 0.38, 0.38], [0.6, 0.57, 0.64], SEEDS) == \
+        "Accuracy rose with it on every seed, from 0.35–0.38 to 0.57–0.64."
+    mixed = working.accuracy_change([0.15, 0.12, 0.13], [0.08, 0.09, 0.13], SEEDS)
+    assert mixed == ("Accuracy did not follow on every seed: it went from 0.12–0.15 to 0.08–0.13, and fell on "
+                     "seeds 0 and 1 and held level on seed 2.")
+
+
+def test_part_says_where_a_part_added_and_where_it_took_away():
+    assert working.part([0.11, 0.12, 0.10], SEEDS) == "added to accuracy on every seed (+0.10 to +0.12)"
+    assert working.part([-0.1, -0.07, 0.02], SEEDS) == \
+        "added to accuracy on seed 2 and took accuracy away on seeds 0 and 1 (-0.10 to +0.02)"
+    assert working.part([0.0, -0.01], (0, 1)) == "took accuracy away on seed 1 and changed nothing on seed 0 " \
+        "(-0.01 to +0.00)"
+
+
 def test_the_samples_table_lists_each_answer_once_with_its_count_and_verdict():
     samples = {"prompt": "#47+38=", "step": 60,
                "before": [{"text": "85#", "count": 10, "status": "accepted"},

@@ -66,7 +66,7 @@ def test_the_reference_split_passes_and_applies_itself_to_the_runs():
     result = ch7.check_gain_split(ch7.split_gain, REAL)
     assert result.passed
     # switch: +0.5 x 0.7 - 0.5 x 0.4 = +0.15; execution: 1.0 x (0.9 - 0.7) = +0.20
-    assert "+0.15 from the switch and +0.20 from better working" in result.message
+    assert "+0.15 from the switch and +0.20 from execution" in result.message
 
 
 def _by_difference(before, after):
