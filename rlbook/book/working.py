@@ -5,9 +5,18 @@ its figures and tables draw, computed on every seed from the worked world's
 runs (:mod:`rlbook.analysis.working`): ``worked`` (RL from ``worked-base``,
 whose SFT showed both answer styles), the control ``worked-direct`` (SFT on
 direct answers, a budget too short for any working) and ``worked-rediscover``
-(direct-only SFT, with room for the working). The chapter's lessons rest on
-``worked`` against the control on every seed; what ``worked-rediscover`` did
-differs from seed to seed, and :func:`rediscovery` words it.
+(direct-only SFT, with room for the working).
+
+The claims are those that held on seeds 0 to 2 on three numerical draws
+(this machine's default kernels, ``ATEN_CPU_CAPABILITY=avx2`` and
+``default``; README, "Checking the claims on other machines"): the share of
+worked answers and the answer length rise, the style choice collapses, a
+worked answer is right more often than a direct one before RL, so the switch
+of style adds to accuracy. Held-out accuracy itself did not rise on the AVX2
+draw, where pretraining left a weaker policy, so what it did, how ``worked``
+ended against the control and what execution within a style added are worded
+from the facts (:func:`accuracy_change`, :func:`ahead`, :func:`part`), as is
+``worked-rediscover``, whose seeds parted ways on one draw (:func:`rediscovery`).
 """
 from __future__ import annotations
 
