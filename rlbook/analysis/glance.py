@@ -22,10 +22,10 @@ from rlbook.runs import RUNS, RunSpec
 # ---------------------------------------------------------------- the task and its splits
 
 SPLIT_ROLES = {
-    "sft": "the chat examples of supervised fine-tuning",
+    "sft": "the examples of supervised fine-tuning",
     "train": "the RL prompts (the SFT examples and more)",
     "heldout": "never trained on: validation and test together",
-    "validation": "choosing a checkpoint (chapter 5)",
+    "validation": "choosing a checkpoint (chapter 8)",
     "test": "scoring the checkpoint chosen",
 }
 
@@ -48,19 +48,23 @@ def split_facts(world_name: str = "single") -> dict[str, int]:
 
 
 def splits_markdown() -> str:
-    """The splits of both worlds with their sizes and their roles, as a table."""
-    single, multi = split_facts("single"), split_facts("multi")
-    rows = [[f"`{name}`", single[name], multi[name], role] for name, role in SPLIT_ROLES.items()]
-    return markdown_table(["split", "single-step", "multi-step", "used for"], rows)
+    """The splits of the three worlds (single-step, multi-step, worked) with their sizes and roles, as a table."""
+    single, multi, worked = split_facts("single"), split_facts("multi"), split_facts("worked")
+    rows = [[f"`{name}`", single[name], multi[name], worked[name], role] for name, role in SPLIT_ROLES.items()]
+    return markdown_table(["split", "single-step", "multi-step", "worked", "used for"], rows)
 
 
 def task_markdown() -> str:
-    """The vocabulary and one example of each world, as a table."""
+    """The vocabulary and one example of each world (the worked world's in both styles), as a table."""
     one, three = world.split("sft")[-1], world.split("sft", "multi")[-1]
     shown = " ".join(f"`{ch}`" if ch.strip() else "(space)" if ch == " " else "(newline)" for ch in world.VOCAB)
-    rows = [["vocabulary", f"{len(world.VOCAB)} characters: {shown}"],
+    direct = world.split("sft", "worked")[-1]
+    worked = world.WorkedTask(direct.operands, style="worked")
+    rows = [["vocabulary", f"{len(world.VOCAB)} characters: {shown}; the worked world adds `{world.SEPARATOR}`"],
             ["single-step prompt and answer", f"`{one.prompt}` `{one.completion}`"],
             ["multi-step prompt and answer", f"`{three.prompt}` `{three.completion}`"],
+            ["worked prompt, direct and worked answers",
+             f"`{direct.prompt}` `{direct.completion}` or `{worked.completion}`"],
             ["end of the answer", f"`{world.EOT}` (or the token budget)"]]
     return markdown_table(["", ""], rows)
 
