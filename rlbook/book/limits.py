@@ -155,6 +155,32 @@ def slow_growth(shares: dict[int, list[float]], seeds: tuple[int, ...]) -> str:
     return text + "."
 
 
+TRUSTED = 2
+"""How many training prompts an over-rated answer must be right for to say the judge saw it labelled right often."""
+
+
+def trusted_sentence(right_for: dict[int, int], seeds: tuple[int, ...]) -> str:
+    """Why the judge trusts ``rm``'s commonest over-rated answer (chapter 5): on how many training prompts it is right.
+
+    Where it is the right answer of at least :data:`TRUSTED` training prompts
+    the judge saw it labelled right again and again; the seeds where it is
+    not are named with what that leaves. ValueError when it holds on no seed.
+    """
+    often = [s for s in seeds if right_for[s] >= TRUSTED]
+    if not often:
+        raise ValueError(f"the over-rated answer is right for fewer than {TRUSTED} training prompts on every seed")
+    text = (f"It is also the right answer of {phrasing.span([right_for[s] for s in often], 'd')} training prompts"
+            f"{'' if len(often) == len(seeds) else ' on ' + phrasing.seeds(often, seeds)}, so the judge saw it "
+            "labelled right again and again, and learned to trust the answer instead of checking it against the sum.")
+    rare = [s for s in seeds if s not in often]
+    if rare:
+        counts = {right_for[s] for s in rare}
+        said = "no training prompt" if counts == {0} else f"{phrasing.span(sorted(counts), 'd')} at most"
+        text += (f" On {phrasing.seeds(rare, seeds)} it is the right answer of {said}: a judge also over-rates "
+                 "answers it was seldom shown labelled right.")
+    return text
+
+
 def _pct(x: float) -> str:
     return f"{x:.0%}"
 
@@ -285,7 +311,7 @@ def _judge_phrases(judges: dict, seeds: tuple[int, ...]) -> dict:
         "rm_fell": phrasing.seeds(fell, seeds),
         "mean_gold": (span([np.mean(x["rm"]["gold"]) for x in j]), span([np.mean(x["kl"]["gold"]) for x in j])),
         "over": (span([x["over"]["share"][0] for x in j], ".0%"), span([x["over"]["share"][-1] for x in j], ".0%")),
-        "right_for": span([x["over"]["top"][0][4] for x in j], "d"),
+        "trusted": trusted_sentence({s: judges[s]["over"]["top"][0][4] for s in seeds}, seeds),
     }
 
 
@@ -403,9 +429,10 @@ CLAIMS = (
           "scored at least 0.5, every seed",
           lambda F: all(F.judge[s].over.top[0][3] >= 5 and F.judge[s].over.top[0][2] >= 0.5 for s in F.seeds),
           lambda F: [F.judge[s].over.top for s in F.seeds]),
+    # Every seed until the README's AVX2 draw, where seed 1's answer was the right answer of no training prompt.
     Claim("over-rated-is-trusted", "rm's favourite over-rated answer is the right answer of several training "
-          "prompts, so the judge saw it labelled right again and again, every seed",
-          lambda F: all(F.judge[s].over.top[0][4] >= 2 for s in F.seeds),
+          "prompts on some seed, so the judge saw it labelled right again and again",
+          lambda F: any(F.judge[s].over.top[0][4] >= TRUSTED for s in F.seeds),
           lambda F: [F.judge[s].over.top[0][4] for s in F.seeds]),
     Claim("intervention-per-fault", "each injected fault gives one intervention, at its step, every seed",
           lambda F: all([e.step for e in F.response[s].events] == list(F.response[s].planned) for s in F.seeds),

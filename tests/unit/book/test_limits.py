@@ -53,3 +53,14 @@ def test_slow_growth_names_where_the_loophole_grew_and_where_it_shrank():
 def test_slow_growth_refuses_a_run_where_the_loophole_grew_nowhere():
     with pytest.raises(ValueError, match="grew on no seed"):
         limits.slow_growth({0: [0.1] * 10 + [0.0] * 5}, (0,))
+
+
+def test_trusted_sentence_says_where_the_over_rated_answer_was_labelled_right_often():
+    every = limits.trusted_sentence({0: 7, 1: 3, 2: 4}, (0, 1, 2))
+    assert every.startswith("It is also the right answer of 3–7 training prompts, so the judge saw it") and "On" not in every
+    some = limits.trusted_sentence({0: 7, 1: 0, 2: 4}, (0, 1, 2))
+    assert some.startswith("It is also the right answer of 4–7 training prompts on seeds 0 and 2, so")
+    assert some.endswith("On seed 1 it is the right answer of no training prompt: a judge also over-rates answers it "
+                         "was seldom shown labelled right.")
+    with pytest.raises(ValueError, match="fewer than 2"):
+        limits.trusted_sentence({0: 1, 1: 0}, (0, 1))
