@@ -21,6 +21,7 @@ from pathlib import Path
 
 from rlbook.core.arguments import bounded_int
 from rlbook.core.rl import RLConfig
+from rlbook.core.source import code_only
 from rlbook.core.world import split
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -194,7 +195,7 @@ def processes_key(processes: int, steps: int, prompts: int) -> str:
 
     from .model import trl_versions
 
-    sources = [hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(Path(__file__).parent.glob("*.py"))]
+    sources = [hashlib.sha256(code_only(path).encode()).hexdigest() for path in sorted(Path(__file__).parent.glob("*.py"))]
     text = json.dumps([processes, steps, prompts, sources, runs.cache_key("base", 0, runs.DEFAULT_THREADS),
                        trl_versions()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -19,6 +19,7 @@ from rlbook import runs
 from rlbook.core import rewards as rw
 from rlbook.core.policy import Policy, weights_hash
 from rlbook.core.rl import checkpoint_eval, make_verifier
+from rlbook.core.source import code_only
 from rlbook.core.world import decode, split
 
 from .audit import metrics_from_log, stored_rollouts
@@ -219,9 +220,10 @@ def process_summary(trainer, captured: list[dict]) -> dict:
 def run_key(spec: TRLSpec, seed: int, threads: int) -> str:
     """Cache key of a TRL run: its spec, its ``GRPOConfig`` arguments, seed, threads, base run, the source of this
     module and of :mod:`rlbook.trl.spec`, and the TRL versions."""
-    source = Path(__file__).read_bytes() + Path(__file__).with_name("spec.py").read_bytes()
+    source = code_only(Path(__file__)) + code_only(Path(__file__).with_name("spec.py"))
     text = json.dumps([repr(spec), grpo_kwargs(spec.rl, spec.prompts_per_step or None), seed, threads,
-                       runs.cache_key(spec.base, seed, threads), hashlib.sha256(source).hexdigest(), trl_versions()])
+                       runs.cache_key(spec.base, seed, threads), hashlib.sha256(source.encode()).hexdigest(),
+                       trl_versions()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
