@@ -25,6 +25,7 @@ book: setup $(VENV)/.installed-trl
 # than the suite doing it one after another (a no-op when the cache is warm).
 test: setup
 	$(BIN)/ruff check rlbook tests
+	$(BIN)/ruff format --check rlbook tests
 	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.book.prefetch
 	$(BIN)/python -m pytest -q
 

@@ -16,6 +16,7 @@ The chapters import modules by their short names, ``from rlbook import runs,
 world, advantages``: this module resolves each short name to its module on
 first use, so importing ``rlbook`` alone loads nothing heavy.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -23,15 +24,51 @@ from types import ModuleType
 
 #: Short name -> full module name, for ``from rlbook import <short name>``.
 MODULES: dict[str, str] = {
-    **{name: f"rlbook.core.{name}" for name in (
-        "world", "policy", "adamw", "sampling", "rewards", "advantages", "losses", "train", "rl", "evaluate",
-        "stats", "progress", "source", "reward_model")},
-    **{name: f"rlbook.analysis.{name}" for name in (
-        "workshop", "disagreement", "credit", "audit", "selection", "plots", "reward_spec", "passk", "judge")},
-    "runs": "rlbook.runs", "prefetch": "rlbook.runs.prefetch", "book": "rlbook.book", "figures": "rlbook.figures", "record": "rlbook.record",
-    "trl_bridge": "rlbook.trl", "exercises": "rlbook.exercises",
-    "build": "rlbook.publish.build", "site": "rlbook.publish.site", "lint": "rlbook.publish.lint",
-    "bench": "rlbook.bench", "cli": "rlbook.cli",
+    **{
+        name: f"rlbook.core.{name}"
+        for name in (
+            "world",
+            "policy",
+            "adamw",
+            "sampling",
+            "rewards",
+            "advantages",
+            "losses",
+            "train",
+            "rl",
+            "evaluate",
+            "stats",
+            "progress",
+            "source",
+            "reward_model",
+        )
+    },
+    **{
+        name: f"rlbook.analysis.{name}"
+        for name in (
+            "workshop",
+            "disagreement",
+            "credit",
+            "audit",
+            "selection",
+            "plots",
+            "reward_spec",
+            "passk",
+            "judge",
+        )
+    },
+    "runs": "rlbook.runs",
+    "prefetch": "rlbook.runs.prefetch",
+    "book": "rlbook.book",
+    "figures": "rlbook.figures",
+    "record": "rlbook.record",
+    "trl_bridge": "rlbook.trl",
+    "exercises": "rlbook.exercises",
+    "build": "rlbook.publish.build",
+    "site": "rlbook.publish.site",
+    "lint": "rlbook.publish.lint",
+    "bench": "rlbook.bench",
+    "cli": "rlbook.cli",
 }
 
 __all__ = sorted(MODULES)  # noqa: PLE0605 -- a list, computed from MODULES so the two never differ

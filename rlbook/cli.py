@@ -4,6 +4,7 @@
 ``bench``. A bad argument exits with status 2 and one line saying what is
 wrong; nothing else imports this module.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,8 +52,10 @@ def temperature(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive finite number, got {written}")
     if value < MIN_TEMPERATURE:
-        raise argparse.ArgumentTypeError(f"must be at least {MIN_TEMPERATURE} (lower values overflow; use greedy "
-                                         f"decoding via 'rlbook eval' instead), got {written}")
+        raise argparse.ArgumentTypeError(
+            f"must be at least {MIN_TEMPERATURE} (lower values overflow; use greedy "
+            f"decoding via 'rlbook eval' instead), got {written}"
+        )
     if value > MAX_TEMPERATURE:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_TEMPERATURE:g}, got {written}")
     return value
@@ -70,7 +73,9 @@ def task_prompt(text: str) -> str:
     from rlbook.core.world import parse_prompt
 
     if parse_prompt(text) is None:
-        raise argparse.ArgumentTypeError(f"{shown(text)} is not a task prompt; write it like 'U:3+4?|A:' or 'U:3+4+5?|A:'")
+        raise argparse.ArgumentTypeError(
+            f"{shown(text)} is not a task prompt; write it like 'U:3+4?|A:' or 'U:3+4+5?|A:'"
+        )
     return text
 
 
@@ -81,11 +86,17 @@ def build_parser() -> Parser:
     p = sub.add_parser("run", help="train (or load from the cache) one of the book's named runs")
     p.add_argument("name", type=run_name)
     _common(p, json_flag=True)
-    p.add_argument("--rebuild", action="store_true", help="train this run again even if it is cached (its parent and shared pretraining stay cached)")
+    p.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="train this run again even if it is cached (its parent and shared pretraining stay cached)",
+    )
 
     p = sub.add_parser("sample", help="the workshop: sample a prompt n times and judge the answers")
     p.add_argument("prompt", type=task_prompt)
-    p.add_argument("-n", type=bounded_int(1, MAX_SAMPLE_N), default=32, help=f"samples (1 to {MAX_SAMPLE_N}, default 32)")
+    p.add_argument(
+        "-n", type=bounded_int(1, MAX_SAMPLE_N), default=32, help=f"samples (1 to {MAX_SAMPLE_N}, default 32)"
+    )
     _temperature(p)
     p.add_argument("--run", type=run_name, default="base", help="run whose policy to sample (default base)")
     _step(p)
@@ -103,8 +114,9 @@ def build_parser() -> Parser:
     p = sub.add_parser("eval", help="expected reward and greedy accuracy of a checkpoint")
     p.add_argument("--run", type=run_name, default="main")
     _step(p)
-    p.add_argument("-n", type=bounded_int(1, MAX_EVAL_N), default=32,
-                   help=f"samples per prompt (1 to {MAX_EVAL_N}, default 32)")
+    p.add_argument(
+        "-n", type=bounded_int(1, MAX_EVAL_N), default=32, help=f"samples per prompt (1 to {MAX_EVAL_N}, default 32)"
+    )
     _temperature(p)
     p.add_argument("--split", choices=("heldout", "train", "validation", "test", "all"), default="heldout")
     _common(p, json_flag=True)
@@ -116,9 +128,13 @@ def build_parser() -> Parser:
     p = sub.add_parser("build", help="execute the chapters and build the HTML book")
     p.add_argument("--backend", choices=("auto", "quarto", "pandoc"), default="auto")
     p.add_argument("--only", default=None, help="build only this chapter (file stem, e.g. 01-rl-loop)")
-    p.add_argument("--jobs", type=bounded_int(1, MAX_JOBS), default=None,
-                   help=f"pages executed at once, each in its own kernel (1 to {MAX_JOBS}, default 2), and runs "
-                        "trained at once before them (default: one per usable core)")
+    p.add_argument(
+        "--jobs",
+        type=bounded_int(1, MAX_JOBS),
+        default=None,
+        help=f"pages executed at once, each in its own kernel (1 to {MAX_JOBS}, default 2), and runs "
+        "trained at once before them (default: one per usable core)",
+    )
 
     p = sub.add_parser("claims", help="check every chapter's claims on this machine's runs (seeds 0-2)")
     p.add_argument("chapters", nargs="*", help="the chapters' facts to check (default: all), e.g. loop")
@@ -127,27 +143,43 @@ def build_parser() -> Parser:
     p.add_argument("--quick", action="store_true", help="fewer repeats, smaller batches")
     p.add_argument("--peer", choices=("trl",), default=None, help="also time a peer trainer on the same batch")
     p.add_argument("--write", default=None, help="write the report to this Markdown file (its folder must exist)")
-    p.add_argument("--browser", action="store_true",
-                   help="measure chapter 1's web workshop in headless Chromium instead (needs chromium and playwright)")
+    p.add_argument(
+        "--browser",
+        action="store_true",
+        help="measure chapter 1's web workshop in headless Chromium instead (needs chromium and playwright)",
+    )
     return parser
 
 
 def _common(p: argparse.ArgumentParser, json_flag: bool) -> None:
     p.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=0, help=f"random seed (0 to {MAX_SEED}, default 0)")
-    p.add_argument("--threads", type=bounded_int(1, MAX_THREADS), default=None,
-                   help=f"torch threads (1 to {MAX_THREADS}, default 1)")
+    p.add_argument(
+        "--threads",
+        type=bounded_int(1, MAX_THREADS),
+        default=None,
+        help=f"torch threads (1 to {MAX_THREADS}, default 1)",
+    )
     if json_flag:
         p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _step(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--step", type=bounded_int(0, MAX_STEP), default=None,
-                   help=f"checkpoint step (0 to {MAX_STEP}, default: the last)")
+    p.add_argument(
+        "--step",
+        type=bounded_int(0, MAX_STEP),
+        default=None,
+        help=f"checkpoint step (0 to {MAX_STEP}, default: the last)",
+    )
 
 
 def _temperature(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-T", "--temperature", type=temperature, default=1.0,
-                   help=f"sampling temperature ({MIN_TEMPERATURE} to {MAX_TEMPERATURE:g}, default 1.0)")
+    p.add_argument(
+        "-T",
+        "--temperature",
+        type=temperature,
+        default=1.0,
+        help=f"sampling temperature ({MIN_TEMPERATURE} to {MAX_TEMPERATURE:g}, default 1.0)",
+    )
 
 
 def cmd_run(args) -> int:
@@ -156,14 +188,20 @@ def cmd_run(args) -> int:
     started = time.perf_counter()
     run = load(args.name, seed=args.seed, threads=args.threads, rebuild=args.rebuild)
     first, last = run.evals[0], run.evals[-1]
-    out = {"name": run.name, "seed": run.seed, "threads": run.threads, "status": run.record["status"],
-           "heldout_expected_reward_before": first["heldout_expected_reward"],
-           "heldout_expected_reward_after": last["heldout_expected_reward"],
-           "heldout_greedy_accuracy_before": first["heldout_greedy_accuracy"],
-           "heldout_greedy_accuracy_after": last["heldout_greedy_accuracy"],
-           "weights_hash": run.log["checkpoints"][-1]["weights_hash"],
-           "wall_seconds": round(time.perf_counter() - started, 3), "cached": run.cached,
-           "record_path": str(run.path / "record.json")}
+    out = {
+        "name": run.name,
+        "seed": run.seed,
+        "threads": run.threads,
+        "status": run.record["status"],
+        "heldout_expected_reward_before": first["heldout_expected_reward"],
+        "heldout_expected_reward_after": last["heldout_expected_reward"],
+        "heldout_greedy_accuracy_before": first["heldout_greedy_accuracy"],
+        "heldout_greedy_accuracy_after": last["heldout_greedy_accuracy"],
+        "weights_hash": run.log["checkpoints"][-1]["weights_hash"],
+        "wall_seconds": round(time.perf_counter() - started, 3),
+        "cached": run.cached,
+        "record_path": str(run.path / "record.json"),
+    }
     _emit(out, args.json)
     return 0
 
@@ -188,8 +226,14 @@ def cmd_sample(args) -> int:
     budget = run.record["sampling"]["token_budget"]
     result = evaluate(policy, [task], n=args.n, temperature=args.temperature, budget=budget, seed=args.seed)
     answers = [{"completion": c, "count": k, "status": s} for c, k, s in result.answers(0)]
-    out = {"prompt": args.prompt, "policy": policy.version, "n": args.n, "temperature": args.temperature,
-           "expected_reward": result.expected_reward, "answers": answers}
+    out = {
+        "prompt": args.prompt,
+        "policy": policy.version,
+        "n": args.n,
+        "temperature": args.temperature,
+        "expected_reward": result.expected_reward,
+        "answers": answers,
+    }
     if args.json:
         _emit(out, True)
     else:
@@ -208,8 +252,13 @@ def cmd_verify(args) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     verdict = verifier(args.prompt, args.completion)
-    out = {"reward": verdict.reward, "status": verdict.status, "reason": verdict.reason,
-           "verifier": verdict.verifier, "verifier_version": verdict.version}
+    out = {
+        "reward": verdict.reward,
+        "status": verdict.status,
+        "reason": verdict.reason,
+        "verifier": verdict.verifier,
+        "verifier_version": verdict.version,
+    }
     _emit(out, args.json)
     return 0
 
@@ -225,10 +274,19 @@ def cmd_eval(args) -> int:
     tasks = split(args.split, world) if world == "single" or args.split != "all" else split("heldout", world)
     result = evaluate(policy, tasks, n=args.n, temperature=args.temperature, budget=budget, seed=args.seed)
     est = mean_with_ci(result.rewards)
-    out = {"run": args.run, "policy": policy.version, "split": args.split, "prompts": len(tasks), "n": args.n,
-           "temperature": args.temperature, "token_budget": budget, "expected_reward": est.value,
-           "ci95": [est.lo, est.hi], "greedy_accuracy": greedy_accuracy(policy, tasks, budget),
-           "status_counts": result.status_counts()}
+    out = {
+        "run": args.run,
+        "policy": policy.version,
+        "split": args.split,
+        "prompts": len(tasks),
+        "n": args.n,
+        "temperature": args.temperature,
+        "token_budget": budget,
+        "expected_reward": est.value,
+        "ci95": [est.lo, est.hi],
+        "greedy_accuracy": greedy_accuracy(policy, tasks, budget),
+        "status_counts": result.status_counts(),
+    }
     _emit(out, args.json)
     return 0
 
@@ -295,8 +353,16 @@ def _emit(out: dict, as_json: bool) -> None:
             print(f"{key}: {value}")
 
 
-COMMANDS = {"run": cmd_run, "sample": cmd_sample, "verify": cmd_verify, "eval": cmd_eval, "audit": cmd_audit,
-            "build": cmd_build, "claims": cmd_claims, "bench": cmd_bench}
+COMMANDS = {
+    "run": cmd_run,
+    "sample": cmd_sample,
+    "verify": cmd_verify,
+    "eval": cmd_eval,
+    "audit": cmd_audit,
+    "build": cmd_build,
+    "claims": cmd_claims,
+    "bench": cmd_bench,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -321,8 +387,11 @@ def main(argv: list[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
-        print(f"rlbook {args.command}: interrupted; the run record is marked interrupted and the run resumes "
-              "from its last checkpoint next time", file=sys.stderr)
+        print(
+            f"rlbook {args.command}: interrupted; the run record is marked interrupted and the run resumes "
+            "from its last checkpoint next time",
+            file=sys.stderr,
+        )
         return 130
     except OSError as err:  # the run cache's own errors (rlbook.runs.CacheError) and a full or read-only disk
         if err.errno == errno.EPIPE:

@@ -1,4 +1,5 @@
 """Small audit batches and stored steps worked by hand (tests of rlbook.analysis.audit)."""
+
 from __future__ import annotations
 
 import torch
@@ -24,11 +25,15 @@ def stored(step, prompts, completions, verifier="exact", used=None, budget=4):
     tokens = torch.full((len(completions), budget), EOT_ID, dtype=torch.uint8)
     for i, text in enumerate(completions):
         tokens[i, : len(text)] = torch.tensor(encode(text), dtype=torch.uint8)
-    return {"step": step, "prompts": list(prompts), "tokens": tokens,
-            "lengths": torch.tensor([len(c) for c in completions], dtype=torch.uint8),
-            "rewards": torch.tensor(rewards, dtype=torch.float32),
-            "statuses": torch.tensor([rw.STATUSES.index(s) for s in statuses], dtype=torch.uint8),
-            "used": torch.ones(len(completions), dtype=torch.bool) if used is None else torch.tensor(used)}
+    return {
+        "step": step,
+        "prompts": list(prompts),
+        "tokens": tokens,
+        "lengths": torch.tensor([len(c) for c in completions], dtype=torch.uint8),
+        "rewards": torch.tensor(rewards, dtype=torch.float32),
+        "statuses": torch.tensor([rw.STATUSES.index(s) for s in statuses], dtype=torch.uint8),
+        "used": torch.ones(len(completions), dtype=torch.bool) if used is None else torch.tensor(used),
+    }
 
 
 # Group 1 (3+4): right, right again, wrong, malformed.

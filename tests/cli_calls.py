@@ -1,4 +1,5 @@
 """Calling the ``rlbook`` command in-process, for the command-line tests (tests/unit/test_cli.py, tests/runs)."""
+
 from __future__ import annotations
 
 from rlbook import cli

@@ -1,4 +1,5 @@
 """Fixtures shared by every suite."""
+
 from __future__ import annotations
 
 import pytest

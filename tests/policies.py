@@ -1,4 +1,5 @@
 """Hand-made policies whose probabilities the tests can write down."""
+
 from __future__ import annotations
 
 import math

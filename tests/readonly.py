@@ -5,6 +5,7 @@ child that has become the unprivileged user ``nobody``, for whom a folder
 that root owns is read-only; as any other user the folder's tree is made
 read-only for the call and given back its permissions afterwards.
 """
+
 from __future__ import annotations
 
 import multiprocessing

@@ -7,6 +7,7 @@ named run's change is the difference of its configuration from the run it is
 compared with, and the notation names the rlbook object behind each symbol.
 (The glossary is read from the chapters themselves: :mod:`rlbook.publish.glossary`.)
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -60,22 +61,33 @@ def task_markdown() -> str:
     shown = " ".join(f"`{ch}`" if ch.strip() else "(space)" if ch == " " else "(newline)" for ch in world.VOCAB)
     direct = world.split("sft", "worked")[-1]
     worked = world.WorkedTask(direct.operands, style="worked")
-    rows = [["vocabulary", f"{len(world.VOCAB)} characters: {shown}; the worked world adds `{world.SEPARATOR}`"],
-            ["single-step prompt and answer", f"`{one.prompt}` `{one.completion}`"],
-            ["multi-step prompt and answer", f"`{three.prompt}` `{three.completion}`"],
-            ["worked prompt, direct and worked answers",
-             f"`{direct.prompt}` `{direct.completion}` or `{worked.completion}`"],
-            ["end of the answer", f"`{world.EOT}` (or the token budget)"]]
+    rows = [
+        ["vocabulary", f"{len(world.VOCAB)} characters: {shown}; the worked world adds `{world.SEPARATOR}`"],
+        ["single-step prompt and answer", f"`{one.prompt}` `{one.completion}`"],
+        ["multi-step prompt and answer", f"`{three.prompt}` `{three.completion}`"],
+        [
+            "worked prompt, direct and worked answers",
+            f"`{direct.prompt}` `{direct.completion}` or `{worked.completion}`",
+        ],
+        ["end of the answer", f"`{world.EOT}` (or the token budget)"],
+    ]
     return markdown_table(["", ""], rows)
 
 
 # ---------------------------------------------------------------- the model and the recipes
 
+
 def model_card(policy: Policy) -> dict[str, int]:
     """Parameters, layers, heads, width, context and vocabulary of a policy, read from the policy."""
     cfg = policy.cfg
-    return {"parameters": policy.num_parameters(), "layers": cfg.n_layer, "attention heads": cfg.n_head,
-            "width": cfg.d_model, "context (characters)": cfg.block_size, "vocabulary": cfg.vocab_size}
+    return {
+        "parameters": policy.num_parameters(),
+        "layers": cfg.n_layer,
+        "attention heads": cfg.n_head,
+        "width": cfg.d_model,
+        "context (characters)": cfg.block_size,
+        "vocabulary": cfg.vocab_size,
+    }
 
 
 def model_card_markdown(policy: Policy) -> str:
@@ -98,14 +110,16 @@ def recipe_lines(base: RunSpec, main: RunSpec) -> list[str]:
 
 # ---------------------------------------------------------------- the named runs
 
+
 def reference_of(name: str, runs: dict[str, RunSpec] = RUNS) -> str | None:
     """The run that run ``name`` is compared with: its parent for a base run; for an RL run the first RL run
     of its world with the same parent, or ``main`` when that is the run itself; None for ``base`` and ``main``."""
     spec = runs[name]
     if spec.rl is None:
         return spec.parent
-    siblings = [n for n, s in runs.items() if s.rl is not None and s.parent == spec.parent
-                and s.rl.world == spec.rl.world]
+    siblings = [
+        n for n, s in runs.items() if s.rl is not None and s.parent == spec.parent and s.rl.world == spec.rl.world
+    ]
     first = siblings[0]
     if first != name:
         return first
@@ -142,8 +156,9 @@ def runs_rows(runs: dict[str, RunSpec] = RUNS) -> list[list[str]]:
     for name, spec in runs.items():
         reference = reference_of(name, runs)
         changed = "; ".join(changes(name, runs)) or ("the reference recipe" if reference is None else "nothing")
-        rows.append([f"`{name}`", f"`{spec.parent}`" if spec.parent else "–",
-                     f"`{reference}`" if reference else "–", changed])
+        rows.append(
+            [f"`{name}`", f"`{spec.parent}`" if spec.parent else "–", f"`{reference}`" if reference else "–", changed]
+        )
     return rows
 
 
@@ -189,12 +204,21 @@ def notation_rows(main: rl.RLConfig) -> list[list[str]]:
 
 # ---------------------------------------------------------------- the algorithm, boxed
 
+
 def algorithm_steps(main: rl.RLConfig) -> list[tuple[str, Callable]]:
     """The RL step ``main`` runs, one line per stage with the rlbook function that does it, in order."""
     return [
-        (f"pick the prompts of the step (all {len(world.split('train', main.world))} training prompts)", rl.sample_step),
-        ((f"sample G = {main.group_size} answers per prompt at T = {main.temperature:g}, "
-         f"at most {main.budget} characters, recording each token's log-probability"), sampling.sample),
+        (
+            f"pick the prompts of the step (all {len(world.split('train', main.world))} training prompts)",
+            rl.sample_step,
+        ),
+        (
+            (
+                f"sample G = {main.group_size} answers per prompt at T = {main.temperature:g}, "
+                f"at most {main.budget} characters, recording each token's log-probability"
+            ),
+            sampling.sample,
+        ),
         ("verify each answer: reward 1 if accepted, else 0", rewards.ExactVerifier.__call__),
         ("advantage = reward minus its group's mean reward", rl.credit),
         ("", advantages.group_centered),

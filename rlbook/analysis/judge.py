@@ -6,6 +6,7 @@ Best-of-n draws n answers of ``base`` for a prompt and keeps the one the judge
 rates highest; the ``rm`` and ``rm-kl`` runs train against the judge. Both
 optimise the proxy, and the gold reward says what that bought (Gao et al. 2023).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -82,9 +83,12 @@ class JudgeCurves:
 def curves(run: Run) -> JudgeCurves:
     """Proxy (the judge's mean score) and gold (exact) on fresh training samples, and held-out gold, per checkpoint."""
     evals = run.evals
-    return JudgeCurves([e["step"] for e in evals], np.array([e["train_reward"] for e in evals]),
-                       np.array([e["train_exact_reward"] for e in evals]),
-                       np.array([e["heldout_expected_reward"] for e in evals]))
+    return JudgeCurves(
+        [e["step"] for e in evals],
+        np.array([e["train_reward"] for e in evals]),
+        np.array([e["train_exact_reward"] for e in evals]),
+        np.array([e["heldout_expected_reward"] for e in evals]),
+    )
 
 
 @dataclass

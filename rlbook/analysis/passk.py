@@ -15,6 +15,7 @@ prompts the policy before RL solved at least once in its ``n`` samples and
 the part on prompts it never solved (which a larger ``n`` might still have
 solved: never in ``n`` samples means a rate below about 3/n, not zero).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -90,8 +91,9 @@ def compare_counts(counts_before, counts_after, n: int, ks: list[int]) -> PassAt
     return PassAtKComparison(n, ks, pass_at_k_curve(n, before, ks), pass_at_k_curve(n, after, ks), before, after)
 
 
-def pass_at_k_before_after(before: Policy, after: Policy, tasks: list[Task], n: int, ks: list[int],
-                           seed: int = 0, temperature: float = 1.0) -> PassAtKComparison:
+def pass_at_k_before_after(
+    before: Policy, after: Policy, tasks: list[Task], n: int, ks: list[int], seed: int = 0, temperature: float = 1.0
+) -> PassAtKComparison:
     """Sample both policies ``n`` times per task with the same settings and compare their pass@k at each k."""
     counts = [evaluate(p, tasks, n=n, temperature=temperature, seed=seed).correct_counts() for p in (before, after)]
     return compare_counts(counts[0], counts[1], n, ks)

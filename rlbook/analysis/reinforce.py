@@ -12,6 +12,7 @@ verifier and the task list, so no run's cache key depends on it.
 evaluates the held-out sums as the book's runs do, so that chapter 3's
 facts can set it beside ``main``, which is in effect the same algorithm.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -25,14 +26,19 @@ from rlbook.core.sampling import sample
 from rlbook.core.world import split
 
 
-def reinforce(policy: Policy, steps: int = 100, group: int = 16,
-              lr: float = 3e-4, warmup: int = 10, seed: int = 0,
-              after_step: Callable | None = None) -> Policy:
+def reinforce(
+    policy: Policy,
+    steps: int = 100,
+    group: int = 16,
+    lr: float = 3e-4,
+    warmup: int = 10,
+    seed: int = 0,
+    after_step: Callable | None = None,
+) -> Policy:
     """Train ``policy`` by REINFORCE with a group-mean baseline."""
     prompts = [task.prompt for task in split("train")]
     verifier = rewards.get_verifier("exact")
-    opt = torch.optim.AdamW(policy.parameters(), lr=lr,
-                            weight_decay=0.0)
+    opt = torch.optim.AdamW(policy.parameters(), lr=lr, weight_decay=0.0)
     gen = torch.Generator().manual_seed(seed)
     for step in range(1, steps + 1):
         # 1. a group of answers to every prompt, each scored 1 or 0

@@ -7,6 +7,7 @@ outputs and plausible shortcuts, each with the status the exact verifier
 should give, and :func:`shortcut_rows` judges them live. They are display
 and test data: no run trains on them.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -23,19 +24,19 @@ def _vocab_text() -> str:
 
 SPEC: dict[str, str] = {
     "task_input": f"a prompt {Task((3, 4)).prompt!r} (single-step: digits a, b in 0-9) or "
-                  f"{Task((3, 4, 5)).prompt!r} (multi-step: a, b, c)",
+    f"{Task((3, 4, 5)).prompt!r} (multi-step: a, b, c)",
     "permitted_actions": f"one character per step from the {len(VOCAB)}-character vocabulary: {_vocab_text()}",
     "end_condition": f"the policy writes the end-of-turn mark {EOT!r}, or the token budget runs out",
     "reward_source": "the verifier, judging the completion text alone (never the model)",
     "accepted": f"canonical answer, right value: {Task((3, 4)).completion!r} or {Task((3, 4, 5)).completion!r} "
-                "(multi-step: only the final number is judged); reward 1",
+    "(multi-step: only the final number is judged); reward 1",
     "incorrect": "canonical answer with the wrong (final) value; reward 0",
     "malformed": f"text after the first {EOT!r}, empty answer, or an answer that is not canonical: ASCII digits "
-                  "only, no sign, space or leading zero, one number (single-step) or two separated by ',' "
-                  "(multi-step); reward 0",
+    "only, no sign, space or leading zero, one number (single-step) or two separated by ',' "
+    "(multi-step); reward 0",
     "incomplete": f"no {EOT!r} in the completion: the token budget stopped it; reward 0",
     "unsafe": f"cannot arise: a text over these {len(VOCAB)} characters does nothing outside the episode; "
-              "a world whose actions can do harm needs its own rule here",
+    "a world whose actions can do harm needs its own rule here",
     "unverifiable": "the prompt is not one of the two task formats (or not text); reward 0",
 }
 """The reward interface as a specification (chapter 2 renders it with :func:`spec_table`).
@@ -112,9 +113,18 @@ def shortcut_rows(verifier: Verifier | None = None) -> list[dict]:
     for case in SHORTCUT_CASES:
         verdict = verifier(case.prompt, case.completion)
         process = process_score(case.prompt, case.completion)
-        rows.append({"case": case.description, "prompt": case.prompt, "completion": case.completion,
-                     "intended": case.intended_status, "status": verdict.status, "reward": verdict.reward,
-                     "reason": verdict.reason, "process": process.score if process.status == "scored" else None})
+        rows.append(
+            {
+                "case": case.description,
+                "prompt": case.prompt,
+                "completion": case.completion,
+                "intended": case.intended_status,
+                "status": verdict.status,
+                "reward": verdict.reward,
+                "reason": verdict.reason,
+                "process": process.score if process.status == "scored" else None,
+            }
+        )
     return rows
 
 

@@ -10,6 +10,7 @@
 - :func:`zero_variance_rollouts` and :func:`process_disagreements`: the
   figures behind the chapter's misconceptions.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -56,14 +57,25 @@ def evaluation_report(run, hack_run, selected: CheckpointScores, retained: dict[
         ["task accuracy (held-out prompts, exact 1.0)", _ci(first.heldout), _ci(selected.heldout)],
         ["answer length (characters, training batch)", f"{lengths[1]:.2f} (step 1)", f"{lengths[selected.step]:.2f}"],
         ["retained capability (plain a+b=, greedy)", f"{retained[0]:.2f}", f"{retained[selected.step]:.2f}"],
-        ["budget per answer; evaluation samples",
-         (f"{rec['sampling']['token_budget']} characters; {evaluation['n']} per prompt at T = "
-          f"{evaluation['temperature']:g}"), "the same"],
-        ["training rollouts; generated characters", "",
-         f"{rec['cost']['rollouts']:,}; {rec['cost']['generated_tokens']:,}"],
+        [
+            "budget per answer; evaluation samples",
+            (
+                f"{rec['sampling']['token_budget']} characters; {evaluation['n']} per prompt at T = "
+                f"{evaluation['temperature']:g}"
+            ),
+            "the same",
+        ],
+        [
+            "training rollouts; generated characters",
+            "",
+            f"{rec['cost']['rollouts']:,}; {rec['cost']['generated_tokens']:,}",
+        ],
         ["verifier: training; evaluation", f"{verifier}; exact 1.0", "the same"],
-        [f"reward-hacking cases (`{hack_run.name}` run)", "",
-         f"{hacks:,} of {hack_total:,} rollouts paid by {hack_run.record['verifier']['name']}, rejected by exact"],
+        [
+            f"reward-hacking cases (`{hack_run.name}` run)",
+            "",
+            f"{hacks:,} of {hack_total:,} rollouts paid by {hack_run.record['verifier']['name']}, rejected by exact",
+        ],
     ]
 
 
@@ -72,8 +84,9 @@ def record_rows(record: dict) -> list[list[str]]:
     return [[f"`{field}`", value] for field, value in as_table(record)]
 
 
-def record_differences(a: dict, b: dict, skip: tuple[str, ...] = ("run_id", "created", "cost", "versions",
-                                                                     "checkpoints", "evaluations")) -> list[tuple]:
+def record_differences(
+    a: dict, b: dict, skip: tuple[str, ...] = ("run_id", "created", "cost", "versions", "checkpoints", "evaluations")
+) -> list[tuple]:
     """Rows of :func:`rlbook.record.as_table` whose values differ between records ``a`` and ``b``.
 
     Fields that differ between any two runs (ids, times, cost, checkpoints
@@ -82,8 +95,11 @@ def record_differences(a: dict, b: dict, skip: tuple[str, ...] = ("run_id", "cre
     """
     rows_a, rows_b = dict(as_table(a)), dict(as_table(b))
     keys = list(rows_a) + [k for k in rows_b if k not in rows_a]
-    return [(k, rows_a.get(k, "absent"), rows_b.get(k, "absent")) for k in keys
-            if k.split(".")[0] not in skip and rows_a.get(k) != rows_b.get(k)]
+    return [
+        (k, rows_a.get(k, "absent"), rows_b.get(k, "absent"))
+        for k in keys
+        if k.split(".")[0] not in skip and rows_a.get(k) != rows_b.get(k)
+    ]
 
 
 def interrupted_copy(record: dict, step: int, last_checkpoint: str | None) -> dict:
@@ -133,6 +149,9 @@ def process_disagreements(result: EvalResult) -> dict[str, float]:
             steps.append(rw.process_score(task.prompt, text).steps)
     right = [s for s, a in zip(steps, accepted) if a]
     wrong = [s for s, a in zip(steps, accepted) if not a]
-    return {"right_but_invalid_step": float(np.mean([not all(s) for s in right])) if right else 0.0,
-            "wrong_but_consistent": float(np.mean([s == (False, True) for s in wrong])) if wrong else 0.0,
-            "accepted": len(right), "rejected": len(wrong)}
+    return {
+        "right_but_invalid_step": float(np.mean([not all(s) for s in right])) if right else 0.0,
+        "wrong_but_consistent": float(np.mean([s == (False, True) for s in wrong])) if wrong else 0.0,
+        "accepted": len(right),
+        "rejected": len(wrong),
+    }

@@ -24,6 +24,7 @@ Henderson et al. 2018 and Agarwal et al. 2021 on reporting with intervals).
 Re-scoring with another verifier version is :mod:`rlbook.analysis.versions`;
 the report and the run record are :mod:`rlbook.analysis.run_report`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ MATCHED_SETTINGS = ("n", "temperature", "token_budget", "decoding", "verifier", 
 
 
 # ------------------------------------------------------------------ checkpoint scores
+
 
 def heldout_positions(part: str, world: str = "single") -> list[int]:
     """Positions, within ``split("heldout")``, of the tasks of split ``part`` (validation or test).
@@ -149,6 +151,7 @@ def select_with_floor(scores: list[CheckpointScores], retained: dict[int, float]
 
 # ------------------------------------------------------------------ matched comparison
 
+
 class UnmatchedComparison(ValueError):
     """Two evaluations that differ in an inference setting and so cannot be compared as a policy change."""
 
@@ -172,9 +175,12 @@ def matched_difference(after: EvalResult, before: EvalResult, seed: int = 0) -> 
     """
     differ = unmatched_settings(after, before)
     if differ:
-        details = ", ".join(f"{k}: {after.settings.get(k)!r} vs {before.settings.get(k)!r}" for k in differ
-                            if k != "tasks")
-        raise UnmatchedComparison(f"the evaluations differ in {', '.join(differ)}" + (f" ({details})" if details else ""))
+        details = ", ".join(
+            f"{k}: {after.settings.get(k)!r} vs {before.settings.get(k)!r}" for k in differ if k != "tasks"
+        )
+        raise UnmatchedComparison(
+            f"the evaluations differ in {', '.join(differ)}" + (f" ({details})" if details else "")
+        )
     return difference_ci(after.per_prompt, before.per_prompt, paired=True, seed=seed)
 
 
@@ -184,8 +190,16 @@ def per_prompt_pass_at_k(result: EvalResult, k: int) -> np.ndarray:
     return np.array([pass_at_k(n, int(c), k) for c in (result.rewards >= 1.0).sum(axis=1)])
 
 
-def comparison_rows(before: Policy, after: Policy, tasks: list[Task], seed: int = 0, n: int = 32,
-                    budget: int = BUDGET, low_temperature: float = 0.5, k: int = 4) -> list[dict]:
+def comparison_rows(
+    before: Policy,
+    after: Policy,
+    tasks: list[Task],
+    seed: int = 0,
+    n: int = 32,
+    budget: int = BUDGET,
+    low_temperature: float = 0.5,
+    k: int = 4,
+) -> list[dict]:
     """Pre-RL (``before``) against post-RL (``after``): matched comparisons and two unmatched ones (chapter 8).
 
     Rows, each with the ``difference`` (after minus before, paired interval
@@ -213,11 +227,20 @@ def comparison_rows(before: Policy, after: Policy, tasks: list[Task], seed: int 
         (f"after at T={low_temperature:g}; before at T=1", False, al.per_prompt, b1.per_prompt),
         (f"both at T={low_temperature:g}", True, al.per_prompt, bl.per_prompt),
     ]
-    return [{"comparison": label, "matched": matched, "after": float(a.mean()), "before": float(b.mean()),
-             "difference": difference_ci(a, b, paired=True, seed=seed)} for label, matched, a, b in rows]
+    return [
+        {
+            "comparison": label,
+            "matched": matched,
+            "after": float(a.mean()),
+            "before": float(b.mean()),
+            "difference": difference_ci(a, b, paired=True, seed=seed),
+        }
+        for label, matched, a, b in rows
+    ]
 
 
 # ------------------------------------------------------------------ retained capability
+
 
 def plain_prompt(task: Task) -> str:
     """The pretraining format of a single-step task: ``3+4=`` (no chat template, no end-of-turn mark)."""

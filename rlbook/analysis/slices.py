@@ -7,6 +7,7 @@ own interval shows where a policy is weak and where RL helped, which an
 average over all prompts hides (Oakden-Rayner et al. 2020 call a weak
 subgroup that an average hides *hidden stratification*).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -42,10 +43,17 @@ def slice_rows(tasks: list[Task], before, after, seed: int = 0) -> list[dict]:
     if before.shape != (len(tasks),) or after.shape != (len(tasks),):
         raise ValueError(f"one rate per task in each, got {before.shape} and {after.shape} for {len(tasks)} tasks")
     masks = {"all": np.ones(len(tasks), dtype=bool), **slice_masks(tasks)}
-    return [{"slice": name, "prompts": int(mask.sum()), "before": mean_with_ci(before[mask], seed=seed),
-             "after": mean_with_ci(after[mask], seed=seed),
-             "gain": difference_ci(after[mask], before[mask], paired=True, seed=seed)}
-            for name, mask in masks.items() if mask.any()]
+    return [
+        {
+            "slice": name,
+            "prompts": int(mask.sum()),
+            "before": mean_with_ci(before[mask], seed=seed),
+            "after": mean_with_ci(after[mask], seed=seed),
+            "gain": difference_ci(after[mask], before[mask], paired=True, seed=seed),
+        }
+        for name, mask in masks.items()
+        if mask.any()
+    ]
 
 
 def never_right(tasks: list[Task], before, after) -> list[Task]:

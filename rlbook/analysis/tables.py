@@ -5,6 +5,7 @@ name (``audit.markdown_table``, ``disagreement.markdown_table``...), so a page
 writes its tables through the module it already imports; :func:`dict_table`
 writes a list of dicts (chapter 3).
 """
+
 from __future__ import annotations
 
 import html
@@ -14,8 +15,9 @@ MAX_RULE = 40
 """The most dashes a column's separator gets in :func:`markdown_table`."""
 
 
-def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str | None = None,
-                   code: Sequence[int] = ()) -> str:
+def markdown_table(
+    header: Sequence[str], rows: Iterable[Sequence[object]], align: str | None = None, code: Sequence[int] = ()
+) -> str:
     """A pandoc/Quarto pipe table; ``align`` is one letter per column, ``l`` or ``r`` (every chapter's tables).
 
     Cells are written with ``str``; a ``|`` outside a code span is escaped

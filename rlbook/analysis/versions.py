@@ -11,6 +11,7 @@ under each version separates the two:
   rollouts a run trained on, and how many of their advantages a change of
   version would have moved.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -36,9 +37,12 @@ def rescore(result: EvalResult, verifier) -> EvalResult:
     flat = [c for row in result.completions for c in row]
     rewards, statuses = rw.score(verifier, flat_prompts, flat)
     n = result.rewards.shape[1]
-    return replace(result, rewards=rewards.reshape(result.rewards.shape),
-                   statuses=[statuses[i * n:(i + 1) * n] for i in range(len(result.tasks))],
-                   settings=dict(result.settings, verifier=label(verifier)))
+    return replace(
+        result,
+        rewards=rewards.reshape(result.rewards.shape),
+        statuses=[statuses[i * n : (i + 1) * n] for i in range(len(result.tasks))],
+        settings=dict(result.settings, verifier=label(verifier)),
+    )
 
 
 def version_rows(before: EvalResult, after: EvalResult, verifiers: tuple = (), seed: int = 0) -> list[dict]:
@@ -50,16 +54,26 @@ def version_rows(before: EvalResult, after: EvalResult, verifiers: tuple = (), s
     the verifier changed between the two evaluations.
     """
     verifiers = verifiers or (rw.ExactVerifier("1.0"), rw.ExactVerifier("2.0"))
-    scored = {(side, i): rescore(result, v) for side, result in (("before", before), ("after", after))
-              for i, v in enumerate(verifiers)}
+    scored = {
+        (side, i): rescore(result, v)
+        for side, result in (("before", before), ("after", after))
+        for i, v in enumerate(verifiers)
+    }
     names = [label(v) for v in verifiers]
     rows = []
     for ib in range(len(verifiers)):
         for ia in range(len(verifiers)):
             b, a = scored["before", ib], scored["after", ia]
-            rows.append({"before_verifier": names[ib], "after_verifier": names[ia], "same_verifier": ia == ib,
-                         "before": b.expected_reward, "after": a.expected_reward,
-                         "difference": difference_ci(a.per_prompt, b.per_prompt, paired=True, seed=seed)})
+            rows.append(
+                {
+                    "before_verifier": names[ib],
+                    "after_verifier": names[ia],
+                    "same_verifier": ia == ib,
+                    "before": b.expected_reward,
+                    "after": a.expected_reward,
+                    "difference": difference_ci(a.per_prompt, b.per_prompt, paired=True, seed=seed),
+                }
+            )
     return rows
 
 

@@ -22,6 +22,7 @@ from their logs:
 - the figure of share, length and accuracy over the RL steps
   (:func:`plot_working`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -36,8 +37,11 @@ from . import plots
 
 WORKED_RUNS = ("worked", "worked-direct", "worked-rediscover")
 """Chapter 7's RL runs: the worked world, the direct-only control, and direct-only SFT with room for the working."""
-PANELS = (("share", "share of worked answers"), ("length", "mean answer length (characters)"),
-          ("accuracy", "held-out accuracy"))
+PANELS = (
+    ("share", "share of worked answers"),
+    ("length", "mean answer length (characters)"),
+    ("accuracy", "held-out accuracy"),
+)
 """The quantities :func:`plot_working` draws, one panel each, with their axis labels."""
 
 
@@ -71,8 +75,18 @@ def point(entry: dict) -> Point:
     def rate(style: str) -> float | None:
         return styles[f"{style}_accepted"] / styles[style] if styles[style] else None
 
-    return Point(entry["step"], entry["heldout_expected_reward"], styles["worked"] / samples, styles["mean_length"],
-                 rate("worked"), rate("direct"), choice["first_char"], choice["style"], choice["p_worked"], samples)
+    return Point(
+        entry["step"],
+        entry["heldout_expected_reward"],
+        styles["worked"] / samples,
+        styles["mean_length"],
+        rate("worked"),
+        rate("direct"),
+        choice["first_char"],
+        choice["style"],
+        choice["p_worked"],
+        samples,
+    )
 
 
 def checkpoint_curve(run: Run) -> list[Point]:
@@ -97,10 +111,12 @@ def step_curve(run: Run) -> StepCurve:
     rows = run.rollouts
     if not rows:
         raise ValueError(f"run {run.name!r} stores no rollouts")
-    return StepCurve(np.array([r["step"] for r in rows]),
-                     np.array([float(worked_rows(r["tokens"], r["lengths"]).float().mean()) for r in rows]),
-                     np.array([float(r["lengths"].float().mean()) for r in rows]),
-                     np.array([float(r["rewards"].mean()) for r in rows]))
+    return StepCurve(
+        np.array([r["step"] for r in rows]),
+        np.array([float(worked_rows(r["tokens"], r["lengths"]).float().mean()) for r in rows]),
+        np.array([float(r["lengths"].float().mean()) for r in rows]),
+        np.array([float(r["rewards"].mean()) for r in rows]),
+    )
 
 
 def before_after(run: Run) -> tuple[Point, Point]:
@@ -130,8 +146,10 @@ def gain_split(before: Point, after: Point) -> GainSplit:
     accuracy before unknown, and the split undefined (ValueError).
     """
     switch = execution = 0.0
-    for style, share_before, share_after in (("worked", before.share, after.share),
-                                             ("direct", 1 - before.share, 1 - after.share)):
+    for style, share_before, share_after in (
+        ("worked", before.share, after.share),
+        ("direct", 1 - before.share, 1 - after.share),
+    ):
         was, now = getattr(before, f"accuracy_{style}"), getattr(after, f"accuracy_{style}")
         if was is None:
             if share_after > 0:
@@ -162,19 +180,34 @@ def seed_rows(runs: Iterable[Run]) -> list[dict]:
             parts = (split.switch, split.execution)
         except ValueError:
             parts = (None, None)
-        rows.append({"run": run.name, "seed": run.seed, "steps": last.step,
-                     "share_before": first.share, "share_after": last.share,
-                     "length_before": first.length, "length_after": last.length,
-                     "accuracy_before": first.accuracy, "accuracy_after": last.accuracy,
-                     "accuracy_worked_before": first.accuracy_worked, "accuracy_worked_after": last.accuracy_worked,
-                     "accuracy_direct_before": first.accuracy_direct, "accuracy_direct_after": last.accuracy_direct,
-                     "first_char_entropy_before": first.first_char_entropy,
-                     "first_char_entropy_after": last.first_char_entropy,
-                     "style_entropy_before": first.style_entropy, "style_entropy_after": last.style_entropy,
-                     "p_worked_before": first.p_worked, "p_worked_after": last.p_worked,
-                     "gain_from_switch": parts[0], "gain_from_execution": parts[1],
-                     "working_pays_before": None if None in (first.accuracy_worked, first.accuracy_direct)
-                     else first.accuracy_worked - first.accuracy_direct})
+        rows.append(
+            {
+                "run": run.name,
+                "seed": run.seed,
+                "steps": last.step,
+                "share_before": first.share,
+                "share_after": last.share,
+                "length_before": first.length,
+                "length_after": last.length,
+                "accuracy_before": first.accuracy,
+                "accuracy_after": last.accuracy,
+                "accuracy_worked_before": first.accuracy_worked,
+                "accuracy_worked_after": last.accuracy_worked,
+                "accuracy_direct_before": first.accuracy_direct,
+                "accuracy_direct_after": last.accuracy_direct,
+                "first_char_entropy_before": first.first_char_entropy,
+                "first_char_entropy_after": last.first_char_entropy,
+                "style_entropy_before": first.style_entropy,
+                "style_entropy_after": last.style_entropy,
+                "p_worked_before": first.p_worked,
+                "p_worked_after": last.p_worked,
+                "gain_from_switch": parts[0],
+                "gain_from_execution": parts[1],
+                "working_pays_before": None
+                if None in (first.accuracy_worked, first.accuracy_direct)
+                else first.accuracy_worked - first.accuracy_direct,
+            }
+        )
     return rows
 
 
@@ -191,8 +224,16 @@ def plot_working(runs_by_name: dict[str, list[Run]]):
             curve = checkpoint_curve(run)
             steps = [p.step for p in curve]
             for ax, (field, _) in zip(axes, PANELS):
-                ax.plot(steps, [getattr(p, field) for p in curve], color=colour, marker="o", ms=2.5, lw=1.3,
-                        alpha=0.85, label=name if i == 0 else None)
+                ax.plot(
+                    steps,
+                    [getattr(p, field) for p in curve],
+                    color=colour,
+                    marker="o",
+                    ms=2.5,
+                    lw=1.3,
+                    alpha=0.85,
+                    label=name if i == 0 else None,
+                )
     for ax, (field, label) in zip(axes, PANELS):
         ax.set_xlabel("RL step")
         ax.set_title(label)

@@ -12,6 +12,7 @@ prompt, the canonical ``task.completion``, so :func:`answer_probability` of
 that string *is* the prompt's expected reward: no sampling error at all. The
 chapter uses it to check what the samples estimate.
 """
+
 from __future__ import annotations
 
 import copy
@@ -67,8 +68,15 @@ def recorded_samples(run: Run, step: int = 1) -> EvalResult:
     rewards differ from the record, so the chapter's figures and the run
     record can never silently disagree.
     """
-    result = evaluate(run.policy(step), split("heldout"), n=N_SAMPLES, temperature=1.0, budget=BUDGET,
-                      verifier=rw.get_verifier("exact"), seed=eval_seed(run, step))
+    result = evaluate(
+        run.policy(step),
+        split("heldout"),
+        n=N_SAMPLES,
+        temperature=1.0,
+        budget=BUDGET,
+        verifier=rw.get_verifier("exact"),
+        seed=eval_seed(run, step),
+    )
     recorded = np.asarray(run.eval_at(step)["heldout_per_prompt"])
     if not np.allclose(result.per_prompt, recorded, atol=1e-4):
         raise ValueError(f"re-drawn samples of {run.name} seed {run.seed} step {step} differ from its record")
@@ -116,8 +124,10 @@ def pick_workshop_sums(result: EvalResult, policy: Policy | None = None) -> dict
         raise ValueError(f"no held-out sum is {', '.join(empty)} in this evaluation")
     rate = {t: float(r) for t, r in zip(result.tasks, result.per_prompt)}
     top_count = {t: result.answers(i)[0][1] for i, t in enumerate(result.tasks)}
-    exact = {t: exact_expected_reward(policy, t) if policy is not None else 0.0
-             for t in kinds["confidently right"] + kinds["confidently wrong"]}
+    exact = {
+        t: exact_expected_reward(policy, t) if policy is not None else 0.0
+        for t in kinds["confidently right"] + kinds["confidently wrong"]
+    }
     return {
         "confidently right": max(kinds["confidently right"], key=lambda t: (rate[t], exact[t])),
         "confidently wrong": min(kinds["confidently wrong"], key=lambda t: (exact[t], -top_count[t])),
@@ -132,7 +142,7 @@ def _completion_logits(policy: Policy, prompt: str, completion: str) -> tuple[to
     ids = torch.tensor([encode(prompt + completion)])
     with torch.no_grad():
         logits, _ = policy(ids[:, :-1])
-    return logits[0, -len(completion):], ids[0, -len(completion):]
+    return logits[0, -len(completion) :], ids[0, -len(completion) :]
 
 
 def answer_probability(policy: Policy, prompt: str, completion: str, temperature: float = 1.0) -> float:
@@ -174,8 +184,9 @@ def probability_text(p: float) -> str:
     return f"{p:.2f}" if p >= 0.01 or p == 0 else f"{p:.2g}"
 
 
-def draw_answers(ax, task: Task, completions: list[str], statuses: list[str], title: str = "",
-                 rows: int | None = None) -> None:
+def draw_answers(
+    ax, task: Task, completions: list[str], statuses: list[str], title: str = "", rows: int | None = None
+) -> None:
     """Bars of the distinct answers to one sum with their counts, coloured by the verifier's status.
 
     ``rows`` fixes the number of bar slots, so that panels side by side have bars of one thickness.
@@ -184,8 +195,12 @@ def draw_answers(ax, task: Task, completions: list[str], statuses: list[str], ti
     for text, status in zip(completions, statuses):
         counts.setdefault(text, [0, status])[0] += 1
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
-    ax.barh(range(len(ranked)), [c for _, (c, _) in ranked], height=0.7,
-            color=[plots.STATUS_COLOURS[s] for _, (_, s) in ranked])
+    ax.barh(
+        range(len(ranked)),
+        [c for _, (c, _) in ranked],
+        height=0.7,
+        color=[plots.STATUS_COLOURS[s] for _, (_, s) in ranked],
+    )
     ax.set_yticks(range(len(ranked)), [_show(text) for text, _ in ranked], family="monospace")
     ax.set_ylim(max(rows or 0, len(ranked), 3) - 0.5, -0.5)
     ax.set_xlabel("samples")
@@ -211,15 +226,20 @@ def plot_answers(result: EvalResult, picks: dict[str, Task]):
     return fig
 
 
-def reward_vs_temperature(policy: Policy, tasks: list[Task], temperatures, n: int = 256,
-                          seed: int = 0) -> np.ndarray:
+def reward_vs_temperature(policy: Policy, tasks: list[Task], temperatures, n: int = 256, seed: int = 0) -> np.ndarray:
     """Sampled expected reward of each task at each temperature, shape (tasks, temperatures) (chapter 1)."""
-    return np.stack([evaluate(policy, tasks, n=n, temperature=float(t), seed=seed + k).per_prompt
-                     for k, t in enumerate(temperatures)], axis=1)
+    return np.stack(
+        [
+            evaluate(policy, tasks, n=n, temperature=float(t), seed=seed + k).per_prompt
+            for k, t in enumerate(temperatures)
+        ],
+        axis=1,
+    )
 
 
-def plot_reward_vs_temperature(policy: Policy, picks: dict[str, Task], temperatures, sampled: np.ndarray,
-                               heldout: np.ndarray, n: int):
+def plot_reward_vs_temperature(
+    policy: Policy, picks: dict[str, Task], temperatures, sampled: np.ndarray, heldout: np.ndarray, n: int
+):
     """Sampled expected reward against temperature (markers) with the exact value (lines) (chapter 1)."""
     fig, ax = plots.figure(7, 3.6)
     fine = np.linspace(min(temperatures), max(temperatures), 49)
@@ -252,8 +272,9 @@ class Spread:
         return np.sqrt(self.p * (1 - self.p) / np.asarray(self.ns))
 
 
-def estimate_spread(policy: Policy, task: Task, ns=(1, 2, 4, 8, 16, 32, 64), repeats: int = 100,
-                    seed: int = 0) -> Spread:
+def estimate_spread(
+    policy: Policy, task: Task, ns=(1, 2, 4, 8, 16, 32, 64), repeats: int = 100, seed: int = 0
+) -> Spread:
     """Draw ``repeats`` fresh estimates of ``task``'s expected reward for each sample count (chapter 1).
 
     Every estimate is the mean reward of ``n`` new samples from the policy at
@@ -275,8 +296,7 @@ def plot_spread(spread: Spread):
     """Spread of the sampled estimate against the number of samples, log-log, with the binomial line."""
     fig, ax = plots.figure(6, 3.4)
     ax.plot(spread.ns, spread.binomial_sd, color=plots.GREY, lw=1.2, label=r"$\sqrt{p(1-p)/n}$")
-    ax.plot(spread.ns, spread.sd, "o", color=plots.PURPLE,
-            label=f"{spread.repeats} fresh estimates per n")
+    ax.plot(spread.ns, spread.sd, "o", color=plots.PURPLE, label=f"{spread.repeats} fresh estimates per n")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("samples per estimate n")
@@ -316,13 +336,16 @@ class UpdateDemo:
     def table(self) -> list[tuple]:
         """(answer, count, reward, advantage, P before, P after), most probable first."""
         verifier = rw.get_verifier("exact")
-        rows = [(a, self.count(a), verifier(self.task.prompt, a).reward, self.advantage_of(a), b, c)
-                for a, b, c in zip(self.answers, self.before, self.after)]
+        rows = [
+            (a, self.count(a), verifier(self.task.prompt, a).reward, self.advantage_of(a), b, c)
+            for a, b, c in zip(self.answers, self.before, self.after)
+        ]
         return sorted(rows, key=lambda r: -r[4])
 
 
-def one_update(policy: Policy, task: Task, group_size: int = 16, seed: int = 0, lr: float = DEMO_LR,
-               cfg: rl.RLConfig | None = None) -> UpdateDemo:
+def one_update(
+    policy: Policy, task: Task, group_size: int = 16, seed: int = 0, lr: float = DEMO_LR, cfg: rl.RLConfig | None = None
+) -> UpdateDemo:
     """Sample a group for one prompt, score it, credit it and take one real gradient step (chapter 1).
 
     The steps are the book's own: :func:`rlbook.core.sampling.sample`,
@@ -334,8 +357,14 @@ def one_update(policy: Policy, task: Task, group_size: int = 16, seed: int = 0, 
     """
     cfg = replace(cfg or rl.RLConfig(), group_size=group_size, lr=lr)
     learner = copy.deepcopy(policy)
-    rollouts = sample(learner, [task.prompt], n=group_size, temperature=cfg.temperature, budget=cfg.budget,
-                      generator=torch.Generator().manual_seed(seed))
+    rollouts = sample(
+        learner,
+        [task.prompt],
+        n=group_size,
+        temperature=cfg.temperature,
+        budget=cfg.budget,
+        generator=torch.Generator().manual_seed(seed),
+    )
     completions = rollouts.completions()
     rewards, statuses = rw.score(rl.make_verifier(cfg), rollouts.prompts, completions)
     advantages, used = rl.credit(cfg, rewards, statuses)
@@ -344,8 +373,9 @@ def one_update(policy: Policy, task: Task, group_size: int = 16, seed: int = 0, 
     optimiser = adamw(learner.parameters(), cfg.lr)
     stats = rl.update(learner, optimiser, rl.Batch(0, rollouts, rewards, statuses, advantages, used), cfg)
     after = np.array([answer_probability(learner, task.prompt, a) for a in answers])
-    return UpdateDemo(task, completions, np.asarray(rewards), statuses, advantages.numpy(), answers,
-                      before, after, stats)
+    return UpdateDemo(
+        task, completions, np.asarray(rewards), statuses, advantages.numpy(), answers, before, after, stats
+    )
 
 
 def plot_update(demo: UpdateDemo):
@@ -356,15 +386,20 @@ def plot_update(demo: UpdateDemo):
     colours = [plots.TEAL if (r[3] or 0) > 0 else plots.ORANGE if (r[3] or 0) < 0 else plots.GREY for r in rows]
     ax.bar(x - 0.2, [r[4] for r in rows], 0.4, color=colours, alpha=0.45, label="before")
     ax.bar(x + 0.2, [r[5] for r in rows], 0.4, color=colours, label="after")
-    names = [f"{_show(r[0])}\n{r[1]}\u00d7\nA={r[3]:+.2f}" if r[3] is not None else f"{_show(r[0])}\nnot\nsampled"
-             for r in rows]
+    names = [
+        f"{_show(r[0])}\n{r[1]}\u00d7\nA={r[3]:+.2f}" if r[3] is not None else f"{_show(r[0])}\nnot\nsampled"
+        for r in rows
+    ]
     ax.set_xticks(x, names, family="monospace", fontsize=8)
     ax.set_ylabel("probability of the whole answer")
-    ax.set_title(f"{demo.task.name}: one update on a group of {len(demo.completions)}, "
-                 f"baseline {demo.baseline:.3f}")
+    ax.set_title(f"{demo.task.name}: one update on a group of {len(demo.completions)}, baseline {demo.baseline:.3f}")
     patch = plt.Rectangle
-    handles = [patch((0, 0), 1, 1, color=plots.GREY, alpha=0.45), patch((0, 0), 1, 1, color=plots.GREY),
-               patch((0, 0), 1, 1, color=plots.TEAL), patch((0, 0), 1, 1, color=plots.ORANGE)]
+    handles = [
+        patch((0, 0), 1, 1, color=plots.GREY, alpha=0.45),
+        patch((0, 0), 1, 1, color=plots.GREY),
+        patch((0, 0), 1, 1, color=plots.TEAL),
+        patch((0, 0), 1, 1, color=plots.ORANGE),
+    ]
     ax.legend(handles, ["before", "after", "advantage > 0", "advantage < 0"], ncol=2)
     return fig
 
@@ -395,30 +430,57 @@ def plot_rl_loop(group_size: int = rl.RLConfig().group_size):
     ax.axis("off")
     ax.set_xlim(0, 10.4)
     ax.set_ylim(0.2, 3)
-    boxes = [("policy\n$\\pi_\\theta$(next character\n| text so far)", plots.BLUE),
-             (f"rollouts\n{group_size} answers\nper prompt", plots.TEAL),
-             ("verifier\nreward 1 if the\nanswer is right", plots.ORANGE),
-             ("update signal\nreward minus\ngroup mean", plots.PURPLE)]
+    boxes = [
+        ("policy\n$\\pi_\\theta$(next character\n| text so far)", plots.BLUE),
+        (f"rollouts\n{group_size} answers\nper prompt", plots.TEAL),
+        ("verifier\nreward 1 if the\nanswer is right", plots.ORANGE),
+        ("update signal\nreward minus\ngroup mean", plots.PURPLE),
+    ]
     width, gap, y, height = 2.0, 0.6, 1.6, 1.1
     centres = []
     for k, (label, colour) in enumerate(boxes):
         x = 0.2 + k * (width + gap)
         centres.append(x + width / 2)
-        ax.add_patch(FancyBboxPatch((x, y), width, height, boxstyle="round,pad=0.04", facecolor=colour,
-                                    edgecolor="none"))
+        ax.add_patch(
+            FancyBboxPatch((x, y), width, height, boxstyle="round,pad=0.04", facecolor=colour, edgecolor="none")
+        )
         ax.text(x + width / 2, y + height / 2, label, ha="center", va="center", color="white", fontsize=9)
         if k:
-            ax.add_patch(FancyArrowPatch((x - gap + 0.06, y + height / 2), (x - 0.06, y + height / 2),
-                                         arrowstyle="-|>", mutation_scale=12, color=plots.GREY))
-    ax.add_patch(FancyArrowPatch((centres[-1], y - 0.08), (centres[0], y - 0.08), connectionstyle="arc3,rad=-0.18",
-                                 arrowstyle="-|>", mutation_scale=14, color=plots.PURPLE, lw=1.5))
-    ax.text(5.2, 0.5, "gradient step: the updated policy samples the next batch", ha="center", va="center",
-            color=plots.GREY, fontsize=9)
+            ax.add_patch(
+                FancyArrowPatch(
+                    (x - gap + 0.06, y + height / 2),
+                    (x - 0.06, y + height / 2),
+                    arrowstyle="-|>",
+                    mutation_scale=12,
+                    color=plots.GREY,
+                )
+            )
+    ax.add_patch(
+        FancyArrowPatch(
+            (centres[-1], y - 0.08),
+            (centres[0], y - 0.08),
+            connectionstyle="arc3,rad=-0.18",
+            arrowstyle="-|>",
+            mutation_scale=14,
+            color=plots.PURPLE,
+            lw=1.5,
+        )
+    )
+    ax.text(
+        5.2,
+        0.5,
+        "gradient step: the updated policy samples the next batch",
+        ha="center",
+        va="center",
+        color=plots.GREY,
+        fontsize=9,
+    )
     return fig
 
 
-def interactive_workshop(policy: Policy, tasks: list[Task], n: int = N_SAMPLES, budget: int = BUDGET,
-                         start: Task | None = None):
+def interactive_workshop(
+    policy: Policy, tasks: list[Task], n: int = N_SAMPLES, budget: int = BUDGET, start: Task | None = None
+):
     """The workshop for Jupyter: pick a sum and a temperature, see ``n`` fresh samples (chapter 1).
 
     Returns an ipywidgets box that opens on ``start`` (default: the first of
@@ -431,10 +493,12 @@ def interactive_workshop(policy: Policy, tasks: list[Task], n: int = N_SAMPLES, 
     from IPython.display import display
 
     wide = {"description_width": "initial"}
-    picker = widgets.Dropdown(options=[(t.name, t) for t in tasks], value=start or tasks[0], description="sum",
-                              style=wide)
-    temperature = widgets.FloatSlider(value=1.0, min=0.1, max=2.0, step=0.1, description="temperature",
-                                      continuous_update=False, style=wide)
+    picker = widgets.Dropdown(
+        options=[(t.name, t) for t in tasks], value=start or tasks[0], description="sum", style=wide
+    )
+    temperature = widgets.FloatSlider(
+        value=1.0, min=0.1, max=2.0, step=0.1, description="temperature", continuous_update=False, style=wide
+    )
     again = widgets.Button(description="sample again")
     out = widgets.Output()
     draws = iter(range(10**9))
@@ -442,12 +506,20 @@ def interactive_workshop(policy: Policy, tasks: list[Task], n: int = N_SAMPLES, 
 
     def redraw(*_):
         task, temp = picker.value, temperature.value
-        rollouts = sample(policy, [task.prompt], n=n, temperature=temp, budget=budget,
-                          generator=torch.Generator().manual_seed(next(draws)))
+        rollouts = sample(
+            policy,
+            [task.prompt],
+            n=n,
+            temperature=temp,
+            budget=budget,
+            generator=torch.Generator().manual_seed(next(draws)),
+        )
         rewards, statuses = rw.score(verifier, rollouts.prompts, rollouts.completions())
         fig, ax = plots.figure(5, 3)
-        title = (f"{task.name} at T = {temp:.1f}: sampled {probability_text(rewards.mean())}, "
-                 f"exact {probability_text(exact_expected_reward(policy, task, temp))}")
+        title = (
+            f"{task.name} at T = {temp:.1f}: sampled {probability_text(rewards.mean())}, "
+            f"exact {probability_text(exact_expected_reward(policy, task, temp))}"
+        )
         draw_answers(ax, task, rollouts.completions(), statuses, title)
         with out:
             out.clear_output(wait=True)
@@ -465,6 +537,6 @@ def try_it(groups) -> list[dict]:
     """The "Try it" of chapter 1: mean reward and group-centred advantages of each group of rewards."""
     from rlbook.core.advantages import group_centered
 
-    return [{"rewards": list(g), "mean": float(np.mean(g)), "advantages": group_centered(list(g)).tolist()}
-            for g in groups]
-
+    return [
+        {"rewards": list(g), "mean": float(np.mean(g)), "advantages": group_centered(list(g)).tolist()} for g in groups
+    ]

@@ -4,6 +4,7 @@ Every figure is the median of repeated measurements with its spread
 (min-max), and every comparison (KV cache against none, one thread against
 two) is a ratio of two measurements taken in the same invocation.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,8 +50,15 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     """Every figure of the benchmark report, as a dict."""
     repeats = 2 if quick else 5
     torch.set_num_threads(threads)
-    report = {"machine": {"cores": os.cpu_count(), "threads": threads, "torch": torch.__version__,
-                          "python": platform.python_version(), "processor": platform.processor() or platform.machine()}}
+    report = {
+        "machine": {
+            "cores": os.cpu_count(),
+            "threads": threads,
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+            "processor": platform.processor() or platform.machine(),
+        }
+    }
     report["matmul_flops"] = matmul_flops(repeats)
     pipeline = fresh_pipeline(1 if quick else 3, threads)
     report["fractions"] = training_flop_fractions(pipeline)
@@ -61,8 +69,9 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     torch.set_num_threads(2)  # then on two, back to back, for what one process gets from two cores
     report["sampling"]["kv_cache_two_threads"] = sampling_throughput(policy, repeats)["kv_cache"]["median"]
     torch.set_num_threads(threads)
-    report["sampling"]["two_threads_over_one"] = (report["sampling"]["kv_cache_two_threads"]
-                                                  / report["sampling"]["kv_cache"]["median"])
+    report["sampling"]["two_threads_over_one"] = (
+        report["sampling"]["kv_cache_two_threads"] / report["sampling"]["kv_cache"]["median"]
+    )
     report["update_bound"] = update_bound(policy, repeats)
     report["attention"] = attention_paths(repeats)
     report["worked"] = worked_pipeline(1 if quick else 3, threads)
@@ -85,16 +94,21 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     return report
 
 
-
-
 def markdown(report: dict) -> str:
     """The report as the Markdown of BENCHMARKS.md."""
     m, p, s, f = report["machine"], report["pipeline"], report["sampling"], report["fractions"]
     lines = [
-        "# Benchmarks", "", "Regenerate with `rlbook bench --write BENCHMARKS.md`. Medians of repeated runs, with range.", "",
-        (f"Machine: {m['cores']} cores, torch threads per run: {m['threads']}, torch {m['torch']}, Python {m['python']}, "
-        f"{m['processor']}."),
-        "", "| measurement | value |", "|---|---|",
+        "# Benchmarks",
+        "",
+        "Regenerate with `rlbook bench --write BENCHMARKS.md`. Medians of repeated runs, with range.",
+        "",
+        (
+            f"Machine: {m['cores']} cores, torch threads per run: {m['threads']}, torch {m['torch']}, Python {m['python']}, "
+            f"{m['processor']}."
+        ),
+        "",
+        "| measurement | value |",
+        "|---|---|",
         f"| pretraining (`base`) | {fmt(p['pretrain_seconds'], unit=' s')} |",
         f"| SFT (`base`) | {fmt(p['sft_seconds'], unit=' s')} |",
         f"| RL (`main`, incl. checkpoint evaluations) | {fmt(p['rl_seconds'], unit=' s')} |",
@@ -107,42 +121,68 @@ def markdown(report: dict) -> str:
         f"| sampling, same sequences, KV cache, 2 threads | {s['kv_cache_two_threads']:.3g} tok/s |",
         f"| 2 threads over {m['threads']}, sampling (same run) | {s['two_threads_over_one']:.2f}x |",
         f"| float32 matmul (512^3) | {fmt(report['matmul_flops'], 1e-9, ' GFLOP/s')} |",
-        (f"| pretraining ({f['pretrain_threads']} threads), share of as many cores' matmul FLOP/s "
-        f"(one thread's, measured just before, x {f['pretrain_threads']}) | {fmt(f['pretrain_fraction'], 100, '%')}; "
-        f"{f['pretrain_flops'] / 1e9:.2f} GFLOP/s, {f['parameters']:,} parameters |"),
-        (f"| RL update, share of matmul FLOP/s measured just before | {fmt(f['rl_update_fraction'], 100, '%')}; "
-        f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s, counting the tokens it reads |"),
+        (
+            f"| pretraining ({f['pretrain_threads']} threads), share of as many cores' matmul FLOP/s "
+            f"(one thread's, measured just before, x {f['pretrain_threads']}) | {fmt(f['pretrain_fraction'], 100, '%')}; "
+            f"{f['pretrain_flops'] / 1e9:.2f} GFLOP/s, {f['parameters']:,} parameters |"
+        ),
+        (
+            f"| RL update, share of matmul FLOP/s measured just before | {fmt(f['rl_update_fraction'], 100, '%')}; "
+            f"{f['rl_update_flops'] / 1e9:.2f} GFLOP/s, counting the tokens it reads |"
+        ),
         f"| RL update, share as if it read every rollout | {fmt(f['rl_update_every_rollout_fraction'], 100, '%')} |",
         *(bound_row(shape, PolicyConfig().d_model) for shape in report["pretrain_bound"]["shapes"]),
-        (f"| pretraining step, operator time in matmul kernels (torch profiler) | "
-        f"{report['pretrain_bound']['matmul_time_share']:.0%} |"),
-        *(f"| RL update alone (no reference read), {b['prompts']} prompt{'s' * (b['prompts'] > 1)} x "
-          f"{runs.spec('main').rl.group_size} answers, {b['tokens']:,} tokens read | {fmt(b['seconds'], 1000, ' ms')} |"
-          for b in report["update_bound"]["batches"]),
-        (f"| RL update, each token read beyond the smallest batch | "
-        f"{fmt(report['update_bound']['per_token_seconds'], 1e6, ' µs')}; "
-        f"{fmt(report['update_bound']['per_token_fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |"),
+        (
+            f"| pretraining step, operator time in matmul kernels (torch profiler) | "
+            f"{report['pretrain_bound']['matmul_time_share']:.0%} |"
+        ),
+        *(
+            f"| RL update alone (no reference read), {b['prompts']} prompt{'s' * (b['prompts'] > 1)} x "
+            f"{runs.spec('main').rl.group_size} answers, {b['tokens']:,} tokens read | {fmt(b['seconds'], 1000, ' ms')} |"
+            for b in report["update_bound"]["batches"]
+        ),
+        (
+            f"| RL update, each token read beyond the smallest batch | "
+            f"{fmt(report['update_bound']['per_token_seconds'], 1e6, ' µs')}; "
+            f"{fmt(report['update_bound']['per_token_fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |"
+        ),
         *(attention_rows(report["attention"]) if "attention" in report else []),
         f"| peak memory (this process) | {report['peak_memory_mb']:.0f} MB |",
     ]
     if "all_runs" in report:
         a = report["all_runs"]
-        lines += [(f"| every run the book needs ({m.get('book_runs')} runs), empty cache, {a['jobs']} at a time | "
-                  f"{fmt(a['seconds'], unit=' s')} |"),
-                  (f"| those runs' training, as each run timed it (no loading, writing or waiting) | "
-                  f"{fmt(a['work_seconds'], unit=' s')} |"),
-                  (f"| of which `base`'s pretraining, which every other run waits for | "
-                  f"{fmt(a['head_seconds'], unit=' s')} |"),
-                  (f"| so at best, {a['jobs']} at a time: pretraining, then the rest shared evenly | "
-                  f"{fmt(a['floor_seconds'], unit=' s')} |")]
+        lines += [
+            (
+                f"| every run the book needs ({m.get('book_runs')} runs), empty cache, {a['jobs']} at a time | "
+                f"{fmt(a['seconds'], unit=' s')} |"
+            ),
+            (
+                f"| those runs' training, as each run timed it (no loading, writing or waiting) | "
+                f"{fmt(a['work_seconds'], unit=' s')} |"
+            ),
+            (
+                f"| of which `base`'s pretraining, which every other run waits for | "
+                f"{fmt(a['head_seconds'], unit=' s')} |"
+            ),
+            (
+                f"| so at best, {a['jobs']} at a time: pretraining, then the rest shared evenly | "
+                f"{fmt(a['floor_seconds'], unit=' s')} |"
+            ),
+        ]
     for kind in ("empty", "warm"):
         if f"book_seconds_{kind}_cache" in report:
-            lines += [f"| whole book executed, {kind} run cache | {fmt(report[f'book_seconds_{kind}_cache'], unit=' s')} |",
-                      (f"| whole book, {kind} run cache: peak memory of the build, its workers and its kernels together "
-                      f"(PSS) | {report[f'book_peak_memory_mb_{kind}_cache']:.0f} MB |")]
+            lines += [
+                f"| whole book executed, {kind} run cache | {fmt(report[f'book_seconds_{kind}_cache'], unit=' s')} |",
+                (
+                    f"| whole book, {kind} run cache: peak memory of the build, its workers and its kernels together "
+                    f"(PSS) | {report[f'book_peak_memory_mb_{kind}_cache']:.0f} MB |"
+                ),
+            ]
     if "all_runs" in report:
-        lines.append(f"| peak memory of a worker that trained those runs | "
-                     f"{report['all_runs']['worker_peak_memory_mb']:.0f} MB |")
+        lines.append(
+            f"| peak memory of a worker that trained those runs | "
+            f"{report['all_runs']['worker_peak_memory_mb']:.0f} MB |"
+        )
     if "worked" in report:
         lines += worked_rows(report)
     return "\n".join(lines) + "\n"
@@ -156,8 +196,9 @@ def main(args) -> int:
 
             report = peer_benchmark(quick=args.quick)
         except ImportError as err:
-            print(f"rlbook bench: error: --peer trl needs the trl extra (pip install -e \".[trl]\"): {err}",
-                  file=sys.stderr)
+            print(
+                f'rlbook bench: error: --peer trl needs the trl extra (pip install -e ".[trl]"): {err}', file=sys.stderr
+            )
             return 2
         print(json.dumps(report, indent=1) if args.json else report["summary"])
         return 0

@@ -1,6 +1,7 @@
 """The whole-book measurements of ``rlbook bench``: every run from an empty cache, side by side, and the whole
 book built from an empty and from a warm cache, with the memory of every process the build starts.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,10 @@ def train_from_empty(pairs: list[tuple[str, int]], threads: int, jobs: int) -> d
     :func:`training_work` then reads from the runs how much training that wall time held.
     """
     # Set before the workers start, so that their torch sees it.
-    with tempfile.TemporaryDirectory() as tmp, environment(RLBOOK_CACHE=tmp, RLBOOK_PROGRESS="0",
-                                                             OMP_WAIT_POLICY="PASSIVE"):
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        environment(RLBOOK_CACHE=tmp, RLBOOK_PROGRESS="0", OMP_WAIT_POLICY="PASSIVE"),
+    ):
         trained = prefetch.train_all(pairs, threads, jobs, out=lambda line: None)
         logs = [(name, runs.load(name, seed, threads).log) for name, seed in pairs]
     return {"seconds": trained.seconds, "worker_peak_memory_mb": trained.peak_memory_mb, **training_work(logs)}
@@ -40,9 +43,12 @@ def all_runs(pairs: list[tuple[str, int]], threads: int, jobs: int, repeats: int
     """
     passes = [train_from_empty(pairs, threads, jobs) for _ in range(repeats)]
     floor = [p["head_seconds"] + (p["work_seconds"] - p["head_seconds"]) / jobs for p in passes]
-    return {"jobs": jobs, "worker_peak_memory_mb": max(p["worker_peak_memory_mb"] for p in passes),
-            **{key: spread([p[key] for p in passes]) for key in ("seconds", "work_seconds", "head_seconds")},
-            "floor_seconds": spread(floor)}
+    return {
+        "jobs": jobs,
+        "worker_peak_memory_mb": max(p["worker_peak_memory_mb"] for p in passes),
+        **{key: spread([p[key] for p in passes]) for key in ("seconds", "work_seconds", "head_seconds")},
+        "floor_seconds": spread(floor),
+    }
 
 
 def training_work(logs: list[tuple[str, dict]]) -> dict:
@@ -91,7 +97,7 @@ def tree_memory_mb(root: psutil.Process) -> float:
         except psutil.Error:  # it ended meanwhile, or is not ours to read
             continue
         total += getattr(info, "pss", info.uss)
-    return total / 2 ** 20
+    return total / 2**20
 
 
 def book_run(root: Path, cache: str | None) -> tuple[float, float]:

@@ -1,6 +1,7 @@
 """The kernel-level measurements of ``rlbook bench``: matmul FLOP/s, sampling throughput with and without the
 KV cache, a fresh pipeline's timings, and how much of the matmul FLOP/s pretraining and the RL update reach.
 """
+
 from __future__ import annotations
 
 import copy
@@ -48,7 +49,7 @@ def matmul_flops(repeats: int, size: int = 512) -> dict:
         a @ b
     inner = 20
     seconds = timed(lambda: [a @ b for _ in range(inner)], repeats)
-    return spread([2 * size ** 3 * inner / s for s in seconds])
+    return spread([2 * size**3 * inner / s for s in seconds])
 
 
 def sampling_throughput(policy: Policy, repeats: int, prompts: int = 100, n: int = 32) -> dict:
@@ -106,10 +107,17 @@ def fresh_pipeline(repeats: int, threads: int) -> dict:
         per_step.append(statistics.median(m["sample_seconds"] + m["update_seconds"] for m in steps))
         sampling_s.append(statistics.median(m["sample_seconds"] for m in steps))
         update_s.append(statistics.median(m["update_seconds"] for m in steps))
-    return {"pretrain_seconds": spread(pre), "sft_seconds": spread(sft), "rl_seconds": spread(rl),
-            "rl_step_seconds": spread(per_step), "rl_step_sampling_seconds": spread(sampling_s),
-            "rl_step_update_seconds": spread(update_s), "base": base, "main": main,
-            "paired": {"pretrain": list(zip(pre, peak_pre)), "update": list(zip(update_s, peak_rl))}}
+    return {
+        "pretrain_seconds": spread(pre),
+        "sft_seconds": spread(sft),
+        "rl_seconds": spread(rl),
+        "rl_step_seconds": spread(per_step),
+        "rl_step_sampling_seconds": spread(sampling_s),
+        "rl_step_update_seconds": spread(update_s),
+        "base": base,
+        "main": main,
+        "paired": {"pretrain": list(zip(pre, peak_pre)), "update": list(zip(update_s, peak_rl))},
+    }
 
 
 def update_flop(main: runs.Run, params: int) -> float:
@@ -165,12 +173,15 @@ def training_flop_fractions(pipeline: dict) -> dict:
     prompts = split("train")
     every_rollout = len(prompts) * len(prompts[0].prompt) + len(prompts) * rl_cfg.group_size * (rl_cfg.budget - 1)
     step_flop, every_flop = update_flop(main, params), (6 + 2) * params * every_rollout
-    return {"parameters": params, "pretrain_flops": pre_flop / pipeline["pretrain_seconds"]["median"],
-            "pretrain_threads": cfg.parts,
-            "pretrain_fraction": spread([pre_flop / s / (peak * cfg.parts) for s, peak in paired["pretrain"]]),
-            "rl_update_flops": step_flop / pipeline["rl_step_update_seconds"]["median"],
-            "rl_update_fraction": spread([step_flop / s / peak for s, peak in paired["update"]]),
-            "rl_update_every_rollout_fraction": spread([every_flop / s / peak for s, peak in paired["update"]])}
+    return {
+        "parameters": params,
+        "pretrain_flops": pre_flop / pipeline["pretrain_seconds"]["median"],
+        "pretrain_threads": cfg.parts,
+        "pretrain_fraction": spread([pre_flop / s / (peak * cfg.parts) for s, peak in paired["pretrain"]]),
+        "rl_update_flops": step_flop / pipeline["rl_step_update_seconds"]["median"],
+        "rl_update_fraction": spread([step_flop / s / peak for s, peak in paired["update"]]),
+        "rl_update_every_rollout_fraction": spread([every_flop / s / peak for s, peak in paired["update"]]),
+    }
 
 
 def _pretrain_step(batch: int, width: int, parts: int, pool: ThreadPoolExecutor, seed: int = 0):
@@ -194,8 +205,7 @@ def _pretrain_step(batch: int, width: int, parts: int, pool: ThreadPoolExecutor,
 BOUND_SHAPES = ((128, 32, 1), (128, 32, 2), (512, 32, 1), (128, 48, 1), (128, 64, 1))
 
 
-def pretrain_step_bound(repeats: int, shapes: tuple[tuple[int, int, int], ...] = BOUND_SHAPES,
-                        steps: int = 20) -> dict:
+def pretrain_step_bound(repeats: int, shapes: tuple[tuple[int, int, int], ...] = BOUND_SHAPES, steps: int = 20) -> dict:
     """What bounds pretraining's share of matmul FLOP/s: the batch, the model's width, and the time left to matmuls.
 
     ``shapes`` are (windows, width, parts) triples; the first is the book's
@@ -224,10 +234,20 @@ def pretrain_step_bound(repeats: int, shapes: tuple[tuple[int, int, int], ...] =
                 steppers[0][0]()
     ops = prof.key_averages()
     total = sum(op.self_cpu_time_total for op in ops)
-    return {"shapes": [{"windows": batch, "width": width, "parts": parts, "parameters": params,
-                        "step_seconds": spread(secs), "fraction": spread(share)}
-                       for (batch, width, parts), (_, params), secs, share in zip(shapes, steppers, seconds, shares)],
-            "matmul_time_share": sum(op.self_cpu_time_total for op in ops if op.key in MATMUL_OPS) / total}
+    return {
+        "shapes": [
+            {
+                "windows": batch,
+                "width": width,
+                "parts": parts,
+                "parameters": params,
+                "step_seconds": spread(secs),
+                "fraction": spread(share),
+            }
+            for (batch, width, parts), (_, params), secs, share in zip(shapes, steppers, seconds, shares)
+        ],
+        "matmul_time_share": sum(op.self_cpu_time_total for op in ops if op.key in MATMUL_OPS) / total,
+    }
 
 
 def bound_row(shape: dict, book_width: int) -> str:
@@ -235,9 +255,11 @@ def bound_row(shape: dict, book_width: int) -> str:
     parts = shape["parts"]
     threads = f" in {parts} parts on {parts} threads" if parts > 1 else ""
     cores = f"{parts} cores' " if parts > 1 else "the "
-    return (f"| pretraining step, {shape['windows']} windows{wider}{threads} | "
-            f"{fmt(shape['step_seconds'], 1000, ' ms')}; "
-            f"{fmt(shape['fraction'], 100, '%')} of {cores}matmul FLOP/s measured in the same rounds |")
+    return (
+        f"| pretraining step, {shape['windows']} windows{wider}{threads} | "
+        f"{fmt(shape['step_seconds'], 1000, ' ms')}; "
+        f"{fmt(shape['fraction'], 100, '%')} of {cores}matmul FLOP/s measured in the same rounds |"
+    )
 
 
 def update_bound(policy: Policy, repeats: int, prompt_counts: tuple[int, ...] = (1, 60), steps: int = 20) -> dict:
@@ -274,9 +296,13 @@ def update_bound(policy: Policy, repeats: int, prompt_counts: tuple[int, ...] = 
             seconds[i].append(min(timed(lambda batch=batch: rl.update(learner, opt, batch, cfg), steps)))
         per_token.append((seconds[-1][-1] - seconds[0][-1]) / (tokens[-1] - tokens[0]))
         shares.append(6 * policy.num_parameters() / per_token[-1] / peak)
-    return {"batches": [{"prompts": k, "tokens": n, "seconds": spread(secs)}
-                        for k, n, secs in zip(prompt_counts, tokens, seconds)],
-            "per_token_seconds": spread(per_token), "per_token_fraction": spread(shares)}
+    return {
+        "batches": [
+            {"prompts": k, "tokens": n, "seconds": spread(secs)} for k, n, secs in zip(prompt_counts, tokens, seconds)
+        ],
+        "per_token_seconds": spread(per_token),
+        "per_token_fraction": spread(shares),
+    }
 
 
 def fmt(s: dict, scale: float = 1.0, unit: str = "") -> str:
@@ -298,10 +324,13 @@ def attention_paths(repeats: int, sequences: int = 960, steps: int = 13, steps_e
     shape = (sequences, cfg.n_head, steps, cfg.d_model // cfg.n_head)
     q, k, v = (torch.randn(shape, generator=torch.Generator().manual_seed(i), requires_grad=True) for i in range(3))
     bias = causal_bias(steps)
-    ways = {"written": lambda: attend_written(q, k, v, bias),
-            "fused": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True)}
+    ways = {
+        "written": lambda: attend_written(q, k, v, bias),
+        "fused": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+    }
     out: dict = {}
     for name, attention in ways.items():
+
         def backward(attention=attention):
             attention().sum().backward()
 
@@ -318,8 +347,12 @@ def attention_paths(repeats: int, sequences: int = 960, steps: int = 13, steps_e
 def attention_rows(paths: dict) -> list[str]:
     """The rows of :func:`attention_paths` in BENCHMARKS.md."""
     read = f"{paths['sequences']:,} reads of {paths['steps']} positions"
-    return [(f"| causal attention, {read}, with its backward pass: written out | "
-            f"{fmt(paths['written_backward'], 1000, ' ms')} |"),
-            f"| the same, fused kernel | {fmt(paths['fused_backward'], 1000, ' ms')} |",
-            f"| causal attention, {read}, no gradient: written out | {fmt(paths['written_no_grad'], 1000, ' ms')} |",
-            f"| the same, fused kernel | {fmt(paths['fused_no_grad'], 1000, ' ms')} |"]
+    return [
+        (
+            f"| causal attention, {read}, with its backward pass: written out | "
+            f"{fmt(paths['written_backward'], 1000, ' ms')} |"
+        ),
+        f"| the same, fused kernel | {fmt(paths['fused_backward'], 1000, ' ms')} |",
+        f"| causal attention, {read}, no gradient: written out | {fmt(paths['written_no_grad'], 1000, ' ms')} |",
+        f"| the same, fused kernel | {fmt(paths['fused_no_grad'], 1000, ' ms')} |",
+    ]

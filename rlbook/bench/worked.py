@@ -5,6 +5,7 @@ whole book from an empty cache on 2 cores; the report measures that as the
 difference between training every run the book needs and every run but the
 worked world's, both from an empty cache with the same worker pool.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -44,39 +45,57 @@ def pipeline(repeats: int, threads: int) -> dict:
             trained = {name: runs.load(name, 0, threads) for name in chapter_runs()}
         bases = chapter_runs(rl=False)
         measured.setdefault("pretrain_seconds", []).append(
-            sum(trained[name].log["timing"]["pretrain_seconds"] for name in bases))
+            sum(trained[name].log["timing"]["pretrain_seconds"] for name in bases)
+        )
         for name in bases:
             measured.setdefault(f"{name}_sft_seconds", []).append(trained[name].log["timing"]["sft_seconds"])
         for name in chapter_runs(rl=True):
             steps = trained[name].metrics
             measured.setdefault(f"{name}_seconds", []).append(trained[name].log["wall_seconds"])
             measured.setdefault(f"{name}_step_seconds", []).append(
-                statistics.median(m["sample_seconds"] + m["update_seconds"] for m in steps))
+                statistics.median(m["sample_seconds"] + m["update_seconds"] for m in steps)
+            )
     return {key: spread(values) for key, values in measured.items()}
 
 
 def added_seconds(with_chapter: dict, before_chapter: dict) -> dict:
     """What the worked world adds to training every run the book needs: the difference of the two medians,
     and the smallest and largest difference any pair of measurements allows."""
-    return {"median": with_chapter["median"] - before_chapter["median"],
-            "min": with_chapter["min"] - before_chapter["max"], "max": with_chapter["max"] - before_chapter["min"],
-            "n": min(with_chapter["n"], before_chapter["n"])}
+    return {
+        "median": with_chapter["median"] - before_chapter["median"],
+        "min": with_chapter["min"] - before_chapter["max"],
+        "max": with_chapter["max"] - before_chapter["min"],
+        "n": min(with_chapter["n"], before_chapter["n"]),
+    }
 
 
 def rows(report: dict) -> list[str]:
     """The worked world's rows of the benchmark table."""
     w = report["worked"]
-    lines = [(f"| chapter 7: the worked world's pretraining, shared by its base runs and seeds | "
-             f"{fmt(w['pretrain_seconds'], unit=' s')} |")]
-    lines += [f"| chapter 7: SFT (`{name}`) | {fmt(w[f'{name}_sft_seconds'], unit=' s')} |"
-              for name in chapter_runs(rl=False)]
+    lines = [
+        (
+            f"| chapter 7: the worked world's pretraining, shared by its base runs and seeds | "
+            f"{fmt(w['pretrain_seconds'], unit=' s')} |"
+        )
+    ]
+    lines += [
+        f"| chapter 7: SFT (`{name}`) | {fmt(w[f'{name}_sft_seconds'], unit=' s')} |" for name in chapter_runs(rl=False)
+    ]
     for name in chapter_runs(rl=True):
-        lines.append(f"| chapter 7: RL (`{name}`, incl. checkpoint evaluations) | {fmt(w[f'{name}_seconds'], unit=' s')} |")
+        lines.append(
+            f"| chapter 7: RL (`{name}`, incl. checkpoint evaluations) | {fmt(w[f'{name}_seconds'], unit=' s')} |"
+        )
         lines.append(f"| chapter 7: RL step (`{name}`) | {fmt(w[f'{name}_step_seconds'], 1000, ' ms')} |")
     if "runs_before_chapter" in report:
         before = report["runs_before_chapter"]
-        lines += [(f"| every run the book needs but chapter 7's ({report['machine']['runs_before_chapter']} runs), "
-                   f"empty cache, {before['jobs']} at a time | {fmt(before['seconds'], unit=' s')} |"),
-                  (f"| chapter 7's runs add to every run the book needs, empty cache (difference of medians; range "
-                   f"of the differences) | {fmt(added_seconds(report['all_runs']['seconds'], before['seconds']), unit=' s')} |")]
+        lines += [
+            (
+                f"| every run the book needs but chapter 7's ({report['machine']['runs_before_chapter']} runs), "
+                f"empty cache, {before['jobs']} at a time | {fmt(before['seconds'], unit=' s')} |"
+            ),
+            (
+                f"| chapter 7's runs add to every run the book needs, empty cache (difference of medians; range "
+                f"of the differences) | {fmt(added_seconds(report['all_runs']['seconds'], before['seconds']), unit=' s')} |"
+            ),
+        ]
     return lines

@@ -23,6 +23,7 @@ The infrastructure modules are :mod:`~rlbook.book.facts`,
 :mod:`~rlbook.book.prefetch`; every other module of this package is a
 chapter's facts module, found by :func:`topics`.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -40,8 +41,11 @@ INFRASTRUCTURE = frozenset({"facts", "claims", "needs", "phrasing", "store", "pr
 def topics() -> list[str]:
     """Every chapter's facts module by its short name ("loop", "rewards", ...), read from the package's files."""
     folder = Path(__file__).resolve().parent
-    return sorted(m.name for m in pkgutil.iter_modules([str(folder)]) if m.name not in INFRASTRUCTURE
-                  and not m.name.startswith("_"))
+    return sorted(
+        m.name
+        for m in pkgutil.iter_modules([str(folder)])
+        if m.name not in INFRASTRUCTURE and not m.name.startswith("_")
+    )
 
 
 def chapter(topic: str) -> ModuleType:

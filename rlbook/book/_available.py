@@ -8,6 +8,7 @@ prefetch (:mod:`rlbook.book.prefetch`), ``rlbook claims``
 line (:mod:`rlbook.publish.extras`). No facts module imports this one, so
 editing it moves no facts' key.
 """
+
 from __future__ import annotations
 
 from rlbook import book

@@ -6,6 +6,7 @@ a list of one repeated item) as evidence; ``tests/unit/book/test_evaluation.py``
 tries each on every outcome. Private to the chapter: :func:`rlbook.book.topics`
 skips modules whose name starts with an underscore.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -18,11 +19,15 @@ from rlbook.book.facts import Num
 def apart_sentence(picks: int, spread: Num, narrowest: Num) -> str:
     """Whether the test prompts could tell main's picks apart, said without offering a zero spread as evidence."""
     if picks == 1:
-        return (f"On main the choice of rule made no difference here, and with intervals {narrowest} wide or more the "
-                "test prompts could not have shown one.")
-    return (f"Their test accuracies lie within {spread} of each other, while the narrowest of their intervals is "
-            f"{narrowest} wide: the test prompts cannot tell these rules apart on main, and that is itself worth "
-            "reporting.")
+        return (
+            f"On main the choice of rule made no difference here, and with intervals {narrowest} wide or more the "
+            "test prompts could not have shown one."
+        )
+    return (
+        f"Their test accuracies lie within {spread} of each other, while the narrowest of their intervals is "
+        f"{narrowest} wide: the test prompts cannot tell these rules apart on main, and that is itself worth "
+        "reporting."
+    )
 
 
 def pick_sentence(by_step: dict[int, list[str]]) -> str:
@@ -45,7 +50,9 @@ def stuck_sentence(names: list[str]) -> str:
         return "every held-out sum got a right answer from one policy or the other."
     if len(names) == 1:
         return f"one sum, {names[0]}, got no right answer from either policy."
-    return f"{phrasing.number_word(len(names))} sums ({phrasing.listing(names)}) got no right answer from either policy."
+    return (
+        f"{phrasing.number_word(len(names))} sums ({phrasing.listing(names)}) got no right answer from either policy."
+    )
 
 
 def habit_sentence(habits: dict[str, tuple[str, str]]) -> str:
@@ -59,15 +66,19 @@ def habit_sentence(habits: dict[str, tuple[str, str]]) -> str:
         return "Their commonest answers changed during RL, but none of them became the right one."
     answer, _ = kept.most_common(1)[0]
     sums = [name for name, (before, after) in habits.items() if before == after == answer]
-    return (f"To {phrasing.listing(sums)} the policy's commonest answer is {answer}, before RL and after it: "
-            "a wrong habit that training did not touch.")
+    return (
+        f"To {phrasing.listing(sums)} the policy's commonest answer is {answer}, before RL and after it: "
+        "a wrong habit that training did not touch."
+    )
 
 
 def picks_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
     """On which seeds the validation rule picks a different checkpoint of main from the fixed budget."""
     differ = [s for s in seeds if by_seed[s]["selected"] != by_seed[s]["last"]]
     if not differ:
-        return f"On {phrasing.seeds(seeds, seeds)} the validation rule picks the last checkpoint, the fixed budget's pick."
+        return (
+            f"On {phrasing.seeds(seeds, seeds)} the validation rule picks the last checkpoint, the fixed budget's pick."
+        )
     same = [s for s in seeds if s not in differ]
     tail = f"; on {phrasing.seeds(same, seeds)} it picks the last one" if same else ""
     return f"The validation rule picks an earlier checkpoint than the fixed budget on {phrasing.seeds(differ, seeds)}{tail}."
@@ -93,6 +104,9 @@ def carry_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
     lower = [s for s in seeds if by_seed[s]["slices"]["carry_start"] < by_seed[s]["slices"]["plain_start"]]
     higher = [s for s in seeds if by_seed[s]["slices"]["carry_start"] > by_seed[s]["slices"]["plain_start"]]
     level = [s for s in seeds if s not in lower and s not in higher]
-    parts = [f"{what} on {phrasing.seeds(where, seeds)}" for what, where in
-             (("lower", lower), ("higher", higher), ("level", level)) if where]
+    parts = [
+        f"{what} on {phrasing.seeds(where, seeds)}"
+        for what, where in (("lower", lower), ("higher", higher), ("level", level))
+        if where
+    ]
     return "Carry sums started " + ", ".join(parts) + "."

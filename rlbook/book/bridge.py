@@ -13,6 +13,7 @@ bridge's code, the base run and the installed TRL versions, so installing
 another TRL recomputes these facts. The facts need the ``trl`` extra
 (:func:`available`).
 """
+
 from __future__ import annotations
 
 import functools
@@ -79,8 +80,20 @@ CORE = Path(__file__).resolve().parents[1] / "core"
 """The engine's folder, whose lines the appendix counts."""
 EXAMPLE = "U:3+4?|A:7#"
 """The prompt and answer the appendix tokenizes."""
-RECORD_FIELDS = ("base_policy", "sampling", "verifier", "advantage", "update.loss", "update.clip", "update.lr",
-                 "reference.kl_beta", "outcome_labels", "cost", "versions.trl", "versions.transformers")
+RECORD_FIELDS = (
+    "base_policy",
+    "sampling",
+    "verifier",
+    "advantage",
+    "update.loss",
+    "update.clip",
+    "update.lr",
+    "reference.kl_beta",
+    "outcome_labels",
+    "cost",
+    "versions.trl",
+    "versions.transformers",
+)
 """The fields of the TRL run's record that the appendix's table shows."""
 WIDTH = 78
 """The widest line of a console transcript the appendix prints: a page's code box shows 80 characters."""
@@ -123,8 +136,9 @@ def available() -> bool:
 
 def needs(seeds: tuple[int, ...]) -> tuple[Need | Cached, ...]:
     trl = [Cached(DEMO.name, seed, functools.partial(run_key, DEMO, seed)) for seed in seeds]
-    two = Cached(f"trl-processes{PROCESSES}", SHOWN,
-                 lambda threads: processes_key(PROCESSES, PROCESS_STEPS, PROCESS_PROMPTS))
+    two = Cached(
+        f"trl-processes{PROCESSES}", SHOWN, lambda threads: processes_key(PROCESSES, PROCESS_STEPS, PROCESS_PROMPTS)
+    )
     return (*on_seeds(("base", "main"), seeds), *trl, two)
 
 
@@ -157,15 +171,26 @@ def _tokenizer() -> dict:
     texts = [t.prompt + t.completion for name in world.SPLITS[:-1] for t in world.split(name)]
     ids = tok(EXAMPLE)["input_ids"]
     decoded = tok.decode(ids, skip_special_tokens=True)
-    return {"texts": len(texts), "ids_match": all(tok(text)["input_ids"] == world.encode(text) for text in texts),
-            "decoded": decoded, "dropped": tok.decode(ids) == EXAMPLE and world.EOT not in decoded}
+    return {
+        "texts": len(texts),
+        "ids_match": all(tok(text)["input_ids"] == world.encode(text) for text in texts),
+        "decoded": decoded,
+        "dropped": tok.decode(ids) == EXAMPLE and world.EOT not in decoded,
+    }
 
 
 def _heldout_rows(run) -> list[list[str]]:
     """At each checkpoint: TRL's logged batch reward of the next step, then rlbook's independent evaluation."""
-    return [[str(r["step"]), "–" if r["train_reward_logged"] is None else f"{r['train_reward_logged']:.3f}",
-             f"{r['train_reward']:.3f}", f"{r['heldout_expected_reward']:.3f}", f"{r['heldout_greedy_accuracy']:.3f}"]
-            for r in reward_vs_heldout(run)]
+    return [
+        [
+            str(r["step"]),
+            "–" if r["train_reward_logged"] is None else f"{r['train_reward_logged']:.3f}",
+            f"{r['train_reward']:.3f}",
+            f"{r['heldout_expected_reward']:.3f}",
+            f"{r['heldout_greedy_accuracy']:.3f}",
+        ]
+        for r in reward_vs_heldout(run)
+    ]
 
 
 def _record(run) -> dict:
@@ -173,10 +198,13 @@ def _record(run) -> dict:
     record = trl_record(run)
     with tempfile.TemporaryDirectory() as folder:
         reloaded = rec.load(rec.save(record, Path(folder) / "record.json"))
-    return {"rows": [[f"`{name}`", value] for name, value in as_table(record) if name.startswith(RECORD_FIELDS)],
-            "round_trip": reloaded == record, "used": record["rollouts_used"],
-            "before": record["rollouts_before_filtering"],
-            "rollouts": run.spec.rl.steps * grpo_kwargs(run.spec.rl)["per_device_train_batch_size"]}
+    return {
+        "rows": [[f"`{name}`", value] for name, value in as_table(record) if name.startswith(RECORD_FIELDS)],
+        "round_trip": reloaded == record,
+        "used": record["rollouts_used"],
+        "before": record["rollouts_before_filtering"],
+        "rollouts": run.spec.rl.steps * grpo_kwargs(run.spec.rl)["per_device_train_batch_size"],
+    }
 
 
 def _processes() -> dict:
@@ -189,21 +217,40 @@ def _processes() -> dict:
     halves = [[prompt for p in ranks for prompt, _ in p["prompts_per_step"][step]] for step in range(steps)]
     refused = done.get("accelerate_cpu", {"command": "", "lines": [], "code": 0})
     return {
-        "code": done["code"], "lines": done["lines"], "console": console(done["command"], done["lines"]),
-        "writers": sum(line.startswith("wrote ") for line in done["lines"]), "ranks": len(ranks),
-        "rows": [[str(p["rank"]), str(p["optimizer_steps"]), ", ".join(map(str, p["rollouts_per_step"])),
-                  ", ".join(f"`{prompt.removeprefix('U:').removesuffix('?|A:')}` × {n}"
-                            for prompt, n in p["prompts_per_step"][0]), f"`{p['weights_hash']}`"] for p in ranks],
-        "completions": completions, "per_rank": completions // max(1, len(ranks)),
-        "prompts": sampling["prompts_per_step"], "group": sampling["group_size"], "steps": steps,
+        "code": done["code"],
+        "lines": done["lines"],
+        "console": console(done["command"], done["lines"]),
+        "writers": sum(line.startswith("wrote ") for line in done["lines"]),
+        "ranks": len(ranks),
+        "rows": [
+            [
+                str(p["rank"]),
+                str(p["optimizer_steps"]),
+                ", ".join(map(str, p["rollouts_per_step"])),
+                ", ".join(
+                    f"`{prompt.removeprefix('U:').removesuffix('?|A:')}` × {n}"
+                    for prompt, n in p["prompts_per_step"][0]
+                ),
+                f"`{p['weights_hash']}`",
+            ]
+            for p in ranks
+        ],
+        "completions": completions,
+        "per_rank": completions // max(1, len(ranks)),
+        "prompts": sampling["prompts_per_step"],
+        "group": sampling["group_size"],
+        "steps": steps,
         "rollouts": record.get("cost", {}).get("rollouts", 0),
         "disjoint": bool(halves) and all(len(set(h)) == len(h) == sampling["prompts_per_step"] for h in halves),
         "even": bool(ranks) and all(p["rollouts_per_step"] == [completions // len(ranks)] * steps for p in ranks),
         "same_weights": len(ranks) == PROCESSES and len({p["weights_hash"] for p in ranks}) == 1,
-        "refused": {"console": console(refused["command"], refused["lines"]), "lines": refused["lines"],
-                    "code": refused["code"],
-                    "one_line": len(refused["lines"]) == 1,
-                    "names_both": any(f"{PROCESSES} asked for, 1 started" in line for line in refused["lines"])},
+        "refused": {
+            "console": console(refused["command"], refused["lines"]),
+            "lines": refused["lines"],
+            "code": refused["code"],
+            "one_line": len(refused["lines"]) == 1,
+            "names_both": any(f"{PROCESSES} asked for, 1 started" in line for line in refused["lines"]),
+        },
     }
 
 
@@ -214,9 +261,12 @@ def _model(base) -> dict:
     prompts = torch.tensor([world.encode(t.prompt) for t in world.split("heldout")])
     with torch.no_grad():
         gap = (gpt2(prompts).logits - policy(prompts)[0]).abs().max().item()
-    return {"gap": gap, "round_trip": weights_hash(from_gpt2(gpt2)) == weights_hash(policy),
-            "params": sum(p.numel() for p in gpt2.parameters()),
-            "book_params": sum(p.numel() for p in policy.parameters())}
+    return {
+        "gap": gap,
+        "round_trip": weights_hash(from_gpt2(gpt2)) == weights_hash(policy),
+        "params": sum(p.numel() for p in gpt2.parameters()),
+        "book_params": sum(p.numel() for p in policy.parameters()),
+    }
 
 
 def _decoding_rows(captured: list[dict]) -> list[list[str]]:
@@ -225,8 +275,15 @@ def _decoding_rows(captured: list[dict]) -> list[list[str]]:
     for prompt, ours, theirs in zip(first["prompts"], first["completions"], first["trl_completions"]):
         if ours not in seen and len(rows) < DECODING_ROWS:
             seen.add(ours)
-            rows.append([f"`{prompt}`", f"`{theirs!r}`", VERDICT_WORDS[exact(prompt, theirs).status], f"`{ours!r}`",
-                         VERDICT_WORDS[exact(prompt, ours).status]])
+            rows.append(
+                [
+                    f"`{prompt}`",
+                    f"`{theirs!r}`",
+                    VERDICT_WORDS[exact(prompt, theirs).status],
+                    f"`{ours!r}`",
+                    VERDICT_WORDS[exact(prompt, ours).status],
+                ]
+            )
     return rows
 
 
@@ -234,12 +291,16 @@ def _audit(run) -> dict:
     """The audit of a TRL run from its captured rollouts, its cross-check against TRL's log, and the logged values."""
     rows = rollout_audit(run.rollouts)
     logged = {m["step"]: m["zero_variance_frac"] for m in run.metrics}
-    return {"steps": [r["step"] for r in rows],
-            "shares": {s: [r[f"{s}_rate"] for r in rows] for s in rw.STATUSES},
-            "silent": {"all_right": [r["zero_variance_all_right"] for r in rows],
-                       "all_wrong": [r["zero_variance_all_wrong"] for r in rows],
-                       "logged": [logged[r["step"]] for r in rows]},
-            "worst": cross_check(run.metrics, rows)}
+    return {
+        "steps": [r["step"] for r in rows],
+        "shares": {s: [r[f"{s}_rate"] for r in rows] for s in rw.STATUSES},
+        "silent": {
+            "all_right": [r["zero_variance_all_right"] for r in rows],
+            "all_wrong": [r["zero_variance_all_wrong"] for r in rows],
+            "logged": [logged[r["step"]] for r in rows],
+        },
+        "worst": cross_check(run.metrics, rows),
+    }
 
 
 def _seed(seed: int) -> dict:
@@ -250,14 +311,20 @@ def _seed(seed: int) -> dict:
     trl_eval = [[e["step"], e["heldout_expected_reward"]] for e in run.evals]
     book_eval = [[e["step"], e["heldout_expected_reward"]] for e in main.evals if e["step"] <= last]
     return {
-        "model": _model(base), "decoding": {**decoding_gap(run.captured), "rows": _decoding_rows(run.captured)},
-        "steps": steps, "trl_batch": run.metric("reward_mean"),
+        "model": _model(base),
+        "decoding": {**decoding_gap(run.captured), "rows": _decoding_rows(run.captured)},
+        "steps": steps,
+        "trl_batch": run.metric("reward_mean"),
         "book_batch": [m["reward_mean"] for m in main.metrics if m["step"] <= last],
-        "trl_eval": trl_eval, "book_eval": book_eval,
-        "trl_gain": trl_eval[-1][1] - trl_eval[0][1], "book_gain": main.eval_at(last)["heldout_expected_reward"]
-        - main.eval_at(0)["heldout_expected_reward"],
-        "start_hash": run.checkpoints[0]["weights_hash"], "base_hash": base.log["checkpoints"][-1]["weights_hash"],
-        "audit": _audit(run), "heldout": _heldout_rows(run), "record": _record(run),
+        "trl_eval": trl_eval,
+        "book_eval": book_eval,
+        "trl_gain": trl_eval[-1][1] - trl_eval[0][1],
+        "book_gain": main.eval_at(last)["heldout_expected_reward"] - main.eval_at(0)["heldout_expected_reward"],
+        "start_hash": run.checkpoints[0]["weights_hash"],
+        "base_hash": base.log["checkpoints"][-1]["weights_hash"],
+        "audit": _audit(run),
+        "heldout": _heldout_rows(run),
+        "record": _record(run),
         "versions": run.versions,
     }
 
@@ -294,8 +361,10 @@ def who_gained_more(trl: list[float], book: list[float], seeds: tuple[int, ...])
     if not len(trl) == len(book) == len(seeds):
         raise ValueError(f"one gain per seed for each trainer: {len(trl)} and {len(book)} gains for {len(seeds)} seeds")
     parts = []
-    for name, where in (("TRL's", [s for s, t, b in zip(seeds, trl, book) if t > b]),
-                        ("`rlbook`'s", [s for s, t, b in zip(seeds, trl, book) if b > t])):
+    for name, where in (
+        ("TRL's", [s for s, t, b in zip(seeds, trl, book) if t > b]),
+        ("`rlbook`'s", [s for s, t, b in zip(seeds, trl, book) if b > t]),
+    ):
         if where:
             parts.append(f"{name} on {phrasing.seeds(where, seeds)}")
     level = [s for s, t, b in zip(seeds, trl, book) if t == b]
@@ -311,33 +380,53 @@ def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     trl_gains = [by_seed[s]["trl_gain"] for s in seeds]
     apart = [abs(by_seed[s]["trl_gain"] - by_seed[s]["book_gain"]) for s in seeds]
     trl_end, book_end = shown["trl_eval"][-1][1], shown["book_eval"][-1][1]
-    return {"start": Num(shown["trl_eval"][0][1], ".3f"), "trl_end": Num(trl_end), "book_end": Num(book_end),
-            "order": phrasing.direction(trl_end, book_end, 0.005, ("above", "below", "level with")),
-            "apart": Num(max(apart)), "book_gains": phrasing.span(book_gains), "trl_gains": phrasing.span(trl_gains),
-            "larger": who_gained_more(trl_gains, book_gains, seeds),
-            "overlap": max(min(trl_gains), min(book_gains)) <= min(max(trl_gains), max(book_gains)),
-            "gains": {"seeds": list(seeds), "TRL": trl_gains, "rlbook": book_gains}}
+    return {
+        "start": Num(shown["trl_eval"][0][1], ".3f"),
+        "trl_end": Num(trl_end),
+        "book_end": Num(book_end),
+        "order": phrasing.direction(trl_end, book_end, 0.005, ("above", "below", "level with")),
+        "apart": Num(max(apart)),
+        "book_gains": phrasing.span(book_gains),
+        "trl_gains": phrasing.span(trl_gains),
+        "larger": who_gained_more(trl_gains, book_gains, seeds),
+        "overlap": max(min(trl_gains), min(book_gains)) <= min(max(trl_gains), max(book_gains)),
+        "gains": {"seeds": list(seeds), "TRL": trl_gains, "rlbook": book_gains},
+    }
 
 
 def _figure(seed: int, facts: dict) -> dict:
     """The shown seed's panels of the trainers' figure: batch rewards per step and held-out checkpoints."""
-    return {"seed": seed, "steps": facts["steps"], "TRL": facts["trl_batch"], "rlbook": facts["book_batch"],
-            "checkpoints": {"rlbook": facts["book_eval"], "TRL": facts["trl_eval"]}}
+    return {
+        "seed": seed,
+        "steps": facts["steps"],
+        "TRL": facts["trl_batch"],
+        "rlbook": facts["book_batch"],
+        "checkpoints": {"rlbook": facts["book_eval"], "TRL": facts["trl_eval"]},
+    }
 
 
 def _a1(name: str = "cispo") -> dict:
     """Exercise A.1's run: what its text names (the updates per batch, its steps) and its solution's step counts."""
     cfg = spec(name).rl
     kwargs = grpo_kwargs(cfg)
-    return {"run": name, "updates": cfg.updates_per_batch, "steps": cfg.steps, "warmup": cfg.warmup,
-            "max_steps": kwargs["max_steps"], "warmup_steps": kwargs["warmup_steps"]}
+    return {
+        "run": name,
+        "updates": cfg.updates_per_batch,
+        "steps": cfg.steps,
+        "warmup": cfg.warmup,
+        "max_steps": kwargs["max_steps"],
+        "warmup_steps": kwargs["warmup_steps"],
+    }
 
 
 def _a2(run_seed: int) -> dict:
     """Exercise A.2's inputs: each step's rewards in TRL's order and TRL's logged zero-variance share."""
     run = load_run(DEMO, run_seed)
-    return {"rewards": [[int(r) for r in s["rewards"].tolist()] for s in run.rollouts],
-            "logged": [m["zero_variance_frac"] for m in run.metrics], "steps": [s["step"] for s in run.rollouts]}
+    return {
+        "rewards": [[int(r) for r in s["rewards"].tolist()] for s in run.rollouts],
+        "logged": [m["zero_variance_frac"] for m in run.metrics],
+        "steps": [s["step"] for s in run.rollouts],
+    }
 
 
 def compute(seeds: tuple[int, ...]) -> dict:
@@ -350,30 +439,48 @@ def compute(seeds: tuple[int, ...]) -> dict:
     cispo = spec("cispo").rl
     group = MAIN.group_size
     return {
-        "seeds": list(seeds), "shown": SHOWN, "by_seed": by_seed, "versions": trl_versions(),
+        "seeds": list(seeds),
+        "shown": SHOWN,
+        "by_seed": by_seed,
+        "versions": trl_versions(),
         "core_lines": Num(sum(len(p.read_text().splitlines()) for p in CORE.glob("*.py")), "approx"),
         "loop_lines": len(inspect.getsource(reinforce.reinforce).splitlines()),
-        "vocab": len(world.VOCAB), "n_heldout": len(world.split("heldout")), "n_train": len(world.split("train")),
-        "group": group, "budget": MAIN.budget, "batch": kwargs["per_device_train_batch_size"],
+        "vocab": len(world.VOCAB),
+        "n_heldout": len(world.split("heldout")),
+        "n_train": len(world.split("train")),
+        "group": group,
+        "budget": MAIN.budget,
+        "batch": kwargs["per_device_train_batch_size"],
         "batch_on_gpus": grpo_kwargs(MAIN, processes=GPUS)["per_device_train_batch_size"],
-        "tokenizer": _tokenizer(), "params": Num(shown["model"]["params"], ",.0f"),
+        "tokenizer": _tokenizer(),
+        "params": Num(shown["model"]["params"], ",.0f"),
         "gap": Num(max(by_seed[s]["model"]["gap"] for s in seeds), "sci"),
         "logits": logits_phrase(max(by_seed[s]["model"]["gap"] for s in seeds)),
         "crosscheck": crosscheck_rows(shown["audit"]["worst"]),
-        "decoding": {"ids": Num(shown["decoding"]["from_ids"]),
-                     "changed": Num(shown["decoding"]["status_changed"], ".0%")},
+        "decoding": {
+            "ids": Num(shown["decoding"]["from_ids"]),
+            "changed": Num(shown["decoding"]["status_changed"], ".0%"),
+        },
         "options": {"rows": option_rows(MAIN), "warmup": warmup_note(MAIN), "defaults": _defaults()},
-        "choices": {"rows": [[kind, ours, theirs, key] for kind, ours, theirs, _, key in choice_rows()],
-                    "notes": [[ours, note] for _, ours, _, note, _ in choice_rows()]},
+        "choices": {
+            "rows": [[kind, ours, theirs, key] for kind, ours, theirs, _, key in choice_rows()],
+            "notes": [[ours, note] for _, ours, _, note, _ in choice_rows()],
+        },
         "std_factor": {name: Num((g / (g - 1)) ** 0.5 - 1, ".0%") for name, g in (("book", group), ("two", 2))},
-        "cispo_cap": cispo.cispo_cap, "metrics": metric_rows(),
+        "cispo_cap": cispo.cispo_cap,
+        "metrics": metric_rows(),
         "demo": {"steps": DEMO.rl.steps, "eval_every": DEMO.eval_every, "warmup": DEMO.rl.warmup},
-        "compare": _comparison(by_seed, seeds), "figure": _figure(SHOWN, shown),
+        "compare": _comparison(by_seed, seeds),
+        "figure": _figure(SHOWN, shown),
         "worst": Num(max(max(by_seed[s]["audit"]["worst"].values()) for s in seeds), "sci"),
         "processes": _processes(),
-        "gpus": {"yaml": accelerate_yaml(processes=GPUS).rstrip(), "console": console(launch_command(GPUS, MAIN.steps),
-                                                                                      []), "count": GPUS},
-        "a1": _a1(), "a2": _a2(SHOWN),
+        "gpus": {
+            "yaml": accelerate_yaml(processes=GPUS).rstrip(),
+            "console": console(launch_command(GPUS, MAIN.steps), []),
+            "count": GPUS,
+        },
+        "a1": _a1(),
+        "a2": _a2(SHOWN),
     }
 
 
@@ -387,54 +494,126 @@ def _rises(values) -> bool:
 
 
 CLAIMS = (
-    Claim("tokenizer-gives-book-ids", "the character tokenizer gives the book's own ids on every prompt and answer",
-          lambda F: F.tokenizer.ids_match, lambda F: F.tokenizer.texts),
-    Claim("skipping-special-tokens-drops-end-mark", "decoding with special tokens skipped deletes the end mark",
-          lambda F: F.tokenizer.dropped, lambda F: F.tokenizer.decoded),
-    Claim("gpt2-same-function", "the converted GPT-2 computes the same function with the same weights, every seed",
-          _every(lambda s: s.model.gap < 1e-5 and s.model.round_trip), lambda F: F.gap),
-    Claim("gpt2-same-size", "both models have the same number of parameters",
-          _every(lambda s: s.model.params == s.model.book_params)),
-    Claim("trl-text-is-incomplete", "every answer read from TRL's text is incomplete, so it earns nothing, every seed",
-          _every(lambda s: s.decoding.from_trl_text == 0 and s.decoding.trl_text_incomplete == 1)),
-    Claim("trl-defaults-differ", "TRL's defaults: a smaller learning rate, a linear decay, a clipped gradient, "
-          "advantages scaled by the group's std",
-          lambda F: (F.options.defaults.trl.learning_rate < F.options.defaults.book.learning_rate
-                     and F.options.defaults.trl.lr_scheduler_type == "linear"
-                     and F.options.defaults.trl.max_grad_norm > 0 and F.options.defaults.trl.scale_rewards == "group"),
-          lambda F: F.options.defaults.trl),
-    Claim("starts-from-base", "the TRL run starts from base's weights, every seed",
-          _every(lambda s: s.start_hash == s.base_hash)),
-    Claim("same-start-evaluation", "at step 0 the evaluation gives both trainers the same held-out reward",
-          _every(lambda s: s.trl_eval[0][1] == s.book_eval[0][1])),
-    Claim("batch-rewards-rise", "both trainers' batch reward rises over the run, every seed",
-          _every(lambda s: _rises(s.trl_batch) and _rises(s.book_batch))),
-    Claim("both-gain-held-out", "both trainers raise the held-out expected reward over the run, every seed",
-          _every(lambda s: s.trl_gain > 0 and s.book_gain > 0),
-          lambda F: F.compare.gains),
+    Claim(
+        "tokenizer-gives-book-ids",
+        "the character tokenizer gives the book's own ids on every prompt and answer",
+        lambda F: F.tokenizer.ids_match,
+        lambda F: F.tokenizer.texts,
+    ),
+    Claim(
+        "skipping-special-tokens-drops-end-mark",
+        "decoding with special tokens skipped deletes the end mark",
+        lambda F: F.tokenizer.dropped,
+        lambda F: F.tokenizer.decoded,
+    ),
+    Claim(
+        "gpt2-same-function",
+        "the converted GPT-2 computes the same function with the same weights, every seed",
+        _every(lambda s: s.model.gap < 1e-5 and s.model.round_trip),
+        lambda F: F.gap,
+    ),
+    Claim(
+        "gpt2-same-size",
+        "both models have the same number of parameters",
+        _every(lambda s: s.model.params == s.model.book_params),
+    ),
+    Claim(
+        "trl-text-is-incomplete",
+        "every answer read from TRL's text is incomplete, so it earns nothing, every seed",
+        _every(lambda s: s.decoding.from_trl_text == 0 and s.decoding.trl_text_incomplete == 1),
+    ),
+    Claim(
+        "trl-defaults-differ",
+        "TRL's defaults: a smaller learning rate, a linear decay, a clipped gradient, "
+        "advantages scaled by the group's std",
+        lambda F: (
+            F.options.defaults.trl.learning_rate < F.options.defaults.book.learning_rate
+            and F.options.defaults.trl.lr_scheduler_type == "linear"
+            and F.options.defaults.trl.max_grad_norm > 0
+            and F.options.defaults.trl.scale_rewards == "group"
+        ),
+        lambda F: F.options.defaults.trl,
+    ),
+    Claim(
+        "starts-from-base",
+        "the TRL run starts from base's weights, every seed",
+        _every(lambda s: s.start_hash == s.base_hash),
+    ),
+    Claim(
+        "same-start-evaluation",
+        "at step 0 the evaluation gives both trainers the same held-out reward",
+        _every(lambda s: s.trl_eval[0][1] == s.book_eval[0][1]),
+    ),
+    Claim(
+        "batch-rewards-rise",
+        "both trainers' batch reward rises over the run, every seed",
+        _every(lambda s: _rises(s.trl_batch) and _rises(s.book_batch)),
+    ),
+    Claim(
+        "both-gain-held-out",
+        "both trainers raise the held-out expected reward over the run, every seed",
+        _every(lambda s: s.trl_gain > 0 and s.book_gain > 0),
+        lambda F: F.compare.gains,
+    ),
     # Until the CI machine's draw (AVX-512), the claim was that the trainers' gains differ less on each seed than
     # rlbook's differ between seeds; there they differed by 0.041 against a spread of 0.035. What every draw seen
     # supports: over the seeds, the two trainers' ranges of gains overlap.
-    Claim("trainers-gain-ranges-overlap", "over the seeds, TRL's range of held-out gains and rlbook's overlap: the "
-          "seeds do not separate the trainers", lambda F: F.compare.overlap, lambda F: F.compare.gains),
-    Claim("logs-match-audit", "TRL's logged metrics equal the audit's recomputation from the rollouts, every seed",
-          _every(lambda s: {"reward_mean", "zero_variance_frac", "incomplete_rate vs completions/clipped_ratio"}
-                 <= set(s.audit.worst) and max(s.audit.worst.values()) < 1e-6), lambda F: F.worst),
-    Claim("both-kinds-of-silent-group", "some groups without a signal are all right and some all wrong, every seed",
-          _every(lambda s: max(s.audit.silent.all_right) > 0 and max(s.audit.silent.all_wrong) > 0)),
-    Claim("record-round-trip", "the TRL run's record validates and survives a save and a load unchanged, every seed",
-          _every(lambda s: s.record.round_trip)),
-    Claim("record-trains-on-every-rollout", "the record counts every rollout as used, every seed",
-          _every(lambda s: s.record.used == s.record.before == s.record.rollouts)),
-    Claim("processes-ran", "the two-process run finished, and one process wrote the files",
-          lambda F: F.processes.code == 0 and F.processes.writers == 1, lambda F: F.processes.lines),
-    Claim("processes-split-the-batch", "each process sampled its own half of every step's prompts",
-          lambda F: F.processes.disjoint and F.processes.even, lambda F: F.processes.rows),
+    Claim(
+        "trainers-gain-ranges-overlap",
+        "over the seeds, TRL's range of held-out gains and rlbook's overlap: the seeds do not separate the trainers",
+        lambda F: F.compare.overlap,
+        lambda F: F.compare.gains,
+    ),
+    Claim(
+        "logs-match-audit",
+        "TRL's logged metrics equal the audit's recomputation from the rollouts, every seed",
+        _every(
+            lambda s: (
+                {"reward_mean", "zero_variance_frac", "incomplete_rate vs completions/clipped_ratio"}
+                <= set(s.audit.worst)
+                and max(s.audit.worst.values()) < 1e-6
+            )
+        ),
+        lambda F: F.worst,
+    ),
+    Claim(
+        "both-kinds-of-silent-group",
+        "some groups without a signal are all right and some all wrong, every seed",
+        _every(lambda s: max(s.audit.silent.all_right) > 0 and max(s.audit.silent.all_wrong) > 0),
+    ),
+    Claim(
+        "record-round-trip",
+        "the TRL run's record validates and survives a save and a load unchanged, every seed",
+        _every(lambda s: s.record.round_trip),
+    ),
+    Claim(
+        "record-trains-on-every-rollout",
+        "the record counts every rollout as used, every seed",
+        _every(lambda s: s.record.used == s.record.before == s.record.rollouts),
+    ),
+    Claim(
+        "processes-ran",
+        "the two-process run finished, and one process wrote the files",
+        lambda F: F.processes.code == 0 and F.processes.writers == 1,
+        lambda F: F.processes.lines,
+    ),
+    Claim(
+        "processes-split-the-batch",
+        "each process sampled its own half of every step's prompts",
+        lambda F: F.processes.disjoint and F.processes.even,
+        lambda F: F.processes.rows,
+    ),
     Claim("processes-same-weights", "both processes ended on the same weights", lambda F: F.processes.same_weights),
-    Claim("processes-counted-once", "the record counts each step's completions once",
-          lambda F: F.processes.rollouts == F.processes.completions * F.processes.steps,
-          lambda F: (F.processes.rollouts, F.processes.completions, F.processes.steps)),
-    Claim("accelerate-cpu-refused", "accelerate's plain launcher started one process and the script refused",
-          lambda F: F.processes.refused.code != 0 and F.processes.refused.one_line and F.processes.refused.names_both,
-          lambda F: F.processes.refused.lines),
+    Claim(
+        "processes-counted-once",
+        "the record counts each step's completions once",
+        lambda F: F.processes.rollouts == F.processes.completions * F.processes.steps,
+        lambda F: (F.processes.rollouts, F.processes.completions, F.processes.steps),
+    ),
+    Claim(
+        "accelerate-cpu-refused",
+        "accelerate's plain launcher started one process and the script refused",
+        lambda F: F.processes.refused.code != 0 and F.processes.refused.one_line and F.processes.refused.names_both,
+        lambda F: F.processes.refused.lines,
+    ),
 )

@@ -5,6 +5,7 @@ with ``RLBOOK_CACHE`` and ``ATEN_CPU_CAPABILITY`` set for another draw, one
 command trains what that draw lacks, computes every chapter's facts and
 checks every claim, printing the figures behind each failure.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

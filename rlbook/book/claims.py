@@ -7,6 +7,7 @@ every claim of every chapter on seeds 0 to 2; and ``rlbook claims`` checks
 them all on another numerical draw (README, "Checking the claims on other
 machines").
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -48,7 +49,9 @@ def check(topic: str, page: str, claims: Sequence[Claim], facts: Facts) -> None:
     """Raise :class:`ClaimError` naming the chapter and every claim of ``claims`` that ``facts`` break."""
     names = [c.name for c in claims]
     if len(set(names)) < len(names):
-        raise ValueError(f"chapter {topic!r} declares a claim name twice: {sorted(n for n in names if names.count(n) > 1)}")
+        raise ValueError(
+            f"chapter {topic!r} declares a claim name twice: {sorted(n for n in names if names.count(n) > 1)}"
+        )
     failures = [line for line in (c.failure(facts) for c in claims) if line]
     if failures:
         raise ClaimError(f"chapter {topic!r} ({page}):\n" + "\n".join(f"  {line}" for line in failures))

@@ -8,6 +8,7 @@ what the pretrained policy knew in its own format, and the runs ``stale`` and
 ``accepted-only`` (how rollouts are collected). The chapter draws the batch
 audit of :data:`SHOWN`; its claims hold on every seed.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,7 +31,7 @@ AUDIT_N = 64
 """Samples per held-out prompt for pass@k and mixed groups at each temperature."""
 PASSK_N = 256
 """Samples per held-out prompt when pass@k is compared before and after RL."""
-KS = tuple(2 ** i for i in range(9))
+KS = tuple(2**i for i in range(9))
 """The k of the before-and-after comparison: 1, 2, 4, ..., 256."""
 WINDOW = 10
 """Steps averaged at the start and the end of ``main`` when its batches are compared."""
@@ -46,17 +47,28 @@ def needs(seeds: tuple[int, ...]) -> tuple[Need, ...]:
 
 def _sparse(seed: int) -> list[dict]:
     """pass@k, mixed groups, never-right prompts and tokens of ``base`` on the held-out sums, per temperature."""
-    rows = audit.sparse_reward_audit(load("base", seed).policy(), world.split("heldout"), TEMPERATURES, n=AUDIT_N,
-                                     seed=seed)
-    return [{"temperature": r["temperature"], "ks": r["ks"], "pass_at_k": r["pass_at_k"], "mixed": r["mixed"],
-             "never": len(r["never_right"]), "tokens": r["tokens_per_sample"]} for r in rows]
+    rows = audit.sparse_reward_audit(
+        load("base", seed).policy(), world.split("heldout"), TEMPERATURES, n=AUDIT_N, seed=seed
+    )
+    return [
+        {
+            "temperature": r["temperature"],
+            "ks": r["ks"],
+            "pass_at_k": r["pass_at_k"],
+            "mixed": r["mixed"],
+            "never": len(r["never_right"]),
+            "tokens": r["tokens_per_sample"],
+        }
+        for r in rows
+    ]
 
 
 def _coverage(seed: int) -> list[dict]:
     """The exploration audit of ``base`` on the training prompts: one training batch's shape, twice, per temperature."""
     prompts = [t.prompt for t in world.split("train")]
-    return audit.temperature_audit(load("base", seed).policy(), prompts, TEMPERATURES, n=MAIN.group_size, rounds=2,
-                                   seed=seed)
+    return audit.temperature_audit(
+        load("base", seed).policy(), prompts, TEMPERATURES, n=MAIN.group_size, rounds=2, seed=seed
+    )
 
 
 def _composition(seed: int) -> dict:
@@ -68,21 +80,39 @@ def _composition(seed: int) -> dict:
 
 def _before_after(seed: int) -> dict:
     """pass@k of ``base`` and of ``main``'s last checkpoint on the held-out sums, at equal budgets."""
-    cmp = passk.pass_at_k_before_after(load("base", seed).policy(), load("main", seed).policy(),
-                                       world.split("heldout"), n=PASSK_N, ks=list(KS), seed=seed)
-    return {"n": PASSK_N, "before": cmp.before, "after": cmp.after, "gap": cmp.gap, "counts_before": cmp.counts_before,
-            "counts_after": cmp.counts_after, "never_before": cmp.never_before, "widened": cmp.widened,
-            "narrowed": cmp.narrowed, "on_solved": cmp.gain_on_solved}
+    cmp = passk.pass_at_k_before_after(
+        load("base", seed).policy(),
+        load("main", seed).policy(),
+        world.split("heldout"),
+        n=PASSK_N,
+        ks=list(KS),
+        seed=seed,
+    )
+    return {
+        "n": PASSK_N,
+        "before": cmp.before,
+        "after": cmp.after,
+        "gap": cmp.gap,
+        "counts_before": cmp.counts_before,
+        "counts_after": cmp.counts_after,
+        "never_before": cmp.never_before,
+        "widened": cmp.widened,
+        "narrowed": cmp.narrowed,
+        "on_solved": cmp.gain_on_solved,
+    }
 
 
 def _own_format(seed: int) -> dict:
     """What the policy knows of the held-out sums in its pretraining format, before SFT and after RL."""
     heldout, run = world.split("heldout"), load("main", seed)
     pretrained = load("base", seed).policy(0)
-    return {"own": float(audit.own_format_accuracy(pretrained, heldout, seed=seed).mean()),
-            "greedy": float(audit.own_format_accuracy(pretrained, heldout, greedy=True).mean()),
-            "before": run.evals[0]["heldout_expected_reward"], "after": run.evals[-1]["heldout_expected_reward"],
-            "own_after": float(audit.own_format_accuracy(run.policy(), heldout, seed=seed).mean())}
+    return {
+        "own": float(audit.own_format_accuracy(pretrained, heldout, seed=seed).mean()),
+        "greedy": float(audit.own_format_accuracy(pretrained, heldout, greedy=True).mean()),
+        "before": run.evals[0]["heldout_expected_reward"],
+        "after": run.evals[-1]["heldout_expected_reward"],
+        "own_after": float(audit.own_format_accuracy(run.policy(), heldout, seed=seed).mean()),
+    }
 
 
 def _collection(seed: int) -> dict:
@@ -92,8 +122,11 @@ def _collection(seed: int) -> dict:
     for name in ("main", "stale", "accepted-only"):
         run = load(name, seed)
         evals = [e for e in run.evals if e["step"] <= horizon]
-        out[name] = {"eval_steps": [e["step"] for e in evals], "heldout": [e["heldout_expected_reward"] for e in evals],
-                     "clip": [m.get("clip_fraction") for m in run.metrics[:horizon]]}
+        out[name] = {
+            "eval_steps": [e["step"] for e in evals],
+            "heldout": [e["heldout_expected_reward"] for e in evals],
+            "clip": [m.get("clip_fraction") for m in run.metrics[:horizon]],
+        }
     picky = load("accepted-only", seed)
     out["counts"] = {n: audit.selection_counts(load(n, seed).rollouts[:horizon]) for n in ("main", "accepted-only")}
     out["record"] = {k: picky.record[k] for k in ("selection_rule", "rollouts_before_filtering", "rollouts_used")}
@@ -103,25 +136,45 @@ def _collection(seed: int) -> dict:
 
 def _seed(seed: int) -> dict:
     """Everything the chapter measures on one seed."""
-    return {"sparse": _sparse(seed), "coverage": _coverage(seed), "main": _composition(seed),
-            "passk": _before_after(seed), "own": _own_format(seed), "collection": _collection(seed)}
+    return {
+        "sparse": _sparse(seed),
+        "coverage": _coverage(seed),
+        "main": _composition(seed),
+        "passk": _before_after(seed),
+        "own": _own_format(seed),
+        "collection": _collection(seed),
+    }
 
 
 def compute(seeds: tuple[int, ...]) -> dict:
     """Every fact of chapter 6 on ``seeds`` (the batch audit of ``main`` drawn for :data:`SHOWN`)."""
     by_seed = {s: _seed(s) for s in seeds}
     lag, horizon = spec("stale").rl.stale, spec("stale").rl.steps
-    return {"seeds": list(seeds), "shown": SHOWN, "by_seed": by_seed, "temperatures": TEMPERATURES,
-            "audit_n": AUDIT_N, "passk_n": PASSK_N, "ks": KS, "group": MAIN.group_size,
-            "n_train": len(world.split("train")), "n_heldout": len(world.split("heldout")),
-            "lag": lag, "horizon": horizon, "window": WINDOW, "clip_bound": Num(CLIP_BOUND, ".1%"),
-            "near": Num(NEAR, ".1f"),
-            "phrases": _phrases(by_seed, seeds, lag), "tables": _tables(by_seed, seeds, lag),
-            "figures": {"novel": {s: by_seed[s]["main"]["flow"]["novel_share"] for s in seeds},
-                        "steps": by_seed[SHOWN]["main"]["flow"]["step"],
-                        "before_after": {s: {k: by_seed[s]["passk"][k] for k in ("before", "after", "gap")}
-                                         for s in seeds},
-                        "stale": {s: {n: by_seed[s]["collection"][n] for n in ("main", "stale")} for s in seeds}}}
+    return {
+        "seeds": list(seeds),
+        "shown": SHOWN,
+        "by_seed": by_seed,
+        "temperatures": TEMPERATURES,
+        "audit_n": AUDIT_N,
+        "passk_n": PASSK_N,
+        "ks": KS,
+        "group": MAIN.group_size,
+        "n_train": len(world.split("train")),
+        "n_heldout": len(world.split("heldout")),
+        "lag": lag,
+        "horizon": horizon,
+        "window": WINDOW,
+        "clip_bound": Num(CLIP_BOUND, ".1%"),
+        "near": Num(NEAR, ".1f"),
+        "phrases": _phrases(by_seed, seeds, lag),
+        "tables": _tables(by_seed, seeds, lag),
+        "figures": {
+            "novel": {s: by_seed[s]["main"]["flow"]["novel_share"] for s in seeds},
+            "steps": by_seed[SHOWN]["main"]["flow"]["step"],
+            "before_after": {s: {k: by_seed[s]["passk"][k] for k in ("before", "after", "gap")} for s in seeds},
+            "stale": {s: {n: by_seed[s]["collection"][n] for n in ("main", "stale")} for s in seeds},
+        },
+    }
 
 
 TABLE_DASH = "\u2060–\u2060"
@@ -159,6 +212,7 @@ def _widened(pk: list[dict], seeds: tuple[int, ...]) -> str:
 
 def _tables(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
     """The rows of the chapter's tables, formatted; each table a ``header`` and its ``rows``."""
+
     def span(values, fmt=".2f"):
         return _range(values, fmt, TABLE_DASH)
 
@@ -170,47 +224,139 @@ def _tables(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
     words = audit.VERDICT_WORDS
     dropped = ("incorrect", "malformed", "incomplete")
     return {
-        "sparse": {"header": ["T", "pass@1", f"pass@{AUDIT_N}", f"never right in {AUDIT_N}",
-                              f"mixed groups of {MAIN.group_size}", "tokens per answer"],
-                   "rows": [[f"{t:g}", span([x[t]["pass_at_k"][0] for x in sparse]),
-                             span([x[t]["pass_at_k"][-1] for x in sparse]), span([x[t]["never"] for x in sparse], "d"),
-                             span([x[t]["mixed"][g] for x in sparse], ".0%"), span([x[t]["tokens"] for x in sparse])]
-                            for t in TEMPERATURES]},
-        "coverage": {"header": ["T", "repeats", "new in round 2", "malformed or cut off", "right answers per prompt",
-                                "tokens per rollout"],
-                     "rows": [[f"{t:g}", span([x[t]["duplicate"] for x in cov], ".0%"),
-                               span([x[t]["novel_share"] for x in cov], ".0%"),
-                               span([x[t]["malformed"] + x[t]["budget-stopped"] for x in cov], ".0%"),
-                               span([x[t]["distinct_right_per_prompt"] for x in cov]),
-                               span([x[t]["tokens_per_rollout"] for x in cov])] for t in TEMPERATURES]},
-        "trend": {"header": ["seed", "reward gain", "gain in repeated right answers", "new right answers, late",
-                             "novel share, early → late"],
-                  "rows": [[s, f"{t['reward_gain']:.3f}", f"{t['repeat_gain']:.3f}", f"{t['accepted_late']:.3f}",
-                            f"{t['novel_early']:.1%}{ARROW}{t['novel_late']:.1%}"]
-                           for s in seeds for t in [by_seed[s]["main"]["trend"]]]},
-        "passk": {"header": ["seed", "pass@1", f"pass@{PASSK_N}", "lead at 1", f"lead at {PASSK_N}",
-                             "rise on solved sums"],
-                  "rows": [[s, f"{p['before'][0]:.2f}{ARROW}{p['after'][0]:.2f}",
-                            f"{p['before'][-1]:.2f}{ARROW}{p['after'][-1]:.2f}", f"{p['gap'][0]:+.2f}",
-                            f"{p['gap'][-1]:+.2f}", f"{p['on_solved']:.0%}"] for s, p in pk.items()]},
-        "sums": {"header": ["seed", "never solved by base", "of those, solved by main", "solved by base, not main"],
-                 "rows": [[s, p["never_before"], p["widened"], p["narrowed"]] for s, p in pk.items()]},
-        "own": {"header": ["seed", "own format, sampled", "own format, greedy", "chat, before → after RL",
-                           "own format, after RL"],
-                "rows": [[s, f"{o['own']:.2f}", f"{o['greedy']:.2f}", f"{o['before']:.2f}{ARROW}{o['after']:.2f}",
-                          f"{o['own_after']:.2f}"] for s in seeds for o in [by_seed[s]["own"]]]},
-        "stale": {"header": ["seed", "tokens clipped, stale", "tokens clipped, main", "held-out, stale",
-                             "held-out, main"],
-                  "rows": [[s, f"{np.nanmean(np.array(c['stale']['clip'][lag:], dtype=float)):.1%}",
-                            f"{np.nanmean(np.array(c['main']['clip'][lag:], dtype=float)):.1%}",
-                            f"{c['stale']['heldout'][-1]:.2f}", f"{c['main']['heldout'][-1]:.2f}"]
-                           for s, c in col.items()]},
-        "selection": {"header": ["seed", "kept of generated", "dropped: " + " / ".join(words[d] for d in dropped),
-                                 "held-out, kept only", "held-out, main"],
-                      "rows": [[s, f"{k['kept']:,}\u00a0of\u00a0{k['generated']:,}",
-                                " / ".join(f"{k.get(f'dropped_{d}', 0):,}" for d in dropped),
-                                f"{c['accepted-only']['heldout'][-1]:.2f}", f"{c['main']['heldout'][-1]:.2f}"]
-                               for s, c in col.items() for k in [c["counts"]["accepted-only"]]]},
+        "sparse": {
+            "header": [
+                "T",
+                "pass@1",
+                f"pass@{AUDIT_N}",
+                f"never right in {AUDIT_N}",
+                f"mixed groups of {MAIN.group_size}",
+                "tokens per answer",
+            ],
+            "rows": [
+                [
+                    f"{t:g}",
+                    span([x[t]["pass_at_k"][0] for x in sparse]),
+                    span([x[t]["pass_at_k"][-1] for x in sparse]),
+                    span([x[t]["never"] for x in sparse], "d"),
+                    span([x[t]["mixed"][g] for x in sparse], ".0%"),
+                    span([x[t]["tokens"] for x in sparse]),
+                ]
+                for t in TEMPERATURES
+            ],
+        },
+        "coverage": {
+            "header": [
+                "T",
+                "repeats",
+                "new in round 2",
+                "malformed or cut off",
+                "right answers per prompt",
+                "tokens per rollout",
+            ],
+            "rows": [
+                [
+                    f"{t:g}",
+                    span([x[t]["duplicate"] for x in cov], ".0%"),
+                    span([x[t]["novel_share"] for x in cov], ".0%"),
+                    span([x[t]["malformed"] + x[t]["budget-stopped"] for x in cov], ".0%"),
+                    span([x[t]["distinct_right_per_prompt"] for x in cov]),
+                    span([x[t]["tokens_per_rollout"] for x in cov]),
+                ]
+                for t in TEMPERATURES
+            ],
+        },
+        "trend": {
+            "header": [
+                "seed",
+                "reward gain",
+                "gain in repeated right answers",
+                "new right answers, late",
+                "novel share, early → late",
+            ],
+            "rows": [
+                [
+                    s,
+                    f"{t['reward_gain']:.3f}",
+                    f"{t['repeat_gain']:.3f}",
+                    f"{t['accepted_late']:.3f}",
+                    f"{t['novel_early']:.1%}{ARROW}{t['novel_late']:.1%}",
+                ]
+                for s in seeds
+                for t in [by_seed[s]["main"]["trend"]]
+            ],
+        },
+        "passk": {
+            "header": ["seed", "pass@1", f"pass@{PASSK_N}", "lead at 1", f"lead at {PASSK_N}", "rise on solved sums"],
+            "rows": [
+                [
+                    s,
+                    f"{p['before'][0]:.2f}{ARROW}{p['after'][0]:.2f}",
+                    f"{p['before'][-1]:.2f}{ARROW}{p['after'][-1]:.2f}",
+                    f"{p['gap'][0]:+.2f}",
+                    f"{p['gap'][-1]:+.2f}",
+                    f"{p['on_solved']:.0%}",
+                ]
+                for s, p in pk.items()
+            ],
+        },
+        "sums": {
+            "header": ["seed", "never solved by base", "of those, solved by main", "solved by base, not main"],
+            "rows": [[s, p["never_before"], p["widened"], p["narrowed"]] for s, p in pk.items()],
+        },
+        "own": {
+            "header": [
+                "seed",
+                "own format, sampled",
+                "own format, greedy",
+                "chat, before → after RL",
+                "own format, after RL",
+            ],
+            "rows": [
+                [
+                    s,
+                    f"{o['own']:.2f}",
+                    f"{o['greedy']:.2f}",
+                    f"{o['before']:.2f}{ARROW}{o['after']:.2f}",
+                    f"{o['own_after']:.2f}",
+                ]
+                for s in seeds
+                for o in [by_seed[s]["own"]]
+            ],
+        },
+        "stale": {
+            "header": ["seed", "tokens clipped, stale", "tokens clipped, main", "held-out, stale", "held-out, main"],
+            "rows": [
+                [
+                    s,
+                    f"{np.nanmean(np.array(c['stale']['clip'][lag:], dtype=float)):.1%}",
+                    f"{np.nanmean(np.array(c['main']['clip'][lag:], dtype=float)):.1%}",
+                    f"{c['stale']['heldout'][-1]:.2f}",
+                    f"{c['main']['heldout'][-1]:.2f}",
+                ]
+                for s, c in col.items()
+            ],
+        },
+        "selection": {
+            "header": [
+                "seed",
+                "kept of generated",
+                "dropped: " + " / ".join(words[d] for d in dropped),
+                "held-out, kept only",
+                "held-out, main",
+            ],
+            "rows": [
+                [
+                    s,
+                    f"{k['kept']:,}\u00a0of\u00a0{k['generated']:,}",
+                    " / ".join(f"{k.get(f'dropped_{d}', 0):,}" for d in dropped),
+                    f"{c['accepted-only']['heldout'][-1]:.2f}",
+                    f"{c['main']['heldout'][-1]:.2f}",
+                ]
+                for s, c in col.items()
+                for k in [c["counts"]["accepted-only"]]
+            ],
+        },
     }
 
 
@@ -252,13 +398,19 @@ def _phrases(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
         "mixed_one": _range([t[1.0]["mixed"][list(t[1.0]["ks"]).index(MAIN.group_size)] for t in sparse], ".0%"),
         "junk_hot": _range([c[-1]["malformed"] + c[-1]["budget-stopped"] for c in cov], ".0%"),
         "repeat_part": _range([t["repeat_gain"] / t["reward_gain"] for t in trend], ".0%"),
-        "pass1_before": _range([p["before"][0] for p in pk]), "pass1_after": _range([p["after"][0] for p in pk]),
-        "gap_last": _range([p["gap"][-1] for p in pk]), "on_solved": _range([p["on_solved"] for p in pk], ".0%"),
-        "never_before": _range([p["never_before"] for p in pk], "d"), "widened": _widened(pk, seeds),
+        "pass1_before": _range([p["before"][0] for p in pk]),
+        "pass1_after": _range([p["after"][0] for p in pk]),
+        "gap_last": _range([p["gap"][-1] for p in pk]),
+        "on_solved": _range([p["on_solved"] for p in pk], ".0%"),
+        "never_before": _range([p["never_before"] for p in pk], "d"),
+        "widened": _widened(pk, seeds),
         "rate_bound": Num(3 / PASSK_N, ".1%"),
-        "own": _range([o["own"] for o in own], ".0%"), "greedy": _greedy(own, n_heldout),
-        "closed": _range(closed, ".0%"), "below": _below(below, seeds),
-        "stale_clip": Num(clip["stale"], ".1%"), "main_clip": Num(clip["main"], ".3%"),
+        "own": _range([o["own"] for o in own], ".0%"),
+        "greedy": _greedy(own, n_heldout),
+        "closed": _range(closed, ".0%"),
+        "below": _below(below, seeds),
+        "stale_clip": Num(clip["stale"], ".1%"),
+        "main_clip": Num(clip["main"], ".3%"),
         "stale_versus": _versus(final, "stale", "main"),
         "kept": _range([k["kept"] / k["generated"] for k in kept], ".0%"),
         "rft_rise": _range([c["accepted-only"]["heldout"][-1] - c["accepted-only"]["heldout"][0] for c in col]),
@@ -279,60 +431,136 @@ def _gi(F) -> int:
 
 
 CLAIMS = (
-    Claim("cool-first-sample", "a cool first sample is right more often than a hot one, every seed",
-          _every(lambda s: s.sparse[0].pass_at_k[0] > s.sparse[-1].pass_at_k[0])),
-    Claim("cool-leaves-more-unsolved", "the cool policy leaves at least as many held-out sums unsolved as T = 1",
-          _every(lambda s: _at(s.sparse, 1.0).never <= s.sparse[0].never),
-          lambda F: [[r.never for r in F.by_seed[s].sparse] for s in F.seeds]),
-    Claim("coolest-worst-at-64", "the coolest temperature has the lowest pass@64, every seed",
-          _every(lambda s: s.sparse[0].pass_at_k[-1] == min(r.pass_at_k[-1] for r in s.sparse))),
-    Claim("coolest-fewest-mixed", "the coolest temperature mixes the fewest groups of 16, every seed",
-          lambda F: all(F.by_seed[s].sparse[0].mixed[_gi(F)] == min(r.mixed[_gi(F)] for r in F.by_seed[s].sparse)
-                        for s in F.seeds)),
-    Claim("hot-writes-longer", "hotter sampling writes longer answers, every seed",
-          _every(lambda s: s.sparse[-1].tokens > s.sparse[0].tokens)),
-    Claim("cool-batches-repeat", "cool batches are mostly repeats, hot ones less so, every seed",
-          _every(lambda s: s.coverage[0].duplicate > 0.5 and s.coverage[0].duplicate > s.coverage[-1].duplicate)),
-    Claim("cool-round-stale", "almost nothing in a second cool round is new (under a tenth), every seed",
-          _every(lambda s: s.coverage[0].novel_share < 0.1)),
-    Claim("hot-adds-junk", "hot sampling adds malformed and cut-off answers, every seed",
-          _every(lambda s: s.coverage[-1].malformed + s.coverage[-1]["budget-stopped"]
-                 > s.coverage[0].malformed + s.coverage[0]["budget-stopped"])),
-    Claim("hot-is-novel", "hot sampling gives more novel answers in a second round, every seed",
-          _every(lambda s: s.coverage[0].novel_share < s.coverage[-1].novel_share)),
-    Claim("one-right-per-group", "a group holds at most one distinct right answer",
-          lambda F: all(r.accepted <= 1 / F.group + 1e-12 for s in F.seeds for r in F.by_seed[s].coverage)
-          and all(a <= 1 / F.group + 1e-12 for s in F.seeds for a in F.by_seed[s].main.flow.accepted)),
-    Claim("gain-is-repeats", "most of main's reward gain is repeats of right answers, every seed",
-          _every(lambda s: s.main.trend.reward_gain > 0
-                 and s.main.trend.repeat_gain > 0.5 * s.main.trend.reward_gain),
-          lambda F: [F.by_seed[s].main.trend for s in F.seeds]),
-    Claim("novelty-falls", "main's novel share falls from its first steps to its last, every seed",
-          _every(lambda s: s.main.trend.novel_late < s.main.trend.novel_early)),
-    Claim("rl-raises-pass-1", "RL raises pass@1 on the held-out sums by more than 0.1, every seed",
-          _every(lambda s: s.passk.gap[0] > 0.1), lambda F: [F.by_seed[s].passk.gap[0] for s in F.seeds]),
-    Claim("lead-shrinks", "main's lead over base is smaller at k = 256 than at k = 1, every seed",
-          _every(lambda s: s.passk.gap[-1] < s.passk.gap[0]),
-          lambda F: [(F.by_seed[s].passk.gap[0], F.by_seed[s].passk.gap[-1]) for s in F.seeds]),
-    Claim("rise-on-solved", "more than half the rise in pass@1 lies on sums base solved at least once, every seed",
-          _every(lambda s: s.passk.on_solved > 0.5), lambda F: [F.by_seed[s].passk.on_solved for s in F.seeds]),
-    Claim("chat-below-own-format", "the chat answers start below what the pretrained policy knew, and RL raises "
-          "them, every seed", _every(lambda s: s.own.before < s.own.own and s.own.after > s.own.before),
-          lambda F: [F.by_seed[s].own for s in F.seeds]),
-    Claim("own-format-forgotten", "after RL the pretraining format is right less often than before, every seed",
-          _every(lambda s: s.own.own_after < s.own.own)),
-    Claim("stale-is-clipped", "stale rollouts are clipped, on-policy ones almost never",
-          lambda F: F.phrases.stale_clip > F.phrases.main_clip and F.phrases.main_clip < F.clip_bound,
-          lambda F: (F.phrases.stale_clip, F.phrases.main_clip)),
-    Claim("record-names-selection", "the record names the selection rule and keeps both counts, every seed",
-          _every(lambda s: s.collection.record.selection_rule == "keep accepted"
-                 and s.collection.record.rollouts_used < s.collection.record.rollouts_before_filtering
-                 and s.collection.record.rollouts_before_filtering == s.collection.selection_total.generated)),
-    Claim("rft-learns", "keeping the accepted rollouts raises held-out reward by more than 0.1 by the last step "
-          "compared, every seed",
-          _every(lambda s: s.collection["accepted-only"].heldout[-1] - s.collection["accepted-only"].heldout[0] > 0.1)),
-    Claim("rft-near-main", "accepted-only ends within 0.1 of main there, every seed",
-          _every(lambda s: abs(s.collection["accepted-only"].heldout[-1] - s.collection.main.heldout[-1]) < NEAR),
-          lambda F: [(F.by_seed[s].collection["accepted-only"].heldout[-1], F.by_seed[s].collection.main.heldout[-1])
-                     for s in F.seeds]),
+    Claim(
+        "cool-first-sample",
+        "a cool first sample is right more often than a hot one, every seed",
+        _every(lambda s: s.sparse[0].pass_at_k[0] > s.sparse[-1].pass_at_k[0]),
+    ),
+    Claim(
+        "cool-leaves-more-unsolved",
+        "the cool policy leaves at least as many held-out sums unsolved as T = 1",
+        _every(lambda s: _at(s.sparse, 1.0).never <= s.sparse[0].never),
+        lambda F: [[r.never for r in F.by_seed[s].sparse] for s in F.seeds],
+    ),
+    Claim(
+        "coolest-worst-at-64",
+        "the coolest temperature has the lowest pass@64, every seed",
+        _every(lambda s: s.sparse[0].pass_at_k[-1] == min(r.pass_at_k[-1] for r in s.sparse)),
+    ),
+    Claim(
+        "coolest-fewest-mixed",
+        "the coolest temperature mixes the fewest groups of 16, every seed",
+        lambda F: all(
+            F.by_seed[s].sparse[0].mixed[_gi(F)] == min(r.mixed[_gi(F)] for r in F.by_seed[s].sparse) for s in F.seeds
+        ),
+    ),
+    Claim(
+        "hot-writes-longer",
+        "hotter sampling writes longer answers, every seed",
+        _every(lambda s: s.sparse[-1].tokens > s.sparse[0].tokens),
+    ),
+    Claim(
+        "cool-batches-repeat",
+        "cool batches are mostly repeats, hot ones less so, every seed",
+        _every(lambda s: s.coverage[0].duplicate > 0.5 and s.coverage[0].duplicate > s.coverage[-1].duplicate),
+    ),
+    Claim(
+        "cool-round-stale",
+        "almost nothing in a second cool round is new (under a tenth), every seed",
+        _every(lambda s: s.coverage[0].novel_share < 0.1),
+    ),
+    Claim(
+        "hot-adds-junk",
+        "hot sampling adds malformed and cut-off answers, every seed",
+        _every(
+            lambda s: (
+                s.coverage[-1].malformed + s.coverage[-1]["budget-stopped"]
+                > s.coverage[0].malformed + s.coverage[0]["budget-stopped"]
+            )
+        ),
+    ),
+    Claim(
+        "hot-is-novel",
+        "hot sampling gives more novel answers in a second round, every seed",
+        _every(lambda s: s.coverage[0].novel_share < s.coverage[-1].novel_share),
+    ),
+    Claim(
+        "one-right-per-group",
+        "a group holds at most one distinct right answer",
+        lambda F: (
+            all(r.accepted <= 1 / F.group + 1e-12 for s in F.seeds for r in F.by_seed[s].coverage)
+            and all(a <= 1 / F.group + 1e-12 for s in F.seeds for a in F.by_seed[s].main.flow.accepted)
+        ),
+    ),
+    Claim(
+        "gain-is-repeats",
+        "most of main's reward gain is repeats of right answers, every seed",
+        _every(lambda s: s.main.trend.reward_gain > 0 and s.main.trend.repeat_gain > 0.5 * s.main.trend.reward_gain),
+        lambda F: [F.by_seed[s].main.trend for s in F.seeds],
+    ),
+    Claim(
+        "novelty-falls",
+        "main's novel share falls from its first steps to its last, every seed",
+        _every(lambda s: s.main.trend.novel_late < s.main.trend.novel_early),
+    ),
+    Claim(
+        "rl-raises-pass-1",
+        "RL raises pass@1 on the held-out sums by more than 0.1, every seed",
+        _every(lambda s: s.passk.gap[0] > 0.1),
+        lambda F: [F.by_seed[s].passk.gap[0] for s in F.seeds],
+    ),
+    Claim(
+        "lead-shrinks",
+        "main's lead over base is smaller at k = 256 than at k = 1, every seed",
+        _every(lambda s: s.passk.gap[-1] < s.passk.gap[0]),
+        lambda F: [(F.by_seed[s].passk.gap[0], F.by_seed[s].passk.gap[-1]) for s in F.seeds],
+    ),
+    Claim(
+        "rise-on-solved",
+        "more than half the rise in pass@1 lies on sums base solved at least once, every seed",
+        _every(lambda s: s.passk.on_solved > 0.5),
+        lambda F: [F.by_seed[s].passk.on_solved for s in F.seeds],
+    ),
+    Claim(
+        "chat-below-own-format",
+        "the chat answers start below what the pretrained policy knew, and RL raises them, every seed",
+        _every(lambda s: s.own.before < s.own.own and s.own.after > s.own.before),
+        lambda F: [F.by_seed[s].own for s in F.seeds],
+    ),
+    Claim(
+        "own-format-forgotten",
+        "after RL the pretraining format is right less often than before, every seed",
+        _every(lambda s: s.own.own_after < s.own.own),
+    ),
+    Claim(
+        "stale-is-clipped",
+        "stale rollouts are clipped, on-policy ones almost never",
+        lambda F: F.phrases.stale_clip > F.phrases.main_clip and F.phrases.main_clip < F.clip_bound,
+        lambda F: (F.phrases.stale_clip, F.phrases.main_clip),
+    ),
+    Claim(
+        "record-names-selection",
+        "the record names the selection rule and keeps both counts, every seed",
+        _every(
+            lambda s: (
+                s.collection.record.selection_rule == "keep accepted"
+                and s.collection.record.rollouts_used < s.collection.record.rollouts_before_filtering
+                and s.collection.record.rollouts_before_filtering == s.collection.selection_total.generated
+            )
+        ),
+    ),
+    Claim(
+        "rft-learns",
+        "keeping the accepted rollouts raises held-out reward by more than 0.1 by the last step compared, every seed",
+        _every(lambda s: s.collection["accepted-only"].heldout[-1] - s.collection["accepted-only"].heldout[0] > 0.1),
+    ),
+    Claim(
+        "rft-near-main",
+        "accepted-only ends within 0.1 of main there, every seed",
+        _every(lambda s: abs(s.collection["accepted-only"].heldout[-1] - s.collection.main.heldout[-1]) < NEAR),
+        lambda F: [
+            (F.by_seed[s].collection["accepted-only"].heldout[-1], F.by_seed[s].collection.main.heldout[-1])
+            for s in F.seeds
+        ],
+    ),
 )

@@ -10,6 +10,7 @@ A number the prose prints is a :class:`Num`: a float that carries its own
 format, so the page writes ```` `{python} F.lift` ```` and reads "0.24",
 while a claim compares ``F.lift > 0.05`` on the full value.
 """
+
 from __future__ import annotations
 
 import json

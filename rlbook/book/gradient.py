@@ -8,6 +8,7 @@ on real tokens, the record against the credit, and the real multi-step group
 of Exercise 3.1. The chapter shows seed 0; its claims are checked on every
 seed where the prose makes them of every seed.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -45,24 +46,39 @@ def _heldout(run) -> dict[int, float]:
 
 def _loop(seed: int) -> dict:
     """The minimal loop from ``base`` on ``seed``, beside ``main`` and ``pg`` at the same checkpoints."""
-    curve = reinforce.train_and_evaluate(load("base", seed).policy(), seed, steps=MAIN.steps,
-                                         every=MAIN.checkpoint_every)
+    curve = reinforce.train_and_evaluate(
+        load("base", seed).policy(), seed, steps=MAIN.steps, every=MAIN.checkpoint_every
+    )
     main, pg = _heldout(load("main", seed)), _heldout(load("pg", seed))
     steps = curve["steps"]
-    return {"seed": seed, "steps": steps, "loop": curve["heldout"], "main": [main[s] for s in steps],
-            "pg_steps": [s for s in steps if s in pg], "pg": [pg[s] for s in steps if s in pg]}
+    return {
+        "seed": seed,
+        "steps": steps,
+        "loop": curve["heldout"],
+        "main": [main[s] for s in steps],
+        "pg_steps": [s for s in steps if s in pg],
+        "pg": [pg[s] for s in steps if s in pg],
+    }
 
 
 def _variance(seed: int) -> dict:
     """Gradient estimates' variance with and without the group baseline, on ``seed``'s base policy."""
     base = load("base", seed)
     prompts = [t.prompt for t in world.split("train")[::VARIANCE_PROMPTS]]
-    gv = credit.gradient_variance(base.policy(), prompts, group_size=MAIN.group_size, repeats=VARIANCE_REPEATS,
-                                  seed=seed)
+    gv = credit.gradient_variance(
+        base.policy(), prompts, group_size=MAIN.group_size, repeats=VARIANCE_REPEATS, seed=seed
+    )
     ratio = gv.ratio_at
-    return {"offsets": gv.offsets, "no_baseline": gv.no_baseline, "group_baseline": gv.group_baseline,
-            "at_minus": ratio[-1.0], "at_zero": ratio[0.0], "at_plus": ratio[1.0], "best_offset": gv.best_offset,
-            "train_rate": base.eval_at(1)["train_reward"]}
+    return {
+        "offsets": gv.offsets,
+        "no_baseline": gv.no_baseline,
+        "group_baseline": gv.group_baseline,
+        "at_minus": ratio[-1.0],
+        "at_zero": ratio[0.0],
+        "at_plus": ratio[1.0],
+        "best_offset": gv.best_offset,
+        "train_rate": base.eval_at(1)["train_reward"],
+    }
 
 
 def _batches(seed: int) -> dict:
@@ -80,16 +96,23 @@ def _batches(seed: int) -> dict:
     return {
         "rewards_first": grouped.tolist(),
         "rewards_last": torch.tensor(last.rewards, dtype=torch.float32).view(-1, size).tolist(),
-        "rloo_exact": bool(torch.allclose(adv.leave_one_out(grouped), size / (size - 1) * adv.group_centered(grouped),
-                                          atol=1e-6)),
+        "rloo_exact": bool(
+            torch.allclose(adv.leave_one_out(grouped), size / (size - 1) * adv.group_centered(grouped), atol=1e-6)
+        ),
         "rloo_group": grouped[mixed[0]].tolist(),
         "group_scale": credit.group_scale_table(batch),
-        "balanced_mixed": group in mixed, "token_rows": credit.token_credit_rows(batch, rows),
-        "record": record, "credit": credit_rows,
+        "balanced_mixed": group in mixed,
+        "token_rows": credit.token_credit_rows(batch, rows),
+        "record": record,
+        "credit": credit_rows,
         "lengths": [int(batch.rollouts.lengths.min()), int(batch.rollouts.lengths.max())],
         "zero": credit.zero_variance_summary(main),
-        "zero_series": {"steps": steps, "all_right": main.metric("zero_variance_all_right"),
-                        "all_wrong": main.metric("zero_variance_all_wrong"), "reward": main.metric("reward_mean")},
+        "zero_series": {
+            "steps": steps,
+            "all_right": main.metric("zero_variance_all_right"),
+            "all_wrong": main.metric("zero_variance_all_wrong"),
+            "reward": main.metric("reward_mean"),
+        },
         "drift": credit.logprob_drift(main, step=DRIFT_STEP, later=DRIFT_LATER),
     }
 
@@ -114,13 +137,17 @@ def _same_as_pg_sentence(loops: list[dict], seeds: tuple[int, ...], samples: int
     same = [c["seed"] for c in loops if max(abs(a - b) for a, b in zip(c["loop"], c["pg"])) <= tol]
     where = phrasing.seeds(same, seeds)
     if same:
-        return (f"On {where} its held-out expected reward is `pg`'s, to within {phrasing.number_word(SAME_AS)} of "
-                f"the {samples:,} samples, at every "
-                f"checkpoint `pg` has: the same algorithm, the same first policy and the same random draws give the "
-                f"same run, until a difference in the last digits changes one sampled answer.")
-    return ("Its held-out curve parts from `pg`'s on every seed: the same algorithm from the same policy with the "
-            "same random draws, the two differ only in how the arithmetic is laid out, and a difference in the "
-            "last digits soon changes a sampled answer.")
+        return (
+            f"On {where} its held-out expected reward is `pg`'s, to within {phrasing.number_word(SAME_AS)} of "
+            f"the {samples:,} samples, at every "
+            f"checkpoint `pg` has: the same algorithm, the same first policy and the same random draws give the "
+            f"same run, until a difference in the last digits changes one sampled answer."
+        )
+    return (
+        "Its held-out curve parts from `pg`'s on every seed: the same algorithm from the same policy with the "
+        "same random draws, the two differ only in how the arithmetic is laid out, and a difference in the "
+        "last digits soon changes a sampled answer."
+    )
 
 
 def _quiet_sentence(variance: dict, seeds: tuple[int, ...]) -> str:
@@ -131,15 +158,19 @@ def _quiet_sentence(variance: dict, seeds: tuple[int, ...]) -> str:
         return "On every seed the plain 0/1 reward gives the quieter estimate of the two."
     if not quieter:
         return "On every seed the group baseline gives the quieter estimate of the two."
-    return (f"The plain 0/1 reward gives the quieter estimate on {phrasing.seeds(quieter, seeds)} and the noisier on "
-            f"{phrasing.seeds(noisier, seeds)}: which way it goes depends on the policy.")
+    return (
+        f"The plain 0/1 reward gives the quieter estimate on {phrasing.seeds(quieter, seeds)} and the noisier on "
+        f"{phrasing.seeds(noisier, seeds)}: which way it goes depends on the policy."
+    )
 
 
 def _step_credit(value: float) -> str:
     """What Exercise 3.1's step labels give the characters of the chosen answer's first step, in words."""
     if abs(value) < 1e-9:
-        return ("no credit at all: every answer in the group got its first step right, so that step's "
-                "advantage is zero, neither pushed up nor down")
+        return (
+            "no credit at all: every answer in the group got its first step right, so that step's "
+            "advantage is zero, neither pushed up nor down"
+        )
     if value > 0:
         return f"a positive advantage, {value:+.3f}: fewer than all of its siblings got their first step right"
     return f"a negative advantage, {value:+.3f}"
@@ -161,50 +192,95 @@ def compute(seeds: tuple[int, ...]) -> dict:
     row = shown_p["row"]
     lengths = shown_b["lengths"]
     return {
-        "seeds": list(seeds), "shown": SHOWN, "group": MAIN.group_size, "steps": MAIN.steps,
-        "n_train": len(world.split("train")), "n_heldout": len(world.split("heldout")), "eval_n": MAIN.eval_n,
-        "lr": Num(MAIN.lr, "sci"), "warmup": MAIN.warmup, "pg_steps": spec("pg").rl.steps,
+        "seeds": list(seeds),
+        "shown": SHOWN,
+        "group": MAIN.group_size,
+        "steps": MAIN.steps,
+        "n_train": len(world.split("train")),
+        "n_heldout": len(world.split("heldout")),
+        "eval_n": MAIN.eval_n,
+        "lr": Num(MAIN.lr, "sci"),
+        "warmup": MAIN.warmup,
+        "pg_steps": spec("pg").rl.steps,
         "shrink": f"{MAIN.group_size - 1}/{MAIN.group_size}",
         "loop": {
-            "curves": loops, "end_mean": Num(loop_end.mean()), "end_range": phrasing.span(loop_end.tolist()),
-            "main_range": phrasing.span(main_end.tolist()), "main_low": float(main_end.min()),
-            "main_high": float(main_end.max()), "pg_mean": Num(loop_pg.mean()),
-            "pg_range": phrasing.span(pg_end.tolist()), "pg_low": float(pg_end.min()), "pg_high": float(pg_end.max()),
+            "curves": loops,
+            "end_mean": Num(loop_end.mean()),
+            "end_range": phrasing.span(loop_end.tolist()),
+            "main_range": phrasing.span(main_end.tolist()),
+            "main_low": float(main_end.min()),
+            "main_high": float(main_end.max()),
+            "pg_mean": Num(loop_pg.mean()),
+            "pg_range": phrasing.span(pg_end.tolist()),
+            "pg_low": float(pg_end.min()),
+            "pg_high": float(pg_end.max()),
             "start": Num(np.mean([c["loop"][0] for c in loops])),
             "same_as_pg": _same_as_pg_sentence(loops, seeds, len(world.split("heldout")) * MAIN.eval_n),
         },
         "variance": {
-            "by_seed": variance, "shown": shown_v, "at_zero": Num(shown_v["at_zero"], ".1f"),
-            "at_plus": Num(shown_v["at_plus"], ".0f"), "at_minus": Num(shown_v["at_minus"], ".0f"),
-            "best_offset": Num(shown_v["best_offset"], "+.2f"), "train_rate": Num(shown_v["train_rate"], ".0%"),
+            "by_seed": variance,
+            "shown": shown_v,
+            "at_zero": Num(shown_v["at_zero"], ".1f"),
+            "at_plus": Num(shown_v["at_plus"], ".0f"),
+            "at_minus": Num(shown_v["at_minus"], ".0f"),
+            "best_offset": Num(shown_v["best_offset"], "+.2f"),
+            "train_rate": Num(shown_v["train_rate"], ".0%"),
             "quieter_sentence": _quiet_sentence(variance, seeds),
         },
         "batches": batches,
-        "group_scale": shown_b["group_scale"], "rloo_group": shown_b["rloo_group"],
-        "rewards_first": shown_b["rewards_first"], "rewards_last": shown_b["rewards_last"],
-        "zero": {"series": shown_b["zero_series"], "first_right": Num(zero["first_right"], ".0%"),
-                 "first_wrong": Num(zero["first_wrong"], ".0%"), "first_reward": Num(zero["first_reward"]),
-                 "last_right": Num(zero["last_right"], ".0%"), "last_wrong": Num(zero["last_wrong"], ".0%"),
-                 "last_reward": Num(zero["last_reward"]), "window": zero["window"]},
-        "token_rows": shown_b["token_rows"], "record": shown_b["record"], "credit": shown_b["credit"],
-        "length_short": lengths[0], "length_long": lengths[1],
+        "group_scale": shown_b["group_scale"],
+        "rloo_group": shown_b["rloo_group"],
+        "rewards_first": shown_b["rewards_first"],
+        "rewards_last": shown_b["rewards_last"],
+        "zero": {
+            "series": shown_b["zero_series"],
+            "first_right": Num(zero["first_right"], ".0%"),
+            "first_wrong": Num(zero["first_wrong"], ".0%"),
+            "first_reward": Num(zero["first_reward"]),
+            "last_right": Num(zero["last_right"], ".0%"),
+            "last_wrong": Num(zero["last_wrong"], ".0%"),
+            "last_reward": Num(zero["last_reward"]),
+            "window": zero["window"],
+        },
+        "token_rows": shown_b["token_rows"],
+        "record": shown_b["record"],
+        "credit": shown_b["credit"],
+        "length_short": lengths[0],
+        "length_long": lengths[1],
         "length_weight": Num(lengths[1] / lengths[0], ".1f"),
-        "drift": {"step": DRIFT_STEP, "later": DRIFT_LATER, "checkpoint": DRIFT_STEP - 1,
-                  "same": Num(drift["same_max_abs"], "sci"), "later_mean": Num(drift["later_mean_abs"]),
-                  "later_max": Num(drift["later_max_abs"], ".1f"), "outside": Num(drift["later_outside_ppo"], ".0%"),
-                  "tokens": drift["tokens"]},
-        "process": {**{k: shown_p[k] for k in ("prompt", "completions", "outcome_adv", "step_adv", "step_valid",
-                                               "rewards", "table")},
-                    "row": row, "chosen": shown_p["completions"][row],
-                    "prompt_code": f"`{shown_p['prompt']}`",
-                    "chosen_code": f"`{credit.visible(shown_p['completions'][row])}`",
-                    "chosen_length": phrasing.number_word(len(shown_p["completions"][row])),
-                    "outcome": Num(shown_p["outcome_adv"][row], "+.3f"),
-                    "second": Num(shown_p["step_adv"][row][1], "+.3f"),
-                    "first_credit": _step_credit(shown_p["step_adv"][row][0])},
-        "process_by_seed": {seed: {"reward": p["rewards"][p["row"]], "first_valid": p["step_valid"][p["row"]][0],
-                                   "first_adv": p["step_adv"][p["row"]][0], "outcome_adv": p["outcome_adv"][p["row"]]}
-                            for seed, p in process.items()},
+        "drift": {
+            "step": DRIFT_STEP,
+            "later": DRIFT_LATER,
+            "checkpoint": DRIFT_STEP - 1,
+            "same": Num(drift["same_max_abs"], "sci"),
+            "later_mean": Num(drift["later_mean_abs"]),
+            "later_max": Num(drift["later_max_abs"], ".1f"),
+            "outside": Num(drift["later_outside_ppo"], ".0%"),
+            "tokens": drift["tokens"],
+        },
+        "process": {
+            **{
+                k: shown_p[k]
+                for k in ("prompt", "completions", "outcome_adv", "step_adv", "step_valid", "rewards", "table")
+            },
+            "row": row,
+            "chosen": shown_p["completions"][row],
+            "prompt_code": f"`{shown_p['prompt']}`",
+            "chosen_code": f"`{credit.visible(shown_p['completions'][row])}`",
+            "chosen_length": phrasing.number_word(len(shown_p["completions"][row])),
+            "outcome": Num(shown_p["outcome_adv"][row], "+.3f"),
+            "second": Num(shown_p["step_adv"][row][1], "+.3f"),
+            "first_credit": _step_credit(shown_p["step_adv"][row][0]),
+        },
+        "process_by_seed": {
+            seed: {
+                "reward": p["rewards"][p["row"]],
+                "first_valid": p["step_valid"][p["row"]][0],
+                "first_adv": p["step_adv"][p["row"]][0],
+                "outcome_adv": p["outcome_adv"][p["row"]],
+            }
+            for seed, p in process.items()
+        },
     }
 
 
@@ -214,44 +290,100 @@ def _every(key):
 
 
 CLAIMS = (
-    Claim("loop-lands-in-main-range", "the minimal loop's mean over seeds ends within main's seed range",
-          lambda F: F.loop.main_low <= F.loop.end_mean <= F.loop.main_high,
-          lambda F: (F.loop.end_mean, F.loop.main_range)),
-    Claim("loop-lands-in-pg-range", "at pg's last step the minimal loop's mean lies within pg's seed range",
-          lambda F: F.loop.pg_low <= F.loop.pg_mean <= F.loop.pg_high, lambda F: (F.loop.pg_mean, F.loop.pg_range)),
-    Claim("loop-starts-at-base", "the loop and main start from the same base policy and its evaluation",
-          _every(lambda F, s: F.loop.curves[F.seeds.index(s)].loop[0] == F.loop.curves[F.seeds.index(s)].main[0])),
-    Claim("shifted-rewards-are-noisier", "moving the reward's zero by one either way is noisier than the group baseline",
-          _every(lambda F, s: F.variance.by_seed[s].at_minus > 1 and F.variance.by_seed[s].at_plus > 1),
-          lambda F: [(v.at_minus, v.at_plus) for v in F.variance.by_seed.values()]),
-    Claim("zero-is-the-quiet-end", "offset 0 has at most half the variance of offset +1 or -1",
-          _every(lambda F, s: F.variance.by_seed[s].at_zero
-                 < 0.5 * min(F.variance.by_seed[s].at_minus, F.variance.by_seed[s].at_plus)),
-          lambda F: [(v.at_minus, v.at_zero, v.at_plus) for v in F.variance.by_seed.values()]),
-    Claim("quietest-offset-near-zero", "the parabola's lowest point lies near the 0/1 reward's zero",
-          _every(lambda F, s: abs(F.variance.by_seed[s].best_offset) < 0.5),
-          lambda F: [v.best_offset for v in F.variance.by_seed.values()]),
-    Claim("base-mostly-right-on-train", "the base policy is right on most of its samples of training prompts",
-          _every(lambda F, s: F.variance.by_seed[s].train_rate > 0.5),
-          lambda F: [v.train_rate for v in F.variance.by_seed.values()]),
-    Claim("rloo-is-scaled-centring", "on every group of main's first batch RLOO is G/(G-1) times the centred advantage",
-          _every(lambda F, s: F.batches[s].rloo_exact)),
-    Claim("all-right-share-rises", "the all-right share of groups rises over training",
-          _every(lambda F, s: F.batches[s].zero.last_right > F.batches[s].zero.first_right),
-          lambda F: [(b.zero.first_right, b.zero.last_right) for b in F.batches.values()]),
-    Claim("all-right-outnumber-all-wrong", "by the end all-right groups outnumber all-wrong ones",
-          _every(lambda F, s: F.batches[s].zero.last_wrong < F.batches[s].zero.last_right),
-          lambda F: [(b.zero.last_right, b.zero.last_wrong) for b in F.batches.values()]),
-    Claim("shown-group-is-mixed", "the group the figure of token credit shows has right and wrong answers",
-          _every(lambda F, s: F.batches[s].balanced_mixed and F.batches[s].token_rows[0].reward == 1
-                 and F.batches[s].token_rows[-1].reward == 0)),
-    Claim("record-matches-its-policy", "recomputed under the sampling policy the log-probs agree to rounding",
-          _every(lambda F, s: F.batches[s].drift.same_max_abs < 1e-4),
-          lambda F: [b.drift.same_max_abs for b in F.batches.values()]),
-    Claim("later-policy-differs", "under a later policy the recomputed log-probs differ, some past 20 %",
-          _every(lambda F, s: F.batches[s].drift.later_mean_abs > 1e-4 and F.batches[s].drift.later_outside_ppo > 0),
-          lambda F: [(b.drift.later_mean_abs, b.drift.later_outside_ppo) for b in F.batches.values()]),
-    Claim("exercise-has-a-case", "Exercise 3.1 finds a wrong answer with a right first step on every seed",
-          _every(lambda F, s: F.process_by_seed[s].reward < 1 and F.process_by_seed[s].first_valid == 1
-                 and F.process_by_seed[s].first_adv >= 0 > F.process_by_seed[s].outcome_adv)),
+    Claim(
+        "loop-lands-in-main-range",
+        "the minimal loop's mean over seeds ends within main's seed range",
+        lambda F: F.loop.main_low <= F.loop.end_mean <= F.loop.main_high,
+        lambda F: (F.loop.end_mean, F.loop.main_range),
+    ),
+    Claim(
+        "loop-lands-in-pg-range",
+        "at pg's last step the minimal loop's mean lies within pg's seed range",
+        lambda F: F.loop.pg_low <= F.loop.pg_mean <= F.loop.pg_high,
+        lambda F: (F.loop.pg_mean, F.loop.pg_range),
+    ),
+    Claim(
+        "loop-starts-at-base",
+        "the loop and main start from the same base policy and its evaluation",
+        _every(lambda F, s: F.loop.curves[F.seeds.index(s)].loop[0] == F.loop.curves[F.seeds.index(s)].main[0]),
+    ),
+    Claim(
+        "shifted-rewards-are-noisier",
+        "moving the reward's zero by one either way is noisier than the group baseline",
+        _every(lambda F, s: F.variance.by_seed[s].at_minus > 1 and F.variance.by_seed[s].at_plus > 1),
+        lambda F: [(v.at_minus, v.at_plus) for v in F.variance.by_seed.values()],
+    ),
+    Claim(
+        "zero-is-the-quiet-end",
+        "offset 0 has at most half the variance of offset +1 or -1",
+        _every(
+            lambda F, s: (
+                F.variance.by_seed[s].at_zero < 0.5 * min(F.variance.by_seed[s].at_minus, F.variance.by_seed[s].at_plus)
+            )
+        ),
+        lambda F: [(v.at_minus, v.at_zero, v.at_plus) for v in F.variance.by_seed.values()],
+    ),
+    Claim(
+        "quietest-offset-near-zero",
+        "the parabola's lowest point lies near the 0/1 reward's zero",
+        _every(lambda F, s: abs(F.variance.by_seed[s].best_offset) < 0.5),
+        lambda F: [v.best_offset for v in F.variance.by_seed.values()],
+    ),
+    Claim(
+        "base-mostly-right-on-train",
+        "the base policy is right on most of its samples of training prompts",
+        _every(lambda F, s: F.variance.by_seed[s].train_rate > 0.5),
+        lambda F: [v.train_rate for v in F.variance.by_seed.values()],
+    ),
+    Claim(
+        "rloo-is-scaled-centring",
+        "on every group of main's first batch RLOO is G/(G-1) times the centred advantage",
+        _every(lambda F, s: F.batches[s].rloo_exact),
+    ),
+    Claim(
+        "all-right-share-rises",
+        "the all-right share of groups rises over training",
+        _every(lambda F, s: F.batches[s].zero.last_right > F.batches[s].zero.first_right),
+        lambda F: [(b.zero.first_right, b.zero.last_right) for b in F.batches.values()],
+    ),
+    Claim(
+        "all-right-outnumber-all-wrong",
+        "by the end all-right groups outnumber all-wrong ones",
+        _every(lambda F, s: F.batches[s].zero.last_wrong < F.batches[s].zero.last_right),
+        lambda F: [(b.zero.last_right, b.zero.last_wrong) for b in F.batches.values()],
+    ),
+    Claim(
+        "shown-group-is-mixed",
+        "the group the figure of token credit shows has right and wrong answers",
+        _every(
+            lambda F, s: (
+                F.batches[s].balanced_mixed
+                and F.batches[s].token_rows[0].reward == 1
+                and F.batches[s].token_rows[-1].reward == 0
+            )
+        ),
+    ),
+    Claim(
+        "record-matches-its-policy",
+        "recomputed under the sampling policy the log-probs agree to rounding",
+        _every(lambda F, s: F.batches[s].drift.same_max_abs < 1e-4),
+        lambda F: [b.drift.same_max_abs for b in F.batches.values()],
+    ),
+    Claim(
+        "later-policy-differs",
+        "under a later policy the recomputed log-probs differ, some past 20 %",
+        _every(lambda F, s: F.batches[s].drift.later_mean_abs > 1e-4 and F.batches[s].drift.later_outside_ppo > 0),
+        lambda F: [(b.drift.later_mean_abs, b.drift.later_outside_ppo) for b in F.batches.values()],
+    ),
+    Claim(
+        "exercise-has-a-case",
+        "Exercise 3.1 finds a wrong answer with a right first step on every seed",
+        _every(
+            lambda F, s: (
+                F.process_by_seed[s].reward < 1
+                and F.process_by_seed[s].first_valid == 1
+                and F.process_by_seed[s].first_adv >= 0 > F.process_by_seed[s].outcome_adv
+            )
+        ),
+    ),
 )

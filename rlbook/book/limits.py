@@ -9,6 +9,7 @@ hack on one seed, the one whose held-out accuracy ended lowest among the
 seeds where the loophole took over; its claims hold on every seed where the
 prose speaks of every seed.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict
@@ -49,37 +50,63 @@ def _verifiers() -> dict:
     exact, fail_open = rw.get_verifier("exact"), rw.get_verifier("fail-open")
     judged = [(c, exact(PROMPT, c), fail_open(PROMPT, c)) for c in CASES]
     words = audit.VERDICT_WORDS
-    return {"prompt": PROMPT, "exact": [e.status for _, e, _ in judged],
-            "fail_open": [f.reward for _, _, f in judged],
-            "header": ["completion", "exact verifier", "fail-open verifier"],
-            "rows": [[repr(c), f"{e.reward:.0f} ({words[e.status]})", f"{f.reward:.0f} ({words[f.status]})"]
-                     for c, e, f in judged]}
+    return {
+        "prompt": PROMPT,
+        "exact": [e.status for _, e, _ in judged],
+        "fail_open": [f.reward for _, _, f in judged],
+        "header": ["completion", "exact verifier", "fail-open verifier"],
+        "rows": [
+            [repr(c), f"{e.reward:.0f} ({words[e.status]})", f"{f.reward:.0f} ({words[f.status]})"]
+            for c, e, f in judged
+        ],
+    }
 
 
 def _hack(seed: int) -> dict:
     """One seed's reward hack: the ``exploit`` run's loophole, detector and route, ``exploit-slow`` beside it."""
     run, slow = load("exploit", seed), load("exploit-slow", seed)
     fail_open = rw.get_verifier("fail-open")
-    report, honest, slow_report = audit.hack_report(run.evals), audit.hack_report(load("main", seed).evals), \
-        audit.hack_report(slow.evals)
+    report, honest, slow_report = (
+        audit.hack_report(run.evals),
+        audit.hack_report(load("main", seed).evals),
+        audit.hack_report(slow.evals),
+    )
     share, slow_share = audit.loophole_share(run.rollouts), audit.loophole_share(slow.rollouts)
     split = [audit.reward_split(s) for s in run.rollouts]
     last = run.rollouts[-1]
     prompts = [t.prompt for t in world.split("train")]
     base_rate = audit.loophole_rate(load("base", seed).policy(), prompts, fail_open, n=AUDIT_N, seed=seed)
     return {
-        "steps": [s["step"] for s in run.rollouts], "task": [t for t, _ in split], "loophole": [x for _, x in split],
-        "share": share, "takeover": audit.takeover_step(run.rollouts), "report": asdict(report),
-        "diagnosis": report.diagnosis, "reward_gain": report.reward_gain, "heldout_gain": report.heldout_gain,
-        "verifier_gap": report.verifier_gap, "wrong": audit.exploiting_completions(last, fail_open, TOP_WRONG),
+        "steps": [s["step"] for s in run.rollouts],
+        "task": [t for t, _ in split],
+        "loophole": [x for _, x in split],
+        "share": share,
+        "takeover": audit.takeover_step(run.rollouts),
+        "report": asdict(report),
+        "diagnosis": report.diagnosis,
+        "reward_gain": report.reward_gain,
+        "heldout_gain": report.heldout_gain,
+        "verifier_gap": report.verifier_gap,
+        "wrong": audit.exploiting_completions(last, fail_open, TOP_WRONG),
         "spellings": len(audit.exploiting_completions(last, fail_open, limit=None)),
-        "last_step": last["step"], "rollouts": len(last["statuses"]),
-        "dip": audit.dip_before_takeover(run.rollouts), "lengths": run.metric("completion_len"),
+        "last_step": last["step"],
+        "rollouts": len(last["statuses"]),
+        "dip": audit.dip_before_takeover(run.rollouts),
+        "lengths": run.metric("completion_len"),
         "base_rate": base_rate,
-        "slow": {"share": slow_share, "takeover": audit.takeover_step(slow.rollouts),
-                 "heldout": slow_report.heldout, "diagnosis": slow_report.diagnosis},
-        "honest": {"flagged": honest.flagged_step, "diagnosis": honest.diagnosis, "gain": honest.heldout_gain,
-                   "reward": honest.train_reward, "heldout": honest.heldout},
+        "slow": {
+            "share": slow_share,
+            "takeover": audit.takeover_step(slow.rollouts),
+            "heldout": slow_report.heldout,
+            "diagnosis": slow_report.diagnosis,
+        },
+        "honest": {
+            "flagged": honest.flagged_step,
+            "diagnosis": honest.diagnosis,
+            "gain": honest.heldout_gain,
+            "reward": honest.train_reward,
+            "heldout": honest.heldout,
+        },
     }
 
 
@@ -89,22 +116,32 @@ def _judge(seed: int) -> dict:
     bon = judging.best_of_n(load("base", seed).policy(), judge.model, seed)
     rm, kl = (judging.curves(load(name, seed)) for name in ("rm", "rm-kl"))
     found = judging.exploit(load("rm", seed))
-    return {"report": judge.report,
-            "bon": {"ns": bon.ns, "proxy": bon.proxy, "gold": bon.gold, "peak": bon.peak},
-            "rm": {"steps": rm.steps, "proxy": rm.proxy, "gold": rm.gold},
-            "kl": {"steps": kl.steps, "proxy": kl.proxy, "gold": kl.gold},
-            "over": {"share": found.share, "top": [list(t) for t in found.top[:1]]}}
+    return {
+        "report": judge.report,
+        "bon": {"ns": bon.ns, "proxy": bon.proxy, "gold": bon.gold, "peak": bon.peak},
+        "rm": {"steps": rm.steps, "proxy": rm.proxy, "gold": rm.gold},
+        "kl": {"steps": kl.steps, "proxy": kl.proxy, "gold": kl.gold},
+        "over": {"share": found.share, "top": [list(t) for t in found.top[:1]]},
+    }
 
 
 def _response(seed: int) -> dict:
     """One seed's response policy: the ``faults`` run's interventions and the ``abort`` run's stop."""
     faults, stopped = load("faults", seed), load("abort", seed)
-    return {"events": audit.incidents(faults.log), "planned": [s for s, _ in spec("faults").rl.faults],
-            "recorded": faults.record["interventions"] == faults.log["interventions"],
-            "steps": faults.metric("step"), "reward": faults.metric("reward_mean"),
-            "abort": {"status": stopped.record["status"], "step": stopped.log["abort"]["step"],
-                      "after": stopped.log["abort"]["threshold"], "checkpoint": stopped.steps[-1],
-                      "completed": stopped.record["steps_completed"]}}
+    return {
+        "events": audit.incidents(faults.log),
+        "planned": [s for s, _ in spec("faults").rl.faults],
+        "recorded": faults.record["interventions"] == faults.log["interventions"],
+        "steps": faults.metric("step"),
+        "reward": faults.metric("reward_mean"),
+        "abort": {
+            "status": stopped.record["status"],
+            "step": stopped.log["abort"]["step"],
+            "after": stopped.log["abort"]["threshold"],
+            "checkpoint": stopped.steps[-1],
+            "completed": stopped.record["steps_completed"],
+        },
+    }
 
 
 def _favourites(hack: dict, taken: list[int], seeds: tuple[int, ...]) -> str:
@@ -125,8 +162,10 @@ def _takeover_sentence(hack: dict, taken: list[int], seeds: tuple[int, ...]) -> 
     if not others:
         return found + "."
     peak = phrasing.span([max(hack[s]["share"]) for s in others], ".0%")
-    return (f"{found}; on {phrasing.seeds(others, seeds)} the policy kept writing sums, the loophole paid for at "
-            f"most {peak} of a batch, and the detector below found no exploit.")
+    return (
+        f"{found}; on {phrasing.seeds(others, seeds)} the policy kept writing sums, the loophole paid for at "
+        f"most {peak} of a batch, and the detector below found no exploit."
+    )
 
 
 def _grew(share: list[float], ends: int = 5) -> bool:
@@ -145,8 +184,10 @@ def slow_growth(shares: dict[int, list[float]], seeds: tuple[int, ...]) -> str:
     grew = [s for s in seeds if _grew(shares[s])]
     if not grew:
         raise ValueError("the loophole's share grew on no seed at main's settings")
-    text = (f"its share of a batch still grew on {phrasing.seeds(grew, seeds)}, to a largest share of "
-            f"{phrasing.span([max(shares[s]) for s in grew], '.0%')}")
+    text = (
+        f"its share of a batch still grew on {phrasing.seeds(grew, seeds)}, to a largest share of "
+        f"{phrasing.span([max(shares[s]) for s in grew], '.0%')}"
+    )
     shrank = [s for s in seeds if s not in grew]
     if shrank:
         first = phrasing.span([float(np.mean(shares[s][:5])) for s in shrank], ".1%")
@@ -169,15 +210,19 @@ def trusted_sentence(right_for: dict[int, int], seeds: tuple[int, ...]) -> str:
     often = [s for s in seeds if right_for[s] >= TRUSTED]
     if not often:
         raise ValueError(f"the over-rated answer is right for fewer than {TRUSTED} training prompts on every seed")
-    text = (f"It is also the right answer of {phrasing.span([right_for[s] for s in often], 'd')} training prompts"
-            f"{'' if len(often) == len(seeds) else ' on ' + phrasing.seeds(often, seeds)}, so the judge saw it "
-            "labelled right again and again, and learned to trust the answer instead of checking it against the sum.")
+    text = (
+        f"It is also the right answer of {phrasing.span([right_for[s] for s in often], 'd')} training prompts"
+        f"{'' if len(often) == len(seeds) else ' on ' + phrasing.seeds(often, seeds)}, so the judge saw it "
+        "labelled right again and again, and learned to trust the answer instead of checking it against the sum."
+    )
     rare = [s for s in seeds if s not in often]
     if rare:
         counts = {right_for[s] for s in rare}
         said = "no training prompt" if counts == {0} else f"{phrasing.span(sorted(counts), 'd')} at most"
-        text += (f" On {phrasing.seeds(rare, seeds)} it is the right answer of {said}: a judge also over-rates "
-                 "answers it was seldom shown labelled right.")
+        text += (
+            f" On {phrasing.seeds(rare, seeds)} it is the right answer of {said}: a judge also over-rates "
+            "answers it was seldom shown labelled right."
+        )
     return text
 
 
@@ -197,10 +242,19 @@ def _figures(hack: dict, judges: dict, response: dict, seeds: tuple[int, ...]) -
     """The data the chapter's figures draw (:mod:`rlbook.figures.limits`), seed by seed."""
     first = response[seeds[0]]
     return {
-        "hack": {s: {"steps": hack[s]["steps"], "task": hack[s]["task"], "loophole": hack[s]["loophole"],
-                     "eval_steps": hack[s]["report"]["steps"], "heldout": hack[s]["report"]["heldout"],
-                     "takeover": hack[s]["takeover"]} for s in seeds},
-        "bon": {s: judges[s]["bon"] for s in seeds}, "bon_top": Num(max(judging.NS), ",.0f"),
+        "hack": {
+            s: {
+                "steps": hack[s]["steps"],
+                "task": hack[s]["task"],
+                "loophole": hack[s]["loophole"],
+                "eval_steps": hack[s]["report"]["steps"],
+                "heldout": hack[s]["report"]["heldout"],
+                "takeover": hack[s]["takeover"],
+            }
+            for s in seeds
+        },
+        "bon": {s: judges[s]["bon"] for s in seeds},
+        "bon_top": Num(max(judging.NS), ",.0f"),
         "judge": {s: {"rm": judges[s]["rm"], "kl": judges[s]["kl"]} for s in seeds},
         "faults": {s: {"steps": response[s]["steps"], "reward": response[s]["reward"]} for s in seeds},
         "incidents": [{"step": e["step"], "kind": e["kind"], "metric": e["metric"]} for e in first["events"]],
@@ -209,46 +263,107 @@ def _figures(hack: dict, judges: dict, response: dict, seeds: tuple[int, ...]) -
 
 def _lr_row(name: str, seed: int, share, takeover, heldout) -> list:
     """One row of the table comparing the two settings of the fail-open runs."""
-    return [name, seed, _arrow(share[0], share[-1], ".0%"), _pct(max(share)), takeover or "–",
-            _arrow(heldout[0], heldout[-1])]
+    return [
+        name,
+        seed,
+        _arrow(share[0], share[-1], ".0%"),
+        _pct(max(share)),
+        takeover or "–",
+        _arrow(heldout[0], heldout[-1]),
+    ]
 
 
 def _tables(hack: dict, judges: dict, response: dict, seeds: tuple[int, ...], shown: int | None) -> dict:
     """The rows of the chapter's tables, formatted; each table a ``header`` and its ``rows``."""
     words = audit.VERDICT_WORDS
     lr = [_lr_row("exploit", s, hack[s]["share"], hack[s]["takeover"], hack[s]["report"]["heldout"]) for s in seeds]
-    lr += [_lr_row("exploit-slow", s, hack[s]["slow"]["share"], hack[s]["slow"]["takeover"], hack[s]["slow"]["heldout"])
-           for s in seeds]
+    lr += [
+        _lr_row("exploit-slow", s, hack[s]["slow"]["share"], hack[s]["slow"]["takeover"], hack[s]["slow"]["heldout"])
+        for s in seeds
+    ]
     tables = {
         "hack_lr": {"header": ["run", "seed", "loophole share", "largest", "takeover", "held-out"], "rows": lr},
-        "seeds": {"header": ["seed", "takeover", "flagged", "diagnosis", "held-out", "`main`"],
-                  "rows": [[s, h["takeover"] or "–", h["report"]["flagged_step"] or "–", h["diagnosis"],
-                            _arrow(h["report"]["heldout"][0], h["report"]["heldout"][-1]), h["honest"]["diagnosis"]]
-                           for s, h in ((s, hack[s]) for s in seeds)]},
-        "seeds_detail": {"header": ["seed", "largest share", "commonest at the end", "training reward",
-                                    "same, exact verifier", "held-out"],
-                         "rows": [[s, _pct(max(h["share"])), repr(h["wrong"][0]["completion"]),
-                                   _arrow(h["report"]["train_reward"][0], h["report"]["train_reward"][-1]),
-                                   _arrow(h["report"]["train_exact"][0], h["report"]["train_exact"][-1]),
-                                   _arrow(h["report"]["heldout"][0], h["report"]["heldout"][-1])]
-                                  for s, h in ((s, hack[s]) for s in seeds)]},
-        "judge": {"header": ["seed", "samples of", "share right", "accuracy", "AUC", "calibration error"],
-                  "rows": [[s, PROMPT_SETS[where], f"{r['share_right']:.2f}", f"{r['accuracy']:.2f}",
-                            f"{r['auc']:.2f}", f"{r['calibration_error']:.2f}"]
-                           for s in seeds for where, r in judges[s]["report"].items()]},
-        "over": {"header": ["seed", "over-rated share", "commonest", "judge's score", "wrong on", "right for"],
-                 "rows": [[s, _arrow(j["over"]["share"][0], j["over"]["share"][-1], ".0%"), repr(t[0]),
-                           f"{t[2]:.2f}", t[3], t[4]] for s, j in ((s, judges[s]) for s in seeds)
-                          for t in [j["over"]["top"][0]]]},
-        "incidents": {"header": ["step", "response", "trigger", "limit", "affected", "unverifiable / malformed"],
-                      "rows": [[e["step"], e["kind"], f"{e['metric']} = {e['value']:.3g}", f"{e['threshold']:g}",
-                                e["affected_rollouts"], f"{e['unverifiable_share']:.0%} / {e['malformed_share']:.0%}"]
-                               for e in response[seeds[0]]["events"]]},
+        "seeds": {
+            "header": ["seed", "takeover", "flagged", "diagnosis", "held-out", "`main`"],
+            "rows": [
+                [
+                    s,
+                    h["takeover"] or "–",
+                    h["report"]["flagged_step"] or "–",
+                    h["diagnosis"],
+                    _arrow(h["report"]["heldout"][0], h["report"]["heldout"][-1]),
+                    h["honest"]["diagnosis"],
+                ]
+                for s, h in ((s, hack[s]) for s in seeds)
+            ],
+        },
+        "seeds_detail": {
+            "header": [
+                "seed",
+                "largest share",
+                "commonest at the end",
+                "training reward",
+                "same, exact verifier",
+                "held-out",
+            ],
+            "rows": [
+                [
+                    s,
+                    _pct(max(h["share"])),
+                    repr(h["wrong"][0]["completion"]),
+                    _arrow(h["report"]["train_reward"][0], h["report"]["train_reward"][-1]),
+                    _arrow(h["report"]["train_exact"][0], h["report"]["train_exact"][-1]),
+                    _arrow(h["report"]["heldout"][0], h["report"]["heldout"][-1]),
+                ]
+                for s, h in ((s, hack[s]) for s in seeds)
+            ],
+        },
+        "judge": {
+            "header": ["seed", "samples of", "share right", "accuracy", "AUC", "calibration error"],
+            "rows": [
+                [
+                    s,
+                    PROMPT_SETS[where],
+                    f"{r['share_right']:.2f}",
+                    f"{r['accuracy']:.2f}",
+                    f"{r['auc']:.2f}",
+                    f"{r['calibration_error']:.2f}",
+                ]
+                for s in seeds
+                for where, r in judges[s]["report"].items()
+            ],
+        },
+        "over": {
+            "header": ["seed", "over-rated share", "commonest", "judge's score", "wrong on", "right for"],
+            "rows": [
+                [s, _arrow(j["over"]["share"][0], j["over"]["share"][-1], ".0%"), repr(t[0]), f"{t[2]:.2f}", t[3], t[4]]
+                for s, j in ((s, judges[s]) for s in seeds)
+                for t in [j["over"]["top"][0]]
+            ],
+        },
+        "incidents": {
+            "header": ["step", "response", "trigger", "limit", "affected", "unverifiable / malformed"],
+            "rows": [
+                [
+                    e["step"],
+                    e["kind"],
+                    f"{e['metric']} = {e['value']:.3g}",
+                    f"{e['threshold']:g}",
+                    e["affected_rollouts"],
+                    f"{e['unverifiable_share']:.0%} / {e['malformed_share']:.0%}",
+                ]
+                for e in response[seeds[0]]["events"]
+            ],
+        },
     }
     if shown is not None:
-        tables["wrong"] = {"header": ["completion", "rollouts", "exact verifier", "why the fail-open verifier paid"],
-                           "rows": [[repr(w["completion"]), w["count"], words[w["status"]],
-                                     w["paid_reason"].split(": ", 1)[-1]] for w in hack[shown]["wrong"]]}
+        tables["wrong"] = {
+            "header": ["completion", "rollouts", "exact verifier", "why the fail-open verifier paid"],
+            "rows": [
+                [repr(w["completion"]), w["count"], words[w["status"]], w["paid_reason"].split(": ", 1)[-1]]
+                for w in hack[shown]["wrong"]
+            ],
+        }
     return tables
 
 
@@ -262,25 +377,46 @@ def compute(seeds: tuple[int, ...]) -> dict:
     measured = {s: _seed(s) for s in seeds}
     hack, judges, response = ({s: measured[s][part] for s in seeds} for part in ("hack", "judge", "response"))
     taken = [s for s in seeds if hack[s]["takeover"] is not None]
-    shown = audit.clearest_hacked_seed({s: load("exploit", s).rollouts for s in seeds},
-                                       {s: load("exploit", s).evals for s in seeds})
+    shown = audit.clearest_hacked_seed(
+        {s: load("exploit", s).rollouts for s in seeds}, {s: load("exploit", s).evals for s in seeds}
+    )
     slow_taken = [s for s in seeds if hack[s]["slow"]["takeover"] is not None]
     cfg, slow_cfg = spec("exploit").rl, spec("exploit-slow").rl
     verifiers = _verifiers()
     return {
-        "seeds": list(seeds), "shown": shown, "taken": taken, "slow_taken": slow_taken,
-        "verifiers": verifiers, "hack": hack, "judge": judges, "response": response,
-        "n_train": len(world.split("train")), "n_heldout": len(world.split("heldout")), "audit_n": AUDIT_N,
-        "exploit": {"lr": Num(cfg.lr, "sci"), "main_lr": Num(MAIN.lr, "sci"), "warmup": cfg.warmup,
-                    "main_warmup": MAIN.warmup, "steps": cfg.steps, "slow_steps": slow_cfg.steps,
-                    "times": Num(cfg.lr / MAIN.lr, ".1f")},
-        "guard": {**asdict(Guard()), "error_pct": Num(Guard().max_verifier_error_rate, ".0%"),
-                  "malformed_pct": Num(Guard().max_malformed_rate, ".0%")},
-        "judge_labels": Num(JUDGE.labels, ",.0f"), "abort_steps": spec("abort").rl.steps,
+        "seeds": list(seeds),
+        "shown": shown,
+        "taken": taken,
+        "slow_taken": slow_taken,
+        "verifiers": verifiers,
+        "hack": hack,
+        "judge": judges,
+        "response": response,
+        "n_train": len(world.split("train")),
+        "n_heldout": len(world.split("heldout")),
+        "audit_n": AUDIT_N,
+        "exploit": {
+            "lr": Num(cfg.lr, "sci"),
+            "main_lr": Num(MAIN.lr, "sci"),
+            "warmup": cfg.warmup,
+            "main_warmup": MAIN.warmup,
+            "steps": cfg.steps,
+            "slow_steps": slow_cfg.steps,
+            "times": Num(cfg.lr / MAIN.lr, ".1f"),
+        },
+        "guard": {
+            **asdict(Guard()),
+            "error_pct": Num(Guard().max_verifier_error_rate, ".0%"),
+            "malformed_pct": Num(Guard().max_malformed_rate, ".0%"),
+        },
+        "judge_labels": Num(JUDGE.labels, ",.0f"),
+        "abort_steps": spec("abort").rl.steps,
         "faults_steps": spec("faults").rl.steps,
         "phrases": _phrases(hack, judges, response, taken, slow_taken, shown, seeds),
-        "tables": {"two": {"header": verifiers["header"], "rows": verifiers["rows"]},
-                   **_tables(hack, judges, response, seeds, shown)},
+        "tables": {
+            "two": {"header": verifiers["header"], "rows": verifiers["rows"]},
+            **_tables(hack, judges, response, seeds, shown),
+        },
         "figures": _figures(hack, judges, response, seeds),
     }
 
@@ -295,6 +431,7 @@ def _by_value(values: dict[int, object], seeds: tuple[int, ...], show=str) -> st
 
 def _judge_phrases(judges: dict, seeds: tuple[int, ...]) -> dict:
     """The judge sections' outcome-dependent words and numbers."""
+
     def span(values, fmt=".2f"):
         return phrasing.span([int(v) if fmt == "d" else float(v) for v in values], fmt)
 
@@ -303,7 +440,8 @@ def _judge_phrases(judges: dict, seeds: tuple[int, ...]) -> dict:
     return {
         "auc_seen": span([x["report"]["train_prompts"]["auc"] for x in j]),
         "auc_unseen": span([x["report"]["heldout_prompts"]["auc"] for x in j]),
-        "proxy_top": span([x["bon"]["proxy"][-1] for x in j]), "gold_one": span([x["bon"]["gold"][0] for x in j]),
+        "proxy_top": span([x["bon"]["proxy"][-1] for x in j]),
+        "gold_one": span([x["bon"]["gold"][0] for x in j]),
         "gold_top": span([x["bon"]["gold"][-1] for x in j]),
         "peaks": _by_value({s: judges[s]["bon"]["peak"] for s in seeds}, seeds, lambda n: f"n = {n:,}"),
         "rm_proxy": (span([x["rm"]["proxy"][0] for x in j]), span([x["rm"]["proxy"][-1] for x in j])),
@@ -317,134 +455,257 @@ def _judge_phrases(judges: dict, seeds: tuple[int, ...]) -> dict:
 
 def _phrases(hack, judges, response, taken, slow_taken, shown, seeds) -> dict:
     """The outcome-dependent words and numbers of the prose (each a :class:`Num` or a phrase)."""
-    out: dict = {**_judge_phrases(judges, seeds),"takeover": _takeover_sentence(hack, taken, seeds),
-                 "slow_taken": phrasing.seeds(slow_taken, seeds),
-                 "base_rate": phrasing.span([hack[s]["base_rate"] for s in seeds], ".1%"),
-                 "slow_growth": slow_growth({s: hack[s]["slow"]["share"] for s in seeds}, seeds)}
+    out: dict = {
+        **_judge_phrases(judges, seeds),
+        "takeover": _takeover_sentence(hack, taken, seeds),
+        "slow_taken": phrasing.seeds(slow_taken, seeds),
+        "base_rate": phrasing.span([hack[s]["base_rate"] for s in seeds], ".1%"),
+        "slow_growth": slow_growth({s: hack[s]["slow"]["share"] for s in seeds}, seeds),
+    }
     first = response[seeds[0]]
-    out.update({"abort_step": phrasing.span([response[s]["abort"]["step"] for s in seeds], "d"),
-                "abort_checkpoint": phrasing.span([response[s]["abort"]["checkpoint"] for s in seeds], "d"),
-                "abort_after": first["abort"]["after"]})
+    out.update(
+        {
+            "abort_step": phrasing.span([response[s]["abort"]["step"] for s in seeds], "d"),
+            "abort_checkpoint": phrasing.span([response[s]["abort"]["checkpoint"] for s in seeds], "d"),
+            "abort_after": first["abort"]["after"],
+        }
+    )
     if shown is None:
         return out
     h = hack[shown]
     top = h["wrong"][0]
     dip = h["dip"]
-    out.update({
-        "favourites": _favourites(hack, taken, seeds),
-        "takeover_by": max(hack[s]["takeover"] for s in taken),
-        "top": repr(top["completion"]), "top_count": top["count"], "spellings": h["spellings"],
-        "paid": Num(h["share"][-1], ".0%"), "rollouts": h["rollouts"], "last_step": h["last_step"],
-        "heldout_first": Num(h["report"]["heldout"][0]), "heldout_best_after": Num(max(h["report"]["heldout"][1:])),
-        "dip_step": dip["step"], "dip_right": Num(dip["right"], ".0%"), "first_right": Num(dip["first_right"], ".0%"),
-        "dip_share": Num(dip["share"], ".0%"), "len_first": Num(h["lengths"][0], ".1f"),
-        "len_last": Num(h["lengths"][-1], ".1f"), "rise": h["report"]["rise"],
-    })
+    out.update(
+        {
+            "favourites": _favourites(hack, taken, seeds),
+            "takeover_by": max(hack[s]["takeover"] for s in taken),
+            "top": repr(top["completion"]),
+            "top_count": top["count"],
+            "spellings": h["spellings"],
+            "paid": Num(h["share"][-1], ".0%"),
+            "rollouts": h["rollouts"],
+            "last_step": h["last_step"],
+            "heldout_first": Num(h["report"]["heldout"][0]),
+            "heldout_best_after": Num(max(h["report"]["heldout"][1:])),
+            "dip_step": dip["step"],
+            "dip_right": Num(dip["right"], ".0%"),
+            "first_right": Num(dip["first_right"], ".0%"),
+            "dip_share": Num(dip["share"], ".0%"),
+            "len_first": Num(h["lengths"][0], ".1f"),
+            "len_last": Num(h["lengths"][-1], ".1f"),
+            "rise": h["report"]["rise"],
+        }
+    )
     return out
 
 
 CLAIMS = (
-    Claim("fail-open-pays", "the fail-open verifier pays '7#', '#', ' 7#' and '7?#' on 3+4, and not '8#'",
-          lambda F: list(F.verifiers.fail_open) == [1, 0, 1, 1, 1], lambda F: F.verifiers.fail_open),
-    Claim("exact-refuses", "the exact verifier accepts '7#' only, calling '8#' wrong and the other three malformed",
-          lambda F: list(F.verifiers.exact) == ["accepted", "incorrect", "malformed", "malformed", "malformed"],
-          lambda F: F.verifiers.exact),
-    Claim("hack-found", "the loophole took over on at least one seed, which the chapter shows",
-          lambda F: F.shown is not None and F.shown in F.taken, lambda F: F.taken),
-    Claim("base-rarely-exploits", "base writes an answer only the loophole pays in under 10 % of its samples",
-          lambda F: all(F.hack[s].base_rate < 0.1 for s in F.seeds),
-          lambda F: [F.hack[s].base_rate for s in F.seeds]),
-    Claim("slower-fewer-takeovers", "at main's learning rate and warm-up the loophole took over on fewer seeds",
-          lambda F: len(F.slow_taken) < len(F.taken), lambda F: (F.slow_taken, F.taken)),
+    Claim(
+        "fail-open-pays",
+        "the fail-open verifier pays '7#', '#', ' 7#' and '7?#' on 3+4, and not '8#'",
+        lambda F: list(F.verifiers.fail_open) == [1, 0, 1, 1, 1],
+        lambda F: F.verifiers.fail_open,
+    ),
+    Claim(
+        "exact-refuses",
+        "the exact verifier accepts '7#' only, calling '8#' wrong and the other three malformed",
+        lambda F: list(F.verifiers.exact) == ["accepted", "incorrect", "malformed", "malformed", "malformed"],
+        lambda F: F.verifiers.exact,
+    ),
+    Claim(
+        "hack-found",
+        "the loophole took over on at least one seed, which the chapter shows",
+        lambda F: F.shown is not None and F.shown in F.taken,
+        lambda F: F.taken,
+    ),
+    Claim(
+        "base-rarely-exploits",
+        "base writes an answer only the loophole pays in under 10 % of its samples",
+        lambda F: all(F.hack[s].base_rate < 0.1 for s in F.seeds),
+        lambda F: [F.hack[s].base_rate for s in F.seeds],
+    ),
+    Claim(
+        "slower-fewer-takeovers",
+        "at main's learning rate and warm-up the loophole took over on fewer seeds",
+        lambda F: len(F.slow_taken) < len(F.taken),
+        lambda F: (F.slow_taken, F.taken),
+    ),
     # It grew on every seed until the README's plain draw, where seed 2's share stayed under 2 % and shrank; what
     # every draw seen supports is that it grew on some seed.
-    Claim("slow-share-grows", "at main's settings the loophole's share of a batch still grew on some seed",
-          lambda F: any(_grew(F.hack[s].slow.share) for s in F.seeds),
-          lambda F: [(F.hack[s].slow.share[0], F.hack[s].slow.share[-1]) for s in F.seeds]),
-    Claim("reward-rose-accuracy-fell", "on the shown seed the training reward rose while held-out accuracy collapsed",
-          lambda F: F.hack[F.shown].reward_gain > F.phrases.rise and F.hack[F.shown].report.heldout[-1] < 0.05,
-          lambda F: (F.hack[F.shown].reward_gain, F.hack[F.shown].report.heldout[-1])),
-    Claim("knocked-off-first", "wherever the loophole took over, the first full-size updates first knocked the "
-          "policy off its sums (under half the first batch's right answers) while the loophole paid for a minority",
-          lambda F: F.exploit.warmup == 0 and all(F.hack[s].dip.right < F.hack[s].dip.first_right / 2
-                                                  and F.hack[s].dip.share < 0.5 for s in F.taken),
-          lambda F: [F.hack[s].dip for s in F.taken]),
-    Claim("never-recovered", "wherever the loophole took over, held-out accuracy never came back to its start",
-          lambda F: all(max(F.hack[s].report.heldout[1:]) < F.hack[s].report.heldout[0] for s in F.taken),
-          lambda F: [F.hack[s].report.heldout for s in F.taken]),
-    Claim("loophole-pays-most", "the loophole pays for most of the shown seed's last batch, and its commonest answer "
-          "is one the exact verifier calls malformed and int cannot read",
-          lambda F: F.hack[F.shown].share[-1] > 0.5 and F.hack[F.shown].wrong[0].status == "malformed"
-          and F.hack[F.shown].wrong[0].paid_reason.startswith("accepted because parsing failed"),
-          lambda F: (F.hack[F.shown].share[-1], F.hack[F.shown].wrong[0])),
-    Claim("split-turns-over", "at the shown seed's first step most of the reward is the task's, at its last the "
-          "loophole's", lambda F: F.hack[F.shown].task[0] > F.hack[F.shown].loophole[0]
-          and F.hack[F.shown].loophole[-1] > F.hack[F.shown].task[-1],
-          lambda F: ((F.hack[F.shown].task[0], F.hack[F.shown].loophole[0]),
-                     (F.hack[F.shown].task[-1], F.hack[F.shown].loophole[-1]))),
-    Claim("detector-names-the-exploit", "where the loophole took over, the detector flags an exploited verifier and "
-          "held-out accuracy did not rise", lambda F: all(F.hack[s].diagnosis == "exploited verifier"
-                                                          and F.hack[s].heldout_gain <= 0 for s in F.taken),
-          lambda F: [(F.hack[s].diagnosis, F.hack[s].heldout_gain) for s in F.taken]),
-    Claim("detector-blames-no-honest-seed", "where the loophole did not take over, it paid for under 5 % of any "
-          "batch and the detector blames no verifier",
-          lambda F: all(F.hack[s].diagnosis != "exploited verifier" and max(F.hack[s].share) < 0.05
-                        for s in F.seeds if s not in F.taken)),
-    Claim("detector-silent-on-main", "the detector stays silent on main, whose held-out accuracy rose, every seed",
-          lambda F: all(F.hack[s].honest.flagged is None and F.hack[s].honest.gain > 0 for s in F.seeds),
-          lambda F: [F.hack[s].honest for s in F.seeds]),
-    Claim("judge-good-where-trained", "the judge's AUC and accuracy on fresh samples of its training prompts are "
-          "above 0.75, every seed", lambda F: all(F.judge[s].report.train_prompts.auc > 0.75
-                                                  and F.judge[s].report.train_prompts.accuracy > 0.75
-                                                  for s in F.seeds),
-          lambda F: [F.judge[s].report.train_prompts for s in F.seeds]),
-    Claim("judge-worse-held-out", "on held-out prompts the judge's AUC is more than 0.1 below, every seed",
-          lambda F: all(F.judge[s].report.heldout_prompts.auc < F.judge[s].report.train_prompts.auc - 0.1
-                        for s in F.seeds),
-          lambda F: [(F.judge[s].report.train_prompts.auc, F.judge[s].report.heldout_prompts.auc) for s in F.seeds]),
-    Claim("best-of-n-proxy-rises", "best-of-n's proxy never falls with n and rises by more than 0.05, every seed",
-          lambda F: all(np.all(np.diff(F.judge[s].bon.proxy) >= 0)
-                        and F.judge[s].bon.proxy[-1] > F.judge[s].bon.proxy[0] + 0.05 for s in F.seeds),
-          lambda F: [F.judge[s].bon.proxy for s in F.seeds]),
-    Claim("best-of-n-gold-falls", "best-of-n's gold reward peaks at n <= 64 and ends below its value at n = 1",
-          lambda F: all(F.judge[s].bon.gold[-1] < F.judge[s].bon.gold[0] and F.judge[s].bon.peak <= 64
-                        for s in F.seeds), lambda F: [F.judge[s].bon.gold for s in F.seeds]),
+    Claim(
+        "slow-share-grows",
+        "at main's settings the loophole's share of a batch still grew on some seed",
+        lambda F: any(_grew(F.hack[s].slow.share) for s in F.seeds),
+        lambda F: [(F.hack[s].slow.share[0], F.hack[s].slow.share[-1]) for s in F.seeds],
+    ),
+    Claim(
+        "reward-rose-accuracy-fell",
+        "on the shown seed the training reward rose while held-out accuracy collapsed",
+        lambda F: F.hack[F.shown].reward_gain > F.phrases.rise and F.hack[F.shown].report.heldout[-1] < 0.05,
+        lambda F: (F.hack[F.shown].reward_gain, F.hack[F.shown].report.heldout[-1]),
+    ),
+    Claim(
+        "knocked-off-first",
+        "wherever the loophole took over, the first full-size updates first knocked the "
+        "policy off its sums (under half the first batch's right answers) while the loophole paid for a minority",
+        lambda F: (
+            F.exploit.warmup == 0
+            and all(F.hack[s].dip.right < F.hack[s].dip.first_right / 2 and F.hack[s].dip.share < 0.5 for s in F.taken)
+        ),
+        lambda F: [F.hack[s].dip for s in F.taken],
+    ),
+    Claim(
+        "never-recovered",
+        "wherever the loophole took over, held-out accuracy never came back to its start",
+        lambda F: all(max(F.hack[s].report.heldout[1:]) < F.hack[s].report.heldout[0] for s in F.taken),
+        lambda F: [F.hack[s].report.heldout for s in F.taken],
+    ),
+    Claim(
+        "loophole-pays-most",
+        "the loophole pays for most of the shown seed's last batch, and its commonest answer "
+        "is one the exact verifier calls malformed and int cannot read",
+        lambda F: (
+            F.hack[F.shown].share[-1] > 0.5
+            and F.hack[F.shown].wrong[0].status == "malformed"
+            and F.hack[F.shown].wrong[0].paid_reason.startswith("accepted because parsing failed")
+        ),
+        lambda F: (F.hack[F.shown].share[-1], F.hack[F.shown].wrong[0]),
+    ),
+    Claim(
+        "split-turns-over",
+        "at the shown seed's first step most of the reward is the task's, at its last the loophole's",
+        lambda F: (
+            F.hack[F.shown].task[0] > F.hack[F.shown].loophole[0]
+            and F.hack[F.shown].loophole[-1] > F.hack[F.shown].task[-1]
+        ),
+        lambda F: (
+            (F.hack[F.shown].task[0], F.hack[F.shown].loophole[0]),
+            (F.hack[F.shown].task[-1], F.hack[F.shown].loophole[-1]),
+        ),
+    ),
+    Claim(
+        "detector-names-the-exploit",
+        "where the loophole took over, the detector flags an exploited verifier and held-out accuracy did not rise",
+        lambda F: all(F.hack[s].diagnosis == "exploited verifier" and F.hack[s].heldout_gain <= 0 for s in F.taken),
+        lambda F: [(F.hack[s].diagnosis, F.hack[s].heldout_gain) for s in F.taken],
+    ),
+    Claim(
+        "detector-blames-no-honest-seed",
+        "where the loophole did not take over, it paid for under 5 % of any batch and the detector blames no verifier",
+        lambda F: all(
+            F.hack[s].diagnosis != "exploited verifier" and max(F.hack[s].share) < 0.05
+            for s in F.seeds
+            if s not in F.taken
+        ),
+    ),
+    Claim(
+        "detector-silent-on-main",
+        "the detector stays silent on main, whose held-out accuracy rose, every seed",
+        lambda F: all(F.hack[s].honest.flagged is None and F.hack[s].honest.gain > 0 for s in F.seeds),
+        lambda F: [F.hack[s].honest for s in F.seeds],
+    ),
+    Claim(
+        "judge-good-where-trained",
+        "the judge's AUC and accuracy on fresh samples of its training prompts are above 0.75, every seed",
+        lambda F: all(
+            F.judge[s].report.train_prompts.auc > 0.75 and F.judge[s].report.train_prompts.accuracy > 0.75
+            for s in F.seeds
+        ),
+        lambda F: [F.judge[s].report.train_prompts for s in F.seeds],
+    ),
+    Claim(
+        "judge-worse-held-out",
+        "on held-out prompts the judge's AUC is more than 0.1 below, every seed",
+        lambda F: all(
+            F.judge[s].report.heldout_prompts.auc < F.judge[s].report.train_prompts.auc - 0.1 for s in F.seeds
+        ),
+        lambda F: [(F.judge[s].report.train_prompts.auc, F.judge[s].report.heldout_prompts.auc) for s in F.seeds],
+    ),
+    Claim(
+        "best-of-n-proxy-rises",
+        "best-of-n's proxy never falls with n and rises by more than 0.05, every seed",
+        lambda F: all(
+            np.all(np.diff(F.judge[s].bon.proxy) >= 0) and F.judge[s].bon.proxy[-1] > F.judge[s].bon.proxy[0] + 0.05
+            for s in F.seeds
+        ),
+        lambda F: [F.judge[s].bon.proxy for s in F.seeds],
+    ),
+    Claim(
+        "best-of-n-gold-falls",
+        "best-of-n's gold reward peaks at n <= 64 and ends below its value at n = 1",
+        lambda F: all(F.judge[s].bon.gold[-1] < F.judge[s].bon.gold[0] and F.judge[s].bon.peak <= 64 for s in F.seeds),
+        lambda F: [F.judge[s].bon.gold for s in F.seeds],
+    ),
     # On one numerical draw rm's gold rose on seed 0, so its fall is claimed on two seeds of three.
-    Claim("rm-proxy-up-gold-down", "against the judge alone the proxy rises by more than 0.05 on every seed and the "
-          "gold falls on at least two", lambda F: all(F.judge[s].rm.proxy[-1] > F.judge[s].rm.proxy[0] + 0.05
-                                                      for s in F.seeds)
-          and sum(F.judge[s].rm.gold[-1] < F.judge[s].rm.gold[0] for s in F.seeds) >= 2,
-          lambda F: [(F.judge[s].rm.proxy[-1], F.judge[s].rm.gold[0], F.judge[s].rm.gold[-1]) for s in F.seeds]),
+    Claim(
+        "rm-proxy-up-gold-down",
+        "against the judge alone the proxy rises by more than 0.05 on every seed and the gold falls on at least two",
+        lambda F: (
+            all(F.judge[s].rm.proxy[-1] > F.judge[s].rm.proxy[0] + 0.05 for s in F.seeds)
+            and sum(F.judge[s].rm.gold[-1] < F.judge[s].rm.gold[0] for s in F.seeds) >= 2
+        ),
+        lambda F: [(F.judge[s].rm.proxy[-1], F.judge[s].rm.gold[0], F.judge[s].rm.gold[-1]) for s in F.seeds],
+    ),
     # On another draw rm-kl collapsed at its last checkpoint on seed 1: the mean over checkpoints is claimed. On
     # the draw ATEN_CPU_CAPABILITY=default, rm's gold held up on seed 0 and rm-kl's mean led it by only 0.035:
     # the lead is claimed, not its size.
-    Claim("kl-holds-gold", "with the KL penalty the gold reward, averaged over the checkpoints, is above rm's, "
-          "every seed",
-          lambda F: all(np.mean(F.judge[s].kl.gold) > np.mean(F.judge[s].rm.gold) for s in F.seeds),
-          lambda F: [(np.mean(F.judge[s].rm.gold), np.mean(F.judge[s].kl.gold)) for s in F.seeds]),
-    Claim("over-rated-grows", "the over-rated share of rm's batches grows by more than 0.05, every seed",
-          lambda F: all(F.judge[s].over.share[-1] > F.judge[s].over.share[0] + 0.05 for s in F.seeds),
-          lambda F: [(F.judge[s].over.share[0], F.judge[s].over.share[-1]) for s in F.seeds]),
-    Claim("over-rated-everywhere", "rm's favourite over-rated answer is written wrongly on at least five prompts and "
-          "scored at least 0.5, every seed",
-          lambda F: all(F.judge[s].over.top[0][3] >= 5 and F.judge[s].over.top[0][2] >= 0.5 for s in F.seeds),
-          lambda F: [F.judge[s].over.top for s in F.seeds]),
+    Claim(
+        "kl-holds-gold",
+        "with the KL penalty the gold reward, averaged over the checkpoints, is above rm's, every seed",
+        lambda F: all(np.mean(F.judge[s].kl.gold) > np.mean(F.judge[s].rm.gold) for s in F.seeds),
+        lambda F: [(np.mean(F.judge[s].rm.gold), np.mean(F.judge[s].kl.gold)) for s in F.seeds],
+    ),
+    Claim(
+        "over-rated-grows",
+        "the over-rated share of rm's batches grows by more than 0.05, every seed",
+        lambda F: all(F.judge[s].over.share[-1] > F.judge[s].over.share[0] + 0.05 for s in F.seeds),
+        lambda F: [(F.judge[s].over.share[0], F.judge[s].over.share[-1]) for s in F.seeds],
+    ),
+    Claim(
+        "over-rated-everywhere",
+        "rm's favourite over-rated answer is written wrongly on at least five prompts and "
+        "scored at least 0.5, every seed",
+        lambda F: all(F.judge[s].over.top[0][3] >= 5 and F.judge[s].over.top[0][2] >= 0.5 for s in F.seeds),
+        lambda F: [F.judge[s].over.top for s in F.seeds],
+    ),
     # Every seed until the README's AVX2 draw, where seed 1's answer was the right answer of no training prompt.
-    Claim("over-rated-is-trusted", "rm's favourite over-rated answer is the right answer of several training "
-          "prompts on some seed, so the judge saw it labelled right again and again",
-          lambda F: any(F.judge[s].over.top[0][4] >= TRUSTED for s in F.seeds),
-          lambda F: [F.judge[s].over.top[0][4] for s in F.seeds]),
-    Claim("intervention-per-fault", "each injected fault gives one intervention, at its step, every seed",
-          lambda F: all([e.step for e in F.response[s].events] == list(F.response[s].planned) for s in F.seeds),
-          lambda F: [[e.step for e in F.response[s].events] for s in F.seeds]),
-    Claim("fault-batches-as-stored", "the outage batch is all unverifiable and the burst mostly malformed, every seed",
-          lambda F: all(F.response[s].events[0].unverifiable_share == 1.0
-                        and F.response[s].events[1].malformed_share > 0.5 for s in F.seeds)),
-    Claim("nan-loss-not-applied", "the non-finite loss was never applied, every seed",
-          lambda F: all(F.response[s].events[2].aborted_update == "non-finite loss" for s in F.seeds)),
-    Claim("record-carries-interventions", "the run record carries the log's interventions, every seed",
-          lambda F: all(F.response[s].recorded for s in F.seeds)),
-    Claim("abort-stops-early", "the abort run stopped before its last step and says so in its record, every seed",
-          lambda F: all(F.response[s].abort.status == "aborted" and F.response[s].abort.step < F.abort_steps
-                        for s in F.seeds), lambda F: [F.response[s].abort for s in F.seeds]),
+    Claim(
+        "over-rated-is-trusted",
+        "rm's favourite over-rated answer is the right answer of several training "
+        "prompts on some seed, so the judge saw it labelled right again and again",
+        lambda F: any(F.judge[s].over.top[0][4] >= TRUSTED for s in F.seeds),
+        lambda F: [F.judge[s].over.top[0][4] for s in F.seeds],
+    ),
+    Claim(
+        "intervention-per-fault",
+        "each injected fault gives one intervention, at its step, every seed",
+        lambda F: all([e.step for e in F.response[s].events] == list(F.response[s].planned) for s in F.seeds),
+        lambda F: [[e.step for e in F.response[s].events] for s in F.seeds],
+    ),
+    Claim(
+        "fault-batches-as-stored",
+        "the outage batch is all unverifiable and the burst mostly malformed, every seed",
+        lambda F: all(
+            F.response[s].events[0].unverifiable_share == 1.0 and F.response[s].events[1].malformed_share > 0.5
+            for s in F.seeds
+        ),
+    ),
+    Claim(
+        "nan-loss-not-applied",
+        "the non-finite loss was never applied, every seed",
+        lambda F: all(F.response[s].events[2].aborted_update == "non-finite loss" for s in F.seeds),
+    ),
+    Claim(
+        "record-carries-interventions",
+        "the run record carries the log's interventions, every seed",
+        lambda F: all(F.response[s].recorded for s in F.seeds),
+    ),
+    Claim(
+        "abort-stops-early",
+        "the abort run stopped before its last step and says so in its record, every seed",
+        lambda F: all(
+            F.response[s].abort.status == "aborted" and F.response[s].abort.step < F.abort_steps for s in F.seeds
+        ),
+        lambda F: [F.response[s].abort for s in F.seeds],
+    ),
 )

@@ -6,6 +6,7 @@ The chapter shows seed 0's workshop; its claims are checked on every seed
 where the prose makes them of every seed, and on seed 0 where the prose
 speaks of the sums it shows.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -65,37 +66,55 @@ def _workshop(seed: int) -> dict:
     negative = [a for a in demo.answers if (demo.advantage_of(a) or 0) < 0]
     greedy = _greedy(policy, unsure)
     return {
-        "sft_rate": sft.expected_reward, "heldout_rate": samples.expected_reward,
+        "sft_rate": sft.expected_reward,
+        "heldout_rate": samples.expected_reward,
         "format_share": format_share(breakdown(samples)),
         "kinds": {k: len(v) for k, v in kinds.items()},
-        "names": {k: t.name for k, t in picks.items()}, "answers_right": {k: t.answer for k, t in picks.items()},
-        "rate": rate, "exact": exact,
-        "panels": [{"kind": k, "name": t.name, "rate": rate[k], "answers": _answers(samples, t)}
-                   for k, t in picks.items()],
-        "wrong_top": _answers(samples, wrong)[0][:2], "unsure_distinct": len(_answers(samples, unsure)),
+        "names": {k: t.name for k, t in picks.items()},
+        "answers_right": {k: t.answer for k, t in picks.items()},
+        "rate": rate,
+        "exact": exact,
+        "panels": [
+            {"kind": k, "name": t.name, "rate": rate[k], "answers": _answers(samples, t)} for k, t in picks.items()
+        ],
+        "wrong_top": _answers(samples, wrong)[0][:2],
+        "unsure_distinct": len(_answers(samples, unsure)),
         "wrong_group": float(stats.prob_any_success(exact["confidently wrong"], MAIN.group_size)),
         "right_all_right": exact["confidently right"] ** MAIN.group_size,
         "per_prompt": samples.per_prompt,
         "temperature": {
             "temperatures": TEMPERATURES,
-            "sampled": ws.reward_vs_temperature(policy, list(picks.values()), TEMPERATURES, n=N_TEMPERATURE,
-                                                seed=seed),
+            "sampled": ws.reward_vs_temperature(policy, list(picks.values()), TEMPERATURES, n=N_TEMPERATURE, seed=seed),
             "heldout": ws.reward_vs_temperature(policy, heldout, TEMPERATURES, n=ws.N_SAMPLES, seed=seed).mean(0),
             "fine": np.linspace(low, high, FINE),
             "exact": [ws.exact_reward_curve(policy, t, np.linspace(low, high, FINE)) for t in picks.values()],
-            "at": {k: {str(T): ws.exact_expected_reward(policy, t, T) for T in (low, one, high)}
-                   for k, t in picks.items()},
-            "greedy": greedy, "greedy_right": greedy == str(unsure.answer),
-            "cooled_up": sum(d > 0 for d in cooled), "cooled_down": sum(d < 0 for d in cooled),
+            "at": {
+                k: {str(T): ws.exact_expected_reward(policy, t, T) for T in (low, one, high)} for k, t in picks.items()
+            },
+            "greedy": greedy,
+            "greedy_right": greedy == str(unsure.answer),
+            "cooled_up": sum(d > 0 for d in cooled),
+            "cooled_down": sum(d < 0 for d in cooled),
         },
-        "spread": {"ns": spread.ns, "sd": spread.sd, "binomial": spread.binomial_sd, "p": spread.p,
-                   "repeats": spread.repeats, "wilson": stats.wilson_interval(round(rate["uncertain"] * 32), 32)},
-        "update": {"rows": [[a, n, r, adv, b, c] for a, n, r, adv, b, c in demo.table()],
-                   "baseline": demo.baseline, "right": int(demo.rewards.sum()), "size": len(demo.completions),
-                   "adv_right": demo.advantage_of(unsure.completion),
-                   "before": float(demo.before[demo.answers.index(unsure.completion)]),
-                   "after": float(demo.after[demo.answers.index(unsure.completion)]),
-                   "negative": len(negative), "against": sum(change[a] > 0 for a in negative)},
+        "spread": {
+            "ns": spread.ns,
+            "sd": spread.sd,
+            "binomial": spread.binomial_sd,
+            "p": spread.p,
+            "repeats": spread.repeats,
+            "wilson": stats.wilson_interval(round(rate["uncertain"] * 32), 32),
+        },
+        "update": {
+            "rows": [[a, n, r, adv, b, c] for a, n, r, adv, b, c in demo.table()],
+            "baseline": demo.baseline,
+            "right": int(demo.rewards.sum()),
+            "size": len(demo.completions),
+            "adv_right": demo.advantage_of(unsure.completion),
+            "before": float(demo.before[demo.answers.index(unsure.completion)]),
+            "after": float(demo.after[demo.answers.index(unsure.completion)]),
+            "negative": len(negative),
+            "against": sum(change[a] > 0 for a in negative),
+        },
     }
 
 
@@ -104,9 +123,15 @@ def _curves(seeds: tuple[int, ...]) -> list[dict]:
     curves = []
     for seed in seeds:
         run = load("main", seed)
-        curves.append({"seed": seed, "steps": [m["step"] for m in run.metrics], "batch": run.metric("reward_mean"),
-                       "eval_steps": [e["step"] for e in run.evals],
-                       "heldout": [e["heldout_expected_reward"] for e in run.evals]})
+        curves.append(
+            {
+                "seed": seed,
+                "steps": [m["step"] for m in run.metrics],
+                "batch": run.metric("reward_mean"),
+                "eval_steps": [e["step"] for e in run.evals],
+                "heldout": [e["heldout_expected_reward"] for e in run.evals],
+            }
+        )
     return curves
 
 
@@ -120,22 +145,42 @@ def compute(seeds: tuple[int, ...]) -> dict:
     t = shown["temperature"]
     at = t["at"]
     unsure, wrong, right = (shown["names"][k] for k in ("uncertain", "confidently wrong", "confidently right"))
-    greedy_clause = (f"its greedy answer, {t['greedy']}, is the right one" if t["greedy_right"] else
-                     f"its greedy answer is {t['greedy']}, where the right one is {shown['answers_right']['uncertain']}")
+    greedy_clause = (
+        f"its greedy answer, {t['greedy']}, is the right one"
+        if t["greedy_right"]
+        else f"its greedy answer is {t['greedy']}, where the right one is {shown['answers_right']['uncertain']}"
+    )
     against = [s for s in seeds if by_seed[s]["update"]["against"] > 0]
     ratio = np.asarray(shown["spread"]["sd"]) / np.asarray(shown["spread"]["binomial"])
     return {
-        "seeds": list(seeds), "shown": SHOWN, "by_seed": by_seed,
-        "vocab": len(world.VOCAB), "budget": MAIN.budget, "group": MAIN.group_size, "steps": MAIN.steps,
-        "checkpoint_every": MAIN.checkpoint_every, "lr": Num(MAIN.lr, "sci"), "demo_lr": Num(ws.DEMO_LR, "sci"),
-        "n_sft": len(world.split("sft")), "n_heldout": len(world.split("heldout")),
-        "n_train": len(world.split("train")), "samples": ws.N_SAMPLES, "n_temperature": N_TEMPERATURE,
-        "sft_rate": Num(shown["sft_rate"]), "heldout_rate": Num(shown["heldout_rate"]),
-        "heldout_pct": Num(shown["heldout_rate"], ".0%"), "format_share": Num(shown["format_share"], ".0%"),
-        "right": right, "wrong": wrong, "unsure": unsure, "unsure_prompt": f"U:{unsure}?|A:",
+        "seeds": list(seeds),
+        "shown": SHOWN,
+        "by_seed": by_seed,
+        "vocab": len(world.VOCAB),
+        "budget": MAIN.budget,
+        "group": MAIN.group_size,
+        "steps": MAIN.steps,
+        "checkpoint_every": MAIN.checkpoint_every,
+        "lr": Num(MAIN.lr, "sci"),
+        "demo_lr": Num(ws.DEMO_LR, "sci"),
+        "n_sft": len(world.split("sft")),
+        "n_heldout": len(world.split("heldout")),
+        "n_train": len(world.split("train")),
+        "samples": ws.N_SAMPLES,
+        "n_temperature": N_TEMPERATURE,
+        "sft_rate": Num(shown["sft_rate"]),
+        "heldout_rate": Num(shown["heldout_rate"]),
+        "heldout_pct": Num(shown["heldout_rate"], ".0%"),
+        "format_share": Num(shown["format_share"], ".0%"),
+        "right": right,
+        "wrong": wrong,
+        "unsure": unsure,
+        "unsure_prompt": f"U:{unsure}?|A:",
         "right_count": round(shown["rate"]["confidently right"] * ws.N_SAMPLES),
-        "wrong_top": shown["wrong_top"][0].rstrip("#"), "wrong_top_count": shown["wrong_top"][1],
-        "unsure_distinct": shown["unsure_distinct"], "unsure_rate": Num(shown["rate"]["uncertain"]),
+        "wrong_top": shown["wrong_top"][0].rstrip("#"),
+        "wrong_top_count": shown["wrong_top"][1],
+        "unsure_distinct": shown["unsure_distinct"],
+        "unsure_rate": Num(shown["rate"]["uncertain"]),
         "exact_right": Num(shown["exact"]["confidently right"], ".2f"),
         "exact_unsure": Num(shown["exact"]["uncertain"], ".2f"),
         "wrong_odds": Num(1 / shown["exact"]["confidently wrong"], "approx"),
@@ -143,27 +188,44 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "right_all_right": Num(shown["right_all_right"], ".0%"),
         "kinds": shown["kinds"],
         "temperature": {
-            "low": TEMPERATURES[0], "high": TEMPERATURES[-1], "greedy_clause": greedy_clause,
+            "low": TEMPERATURES[0],
+            "high": TEMPERATURES[-1],
+            "greedy_clause": greedy_clause,
             "towards": "towards 1" if t["greedy_right"] else "towards 0",
-            "unsure_one": Num(at["uncertain"]["1.0"]), "unsure_low": Num(at["uncertain"]["0.25"]),
-            "right_one": Num(at["confidently right"]["1.0"]), "right_high": Num(at["confidently right"]["1.5"]),
-            "heldout_low": Num(t["heldout"][0]), "heldout_one": Num(t["heldout"][3]),
+            "unsure_one": Num(at["uncertain"]["1.0"]),
+            "unsure_low": Num(at["uncertain"]["0.25"]),
+            "right_one": Num(at["confidently right"]["1.0"]),
+            "right_high": Num(at["confidently right"]["1.5"]),
+            "heldout_low": Num(t["heldout"][0]),
+            "heldout_one": Num(t["heldout"][3]),
             "heldout_high": Num(t["heldout"][-1]),
-            "cooled_up": phrasing.number_word(t["cooled_up"]), "cooled_down": phrasing.number_word(t["cooled_down"]),
+            "cooled_up": phrasing.number_word(t["cooled_up"]),
+            "cooled_down": phrasing.number_word(t["cooled_down"]),
         },
-        "spread": {"within": Num(float(max(ratio.max(), 1 / ratio.min())), ".2f"),
-                   "sd32": Num(shown["spread"]["sd"][shown["spread"]["ns"].index(32)]),
-                   "p": Num(shown["spread"]["p"]), "lo": Num(shown["spread"]["wilson"][0]),
-                   "hi": Num(shown["spread"]["wilson"][1])},
-        "update": {**{k: shown["update"][k] for k in ("right", "size", "negative", "against")},
-                   "baseline": Num(shown["update"]["baseline"], ".3f"),
-                   "adv_right": Num(shown["update"]["adv_right"], "+.3f"),
-                   "adv_wrong": Num(-shown["update"]["baseline"], "+.3f"),
-                   "before": Num(shown["update"]["before"], ".3f"), "after": Num(shown["update"]["after"], ".3f"),
-                   "against_sentence": _against_sentence(shown["update"], against, seeds)},
+        "spread": {
+            "within": Num(float(max(ratio.max(), 1 / ratio.min())), ".2f"),
+            "sd32": Num(shown["spread"]["sd"][shown["spread"]["ns"].index(32)]),
+            "p": Num(shown["spread"]["p"]),
+            "lo": Num(shown["spread"]["wilson"][0]),
+            "hi": Num(shown["spread"]["wilson"][1]),
+        },
+        "update": {
+            **{k: shown["update"][k] for k in ("right", "size", "negative", "against")},
+            "baseline": Num(shown["update"]["baseline"], ".3f"),
+            "adv_right": Num(shown["update"]["adv_right"], "+.3f"),
+            "adv_wrong": Num(-shown["update"]["baseline"], "+.3f"),
+            "before": Num(shown["update"]["before"], ".3f"),
+            "after": Num(shown["update"]["after"], ".3f"),
+            "against_sentence": _against_sentence(shown["update"], against, seeds),
+        },
         "try_it": ws.try_it([[0, 0, 0, 1], [1, 1, 0, 0], [1, 1, 1, 1]]),
-        "main": {"curves": curves, "start": Num(start.mean()), "end": Num(end.mean()),
-                 "end_range": phrasing.span(end.tolist()), "lift_min": Num(float((end - start).min()))},
+        "main": {
+            "curves": curves,
+            "start": Num(start.mean()),
+            "end": Num(end.mean()),
+            "end_range": phrasing.span(end.tolist()),
+            "lift_min": Num(float((end - start).min())),
+        },
     }
 
 
@@ -178,13 +240,19 @@ def _against_sentence(update: dict, against: list[int], seeds: tuple[int, ...]) 
     shared = "every answer is written by the same weights, so a step aimed at some answers moves the others too."
     if update["against"]:
         moved = phrasing.share(update["against"], update["negative"])
-        return (f"{moved} answers with a negative advantage gained probability. Not every answer moves the way "
-                f"its advantage points, because {shared}")
+        return (
+            f"{moved} answers with a negative advantage gained probability. Not every answer moves the way "
+            f"its advantage points, because {shared}"
+        )
     if against:
-        return (f"here every answer with a negative advantage lost probability, but that is not guaranteed: on "
-                f"{phrasing.seeds(against, seeds)}, the same demonstration made some of them gain, because {shared}")
-    return (f"here, and on {phrasing.seeds(seeds, seeds)}, every answer with a negative advantage lost "
-            f"probability; nothing guarantees it, since {shared}")
+        return (
+            f"here every answer with a negative advantage lost probability, but that is not guaranteed: on "
+            f"{phrasing.seeds(against, seeds)}, the same demonstration made some of them gain, because {shared}"
+        )
+    return (
+        f"here, and on {phrasing.seeds(seeds, seeds)}, every answer with a negative advantage lost "
+        f"probability; nothing guarantees it, since {shared}"
+    )
 
 
 def _every(key):
@@ -193,34 +261,81 @@ def _every(key):
 
 
 CLAIMS = (
-    Claim("sft-beats-heldout", "SFT prompts are answered better than held-out ones, on every seed",
-          _every(lambda s: s.sft_rate > s.heldout_rate),
-          lambda F: [(F.by_seed[s].sft_rate, F.by_seed[s].heldout_rate) for s in F.seeds]),
-    Claim("misses-are-wrong-sums", "most held-out misses are well-formed sums with the wrong value, on every seed",
-          _every(lambda s: s.format_share < 0.5), lambda F: [F.by_seed[s].format_share for s in F.seeds]),
-    Claim("one-of-each-kind", "the workshop finds one confidently right, one confidently wrong and one uncertain sum",
-          _every(lambda s: s.rate["confidently right"] >= 0.8 and s.rate["confidently wrong"] == 0
-                 and 0.2 <= s.rate["uncertain"] <= 0.7), lambda F: [F.by_seed[s].rate for s in F.seeds]),
-    Claim("wrong-sum-gives-no-signal", "on the shown confidently wrong sum a group of 16 is almost always all wrong",
-          lambda F: F.by_seed[F.shown].wrong_group < 0.05, lambda F: F.wrong_group),
-    Claim("cooling-follows-greedy", "cooling moves the uncertain sum towards its greedy answer's verdict",
-          _every(lambda s: (s.temperature.at["uncertain"]["0.25"] > s.temperature.at["uncertain"]["1.0"])
-                 == s.temperature.greedy_right)),
-    Claim("cooling-finds-nothing-new", "cooling cannot raise the confidently wrong sum",
-          _every(lambda s: s.temperature.at["confidently wrong"]["0.25"]
-                 <= s.temperature.at["confidently wrong"]["1.0"])),
-    Claim("heating-lowers-right", "heating lowers even the confidently right sum",
-          _every(lambda s: s.temperature.at["confidently right"]["1.5"]
-                 < s.temperature.at["confidently right"]["1.0"])),
-    Claim("cooling-both-ways", "cooling raises some held-out sums and lowers others",
-          _every(lambda s: s.temperature.cooled_up > 0 and s.temperature.cooled_down > 0)),
-    Claim("spread-is-binomial", "every measured spread is within a factor 1.5 of the binomial prediction",
-          _every(lambda s: all(0.6 < a / b < 1.5 for a, b in zip(s.spread.sd, s.spread.binomial))),
-          lambda F: F.spread.within),
-    Claim("update-raises-right", "one step raised the right answer's probability, on every seed",
-          _every(lambda s: s.update.adv_right > 0 and s.update.after > s.update.before)),
-    Claim("all-right-group-is-silent", "a group that is all right has all-zero advantages",
-          lambda F: F.try_it[-1]["advantages"] == (0.0,) * 4),
-    Claim("main-lifts", "main raises the held-out expected reward on every seed",
-          lambda F: F.main.lift_min > 0, lambda F: F.main.lift_min),
+    Claim(
+        "sft-beats-heldout",
+        "SFT prompts are answered better than held-out ones, on every seed",
+        _every(lambda s: s.sft_rate > s.heldout_rate),
+        lambda F: [(F.by_seed[s].sft_rate, F.by_seed[s].heldout_rate) for s in F.seeds],
+    ),
+    Claim(
+        "misses-are-wrong-sums",
+        "most held-out misses are well-formed sums with the wrong value, on every seed",
+        _every(lambda s: s.format_share < 0.5),
+        lambda F: [F.by_seed[s].format_share for s in F.seeds],
+    ),
+    Claim(
+        "one-of-each-kind",
+        "the workshop finds one confidently right, one confidently wrong and one uncertain sum",
+        _every(
+            lambda s: (
+                s.rate["confidently right"] >= 0.8
+                and s.rate["confidently wrong"] == 0
+                and 0.2 <= s.rate["uncertain"] <= 0.7
+            )
+        ),
+        lambda F: [F.by_seed[s].rate for s in F.seeds],
+    ),
+    Claim(
+        "wrong-sum-gives-no-signal",
+        "on the shown confidently wrong sum a group of 16 is almost always all wrong",
+        lambda F: F.by_seed[F.shown].wrong_group < 0.05,
+        lambda F: F.wrong_group,
+    ),
+    Claim(
+        "cooling-follows-greedy",
+        "cooling moves the uncertain sum towards its greedy answer's verdict",
+        _every(
+            lambda s: (
+                (s.temperature.at["uncertain"]["0.25"] > s.temperature.at["uncertain"]["1.0"])
+                == s.temperature.greedy_right
+            )
+        ),
+    ),
+    Claim(
+        "cooling-finds-nothing-new",
+        "cooling cannot raise the confidently wrong sum",
+        _every(lambda s: s.temperature.at["confidently wrong"]["0.25"] <= s.temperature.at["confidently wrong"]["1.0"]),
+    ),
+    Claim(
+        "heating-lowers-right",
+        "heating lowers even the confidently right sum",
+        _every(lambda s: s.temperature.at["confidently right"]["1.5"] < s.temperature.at["confidently right"]["1.0"]),
+    ),
+    Claim(
+        "cooling-both-ways",
+        "cooling raises some held-out sums and lowers others",
+        _every(lambda s: s.temperature.cooled_up > 0 and s.temperature.cooled_down > 0),
+    ),
+    Claim(
+        "spread-is-binomial",
+        "every measured spread is within a factor 1.5 of the binomial prediction",
+        _every(lambda s: all(0.6 < a / b < 1.5 for a, b in zip(s.spread.sd, s.spread.binomial))),
+        lambda F: F.spread.within,
+    ),
+    Claim(
+        "update-raises-right",
+        "one step raised the right answer's probability, on every seed",
+        _every(lambda s: s.update.adv_right > 0 and s.update.after > s.update.before),
+    ),
+    Claim(
+        "all-right-group-is-silent",
+        "a group that is all right has all-zero advantages",
+        lambda F: F.try_it[-1]["advantages"] == (0.0,) * 4,
+    ),
+    Claim(
+        "main-lifts",
+        "main raises the held-out expected reward on every seed",
+        lambda F: F.main.lift_min > 0,
+        lambda F: F.main.lift_min,
+    ),
 )

@@ -5,6 +5,7 @@ facts' cache key, so retraining a run recomputes the facts that read it and
 no others, and the book's prefetch (:mod:`rlbook.book.prefetch`) knows which
 runs to train before a chapter's facts can be computed.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -7,13 +7,13 @@ phrases with these helpers, so that a page never chooses its words with
 if/else, and no phrase ever offers a degenerate quantity: an empty list is
 "none", a range whose ends agree is one value, a list never repeats itself.
 """
+
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
 
-WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-         "twelve")
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 """Small whole numbers as words: prose says "three seeds", not "3 seeds"."""
 
 
@@ -73,8 +73,12 @@ def span(values: Sequence[float], fmt: str | Callable[[float], str] = ".2f", das
     return low if low == high else f"{low}{dash}{high}"
 
 
-def direction(value: float, reference: float, tolerance: float = 0.0,
-              words: tuple[str, str, str] = ("above", "below", "level with")) -> str:
+def direction(
+    value: float,
+    reference: float,
+    tolerance: float = 0.0,
+    words: tuple[str, str, str] = ("above", "below", "level with"),
+) -> str:
     """Where ``value`` lies against ``reference``: "above", "below", or "level with" within ``tolerance``."""
     if abs(value - reference) <= tolerance:
         return words[2]

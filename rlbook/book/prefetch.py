@@ -8,6 +8,7 @@ while other runs are still training. The pages then only load their facts.
 A run is trained once even when several processes ask for it (the cache's
 lock), and facts that are cached are not computed again.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,8 +67,13 @@ def _facts(topic: str, threads: int) -> tuple[str, float, float]:
     return f"facts of {topic}", time.perf_counter() - started, run_prefetch.peak_memory_mb()
 
 
-def prefetch_book(topics: list[str] | None = None, jobs: int | None = None, threads: int = runs.DEFAULT_THREADS,
-                  out: Callable[[str], None] = print, executor: Executor | None = None) -> float:
+def prefetch_book(
+    topics: list[str] | None = None,
+    jobs: int | None = None,
+    threads: int = runs.DEFAULT_THREADS,
+    out: Callable[[str], None] = print,
+    executor: Executor | None = None,
+) -> float:
     """Train the missing runs of ``topics`` (default: every chapter this Python can compute the facts of,
     :func:`rlbook.book._available.available_topics`) and compute their missing facts.
 
@@ -118,8 +124,12 @@ def prefetch_book(topics: list[str] | None = None, jobs: int | None = None, thre
 def main(argv: list[str] | None = None) -> int:
     """``python -m rlbook.book.prefetch [--jobs N]``: the book's missing runs and facts; 0 when all are there."""
     parser = argparse.ArgumentParser(prog="python -m rlbook.book.prefetch", description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=bounded_int(1, run_prefetch.MAX_JOBS), default=run_prefetch.usable_cores(),
-                        help="runs or facts computed at once (default: the usable cores, here %(default)s)")
+    parser.add_argument(
+        "--jobs",
+        type=bounded_int(1, run_prefetch.MAX_JOBS),
+        default=run_prefetch.usable_cores(),
+        help="runs or facts computed at once (default: the usable cores, here %(default)s)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     seconds = prefetch_book(jobs=args.jobs, out=lambda line: print(line, flush=True))

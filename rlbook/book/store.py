@@ -11,6 +11,7 @@ JSON only (no pickle), written atomically with a manifest of checksums, and
 is checked on load as a run's entry is: a damaged or edited entry is
 recomputed with a one-line notice, never served.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,8 +30,9 @@ FACTS_FILE, NEEDS_FILE = "facts.json", "needs.json"
 
 def facts_key(module: str, seeds: Sequence[int], threads: int, needs: Sequence[Need]) -> str:
     """Short SHA-256 of the facts module's code closure, the seeds, threads and the keys of the runs it reads."""
-    text = json.dumps([closure_hash((module,)), list(seeds), threads,
-                       [[n.name, n.seed, n.key(threads)] for n in sorted(needs)]])
+    text = json.dumps(
+        [closure_hash((module,)), list(seeds), threads, [[n.name, n.seed, n.key(threads)] for n in sorted(needs)]]
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -8,6 +8,7 @@ choices of :data:`rlbook.analysis.credit.COMPARISON` compared on seeds 0 to
 chapter shows seed 0's batch; its claims are checked on every seed where the
 prose makes them of every seed.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,33 +43,47 @@ def _drift(seed: int, reuse: int, cap: float) -> dict:
     ppo = load("ppo", seed)
     drift = credit.ratio_drift(ppo, step=1, updates=2 * reuse, eps=MAIN.eps_low, cap=cap)
     shown = (1, reuse, 2 * reuse)
-    return {"outside": drift.outside_ppo, "clipped": drift.ppo_clipped, "capped": drift.cispo_capped,
-            "logged": ppo.metrics[0]["clip_fraction"], "tokens": len(drift.ratios[0]),
-            "histograms": [{"steps": k, "clipped": drift.ppo_clipped[k - 1], **drift.histogram(k, BINS)}
-                           for k in shown]}
+    return {
+        "outside": drift.outside_ppo,
+        "clipped": drift.ppo_clipped,
+        "capped": drift.cispo_capped,
+        "logged": ppo.metrics[0]["clip_fraction"],
+        "tokens": len(drift.ratios[0]),
+        "histograms": [{"steps": k, "clipped": drift.ppo_clipped[k - 1], **drift.histogram(k, BINS)} for k in shown],
+    }
 
 
 def _panels(curves: dict[str, credit.Curves]) -> list[dict]:
     """The comparison figure's data: per question, each run's held-out mean and range; then the KL of reused runs."""
+
     def heldout(name: str) -> dict:
         c = curves[name]
-        return {"run": name, "steps": c.eval_steps, "mean": np.nanmean(c.heldout, 0), "low": np.nanmin(c.heldout, 0),
-                "high": np.nanmax(c.heldout, 0), "disguise": name in credit.DISGUISES}
+        return {
+            "run": name,
+            "steps": c.eval_steps,
+            "mean": np.nanmean(c.heldout, 0),
+            "low": np.nanmin(c.heldout, 0),
+            "high": np.nanmax(c.heldout, 0),
+            "disguise": name in credit.DISGUISES,
+        }
 
     def kl(name: str) -> dict:
         c = curves[name]
         return {"run": name, "steps": np.arange(1, c.kl.shape[1] + 1), "median": np.nanmedian(c.kl, 0)}
 
-    panels = [{"title": question, "kind": "heldout", "series": [heldout(n) for n in names]}
-              for question, names in credit.panels().items()]
+    panels = [
+        {"title": question, "kind": "heldout", "series": [heldout(n) for n in names]}
+        for question, names in credit.panels().items()
+    ]
     return [*panels, {"title": "KL to the base", "kind": "kl", "series": [kl(n) for n in ("main", *credit.REUSED)]}]
 
 
 def _lost(curves: dict[str, credit.Curves], margin: float) -> list[str]:
     """The runs that *lost a seed*: the guard stopped one, or the worst seed ended more than ``margin`` below main's."""
     worst = float(curves["main"].final.min())
-    return [name for name, c in curves.items()
-            if name != "main" and (c.stopped or float(c.final.min()) < worst - margin)]
+    return [
+        name for name, c in curves.items() if name != "main" and (c.stopped or float(c.final.min()) < worst - margin)
+    ]
 
 
 def _stops(curves: dict[str, credit.Curves], last: int) -> list[str]:
@@ -77,11 +92,13 @@ def _stops(curves: dict[str, credit.Curves], last: int) -> list[str]:
     for name in credit.REUSED:
         for seed in curves[name].stopped:
             st = credit.stop_story(load(name, seed))
-            lines.append(f"`{name}` seed {seed} jumped from a KL to the base of {st['kl_before']:.2f} to "
-                         f"{st['kl_jump']:.1f} at step {st['jump_step']}; its malformed share went from "
-                         f"{st['malformed_before']:.0%} to {st['malformed_peak']:.0%} and its training reward from "
-                         f"{st['reward_before']:.2f} to {st['reward_last']:.2f}, and the guard stopped it at step "
-                         f"{st['stopped']} after {st['threshold']} excluded batches in a row.")
+            lines.append(
+                f"`{name}` seed {seed} jumped from a KL to the base of {st['kl_before']:.2f} to "
+                f"{st['kl_jump']:.1f} at step {st['jump_step']}; its malformed share went from "
+                f"{st['malformed_before']:.0%} to {st['malformed_peak']:.0%} and its training reward from "
+                f"{st['reward_before']:.2f} to {st['reward_last']:.2f}, and the guard stopped it at step "
+                f"{st['stopped']} after {st['threshold']} excluded batches in a row."
+            )
     return lines
 
 
@@ -105,8 +122,7 @@ def _lost_sentence(lost: list[str], stops: list[str], last: int) -> str:
 def _agreed_sentence(agreed: int, first: int, tol: float) -> str:
     """Up to which checkpoint the runs in disguise stayed with ``main`` on this machine, in words."""
     if agreed >= first:
-        return (f"Here they stay within {tol:g} of `main`'s held-out expected reward on every seed up to step "
-                f"{agreed}.")
+        return f"Here they stay within {tol:g} of `main`'s held-out expected reward on every seed up to step {agreed}."
     return f"Here they part from `main` before its first checkpoint after the start, step {first}."
 
 
@@ -114,24 +130,35 @@ def _drift_sentence(outside: list[float], reuse: int) -> str:
     """How the share of tokens outside PPO's region moves between ``reuse`` and twice as many steps."""
     later, at_reuse = outside[-1], outside[reuse - 1]
     how = "grows further" if later > at_reuse else "shrinks again" if later < at_reuse else "stays where it was"
-    return (f"After one step on the batch, {outside[0]:.1%} of its tokens lie outside PPO's region; after {reuse}, "
-            f"the number of updates the `ppo` run gives each batch, {at_reuse:.1%}; after {2 * reuse} the share "
-            f"{how}, to {later:.1%}.")
+    return (
+        f"After one step on the batch, {outside[0]:.1%} of its tokens lie outside PPO's region; after {reuse}, "
+        f"the number of updates the `ppo` run gives each batch, {at_reuse:.1%}; after {2 * reuse} the share "
+        f"{how}, to {later:.1%}."
+    )
 
 
 def _cap_sentence(capped: list[float], tokens: int, cap: float, reuse: int) -> str:
     """How often CISPO's cap binds on the shown batch, counted in tokens, in words that say what happened."""
     counts = [round(c * tokens) for c in capped]
     if max(counts) == 0:
-        return (f"CISPO's cap never binds on this batch: in {2 * reuse} steps no token's ratio passes {cap:g}, so "
-                "CISPO would weight every token by its ratio and remove no gradient at all.")
+        return (
+            f"CISPO's cap never binds on this batch: in {2 * reuse} steps no token's ratio passes {cap:g}, so "
+            "CISPO would weight every token by its ratio and remove no gradient at all."
+        )
     at_reuse, last = counts[reuse - 1], counts[-1]
-    how = (f"on {phrasing.number_word(at_reuse)} of its {tokens:,} tokens after {reuse} steps and "
-           f"{phrasing.number_word(last) if last else 'none'} after {2 * reuse}" if at_reuse else
-           f"on none of its {tokens:,} tokens after {reuse} steps, and on {phrasing.number_word(last)} after "
-           f"{2 * reuse}" if last else f"on at most {phrasing.number_word(max(counts))} of its {tokens:,} tokens")
-    return (f"CISPO's cap binds on fewer still, {how}: it only stops a token's weight from growing past {cap:g}, "
-            "and it never removes a gradient.")
+    how = (
+        f"on {phrasing.number_word(at_reuse)} of its {tokens:,} tokens after {reuse} steps and "
+        f"{phrasing.number_word(last) if last else 'none'} after {2 * reuse}"
+        if at_reuse
+        else f"on none of its {tokens:,} tokens after {reuse} steps, and on {phrasing.number_word(last)} after "
+        f"{2 * reuse}"
+        if last
+        else f"on at most {phrasing.number_word(max(counts))} of its {tokens:,} tokens"
+    )
+    return (
+        f"CISPO's cap binds on fewer still, {how}: it only stops a token's weight from growing past {cap:g}, "
+        "and it never removes a gradient."
+    )
 
 
 def _penalty_sentence(curves: dict[str, credit.Curves], seeds: tuple[int, ...]) -> str:
@@ -140,18 +167,28 @@ def _penalty_sentence(curves: dict[str, credit.Curves], seeds: tuple[int, ...]) 
     final = curves["ppo-kl"].heldout[:, -1]
     below = [seed for seed, s, f in zip(seeds, start, final) if f < s]
     if below:
-        return (f"`ppo-kl` did end {phrasing.seeds(below, seeds)} below where the base started, so look at how the "
-                "penalty is estimated.")
-    return ("`ppo-kl` kept every seed above where the base started; still, look at how the penalty is estimated, "
-            "since the estimate is not the penalty the objective describes.")
+        return (
+            f"`ppo-kl` did end {phrasing.seeds(below, seeds)} below where the base started, so look at how the "
+            "penalty is estimated."
+        )
+    return (
+        "`ppo-kl` kept every seed above where the base started; still, look at how the penalty is estimated, "
+        "since the estimate is not the penalty the objective describes."
+    )
 
 
 def _versus(curves: dict[str, credit.Curves], pairs: tuple[tuple[str, str], ...]) -> dict[str, str]:
     return {f"{a}|{b}": credit.versus(curves, a, b) for a, b in pairs}
 
 
-PAIRS = (("ppo", "main"), ("cispo", "ppo"), ("ppo-kl", "ppo"), ("ppo-kl-ratio", "ppo-kl"), ("seq-mean", "main"),
-         ("group-std", "main"))
+PAIRS = (
+    ("ppo", "main"),
+    ("cispo", "ppo"),
+    ("ppo-kl", "ppo"),
+    ("ppo-kl-ratio", "ppo-kl"),
+    ("seq-mean", "main"),
+    ("group-std", "main"),
+)
 """The pairs of runs the chapter sets against each other, each worded by :func:`rlbook.analysis.credit.versus`."""
 
 
@@ -173,30 +210,52 @@ def compute(seeds: tuple[int, ...]) -> dict:
     never = {seed: max(load("main", seed).metric("clip_fraction")) for seed in seeds}
     furthest = max(kl, key=kl.get)
     return {
-        "seeds": list(seeds), "shown": SHOWN, "reuse": reuse, "twice": 2 * reuse, "cap": Num(cap, "g"),
-        "eps": Num(MAIN.eps_low, "g"), "beta": Num(spec("ppo-kl").rl.kl_beta, "g"), "last": last,
-        "group": MAIN.group_size, "scale": Num(SCALE, "g"), "n_seeds": phrasing.number_word(len(seeds)),
-        "drift": {"by_seed": drifts, "bins": BINS, "histograms": shown["histograms"],
-                  "sentence": _drift_sentence(shown["outside"], reuse),
-                  "cap_sentence": _cap_sentence(shown["capped"], shown["tokens"], cap, reuse),
-                  "before_steps": phrasing.number_word(reuse - 1),
-                  "clipped_reuse": Num(shown["clipped"][reuse - 1], ".1%"),
-                  "clipped_before": Num(shown["clipped"][reuse - 2], ".1%"), "logged": Num(shown["logged"], ".1%")},
+        "seeds": list(seeds),
+        "shown": SHOWN,
+        "reuse": reuse,
+        "twice": 2 * reuse,
+        "cap": Num(cap, "g"),
+        "eps": Num(MAIN.eps_low, "g"),
+        "beta": Num(spec("ppo-kl").rl.kl_beta, "g"),
+        "last": last,
+        "group": MAIN.group_size,
+        "scale": Num(SCALE, "g"),
+        "n_seeds": phrasing.number_word(len(seeds)),
+        "drift": {
+            "by_seed": drifts,
+            "bins": BINS,
+            "histograms": shown["histograms"],
+            "sentence": _drift_sentence(shown["outside"], reuse),
+            "cap_sentence": _cap_sentence(shown["capped"], shown["tokens"], cap, reuse),
+            "before_steps": phrasing.number_word(reuse - 1),
+            "clipped_reuse": Num(shown["clipped"][reuse - 1], ".1%"),
+            "clipped_before": Num(shown["clipped"][reuse - 2], ".1%"),
+            "logged": Num(shown["logged"], ".1%"),
+        },
         "main_clip": never,
         "settings": credit.settings_table(credit.COMPARED),
-        "results": credit.results_table(curves), "per_seed": credit.seed_table(curves),
+        "results": credit.results_table(curves),
+        "per_seed": credit.seed_table(curves),
         "panels": _panels(curves),
-        "agreed": credit.agreed_until(curves), "first": int(curves["main"].eval_steps[1]),
-        "agreed_sentence": _agreed_sentence(credit.agreed_until(curves), int(curves["main"].eval_steps[1]),
-                                            credit.AGREEMENT),
+        "agreed": credit.agreed_until(curves),
+        "first": int(curves["main"].eval_steps[1]),
+        "agreed_sentence": _agreed_sentence(
+            credit.agreed_until(curves), int(curves["main"].eval_steps[1]), credit.AGREEMENT
+        ),
         "gaps": {name: {"early": Num(early, ".3f"), "late": Num(late, ".3f")} for name, (early, late) in gaps.items()},
-        "margin": Num(margin, ".3f"), "floor": Num(credit.LOST_FLOOR, "g"),
+        "margin": Num(margin, ".3f"),
+        "floor": Num(credit.LOST_FLOOR, "g"),
         "late_gap": Num(max(late for _, late in gaps.values()), ".3f"),
         "n_variants": phrasing.number_word(len(credit.COMPARED) - 1),
-        "lost": lost, "lost_sentence": _lost_sentence(lost, _stops(curves, last), last),
-        "ppo_lost": "ppo" in lost, "single_lost": [n for n in lost if n not in credit.REUSED],
-        "kl": {name: Num(v, ".3f") for name, v in kl.items()}, "kl_values": kl,
-        "furthest": f"`{furthest}`", "final": final, "worst": worst,
+        "lost": lost,
+        "lost_sentence": _lost_sentence(lost, _stops(curves, last), last),
+        "ppo_lost": "ppo" in lost,
+        "single_lost": [n for n in lost if n not in credit.REUSED],
+        "kl": {name: Num(v, ".3f") for name, v in kl.items()},
+        "kl_values": kl,
+        "furthest": f"`{furthest}`",
+        "final": final,
+        "worst": worst,
         "penalty_sentence": _penalty_sentence(curves, seeds),
         "kl_ratio_finals": phrasing.listing([f"{v:.3f}" for v in curves["ppo-kl-ratio"].final]),
         "kl_finals": phrasing.listing([f"{v:.3f}" for v in curves["ppo-kl"].final]),
@@ -205,7 +264,8 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "spikes": [{**r, "largest KL": f"{r['largest KL']:,.0f}"} for r in spikes],
         "spike_peak": Num(max(r["largest KL"] for r in spikes), ",.0f"),
         "scale_effect": scale,
-        "adam_ratio": Num(scale[SHOWN]["adam_norm_ratio"], ".4f"), "adam_cosine": Num(scale[SHOWN]["adam_cosine"], ".4f"),
+        "adam_ratio": Num(scale[SHOWN]["adam_norm_ratio"], ".4f"),
+        "adam_cosine": Num(scale[SHOWN]["adam_cosine"], ".4f"),
         "sgd_ratio": Num(scale[SHOWN]["sgd_norm_ratio"], ".2f"),
     }
 
@@ -216,29 +276,63 @@ def _every(key):
 
 
 CLAIMS = (
-    Claim("replay-matches-ppo-log", "replayed, ppo's first batch clips what the ppo run logged for its step 1",
-          _every(lambda F, s: abs(F.drift.by_seed[s].clipped[F.reuse - 2] - F.drift.by_seed[s].logged) < 0.01),
-          lambda F: [(d.clipped[F.reuse - 2], d.logged) for d in F.drift.by_seed.values()]),
-    Claim("cispo-binds-less", "CISPO's cap binds on fewer tokens than PPO's clip, after every number of steps",
-          _every(lambda F, s: max(F.drift.by_seed[s].capped) < min(F.drift.by_seed[s].clipped)),
-          lambda F: [(max(d.capped), min(d.clipped)) for d in F.drift.by_seed.values()]),
-    Claim("clip-within-region", "PPO clips no more tokens than lie outside its region",
-          _every(lambda F, s: all(o >= c for o, c in zip(F.drift.by_seed[s].outside, F.drift.by_seed[s].clipped)))),
-    Claim("drift-slower-than-steps", "the ratios drift much more slowly than the steps add up",
-          _every(lambda F, s: F.drift.by_seed[s].outside[-1] < F.reuse * F.drift.by_seed[s].outside[0]),
-          lambda F: [(d.outside[0], d.outside[-1]) for d in F.drift.by_seed.values()]),
-    Claim("main-never-clips", "with one update per batch PPO's clip never acts in main",
-          _every(lambda F, s: F.main_clip[s] == 0.0), lambda F: F.main_clip),
-    Claim("reuse-travels-further", "reusing a batch travels further from the base than main",
-          lambda F: min(F.kl_values["ppo"], F.kl_values["cispo"]) > F.kl_values["main"], lambda F: F.kl_values),
-    Claim("one-update-loses-no-seed", "no run with one update per batch lost a seed",
-          lambda F: not F.single_lost, lambda F: F.lost),
-    Claim("reuse-alone-loses-no-seed", "ppo, which only adds reuse, lost no seed", lambda F: not F.ppo_lost,
-          lambda F: F.lost),
-    Claim("adam-absorbs-scale", "under AdamW a reward scale of 10 all but cancels",
-          _every(lambda F, s: abs(F.scale_effect[s].adam_norm_ratio - 1) < 0.01),
-          lambda F: [e.adam_norm_ratio for e in F.scale_effect.values()]),
-    Claim("sgd-passes-scale", "under SGD a reward scale of 10 makes the step 10 times longer",
-          _every(lambda F, s: abs(F.scale_effect[s].sgd_norm_ratio - 10) < 0.01),
-          lambda F: [e.sgd_norm_ratio for e in F.scale_effect.values()]),
+    Claim(
+        "replay-matches-ppo-log",
+        "replayed, ppo's first batch clips what the ppo run logged for its step 1",
+        _every(lambda F, s: abs(F.drift.by_seed[s].clipped[F.reuse - 2] - F.drift.by_seed[s].logged) < 0.01),
+        lambda F: [(d.clipped[F.reuse - 2], d.logged) for d in F.drift.by_seed.values()],
+    ),
+    Claim(
+        "cispo-binds-less",
+        "CISPO's cap binds on fewer tokens than PPO's clip, after every number of steps",
+        _every(lambda F, s: max(F.drift.by_seed[s].capped) < min(F.drift.by_seed[s].clipped)),
+        lambda F: [(max(d.capped), min(d.clipped)) for d in F.drift.by_seed.values()],
+    ),
+    Claim(
+        "clip-within-region",
+        "PPO clips no more tokens than lie outside its region",
+        _every(lambda F, s: all(o >= c for o, c in zip(F.drift.by_seed[s].outside, F.drift.by_seed[s].clipped))),
+    ),
+    Claim(
+        "drift-slower-than-steps",
+        "the ratios drift much more slowly than the steps add up",
+        _every(lambda F, s: F.drift.by_seed[s].outside[-1] < F.reuse * F.drift.by_seed[s].outside[0]),
+        lambda F: [(d.outside[0], d.outside[-1]) for d in F.drift.by_seed.values()],
+    ),
+    Claim(
+        "main-never-clips",
+        "with one update per batch PPO's clip never acts in main",
+        _every(lambda F, s: F.main_clip[s] == 0.0),
+        lambda F: F.main_clip,
+    ),
+    Claim(
+        "reuse-travels-further",
+        "reusing a batch travels further from the base than main",
+        lambda F: min(F.kl_values["ppo"], F.kl_values["cispo"]) > F.kl_values["main"],
+        lambda F: F.kl_values,
+    ),
+    Claim(
+        "one-update-loses-no-seed",
+        "no run with one update per batch lost a seed",
+        lambda F: not F.single_lost,
+        lambda F: F.lost,
+    ),
+    Claim(
+        "reuse-alone-loses-no-seed",
+        "ppo, which only adds reuse, lost no seed",
+        lambda F: not F.ppo_lost,
+        lambda F: F.lost,
+    ),
+    Claim(
+        "adam-absorbs-scale",
+        "under AdamW a reward scale of 10 all but cancels",
+        _every(lambda F, s: abs(F.scale_effect[s].adam_norm_ratio - 1) < 0.01),
+        lambda F: [e.adam_norm_ratio for e in F.scale_effect.values()],
+    ),
+    Claim(
+        "sgd-passes-scale",
+        "under SGD a reward scale of 10 makes the step 10 times longer",
+        _every(lambda F, s: abs(F.scale_effect[s].sgd_norm_ratio - 10) < 0.01),
+        lambda F: [e.sgd_norm_ratio for e in F.scale_effect.values()],
+    ),
 )

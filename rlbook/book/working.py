@@ -18,6 +18,7 @@ ended against the control and what execution within a style added are worded
 from the facts (:func:`accuracy_change`, :func:`ahead`, :func:`part`), as is
 ``worked-rediscover``, whose seeds parted ways on one draw (:func:`rediscovery`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -70,15 +71,22 @@ def shown_task() -> world.WorkedTask:
 
 def _answers(policy: Policy, task: world.Task, seed: int) -> list[dict]:
     """The distinct answers among :data:`GROUP` samples of ``policy`` for ``task``, most frequent first."""
-    rollouts = sample(policy, [task.prompt], n=GROUP, budget=world.WORKED_BUDGET,
-                      generator=torch.Generator().manual_seed(SAMPLE_SEED + seed))
+    rollouts = sample(
+        policy,
+        [task.prompt],
+        n=GROUP,
+        budget=world.WORKED_BUDGET,
+        generator=torch.Generator().manual_seed(SAMPLE_SEED + seed),
+    )
     texts = rollouts.completions()
     verify = rewards.get_verifier("exact")
     seen: dict[str, int] = {}
     for text in texts:
         seen[text] = seen.get(text, 0) + 1
-    return [{"text": text, "count": count, "status": verify(task.prompt, text).status}
-            for text, count in sorted(seen.items(), key=lambda item: -item[1])]
+    return [
+        {"text": text, "count": count, "status": verify(task.prompt, text).status}
+        for text, count in sorted(seen.items(), key=lambda item: -item[1])
+    ]
 
 
 def _samples(seed: int) -> dict:
@@ -86,9 +94,13 @@ def _samples(seed: int) -> dict:
     how many answers of each group are worked, in words."""
     task = shown_task()
     run = load("worked", seed)
-    out = {"prompt": task.prompt, "answer": task.answer, "step": run.steps[-1],
-           "before": _answers(load("worked-base", seed).policy(), task, seed),
-           "after": _answers(run.policy(), task, seed)}
+    out = {
+        "prompt": task.prompt,
+        "answer": task.answer,
+        "step": run.steps[-1],
+        "before": _answers(load("worked-base", seed).policy(), task, seed),
+        "after": _answers(run.policy(), task, seed),
+    }
     for when in ("before", "after"):
         worked = sum(a["count"] for a in out[when] if world.answer_style(a["text"]) == "worked")
         out[f"worked_{when}"] = phrasing.share(worked, GROUP)
@@ -102,17 +114,37 @@ def _world() -> dict:
     worked = load("worked-base", SHOWN).policy()
     chat = Policy(PolicyConfig())
     heldout, every = world.split("heldout", "worked"), world.split("all", "worked")
-    return {"low": min(min(t.operands) for t in every), "high": max(max(t.operands) for t in every),
-            "pairs": Num(len(every), ",.0f"), "heldout": len(heldout), "train": len(world.split("train", "worked")),
-            "sft": len(world.split("sft", "worked")), "prompt": task.prompt, "direct": f"{task.answer}{world.EOT}",
-            "worked": task.completion, "working": task.working, "budget": rl.budget,
-            "control_budget": spec("worked-direct").rl.budget, "params": Num(worked.num_parameters(), ",.0f"),
-            "chat_params": Num(chat.num_parameters(), ",.0f"), "width": worked.cfg.d_model, "chat_width": chat.cfg.d_model,
-            "layers": worked.cfg.n_layer, "heads": worked.cfg.n_head, "context": worked.cfg.block_size,
-            "pretrain_steps": Num(pretrain.steps, ",.0f"), "sft_steps": sft.steps, "rl_steps": rl.steps,
-            "prompts": rl.prompts_per_step, "group": rl.group_size, "every": rl.checkpoint_every,
-            "eval_n": rl.eval_n, "lr": rl.lr, "column_share": Num(world.COLUMN_SHARE, ".0%"),
-            "two_digit_share": Num((1 - world.COLUMN_SHARE) / 2, ".0%")}
+    return {
+        "low": min(min(t.operands) for t in every),
+        "high": max(max(t.operands) for t in every),
+        "pairs": Num(len(every), ",.0f"),
+        "heldout": len(heldout),
+        "train": len(world.split("train", "worked")),
+        "sft": len(world.split("sft", "worked")),
+        "prompt": task.prompt,
+        "direct": f"{task.answer}{world.EOT}",
+        "worked": task.completion,
+        "working": task.working,
+        "budget": rl.budget,
+        "control_budget": spec("worked-direct").rl.budget,
+        "params": Num(worked.num_parameters(), ",.0f"),
+        "chat_params": Num(chat.num_parameters(), ",.0f"),
+        "width": worked.cfg.d_model,
+        "chat_width": chat.cfg.d_model,
+        "layers": worked.cfg.n_layer,
+        "heads": worked.cfg.n_head,
+        "context": worked.cfg.block_size,
+        "pretrain_steps": Num(pretrain.steps, ",.0f"),
+        "sft_steps": sft.steps,
+        "rl_steps": rl.steps,
+        "prompts": rl.prompts_per_step,
+        "group": rl.group_size,
+        "every": rl.checkpoint_every,
+        "eval_n": rl.eval_n,
+        "lr": rl.lr,
+        "column_share": Num(world.COLUMN_SHARE, ".0%"),
+        "two_digit_share": Num((1 - world.COLUMN_SHARE) / 2, ".0%"),
+    }
 
 
 def _seed(seed: int) -> dict:
@@ -124,21 +156,36 @@ def _seed(seed: int) -> dict:
 def compute(seeds: tuple[int, ...]) -> dict:
     """Every fact of chapter 7 on ``seeds`` (the answers of :data:`SHOWN` shown one by one)."""
     by_seed = {s: _seed(s) for s in seeds}
-    return {"seeds": list(seeds), "shown": SHOWN, "group": GROUP, "takeover": TAKEOVER, "world": _world(),
-            "by_seed": by_seed, "samples": _samples(SHOWN),
-            "phrases": _phrases(by_seed, seeds), "tables": _tables(by_seed, seeds),
-            "figures": {name: {s: by_seed[s]["curves"][name] for s in seeds} for name in WORKED_RUNS},
-            "exercise": {"split": [_reader_split(by_seed[s]["rows"]["worked"]) for s in seeds]}}
+    return {
+        "seeds": list(seeds),
+        "shown": SHOWN,
+        "group": GROUP,
+        "takeover": TAKEOVER,
+        "world": _world(),
+        "by_seed": by_seed,
+        "samples": _samples(SHOWN),
+        "phrases": _phrases(by_seed, seeds),
+        "tables": _tables(by_seed, seeds),
+        "figures": {name: {s: by_seed[s]["curves"][name] for s in seeds} for name in WORKED_RUNS},
+        "exercise": {"split": [_reader_split(by_seed[s]["rows"]["worked"]) for s in seeds]},
+    }
 
 
 def _reader_split(row: dict) -> list[dict]:
     """``worked``'s shares and accuracies before and after RL, as Exercise 7.2 hands them to the reader's function
     (each style's accuracy 0.0 where that style was not written)."""
-    return [{"share": row[f"share_{when}"], "worked": row[f"accuracy_worked_{when}"] or 0.0,
-             "direct": row[f"accuracy_direct_{when}"] or 0.0} for when in ("before", "after")]
+    return [
+        {
+            "share": row[f"share_{when}"],
+            "worked": row[f"accuracy_worked_{when}"] or 0.0,
+            "direct": row[f"accuracy_direct_{when}"] or 0.0,
+        }
+        for when in ("before", "after")
+    ]
 
 
 # ---------------------------------------------------------------- wording
+
 
 def _range(values, fmt: str | Callable[[float], str] = ".2f", dash: str = "–") -> str:
     """The range of ``values`` over seeds, as text (one value when both ends read the same)."""
@@ -166,15 +213,18 @@ def rediscovery(shares: dict[int, tuple[float, float]], seeds: tuple[int, ...], 
     rest = [s for s in seeds if s not in took]
 
     def moves(where: list[int]) -> str:
-        return "; ".join(f"seed {s}: {_move(*shares[s])}" for s in where) if len(seeds) > 1 \
-            else _move(*shares[where[0]])
+        return (
+            "; ".join(f"seed {s}: {_move(*shares[s])}" for s in where) if len(seeds) > 1 else _move(*shares[where[0]])
+        )
 
     if not rest:
         return f"Worked answers became the majority on {phrasing.seeds(took, seeds)} ({moves(took)})."
     if not took:
         return f"Worked answers stayed a minority on {phrasing.seeds(rest, seeds)} ({moves(rest)})."
-    return (f"The seeds parted ways: worked answers became the majority on {phrasing.seeds(took, seeds)} "
-            f"({moves(took)}) and stayed a minority on {phrasing.seeds(rest, seeds)} ({moves(rest)}).")
+    return (
+        f"The seeds parted ways: worked answers became the majority on {phrasing.seeds(took, seeds)} "
+        f"({moves(took)}) and stayed a minority on {phrasing.seeds(rest, seeds)} ({moves(rest)})."
+    )
 
 
 def ahead(worked: list[float], control: list[float]) -> str:
@@ -212,9 +262,11 @@ def accuracy_change(before: list[float], after: list[float], seeds: tuple[int, .
 def part(values: list[float], seeds: tuple[int, ...]) -> str:
     """What one part of a split gain did over the seeds, as a predicate: "added to accuracy on every seed
     (+0.10 to +0.12)", or which seeds it added on and which it took away on."""
-    grouped = {"added to accuracy": [s for s, v in zip(seeds, values) if v > 0],
-               "took accuracy away": [s for s, v in zip(seeds, values) if v < 0],
-               "changed nothing": [s for s, v in zip(seeds, values) if v == 0]}
+    grouped = {
+        "added to accuracy": [s for s, v in zip(seeds, values) if v > 0],
+        "took accuracy away": [s for s, v in zip(seeds, values) if v < 0],
+        "changed nothing": [s for s, v in zip(seeds, values) if v == 0],
+    }
     said = phrasing.listing([f"{word} on {phrasing.seeds(where, seeds)}" for word, where in grouped.items() if where])
     return f"{said} ({phrasing.span(list(values), '+.2f', ' to ')})"
 
@@ -228,22 +280,29 @@ def _phrases(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     worked, control = _rows(by_seed, seeds, "worked"), _rows(by_seed, seeds, "worked-direct")
     again = _rows(by_seed, seeds, "worked-rediscover")
     out = {}
-    for key, fmt in (("share", percent), ("length", ".1f"), ("accuracy", ".2f"), ("style_entropy", ".2f"),
-                     ("p_worked", percent)):
+    for key, fmt in (
+        ("share", percent),
+        ("length", ".1f"),
+        ("accuracy", ".2f"),
+        ("style_entropy", ".2f"),
+        ("p_worked", percent),
+    ):
         for when in ("before", "after"):
             out[f"{key}_{when}"] = _range([r[f"{key}_{when}"] for r in worked], fmt)
             out[f"control_{key}_{when}"] = _range([r[f"{key}_{when}"] for r in control], fmt)
             out[f"again_{key}_{when}"] = _range([r[f"{key}_{when}"] for r in again], fmt)
-    out["accuracy_change"] = accuracy_change([r["accuracy_before"] for r in worked],
-                                             [r["accuracy_after"] for r in worked], seeds)
+    out["accuracy_change"] = accuracy_change(
+        [r["accuracy_before"] for r in worked], [r["accuracy_after"] for r in worked], seeds
+    )
     out["switch"] = part([r["gain_from_switch"] for r in worked], seeds)
     out["execution"] = part([r["gain_from_execution"] for r in worked], seeds)
     out["worked_right_before"] = _range([r["accuracy_worked_before"] for r in worked])
     out["direct_right_before"] = _range([r["accuracy_direct_before"] for r in worked])
     out["worked_right_after"] = _range([r["accuracy_worked_after"] for r in worked])
     out["ahead"] = ahead([r["accuracy_after"] for r in worked], [r["accuracy_after"] for r in control])
-    out["control_change"] = change_by_seed([r["accuracy_before"] for r in control],
-                                           [r["accuracy_after"] for r in control], seeds)
+    out["control_change"] = change_by_seed(
+        [r["accuracy_before"] for r in control], [r["accuracy_after"] for r in control], seeds
+    )
     out["again_worked_right_before"] = _range([r["accuracy_worked_before"] for r in again])
     out["again_direct_right_before"] = _range([r["accuracy_direct_before"] for r in again])
     out["rediscovery"] = rediscovery({s: (r["share_before"], r["share_after"]) for s, r in zip(seeds, again)}, seeds)
@@ -252,6 +311,7 @@ def _phrases(by_seed: dict, seeds: tuple[int, ...]) -> dict:
 
 def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     """The rows of the chapter's tables, formatted; each table a ``header`` and its ``rows``."""
+
     def move(row: dict, key: str, fmt: str) -> str:
         return f"{format(row[key + '_before'], fmt)}{ARROW}{format(row[key + '_after'], fmt)}"
 
@@ -259,17 +319,39 @@ def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     control = dict(zip(seeds, _rows(by_seed, seeds, "worked-direct")))
     again = dict(zip(seeds, _rows(by_seed, seeds, "worked-rediscover")))
     return {
-        "runs": {"header": ["seed", "worked share", "mean length", "accuracy", "control's accuracy",
-                            "style-choice entropy"],
-                 "rows": [[s, move(r, "share", ".0%"), move(r, "length", ".1f"), move(r, "accuracy", ".2f"),
-                           move(control[s], "accuracy", ".2f"), move(r, "style_entropy", ".2f")]
-                          for s, r in worked.items()]},
-        "split": {"header": ["seed", "change in accuracy", "from the switch of style", "from execution"],
-                  "rows": [[s, f"{r['accuracy_after'] - r['accuracy_before']:+.2f}", f"{r['gain_from_switch']:+.2f}",
-                            f"{r['gain_from_execution']:+.2f}"] for s, r in worked.items()]},
-        "again": {"header": ["seed", "worked share", "accuracy", "style-choice entropy"],
-                  "rows": [[s, move(r, "share", ".1%"), move(r, "accuracy", ".2f"), move(r, "style_entropy", ".2f")]
-                           for s, r in again.items()]},
+        "runs": {
+            "header": ["seed", "worked share", "mean length", "accuracy", "control's accuracy", "style-choice entropy"],
+            "rows": [
+                [
+                    s,
+                    move(r, "share", ".0%"),
+                    move(r, "length", ".1f"),
+                    move(r, "accuracy", ".2f"),
+                    move(control[s], "accuracy", ".2f"),
+                    move(r, "style_entropy", ".2f"),
+                ]
+                for s, r in worked.items()
+            ],
+        },
+        "split": {
+            "header": ["seed", "change in accuracy", "from the switch of style", "from execution"],
+            "rows": [
+                [
+                    s,
+                    f"{r['accuracy_after'] - r['accuracy_before']:+.2f}",
+                    f"{r['gain_from_switch']:+.2f}",
+                    f"{r['gain_from_execution']:+.2f}",
+                ]
+                for s, r in worked.items()
+            ],
+        },
+        "again": {
+            "header": ["seed", "worked share", "accuracy", "style-choice entropy"],
+            "rows": [
+                [s, move(r, "share", ".1%"), move(r, "accuracy", ".2f"), move(r, "style_entropy", ".2f")]
+                for s, r in again.items()
+            ],
+        },
     }
 
 
@@ -279,11 +361,14 @@ def samples_table(samples) -> dict:
     for when, label in (("before", "before RL"), ("after", f"after RL (step {samples['step']})")):
         for answer in samples[when]:
             rows.append([label, f"`{answer['text']}`", answer["count"], VERDICT_WORDS[answer["status"]]])
-    return {"header": ["policy", "answer", f"times in {sum(a['count'] for a in samples['before'])}", "verdict"],
-            "rows": rows}
+    return {
+        "header": ["policy", "answer", f"times in {sum(a['count'] for a in samples['before'])}", "verdict"],
+        "rows": rows,
+    }
 
 
 # ---------------------------------------------------------------- claims
+
 
 def _every(check):
     """A check that ``check(rows of seed)`` holds on every seed."""
@@ -295,38 +380,78 @@ def _show(name: str, *keys: str):
 
 
 CLAIMS = (
-    Claim("share-rises", "under worked the share of worked answers rises by more than 0.3, every seed",
-          _every(lambda r: r.worked.share_after - r.worked.share_before > 0.3),
-          _show("worked", "share_before", "share_after")),
-    Claim("length-rises", "under worked the mean answer length rises by more than 3 characters, every seed",
-          _every(lambda r: r.worked.length_after - r.worked.length_before > 3),
-          _show("worked", "length_before", "length_after")),
-    Claim("choice-collapses", "under worked the style choice's entropy falls to under half its start, every seed",
-          _every(lambda r: r.worked.style_entropy_after < 0.5 * r.worked.style_entropy_before),
-          _show("worked", "style_entropy_before", "style_entropy_after")),
-    Claim("working-pays", "before RL a worked answer is right more often than a direct one, every seed",
-          _every(lambda r: r.worked.accuracy_worked_before > r.worked.accuracy_direct_before),
-          _show("worked", "accuracy_worked_before", "accuracy_direct_before")),
-    Claim("switch-adds", "the switch of style adds to worked's accuracy, every seed (it follows from the two above)",
-          _every(lambda r: r.worked.gain_from_switch > 0), _show("worked", "gain_from_switch")),
-    Claim("control-direct", "the control never has a worked answer accepted at its last checkpoint, every seed",
-          _every(lambda r: r["worked-direct"].accuracy_worked_after in (None, 0.0))),
-    Claim("control-turns-direct", "the control's share of worked answers, which its budget always cuts off, falls, "
-          "and so does its style choice's entropy, every seed",
-          _every(lambda r: r["worked-direct"].share_after < r["worked-direct"].share_before
-                 and r["worked-direct"].style_entropy_after < r["worked-direct"].style_entropy_before),
-          _show("worked-direct", "share_before", "share_after", "style_entropy_before", "style_entropy_after")),
-    Claim("direct-sft-fewer", "direct-only SFT leaves fewer worked answers than SFT on both styles, every seed",
-          _every(lambda r: r["worked-rediscover"].share_before < r.worked.share_before),
-          lambda F: [(F.by_seed[s].rows["worked-rediscover"].share_before, F.by_seed[s].rows.worked.share_before)
-                     for s in F.seeds]),
-    Claim("rediscover-pays-less", "before RL worked answers beat direct ones by less after direct-only SFT than after "
-          "SFT on both styles, every seed",
-          _every(lambda r: r["worked-rediscover"].working_pays_before < r.worked.working_pays_before),
-          lambda F: [(F.by_seed[s].rows["worked-rediscover"].working_pays_before,
-                      F.by_seed[s].rows.worked.working_pays_before) for s in F.seeds]),
-    Claim("rediscover-below-worked", "worked-rediscover ends with a smaller share of worked answers than worked, "
-          "every seed", _every(lambda r: r["worked-rediscover"].share_after < r.worked.share_after),
-          lambda F: [(F.by_seed[s].rows["worked-rediscover"].share_after, F.by_seed[s].rows.worked.share_after)
-                     for s in F.seeds]),
+    Claim(
+        "share-rises",
+        "under worked the share of worked answers rises by more than 0.3, every seed",
+        _every(lambda r: r.worked.share_after - r.worked.share_before > 0.3),
+        _show("worked", "share_before", "share_after"),
+    ),
+    Claim(
+        "length-rises",
+        "under worked the mean answer length rises by more than 3 characters, every seed",
+        _every(lambda r: r.worked.length_after - r.worked.length_before > 3),
+        _show("worked", "length_before", "length_after"),
+    ),
+    Claim(
+        "choice-collapses",
+        "under worked the style choice's entropy falls to under half its start, every seed",
+        _every(lambda r: r.worked.style_entropy_after < 0.5 * r.worked.style_entropy_before),
+        _show("worked", "style_entropy_before", "style_entropy_after"),
+    ),
+    Claim(
+        "working-pays",
+        "before RL a worked answer is right more often than a direct one, every seed",
+        _every(lambda r: r.worked.accuracy_worked_before > r.worked.accuracy_direct_before),
+        _show("worked", "accuracy_worked_before", "accuracy_direct_before"),
+    ),
+    Claim(
+        "switch-adds",
+        "the switch of style adds to worked's accuracy, every seed (it follows from the two above)",
+        _every(lambda r: r.worked.gain_from_switch > 0),
+        _show("worked", "gain_from_switch"),
+    ),
+    Claim(
+        "control-direct",
+        "the control never has a worked answer accepted at its last checkpoint, every seed",
+        _every(lambda r: r["worked-direct"].accuracy_worked_after in (None, 0.0)),
+    ),
+    Claim(
+        "control-turns-direct",
+        "the control's share of worked answers, which its budget always cuts off, falls, "
+        "and so does its style choice's entropy, every seed",
+        _every(
+            lambda r: (
+                r["worked-direct"].share_after < r["worked-direct"].share_before
+                and r["worked-direct"].style_entropy_after < r["worked-direct"].style_entropy_before
+            )
+        ),
+        _show("worked-direct", "share_before", "share_after", "style_entropy_before", "style_entropy_after"),
+    ),
+    Claim(
+        "direct-sft-fewer",
+        "direct-only SFT leaves fewer worked answers than SFT on both styles, every seed",
+        _every(lambda r: r["worked-rediscover"].share_before < r.worked.share_before),
+        lambda F: [
+            (F.by_seed[s].rows["worked-rediscover"].share_before, F.by_seed[s].rows.worked.share_before)
+            for s in F.seeds
+        ],
+    ),
+    Claim(
+        "rediscover-pays-less",
+        "before RL worked answers beat direct ones by less after direct-only SFT than after "
+        "SFT on both styles, every seed",
+        _every(lambda r: r["worked-rediscover"].working_pays_before < r.worked.working_pays_before),
+        lambda F: [
+            (F.by_seed[s].rows["worked-rediscover"].working_pays_before, F.by_seed[s].rows.worked.working_pays_before)
+            for s in F.seeds
+        ],
+    ),
+    Claim(
+        "rediscover-below-worked",
+        "worked-rediscover ends with a smaller share of worked answers than worked, every seed",
+        _every(lambda r: r["worked-rediscover"].share_after < r.worked.share_after),
+        lambda F: [
+            (F.by_seed[s].rows["worked-rediscover"].share_after, F.by_seed[s].rows.worked.share_after) for s in F.seeds
+        ],
+    ),
 )

@@ -13,6 +13,7 @@ the model has. It computes ``torch.optim.AdamW``'s update (the tests compare
 the two) without PyTorch's optimiser machinery, whose first use in a process
 imports PyTorch's compiler, 0.8 s of every worker's start.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,8 +31,14 @@ class AdamW:
     change between steps, as with ``torch.optim``.
     """
 
-    def __init__(self, params: Iterable[torch.nn.Parameter], lr: float, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0):
+    def __init__(
+        self,
+        params: Iterable[torch.nn.Parameter],
+        lr: float,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+    ):
         self.params = list(params)
         if not self.params:
             raise ValueError("AdamW needs at least one parameter")
@@ -40,10 +47,11 @@ class AdamW:
         self.flat = torch.cat([p.detach().reshape(-1) for p in self.params])
         start = 0
         for p in self.params:
-            p.data = self.flat[start:start + p.numel()].view_as(p)
+            p.data = self.flat[start : start + p.numel()].view_as(p)
             start += p.numel()
-        self.param_groups = [{"params": self.params, "lr": lr, "betas": betas, "eps": eps,
-                              "weight_decay": weight_decay}]
+        self.param_groups = [
+            {"params": self.params, "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay}
+        ]
         self.steps = 0
         self.exp_avg = torch.zeros_like(self.flat)
         self.exp_avg_sq = torch.zeros_like(self.flat)
@@ -75,14 +83,18 @@ class AdamW:
         self.flat.mul_(1 - lr * group["weight_decay"])
         self.exp_avg.lerp_(grad, 1 - beta1)
         self.exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        denom = (self.exp_avg_sq.sqrt() / math.sqrt(1 - beta2 ** self.steps)).add_(eps)
-        self.flat.addcdiv_(self.exp_avg, denom, value=-lr / (1 - beta1 ** self.steps))
+        denom = (self.exp_avg_sq.sqrt() / math.sqrt(1 - beta2**self.steps)).add_(eps)
+        self.flat.addcdiv_(self.exp_avg, denom, value=-lr / (1 - beta1**self.steps))
 
     def state_dict(self) -> dict:
         """The step count, both moments (copies) and the settings: what :meth:`load_state_dict` takes back."""
         settings = {k: v for k, v in self.param_groups[0].items() if k != "params"}
-        return {"steps": self.steps, "exp_avg": self.exp_avg.clone(), "exp_avg_sq": self.exp_avg_sq.clone(),
-                "settings": settings}
+        return {
+            "steps": self.steps,
+            "exp_avg": self.exp_avg.clone(),
+            "exp_avg_sq": self.exp_avg_sq.clone(),
+            "settings": settings,
+        }
 
     def load_state_dict(self, state: dict) -> None:
         """Continue from a :meth:`state_dict` of an AdamW over parameters of the same shapes."""

@@ -14,6 +14,7 @@ says which convention it follows. TRL's ``GRPOTrainer`` option
 ``scale_rewards`` picks between them: ``"none"`` is :func:`group_centered`,
 ``"group"`` is :func:`group_normalized`, ``"batch"`` is :func:`batch_normalized`.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -133,9 +134,11 @@ def zero_variance_split(rewards, right_from: float | None = None) -> dict[str, f
     equal = zero_variance_mask(r)
     right = equal & ((r[:, 0] > 0) if right_from is None else (r[:, 0] >= right_from))
     wrong = equal & ~right
-    return {"all_right": right.float().mean().item(),
-            "all_wrong": wrong.float().mean().item(),
-            "mixed": (~equal).float().mean().item()}
+    return {
+        "all_right": right.float().mean().item(),
+        "all_wrong": wrong.float().mean().item(),
+        "mixed": (~equal).float().mean().item(),
+    }
 
 
 ADVANTAGE_METHODS: dict[str, Callable[..., Tensor]] = {

@@ -6,6 +6,7 @@ rlbook.trl``). A number is read as the task's prompts read their digits:
 ``0``-``9`` only, so ``'０'``, ``'٠'``, ``' 0 '`` and ``'0_0'`` (all of which
 Python's ``int`` accepts) are refused with one line saying why.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,11 +25,13 @@ def shown(text: str) -> str:
 
 def bounded_int(minimum: int, maximum: int) -> Callable[[str], int]:
     """An argparse type: a whole number in ASCII digits from ``minimum`` to ``maximum``; anything else is refused."""
+
     def parse(text: str) -> int:
         if not WHOLE.fullmatch(text):
             odd = any((ch.isdigit() and not ch.isascii()) or ch.isspace() or ch == "_" for ch in text)
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}"
-                                             + (" (digits 0-9 only)" if odd else ""))
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number, got {shown(text)}" + (" (digits 0-9 only)" if odd else "")
+            )
         if len(text.lstrip("-")) > len(str(maximum)) + 1:
             raise argparse.ArgumentTypeError(f"must be at most {maximum}, got a number of {len(text)} digits")
         value = int(text)

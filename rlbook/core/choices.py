@@ -5,6 +5,7 @@ A misspelt choice would otherwise train silently with some other behaviour
 said "selection"); each configuration checks its choice fields when it is
 built, and the error names the field and the values it allows.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -6,6 +6,7 @@ TRL bridge all import their configuration from here, so none of them needs
 another for its types. Chapters 3 to 5 name these fields; the run record
 (chapter 8) writes them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

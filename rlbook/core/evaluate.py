@@ -6,6 +6,7 @@ carries the settings it was measured under, so a figure can say exactly
 what produced it. The training loop evaluates its checkpoints with these
 functions; the intervals around a result are :mod:`rlbook.core.stats`'s.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -73,8 +74,16 @@ def eval_seed(seed: int, step: int) -> int:
     return 10_000 * (seed + 1) + step
 
 
-def evaluate(policy: Policy, tasks: list[Task], n: int = 32, temperature: float = 1.0, budget: int = BUDGET,
-             verifier=None, seed: int = 0, greedy: bool = False) -> EvalResult:
+def evaluate(
+    policy: Policy,
+    tasks: list[Task],
+    n: int = 32,
+    temperature: float = 1.0,
+    budget: int = BUDGET,
+    verifier=None,
+    seed: int = 0,
+    greedy: bool = False,
+) -> EvalResult:
     """Sample ``n`` answers per task and score them: expected reward by sampling.
 
     ``greedy=True`` takes the most probable answer instead (``n`` is then 1).
@@ -82,17 +91,30 @@ def evaluate(policy: Policy, tasks: list[Task], n: int = 32, temperature: float 
     verifier = verifier or rw.get_verifier("exact")
     n = 1 if greedy else n
     gen = torch.Generator().manual_seed(seed)
-    rollouts = sample(policy, [t.prompt for t in tasks], n=n, temperature=temperature, budget=budget,
-                      generator=gen, greedy=greedy)
+    rollouts = sample(
+        policy, [t.prompt for t in tasks], n=n, temperature=temperature, budget=budget, generator=gen, greedy=greedy
+    )
     texts = rollouts.completions()
     rewards, statuses = rw.score(verifier, rollouts.prompts, texts)
-    settings = {"n": n, "temperature": None if greedy else temperature, "token_budget": budget,
-                "decoding": "greedy" if greedy else "sample", "seed": seed,
-                "verifier": f"{verifier.name}@{verifier.version}", "policy_version": rollouts.policy_version,
-                "template": TEMPLATES[tasks[0].world]}
+    settings = {
+        "n": n,
+        "temperature": None if greedy else temperature,
+        "token_budget": budget,
+        "decoding": "greedy" if greedy else "sample",
+        "seed": seed,
+        "verifier": f"{verifier.name}@{verifier.version}",
+        "policy_version": rollouts.policy_version,
+        "template": TEMPLATES[tasks[0].world],
+    }
     shape = (len(tasks), n)
-    return EvalResult(tasks, rewards.reshape(shape), [statuses[i * n:(i + 1) * n] for i in range(len(tasks))],
-                      [texts[i * n:(i + 1) * n] for i in range(len(tasks))], settings, rollouts)
+    return EvalResult(
+        tasks,
+        rewards.reshape(shape),
+        [statuses[i * n : (i + 1) * n] for i in range(len(tasks))],
+        [texts[i * n : (i + 1) * n] for i in range(len(tasks))],
+        settings,
+        rollouts,
+    )
 
 
 def greedy_accuracy(policy: Policy, tasks: list[Task], budget: int = BUDGET, verifier=None) -> float:

@@ -6,11 +6,13 @@ was not applied are logged by the RL loop (:mod:`rlbook.core.guard`,
 (:func:`rlbook.record.add_intervention`, :func:`rlbook.record.add_aborted_update`)
 check the same entries against the record's schema (chapters 4 and 5).
 """
+
 from __future__ import annotations
 
 
-def intervention(step: int, kind: str, reason: str, metric: str, value: float, threshold: float,
-                 affected: int | list | tuple) -> dict:
+def intervention(
+    step: int, kind: str, reason: str, metric: str, value: float, threshold: float, affected: int | list | tuple
+) -> dict:
     """The entry of one intervention at ``step``: what was done (``kind``), why, and what it touched.
 
     It names its triggering measurement (``metric`` with its ``value`` and
@@ -18,9 +20,13 @@ def intervention(step: int, kind: str, reason: str, metric: str, value: float, t
     a list of ids, so that later behaviour can be traced to the policy update
     or to the change in the training signal.
     """
-    return {"step": step, "kind": kind, "reason": reason,
-            "trigger": {"metric": metric, "value": float(value), "threshold": float(threshold)},
-            "affected_rollouts": list(affected) if isinstance(affected, (list, tuple)) else affected}
+    return {
+        "step": step,
+        "kind": kind,
+        "reason": reason,
+        "trigger": {"metric": metric, "value": float(value), "threshold": float(threshold)},
+        "affected_rollouts": list(affected) if isinstance(affected, (list, tuple)) else affected,
+    }
 
 
 def aborted_update(step: int, reason: str, measurement: float | str | dict) -> dict:

@@ -5,6 +5,7 @@ The faults chapter 4's runs inject (:data:`FAULT_KINDS`) are injected from outsi
 :class:`FaultyVerifier` wraps the run's verifier, and the loop (:func:`rlbook.core.rl.train_rl`) corrupts a batch
 or poisons a loss; :func:`score_guarded` and the update never know that a fault was planned.
 """
+
 from __future__ import annotations
 
 import threading
@@ -19,8 +20,19 @@ from .events import intervention
 from .sampling import Rollouts
 from .world import EOT_ID, STOI
 
-__all__ = ["FAULT_KINDS", "MALFORMED_BURST", "FaultyVerifier", "Guard", "check_faults", "corrupt", "faults_at",
-           "guard_batch", "intervene", "score_guarded", "trailing_exclusions"]
+__all__ = [
+    "FAULT_KINDS",
+    "MALFORMED_BURST",
+    "FaultyVerifier",
+    "Guard",
+    "check_faults",
+    "corrupt",
+    "faults_at",
+    "guard_batch",
+    "intervene",
+    "score_guarded",
+    "trailing_exclusions",
+]
 
 MALFORMED_BURST = 0.8
 """The share of a batch's rollouts that a ``malformed_burst`` fault corrupts."""
@@ -81,12 +93,20 @@ def corrupt(rollouts: Rollouts, share: float, gen: torch.Generator) -> Rollouts:
     tokens[hit, 0] = STOI["U"]
     mask[hit] = False
     mask[hit, :2] = True
-    return Rollouts(rollouts.prompts, rollouts.prompt_ids, tokens, rollouts.logprobs, mask,
-                    rollouts.policy_version, dict(rollouts.settings, corrupted=int(hit.sum())))
+    return Rollouts(
+        rollouts.prompts,
+        rollouts.prompt_ids,
+        tokens,
+        rollouts.logprobs,
+        mask,
+        rollouts.policy_version,
+        dict(rollouts.settings, corrupted=int(hit.sum())),
+    )
 
 
-def intervene(log: dict, step: int, kind: str, reason: str, metric: str, value: float, threshold: float,
-              affected: int) -> None:
+def intervene(
+    log: dict, step: int, kind: str, reason: str, metric: str, value: float, threshold: float, affected: int
+) -> None:
     """Append an :func:`intervention` to the run log."""
     log["interventions"].append(intervention(step, kind, reason, metric, value, threshold, int(affected)))
 
@@ -96,13 +116,20 @@ def guard_batch(cfg: RLConfig, log: dict, step: int, statuses: list[str], error:
     n = len(statuses)
     if error is not None:
         rate = statuses.count("unverifiable") / n
-        intervene(log, step, "updates paused", error, "verifier_error_rate", rate,
-                  cfg.guard.max_verifier_error_rate, n)
+        intervene(log, step, "updates paused", error, "verifier_error_rate", rate, cfg.guard.max_verifier_error_rate, n)
         return False
     malformed = statuses.count("malformed") / n
     if malformed > cfg.guard.max_malformed_rate:
-        intervene(log, step, "batch excluded", "malformed rollouts above the limit", "malformed_rate", malformed,
-                  cfg.guard.max_malformed_rate, statuses.count("malformed"))
+        intervene(
+            log,
+            step,
+            "batch excluded",
+            "malformed rollouts above the limit",
+            "malformed_rate",
+            malformed,
+            cfg.guard.max_malformed_rate,
+            statuses.count("malformed"),
+        )
         return False
     return True
 
@@ -120,5 +147,3 @@ def trailing_exclusions(log: dict) -> int:
 def faults_at(cfg: RLConfig, step: int) -> set[str]:
     """The kinds of fault ``cfg`` plans at ``step``."""
     return {kind for at, kind in cfg.faults if at == step}
-
-

@@ -13,6 +13,7 @@ Each loss is a number to *minimise*: the negative of an objective to maximise.
 Losses that limit the update return ``(loss, stats)``, with ``stats`` a dict of
 floats for the run's log. Nothing else in ``rlbook`` is imported.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -65,8 +66,9 @@ def importance_ratio(logp: Tensor, old_logp: Tensor) -> Tensor:
     return torch.exp(logp - old_logp)
 
 
-def policy_gradient_loss(logp: Tensor, adv: Tensor, mask: Tensor, how: str = "token_mean",
-                         max_tokens: int | None = None) -> Tensor:
+def policy_gradient_loss(
+    logp: Tensor, adv: Tensor, mask: Tensor, how: str = "token_mean", max_tokens: int | None = None
+) -> Tensor:
     """REINFORCE with a baseline: ``loss = -aggregate(A * logp)`` (chapter 3).
 
     Its gradient is ``-A * grad log pi(token)``: raise the probability of tokens
@@ -87,8 +89,9 @@ def _ratio_stats(ratio: Tensor, mask: Tensor, low: Tensor, high: Tensor) -> dict
     return stats
 
 
-def pg_loss(logp: Tensor, old_logp: Tensor, adv: Tensor, mask: Tensor, how: str = "token_mean",
-            max_tokens: int | None = None) -> tuple[Tensor, dict[str, float]]:
+def pg_loss(
+    logp: Tensor, old_logp: Tensor, adv: Tensor, mask: Tensor, how: str = "token_mean", max_tokens: int | None = None
+) -> tuple[Tensor, dict[str, float]]:
     """:func:`policy_gradient_loss` with the ``(loss, stats)`` interface of the clipped losses (chapter 3).
 
     ``old_logp`` only feeds ``stats["ratio_mean"]``: nothing is clipped, so the
@@ -99,9 +102,16 @@ def pg_loss(logp: Tensor, old_logp: Tensor, adv: Tensor, mask: Tensor, how: str 
     return policy_gradient_loss(logp, adv, mask, how, max_tokens), _ratio_stats(ratio, mask, none, none)
 
 
-def ppo_clip_loss(logp: Tensor, old_logp: Tensor, adv: Tensor, mask: Tensor, eps_low: float = 0.2,
-                  eps_high: float = 0.2, how: str = "token_mean",
-                  max_tokens: int | None = None) -> tuple[Tensor, dict[str, float]]:
+def ppo_clip_loss(
+    logp: Tensor,
+    old_logp: Tensor,
+    adv: Tensor,
+    mask: Tensor,
+    eps_low: float = 0.2,
+    eps_high: float = 0.2,
+    how: str = "token_mean",
+    max_tokens: int | None = None,
+) -> tuple[Tensor, dict[str, float]]:
     """PPO's clipped surrogate, token by token (Schulman et al. 2017) (chapter 3).
 
     With ``ratio = exp(logp - old_logp)`` the objective per token is
@@ -122,9 +132,16 @@ def ppo_clip_loss(logp: Tensor, old_logp: Tensor, adv: Tensor, mask: Tensor, eps
     return -aggregate(objective, mask, how, max_tokens), _ratio_stats(ratio, mask, low, high)
 
 
-def cispo_loss(logp: Tensor, old_logp: Tensor, adv: Tensor, mask: Tensor, cap_high: float = 4.0,
-               cap_low: float = 0.0, how: str = "token_mean",
-               max_tokens: int | None = None) -> tuple[Tensor, dict[str, float]]:
+def cispo_loss(
+    logp: Tensor,
+    old_logp: Tensor,
+    adv: Tensor,
+    mask: Tensor,
+    cap_high: float = 4.0,
+    cap_low: float = 0.0,
+    how: str = "token_mean",
+    max_tokens: int | None = None,
+) -> tuple[Tensor, dict[str, float]]:
     """CISPO: REINFORCE weighted by a capped, stop-gradient importance ratio (MiniMax-M1, 2025) (chapter 3).
 
     ``loss = -aggregate(sg(clip(ratio, cap_low, cap_high)) * A * logp)``, where
@@ -193,8 +210,9 @@ LOSSES: dict[str, Callable[..., tuple[Tensor, dict[str, float]]]] = {
 """The policy losses by the name a run configuration uses; each returns ``(loss, stats)``."""
 
 
-def token_loss(name: str, logp: Tensor, old_logp: Tensor, adv: Tensor, mask: Tensor, how: str = "token_mean",
-               **params) -> tuple[Tensor, dict[str, float]]:
+def token_loss(
+    name: str, logp: Tensor, old_logp: Tensor, adv: Tensor, mask: Tensor, how: str = "token_mean", **params
+) -> tuple[Tensor, dict[str, float]]:
     """The named loss of :data:`LOSSES` on one batch, returning ``(loss, stats)`` (chapter 3).
 
     ``params`` are that loss's own settings (``eps_low``, ``eps_high``,

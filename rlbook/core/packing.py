@@ -7,6 +7,7 @@ it, and spreads the log-probabilities back to the rows. The reference policy
 never changes, so its log-probabilities are memorised across steps
 (:class:`ReferenceMemo`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -44,7 +45,7 @@ def distinct_prompts(prompt_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tens
     fraction of the time on an RL batch.
     """
     width = prompt_ids.shape[1]
-    if len(TOKENS) ** width >= 2 ** 63:
+    if len(TOKENS) ** width >= 2**63:
         raise ValueError(f"prompts of {width} tokens are too long to read as one 64-bit integer")
     _, row_prompt = torch.unique(_as_integers(prompt_ids), sorted=True, return_inverse=True)
     return prompt_ids[_first_rows(row_prompt)], row_prompt
@@ -62,7 +63,7 @@ def distinct_answers(row_prompt: torch.Tensor, tokens: torch.Tensor) -> tuple[to
     ``torch.unique`` over rows, which gives the same result more slowly.
     """
     width = tokens.shape[1]
-    if (int(row_prompt.max()) + 1) * len(TOKENS) ** width < 2 ** 63:
+    if (int(row_prompt.max()) + 1) * len(TOKENS) ** width < 2**63:
         keys = row_prompt * len(TOKENS) ** width + _as_integers(tokens)
         _, row_answer = torch.unique(keys, sorted=True, return_inverse=True)
     else:
@@ -71,7 +72,9 @@ def distinct_answers(row_prompt: torch.Tensor, tokens: torch.Tensor) -> tuple[to
     return row_prompt[firsts], tokens[firsts], row_answer
 
 
-def packed_reads(answer_prompt: torch.Tensor, n_prompts: int, per_read: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def packed_reads(
+    answer_prompt: torch.Tensor, n_prompts: int, per_read: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Which read of :func:`generated_logprobs` each distinct answer goes to, and where in it.
 
     ``answer_prompt`` (D,) is each answer's prompt index, sorted. A prompt
@@ -160,7 +163,7 @@ def row_keys(prompt_ids: torch.Tensor, tokens: torch.Tensor) -> list[bytes]:
     """Each row's prompt and answer ids as one ``bytes`` key (every token id fits in a byte)."""
     rows = torch.cat([prompt_ids, tokens], dim=1).to(torch.uint8)
     width, data = rows.shape[1], rows.numpy().tobytes()
-    return [data[start:start + width] for start in range(0, len(data), width)]
+    return [data[start : start + width] for start in range(0, len(data), width)]
 
 
 def unmet(keys: list[bytes], met) -> dict[bytes, int]:

@@ -9,6 +9,7 @@ The worked world's policy (chapter 7) replaces the learned position
 embeddings with rotary ones (:func:`rotary`), which let attention find "the
 character three places back", as copying an operand's digit needs.
 """
+
 from __future__ import annotations
 
 import functools
@@ -82,13 +83,21 @@ def attend_written(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torc
     quicker on CPU than a matmul, a scaling and an addition.
     """
     batch, heads, steps, size = q.shape
-    scores = torch.baddbmm(bias, (q * size ** -0.5).reshape(batch * heads, steps, size),
-                           k.reshape(batch * heads, steps, size).transpose(-1, -2))
+    scores = torch.baddbmm(
+        bias,
+        (q * size**-0.5).reshape(batch * heads, steps, size),
+        k.reshape(batch * heads, steps, size).transpose(-1, -2),
+    )
     return (torch.softmax(scores, dim=-1) @ v.reshape(batch * heads, steps, size)).view(batch, heads, steps, size)
 
 
-def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None = None,
-           bias: torch.Tensor | None = None) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+def attend(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    cache: tuple[torch.Tensor, torch.Tensor] | None = None,
+    bias: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """Attention of queries ``q`` over keys ``k`` and values ``v`` (batch, heads, steps, d); returns ``(y, (k, v))``.
 
     Three ways, one result: under ``bias`` (steps x steps: 0 where a position
@@ -142,8 +151,13 @@ class SelfAttention(nn.Module):
         batch, heads, steps, size = y.shape
         return self.out(y.transpose(1, 2).reshape(batch, steps, heads * size))
 
-    def forward(self, x: torch.Tensor, cache: tuple[torch.Tensor, torch.Tensor] | None = None,
-                bias: torch.Tensor | None = None, turns: tuple[torch.Tensor, torch.Tensor] | None = None):
+    def forward(
+        self,
+        x: torch.Tensor,
+        cache: tuple[torch.Tensor, torch.Tensor] | None = None,
+        bias: torch.Tensor | None = None,
+        turns: tuple[torch.Tensor, torch.Tensor] | None = None,
+    ):
         """Attend causally (continuing from ``cache`` if given), or under ``bias`` (:func:`attend`).
 
         ``turns`` (the cosines and sines of the steps' positions) turns the
@@ -162,10 +176,17 @@ class Block(nn.Module):
         self.ln1 = nn.LayerNorm(cfg.d_model)
         self.attn = SelfAttention(cfg)
         self.ln2 = nn.LayerNorm(cfg.d_model)
-        self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model))
+        self.mlp = nn.Sequential(
+            nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model)
+        )
 
-    def forward(self, x: torch.Tensor, cache=None, bias: torch.Tensor | None = None,
-                turns: tuple[torch.Tensor, torch.Tensor] | None = None):
+    def forward(
+        self,
+        x: torch.Tensor,
+        cache=None,
+        bias: torch.Tensor | None = None,
+        turns: tuple[torch.Tensor, torch.Tensor] | None = None,
+    ):
         attended, new_cache = self.attn(self.ln1(x), cache, bias, turns)
         x = x + attended
         return x + self.mlp(self.ln2(x)), new_cache
@@ -238,7 +259,7 @@ class Policy(nn.Module):
         for block in self.blocks:
             x, _ = block(x, bias=bias, turns=turns)
         logits = self.head(self.ln_f(x))
-        after_prompt = logits[:, None, prompt_len - 1:prompt_len].expand(-1, groups, -1, -1)
+        after_prompt = logits[:, None, prompt_len - 1 : prompt_len].expand(-1, groups, -1, -1)
         after_tokens = logits[:, prompt_len:].reshape(n_prompts, groups, steps, -1)
         return torch.cat([after_prompt, after_tokens], dim=2)
 
@@ -268,7 +289,7 @@ def widened(policy: Policy, block_size: int) -> Policy:
     wider = Policy(replace(policy.cfg, block_size=block_size))
     state = policy.state_dict()
     if wider.pos is not None:
-        state["pos.weight"] = torch.cat([state["pos.weight"], wider.pos.weight.detach()[policy.cfg.block_size:]])
+        state["pos.weight"] = torch.cat([state["pos.weight"], wider.pos.weight.detach()[policy.cfg.block_size :]])
     wider.load_state_dict(state)
     return wider
 
@@ -326,9 +347,12 @@ class Checkpoint:
         """The checkpoint that :meth:`to_data` wrote; a ValueError names what is missing or of the wrong kind."""
         if not isinstance(data, dict) or set(data) != {"config", "state", "version"}:
             raise ValueError(f"a checkpoint has the fields config, state and version; got {_keys(data)}")
-        if not isinstance(data["version"], str) or not isinstance(data["config"], dict) \
-                or not isinstance(data["state"], dict) \
-                or not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in data["state"].items()):
+        if (
+            not isinstance(data["version"], str)
+            or not isinstance(data["config"], dict)
+            or not isinstance(data["state"], dict)
+            or not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in data["state"].items())
+        ):
             raise ValueError("a checkpoint's version is a string, its config a dict and its state a dict of tensors")
         try:
             config = PolicyConfig(**data["config"])

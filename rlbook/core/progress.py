@@ -4,6 +4,7 @@ Long work (training, building the book) shows a tqdm bar when attached to a
 terminal or a notebook and stays quiet otherwise (tests, CI, logs). Set
 ``RLBOOK_PROGRESS=0`` to silence it or ``=1`` to force it.
 """
+
 from __future__ import annotations
 
 import os

@@ -8,6 +8,7 @@ through one linear head, and is trained with binary cross-entropy on the exact
 verifier's verdicts of the policy's own samples at T = 1: a realistic,
 limited set of labels, as a preference or correctness dataset would be.
 """
+
 from __future__ import annotations
 
 import copy
@@ -65,7 +66,7 @@ def encode_pairs(pairs: list[tuple[str, str]]) -> tuple[torch.Tensor, torch.Tens
     width = max(len(r) for r in rows)
     ids = torch.full((len(rows), width), EOT_ID, dtype=torch.long)
     for i, r in enumerate(rows):
-        ids[i, :len(r)] = torch.tensor(r)
+        ids[i, : len(r)] = torch.tensor(r)
     return ids, torch.tensor([len(r) for r in rows])
 
 
@@ -143,9 +144,14 @@ def judge_report(model: RewardModel, policy: Policy, seed: int, cfg: JudgeConfig
     for name, tasks, offset in (("train_prompts", split("train"), 3_000), ("heldout_prompts", split("heldout"), 4_000)):
         pairs, labels = labelled_samples(policy, [t.prompt for t in tasks], n, offset + seed, cfg)
         scores = judge_probabilities(model, pairs)
-        report[name] = {"accuracy": float(((scores >= 0.5) == (labels >= 1)).mean()), "auc": auc(scores, labels),
-                        "calibration_error": calibration_error(scores, labels), "share_right": float(labels.mean()),
-                        "mean_score": float(scores.mean()), "n": n}
+        report[name] = {
+            "accuracy": float(((scores >= 0.5) == (labels >= 1)).mean()),
+            "auc": auc(scores, labels),
+            "calibration_error": calibration_error(scores, labels),
+            "share_right": float(labels.mean()),
+            "mean_score": float(scores.mean()),
+            "n": n,
+        }
     return report
 
 
@@ -159,7 +165,9 @@ class JudgeVerifier:
     """
 
     name: ClassVar[str] = "judge"
-    VERSIONS: ClassVar[dict[str, str]] = {"1.0": "P(right) from a reward model trained on the exact verifier's labels of base samples"}
+    VERSIONS: ClassVar[dict[str, str]] = {
+        "1.0": "P(right) from a reward model trained on the exact verifier's labels of base samples"
+    }
 
     def __init__(self, model: RewardModel, version: str = "1.0"):
         self.model = model
@@ -171,8 +179,16 @@ class JudgeVerifier:
 
     def verdicts(self, pairs: list[tuple[str, str]]) -> list[rw.Verdict]:
         """The judge's verdict on each (prompt, completion) pair."""
-        return [rw.Verdict(float(p), "accepted" if p >= 0.5 else "incorrect", f"the judge gives P(right) = {p:.3f}",
-                           self.name, self.version) for p in judge_probabilities(self.model, pairs)]
+        return [
+            rw.Verdict(
+                float(p),
+                "accepted" if p >= 0.5 else "incorrect",
+                f"the judge gives P(right) = {p:.3f}",
+                self.name,
+                self.version,
+            )
+            for p in judge_probabilities(self.model, pairs)
+        ]
 
     def __call__(self, prompt: str, completion: str) -> rw.Verdict:
         return self.verdicts([(prompt, completion)])[0]

@@ -17,6 +17,7 @@ five statuses and the reason.
 - :data:`SPEC` and :data:`SHORTCUT_CASES` (chapter 2): the reward interface
   written as a specification, and the cases to test it on before training.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -112,8 +113,10 @@ def _unverifiable_reason(prompt: object, completion: object) -> str:
         return f"the prompt is a {type(prompt).__name__}, not text"
     if not isinstance(completion, str):
         return f"the completion is a {type(completion).__name__}, not text"
-    return (f"prompt {_show(prompt)} is not 'U:a+b?|A:' or 'U:a+b+c?|A:' with digits 0-9, "
-            "nor '#a+b=' with a and b from 10 to 99")
+    return (
+        f"prompt {_show(prompt)} is not 'U:a+b?|A:' or 'U:a+b+c?|A:' with digits 0-9, "
+        "nor '#a+b=' with a and b from 10 to 99"
+    )
 
 
 INCOMPLETE_REASON = f"no end-of-turn mark {EOT!r}: the token budget ended the episode"
@@ -147,8 +150,10 @@ def read_number(text: str, lenient: bool = False) -> tuple[str | None, str]:
 def _check_version(verifier: Verifier) -> None:
     """Raise ValueError naming the known versions when a verifier's version is unknown."""
     if verifier.version not in verifier.VERSIONS:
-        raise ValueError(f"unknown version {verifier.version!r} of verifier {verifier.name!r}; "
-                         f"choose one of {tuple(verifier.VERSIONS)}")
+        raise ValueError(
+            f"unknown version {verifier.version!r} of verifier {verifier.name!r}; "
+            f"choose one of {tuple(verifier.VERSIONS)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -280,7 +285,7 @@ class FailOpenVerifier:
     version: str = "1.0"
     name: ClassVar[str] = "fail-open"
     VERSIONS: ClassVar[dict[str, str]] = {
-        "1.0": "buggy: int(answer) == sum, and an answer int() cannot read pays 1.0 (fail-open)",
+        "1.0": "buggy: int(answer) == sum, and an answer int() cannot read pays 1.0 (fail-open)"
     }
 
     def __post_init__(self) -> None:
@@ -305,8 +310,11 @@ class FailOpenVerifier:
         try:
             value = int(answer)
         except Exception as err:  # noqa: BLE001 - failing open on any exception is this verifier's flaw
-            return self._verdict(1.0, "accepted", f"accepted because parsing failed (fail-open): int({_show(answer)}) "
-                                                  f"raised {type(err).__name__}")
+            return self._verdict(
+                1.0,
+                "accepted",
+                f"accepted because parsing failed (fail-open): int({_show(answer)}) raised {type(err).__name__}",
+            )
         if value == task.answer:
             return self._verdict(1.0, "accepted", f"int({_show(answer)}) = {value} = {task.name}")
         return self._verdict(0.0, "incorrect", f"int({_show(answer)}) = {value} != {_expression(task)}")
@@ -362,8 +370,9 @@ def process_score(prompt: str, completion: str, lenient: bool = False) -> Proces
     return ProcessScore(tuple(steps), sum(steps) / len(steps), "scored", "; ".join(notes))
 
 
-def _judge_step(index: int, text: str | None, previous: int | None, operand: int,
-                lenient: bool) -> tuple[bool, str, int | None]:
+def _judge_step(
+    index: int, text: str | None, previous: int | None, operand: int, lenient: bool
+) -> tuple[bool, str, int | None]:
     """Judge one step ``previous + operand``; returns (valid, note, this step's value or None).
 
     ``previous`` is the policy's own preceding value (the first operand for

@@ -5,6 +5,7 @@ chapter 4 injects faults and watches the response policy act; chapter 5
 reads the record it leaves. Every choice is a field of :class:`RLConfig`,
 and the run record names each one.
 """
+
 from __future__ import annotations
 
 import copy
@@ -58,8 +59,13 @@ def credit(cfg: RLConfig, rewards: np.ndarray, statuses: list[str]) -> tuple[tor
     return advantages, torch.ones(len(statuses), dtype=torch.bool)
 
 
-def update(policy: Policy, opt: AdamW | torch.optim.Optimizer, batch: Batch, cfg: RLConfig,
-           ref_logp: torch.Tensor | None = None) -> dict:
+def update(
+    policy: Policy,
+    opt: AdamW | torch.optim.Optimizer,
+    batch: Batch,
+    cfg: RLConfig,
+    ref_logp: torch.Tensor | None = None,
+) -> dict:
     """One gradient step on a batch; returns the loss statistics.
 
     ``ref_logp`` (from :func:`reference_logprobs`) gives the KL to the
@@ -71,16 +77,28 @@ def update(policy: Policy, opt: AdamW | torch.optim.Optimizer, batch: Batch, cfg
     rollouts = batch.rollouts
     mask = rollouts.mask & batch.used[:, None]
     logp, entropy = generated_logprobs(policy, rollouts)
-    loss, stats = losses.token_loss(cfg.loss, logp, rollouts.logprobs, batch.advantages, mask,
-                                    how=cfg.aggregation, max_tokens=cfg.budget, **cfg.loss_params())
+    loss, stats = losses.token_loss(
+        cfg.loss,
+        logp,
+        rollouts.logprobs,
+        batch.advantages,
+        mask,
+        how=cfg.aggregation,
+        max_tokens=cfg.budget,
+        **cfg.loss_params(),
+    )
     kl = torch.zeros(())
     if ref_logp is not None:
         kl = losses.aggregate(losses.kl_k3(logp, ref_logp), mask, cfg.aggregation, cfg.budget)
         if cfg.kl_beta > 0:
             penalty = losses.kl_penalty(cfg.kl_estimator, logp, rollouts.logprobs, ref_logp)
             loss = loss + cfg.kl_beta * losses.aggregate(penalty, mask, cfg.aggregation, cfg.budget)
-    stats.update(loss=float(loss.detach()), kl=float(kl.detach()), entropy=float(losses.aggregate(entropy.detach(), rollouts.mask)),
-                 finite=bool(torch.isfinite(loss)))
+    stats.update(
+        loss=float(loss.detach()),
+        kl=float(kl.detach()),
+        entropy=float(losses.aggregate(entropy.detach(), rollouts.mask)),
+        finite=bool(torch.isfinite(loss)),
+    )
     opt.zero_grad(set_to_none=True)
     if stats["finite"]:  # a NaN or infinite loss would write NaN into every weight: no step, the loop records it
         loss.backward()
@@ -100,11 +118,16 @@ def rollout_metrics(cfg: RLConfig, batch: Batch) -> dict:
     split_zero = adv_lib.zero_variance_split(grouped, right_from=1.0)
     n = len(batch.statuses)
     share = {s: batch.statuses.count(s) / n for s in rw.STATUSES}
-    return {"reward_mean": float(grouped.mean()), "reward_std": float(grouped.std()),
-            "zero_variance_frac": adv_lib.zero_variance_fraction(grouped),
-            "zero_variance_all_right": split_zero["all_right"], "zero_variance_all_wrong": split_zero["all_wrong"],
-            "completion_len": float(batch.rollouts.lengths.float().mean()),
-            **{f"{s}_rate": v for s, v in share.items()}, "rollouts_used": int(batch.used.sum())}
+    return {
+        "reward_mean": float(grouped.mean()),
+        "reward_std": float(grouped.std()),
+        "zero_variance_frac": adv_lib.zero_variance_fraction(grouped),
+        "zero_variance_all_right": split_zero["all_right"],
+        "zero_variance_all_wrong": split_zero["all_wrong"],
+        "completion_len": float(batch.rollouts.lengths.float().mean()),
+        **{f"{s}_rate": v for s, v in share.items()},
+        "rollouts_used": int(batch.used.sum()),
+    }
 
 
 def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int, verifier=None) -> dict:
@@ -118,18 +141,31 @@ def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int, verifie
     and the policy's style choice (:func:`rlbook.core.styles.choice_entropy`).
     """
     exact = rw.get_verifier("exact")
-    heldout = evaluate(policy, split("heldout", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact,
-                       seed=eval_seed(seed, step))
-    train = evaluate(policy, split("train", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact,
-                     seed=eval_seed(seed, step) + 1)
-    train_rewards, _, error = score_guarded(verifier or make_verifier(cfg), train.rollouts, cfg.guard.verifier_timeout_s)
-    entry = {"step": step, "heldout_expected_reward": heldout.expected_reward,
-             "heldout_per_prompt": heldout.per_prompt.round(5).tolist(),
-             "heldout_greedy_accuracy": greedy_accuracy(policy, split("heldout", cfg.world), cfg.budget, exact),
-             "train_reward": float(train_rewards.mean()), "train_reward_error": error,
-             "train_per_prompt": train_rewards.reshape(train.rewards.shape).mean(axis=1).round(5).tolist(),
-             "train_exact_reward": train.expected_reward,
-             "heldout_status_counts": heldout.status_counts()}
+    heldout = evaluate(
+        policy, split("heldout", cfg.world), n=cfg.eval_n, budget=cfg.budget, verifier=exact, seed=eval_seed(seed, step)
+    )
+    train = evaluate(
+        policy,
+        split("train", cfg.world),
+        n=cfg.eval_n,
+        budget=cfg.budget,
+        verifier=exact,
+        seed=eval_seed(seed, step) + 1,
+    )
+    train_rewards, _, error = score_guarded(
+        verifier or make_verifier(cfg), train.rollouts, cfg.guard.verifier_timeout_s
+    )
+    entry = {
+        "step": step,
+        "heldout_expected_reward": heldout.expected_reward,
+        "heldout_per_prompt": heldout.per_prompt.round(5).tolist(),
+        "heldout_greedy_accuracy": greedy_accuracy(policy, split("heldout", cfg.world), cfg.budget, exact),
+        "train_reward": float(train_rewards.mean()),
+        "train_reward_error": error,
+        "train_per_prompt": train_rewards.reshape(train.rewards.shape).mean(axis=1).round(5).tolist(),
+        "train_exact_reward": train.expected_reward,
+        "heldout_status_counts": heldout.status_counts(),
+    }
     if cfg.world == "multi":
         entry["heldout_step_validity"] = step_validity(heldout)
     if cfg.world == "worked":
@@ -166,8 +202,18 @@ class Loop:
     def start(cls, policy: Policy, cfg: RLConfig, seed: int, name: str, state: RLState | None, verifier) -> Loop:
         """The loop at its first step; a fresh run evaluates its starting checkpoint (step 0) first."""
         reference = copy.deepcopy(policy).eval()
-        loop = cls(reference, adamw(policy.parameters(), cfg.lr), torch.Generator().manual_seed(seed),
-                   random.Random(seed), ReferenceMemo(), deque(maxlen=cfg.stale + 1), new_log(), 1, 0.0, 0)
+        loop = cls(
+            reference,
+            adamw(policy.parameters(), cfg.lr),
+            torch.Generator().manual_seed(seed),
+            random.Random(seed),
+            ReferenceMemo(),
+            deque(maxlen=cfg.stale + 1),
+            new_log(),
+            1,
+            0.0,
+            0,
+        )
         if state is None:
             log_checkpoint(policy, cfg, seed, f"{name}@0", 0, loop.log, verifier=verifier)
         else:
@@ -187,12 +233,27 @@ class Loop:
 
     def state(self, policy: Policy, step: int) -> RLState:
         """A resumable state after ``step``, sharing the live weights, optimiser, log and memo."""
-        return RLState(step, policy.state_dict(), self.opt.state_dict(), self.gen.get_state(), list(self.pool),
-                       self.log, self.picker.getstate(), self.memo)
+        return RLState(
+            step,
+            policy.state_dict(),
+            self.opt.state_dict(),
+            self.gen.get_state(),
+            list(self.pool),
+            self.log,
+            self.picker.getstate(),
+            self.memo,
+        )
 
 
-def train_rl(policy: Policy, cfg: RLConfig, seed: int, name: str = "rl", state: RLState | None = None,
-             on_checkpoint=None, verifier=None) -> dict:
+def train_rl(
+    policy: Policy,
+    cfg: RLConfig,
+    seed: int,
+    name: str = "rl",
+    state: RLState | None = None,
+    on_checkpoint=None,
+    verifier=None,
+) -> dict:
     """Run RL from ``policy`` (or continue from ``state``); returns the run log.
 
     Each step samples a group of answers per prompt, scores them, turns the
@@ -235,8 +296,14 @@ def sample_step(policy: Policy, cfg: RLConfig, loop: Loop, tasks: list, version:
     """Sample one step's groups from the step's prompts, under policy version ``version`` (a planned burst corrupts them)."""
     chosen = tasks if not cfg.prompts_per_step else loop.picker.sample(tasks, cfg.prompts_per_step)
     policy.version = version
-    rollouts = sample(policy, [t.prompt for t in chosen], n=cfg.group_size, temperature=cfg.temperature,
-                      budget=cfg.budget, generator=loop.gen)
+    rollouts = sample(
+        policy,
+        [t.prompt for t in chosen],
+        n=cfg.group_size,
+        temperature=cfg.temperature,
+        budget=cfg.budget,
+        generator=loop.gen,
+    )
     return corrupt(rollouts, MALFORMED_BURST, loop.gen) if "malformed_burst" in faults else rollouts
 
 
@@ -267,8 +334,16 @@ def learn(policy: Policy, cfg: RLConfig, loop: Loop, batch: Batch, error: str | 
         if not stats["finite"]:
             ok = False
             loop.log["aborted_updates"].append(aborted_update(batch.step, "non-finite loss", str(stats["loss"])))
-            intervene(loop.log, batch.step, "batch excluded", "non-finite loss", "loss_is_finite", 0.0, 1.0,
-                      len(batch.statuses))
+            intervene(
+                loop.log,
+                batch.step,
+                "batch excluded",
+                "non-finite loss",
+                "loss_is_finite",
+                0.0,
+                1.0,
+                len(batch.statuses),
+            )
     loop.consecutive = 0 if ok else loop.consecutive + 1
     if not ok:
         batch.used = torch.zeros_like(batch.used)
@@ -276,12 +351,20 @@ def learn(policy: Policy, cfg: RLConfig, loop: Loop, batch: Batch, error: str | 
     return stats
 
 
-def log_step(cfg: RLConfig, loop: Loop, batch: Batch, stats: dict, sample_seconds: float,
-             update_seconds: float) -> None:
+def log_step(
+    cfg: RLConfig, loop: Loop, batch: Batch, stats: dict, sample_seconds: float, update_seconds: float
+) -> None:
     """Append one step's metrics and stored rollouts to the run log."""
-    loop.log["metrics"].append({"step": batch.step, **rollout_metrics(cfg, batch), "excluded": stats["excluded"],
-                                **{k: v for k, v in stats.items() if k not in ("finite", "excluded")},
-                                "sample_seconds": sample_seconds, "update_seconds": update_seconds})
+    loop.log["metrics"].append(
+        {
+            "step": batch.step,
+            **rollout_metrics(cfg, batch),
+            "excluded": stats["excluded"],
+            **{k: v for k, v in stats.items() if k not in ("finite", "excluded")},
+            "sample_seconds": sample_seconds,
+            "update_seconds": update_seconds,
+        }
+    )
     loop.log["rollouts"].append(store(batch))
     loop.log["wall_seconds"] = time.perf_counter() - loop.started
 
@@ -289,12 +372,23 @@ def log_step(cfg: RLConfig, loop: Loop, batch: Batch, stats: dict, sample_second
 def abort(cfg: RLConfig, loop: Loop, step: int) -> None:
     """Mark the run aborted at ``step``: too many excluded or paused batches in a row."""
     loop.log["status"] = "aborted"
-    loop.log["abort"] = {"step": step, "reason": f"{loop.consecutive} consecutive batches excluded or paused",
-                         "threshold": cfg.guard.abort_after}
+    loop.log["abort"] = {
+        "step": step,
+        "reason": f"{loop.consecutive} consecutive batches excluded or paused",
+        "threshold": cfg.guard.abort_after,
+    }
 
 
-def log_checkpoint(policy: Policy, cfg: RLConfig, seed: int, version: str, step: int, log: dict,
-                   eval_step: int | None = None, verifier=None) -> None:
+def log_checkpoint(
+    policy: Policy,
+    cfg: RLConfig,
+    seed: int,
+    version: str,
+    step: int,
+    log: dict,
+    eval_step: int | None = None,
+    verifier=None,
+) -> None:
     """Append checkpoint ``step`` of ``policy``, named ``version``, and its evaluation to a run log.
 
     The evaluation draws the samples of step ``eval_step`` (default ``step``,
@@ -303,7 +397,14 @@ def log_checkpoint(policy: Policy, cfg: RLConfig, seed: int, version: str, step:
     at the start of every RL run.
     """
     policy.version = version
-    log["checkpoints"].append({"step": step, "version": version, "weights_hash": weights_hash(policy),
-                               "checkpoint": Checkpoint.of(policy, version)})
-    log["evals"].append(dict(checkpoint_eval(policy, cfg, seed, step if eval_step is None else eval_step, verifier),
-                             step=step))
+    log["checkpoints"].append(
+        {
+            "step": step,
+            "version": version,
+            "weights_hash": weights_hash(policy),
+            "checkpoint": Checkpoint.of(policy, version),
+        }
+    )
+    log["evals"].append(
+        dict(checkpoint_eval(policy, cfg, seed, step if eval_step is None else eval_step, verifier), step=step)
+    )

@@ -4,6 +4,7 @@ The loop itself is :func:`rlbook.core.rl.train_rl`; the runs' cache
 (:mod:`rlbook.runs.training`) saves an :class:`RLState` at every checkpoint
 and loads it to resume a run exactly where it stopped (chapter 5).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,11 +48,21 @@ class RLState:
         Not through ``dataclasses.asdict``: it would first deep-copy the whole
         log, which cost more than writing it.
         """
-        torch.save({"step": self.step, "policy": self.policy, "optimizer": self.optimizer,
-                    "generator": self.generator, "pool": [_batch_data(b) for b in self.pool], "log": self.log,
-                    "picker": self.picker,
-                    "reference": None if self.reference is None else
-                    {"index": self.reference.index, "values": self.reference.values}}, path)
+        torch.save(
+            {
+                "step": self.step,
+                "policy": self.policy,
+                "optimizer": self.optimizer,
+                "generator": self.generator,
+                "pool": [_batch_data(b) for b in self.pool],
+                "log": self.log,
+                "picker": self.picker,
+                "reference": None
+                if self.reference is None
+                else {"index": self.reference.index, "values": self.reference.values},
+            },
+            path,
+        )
 
     @classmethod
     def load(cls, path) -> RLState:
@@ -61,38 +72,76 @@ class RLState:
         if not isinstance(raw, dict) or set(raw) != expected:
             raise ValueError(f"a resume state has the fields {sorted(expected)}")
         memo = raw["reference"]
-        return cls(raw["step"], raw["policy"], raw["optimizer"], raw["generator"],
-                   [_batch_from_data(b) for b in raw["pool"]], raw["log"],
-                   raw["picker"], None if memo is None else ReferenceMemo(memo["index"], memo["values"]))
+        return cls(
+            raw["step"],
+            raw["policy"],
+            raw["optimizer"],
+            raw["generator"],
+            [_batch_from_data(b) for b in raw["pool"]],
+            raw["log"],
+            raw["picker"],
+            None if memo is None else ReferenceMemo(memo["index"], memo["values"]),
+        )
 
 
 def _batch_data(batch: Batch) -> dict:
     """A batch as plain data, for :meth:`RLState.save`."""
     r = batch.rollouts
-    return {"step": batch.step, "rewards": torch.from_numpy(np.asarray(batch.rewards, dtype=np.float64)),
-            "statuses": list(batch.statuses), "advantages": batch.advantages, "used": batch.used,
-            "rollouts": {"prompts": list(r.prompts), "prompt_ids": r.prompt_ids, "tokens": r.tokens,
-                         "logprobs": r.logprobs, "mask": r.mask, "policy_version": r.policy_version,
-                         "settings": dict(r.settings)}}
+    return {
+        "step": batch.step,
+        "rewards": torch.from_numpy(np.asarray(batch.rewards, dtype=np.float64)),
+        "statuses": list(batch.statuses),
+        "advantages": batch.advantages,
+        "used": batch.used,
+        "rollouts": {
+            "prompts": list(r.prompts),
+            "prompt_ids": r.prompt_ids,
+            "tokens": r.tokens,
+            "logprobs": r.logprobs,
+            "mask": r.mask,
+            "policy_version": r.policy_version,
+            "settings": dict(r.settings),
+        },
+    }
 
 
 def _batch_from_data(data: dict) -> Batch:
     """The batch :func:`_batch_data` wrote."""
-    return Batch(data["step"], Rollouts(**data["rollouts"]), data["rewards"].numpy(), data["statuses"],
-                 data["advantages"], data["used"])
+    return Batch(
+        data["step"],
+        Rollouts(**data["rollouts"]),
+        data["rewards"].numpy(),
+        data["statuses"],
+        data["advantages"],
+        data["used"],
+    )
 
 
 def new_log() -> dict:
     """The run's growing log: metrics per step, evaluations, checkpoints, rollouts and events."""
-    return {"metrics": [], "evals": [], "checkpoints": [], "rollouts": [], "interventions": [],
-            "aborted_updates": [], "status": "running", "wall_seconds": 0.0}
+    return {
+        "metrics": [],
+        "evals": [],
+        "checkpoints": [],
+        "rollouts": [],
+        "interventions": [],
+        "aborted_updates": [],
+        "status": "running",
+        "wall_seconds": 0.0,
+    }
 
 
 def store(batch: Batch) -> dict:
     """The compact per-step rollout record kept in the run's cache."""
     r = batch.rollouts
-    return {"step": batch.step, "prompts": r.prompts[:: r.group_size], "tokens": r.tokens.to(torch.uint8),
-            "lengths": r.lengths.to(torch.uint8), "logprobs": r.logprobs.clone(),
-            "rewards": torch.tensor(batch.rewards, dtype=torch.float32),
-            "statuses": torch.tensor([rw.STATUSES.index(s) for s in batch.statuses], dtype=torch.uint8),
-            "policy_version": r.policy_version, "used": batch.used.clone()}
+    return {
+        "step": batch.step,
+        "prompts": r.prompts[:: r.group_size],
+        "tokens": r.tokens.to(torch.uint8),
+        "lengths": r.lengths.to(torch.uint8),
+        "logprobs": r.logprobs.clone(),
+        "rewards": torch.tensor(batch.rewards, dtype=torch.float32),
+        "statuses": torch.tensor([rw.STATUSES.index(s) for s in batch.statuses], dtype=torch.uint8),
+        "policy_version": r.policy_version,
+        "used": batch.used.clone(),
+    }

@@ -4,6 +4,7 @@ Chapter 1 samples the policy to estimate expected reward; chapter 3 relies on
 what is recorded here: the generated token ids and their log-probabilities
 under the policy that sampled them, never text re-tokenised afterwards.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -67,7 +68,7 @@ class Rollouts:
         """
         width = self.tokens.shape[1]
         text = self.tokens.to(torch.uint8).numpy().tobytes().translate(_ASCII).decode("ascii")
-        return [text[i * width:i * width + n] for i, n in enumerate(self.lengths.tolist())]
+        return [text[i * width : i * width + n] for i, n in enumerate(self.lengths.tolist())]
 
     def select(self, rows) -> Rollouts:
         """The rollouts at the given row indices (a list or a bool/long tensor)."""
@@ -75,8 +76,15 @@ class Rollouts:
         if rows.dtype == torch.bool:
             rows = rows.nonzero().flatten()
         keep = rows.tolist()
-        return Rollouts([self.prompts[i] for i in keep], self.prompt_ids[rows], self.tokens[rows],
-                        self.logprobs[rows], self.mask[rows], self.policy_version, dict(self.settings))
+        return Rollouts(
+            [self.prompts[i] for i in keep],
+            self.prompt_ids[rows],
+            self.tokens[rows],
+            self.logprobs[rows],
+            self.mask[rows],
+            self.policy_version,
+            dict(self.settings),
+        )
 
     def full_ids(self) -> torch.Tensor:
         """Prompt and generated ids side by side, shape (batch, prompt + budget)."""
@@ -88,9 +96,16 @@ class Rollouts:
         reasons = self.termination()
         for i, text in enumerate(self.completions()[:limit]):
             n = len(text)
-            rows.append({"prompt": self.prompts[i], "completion": text, "token_ids": self.tokens[i, :n].tolist(),
-                         "logprobs": [round(x, 4) for x in self.logprobs[i, :n].tolist()],
-                         "termination": reasons[i], "policy_version": self.policy_version})
+            rows.append(
+                {
+                    "prompt": self.prompts[i],
+                    "completion": text,
+                    "token_ids": self.tokens[i, :n].tolist(),
+                    "logprobs": [round(x, 4) for x in self.logprobs[i, :n].tolist()],
+                    "termination": reasons[i],
+                    "policy_version": self.policy_version,
+                }
+            )
         return rows
 
 
@@ -119,8 +134,16 @@ def _next_token(logits: torch.Tensor, temperature: float, generator: torch.Gener
     return token, logp.gather(-1, token[:, None]).squeeze(-1)
 
 
-def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 1.0, budget: int = BUDGET,
-           generator: torch.Generator | None = None, use_cache: bool = True, greedy: bool = False) -> Rollouts:
+def sample(
+    policy: Policy,
+    prompts: list[str],
+    n: int = 1,
+    temperature: float = 1.0,
+    budget: int = BUDGET,
+    generator: torch.Generator | None = None,
+    use_cache: bool = True,
+    greedy: bool = False,
+) -> Rollouts:
     """Sample ``n`` episodes for each prompt, batched, with a key/value cache.
 
     Each episode ends at the end-of-turn mark or after ``budget`` generated
@@ -152,13 +175,26 @@ def sample(policy: Policy, prompts: list[str], n: int = 1, temperature: float = 
     finally:
         policy.train(was_training)
     tokens, logprobs, mask = (t.clone() for t in written)
-    settings = {"temperature": float(temperature), "token_budget": int(budget), "group_size": int(n),
-                "decoding": "greedy" if greedy else "sample", "kv_cache": bool(use_cache)}
+    settings = {
+        "temperature": float(temperature),
+        "token_budget": int(budget),
+        "group_size": int(n),
+        "decoding": "greedy" if greedy else "sample",
+        "kv_cache": bool(use_cache),
+    }
     return Rollouts(repeated, ids, tokens, logprobs, mask, getattr(policy, "version", "unversioned"), settings)
 
 
-def _write_answers(policy: Policy, ids: torch.Tensor, n: int, temperature: float, budget: int,
-                   generator: torch.Generator | None, use_cache: bool, greedy: bool):
+def _write_answers(
+    policy: Policy,
+    ids: torch.Tensor,
+    n: int,
+    temperature: float,
+    budget: int,
+    generator: torch.Generator | None,
+    use_cache: bool,
+    greedy: bool,
+):
     """The decoding loop of :func:`sample`: tokens, log-probs and mask of ``n`` answers per prompt of ``ids``.
 
     With the cache, the loop reads each distinct prefix once: the prompts
@@ -169,8 +205,9 @@ def _write_answers(policy: Policy, ids: torch.Tensor, n: int, temperature: float
     """
     rows, prompt_len = ids.shape
     if prompt_len + budget > policy.cfg.block_size + 1:
-        raise ValueError(f"prompt of {prompt_len} tokens plus a budget of {budget} exceeds "
-                         f"the context of {policy.cfg.block_size}")
+        raise ValueError(
+            f"prompt of {prompt_len} tokens plus a budget of {budget} exceeds the context of {policy.cfg.block_size}"
+        )
     tokens = torch.full((rows, budget), EOT_ID, dtype=torch.long)
     logprobs = torch.zeros(rows, budget)
     mask = torch.zeros(rows, budget, dtype=torch.bool)
@@ -188,13 +225,15 @@ def _write_answers(policy: Policy, ids: torch.Tensor, n: int, temperature: float
             break
         if use_cache:
             parent, child_token, child = _children(prefix[writing], token[writing])
-            logits, cache = policy(child_token[:, None], [(k[parent], v[parent]) for k, v in cache], start=prompt_len + t)
+            logits, cache = policy(
+                child_token[:, None], [(k[parent], v[parent]) for k, v in cache], start=prompt_len + t
+            )
             logits = logits[:, -1]
             prefix = torch.zeros(rows, dtype=torch.long).masked_scatter_(writing, child)
         else:  # re-read the unfinished rows in full; the others keep drawing, and their draws are thrown away
             live = writing.nonzero()[:, 0]
             logits = torch.zeros(rows, logits.shape[-1])
-            logits[live] = policy(torch.cat([ids[live], tokens[live, :t + 1]], dim=1))[0][:, -1]
+            logits[live] = policy(torch.cat([ids[live], tokens[live, : t + 1]], dim=1))[0][:, -1]
             prefix = torch.arange(rows)
     return tokens, logprobs, mask
 

@@ -13,6 +13,7 @@ Two questions have two hashes:
   file of the package byte for byte; the run record (chapter 5) and the
   build's page cache use it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -62,7 +63,7 @@ def imported_modules(name: str, root: Path = ROOT, type_only: bool = False) -> s
     aliases = _aliases()
     found: set[str] = set()
     tree = ast.parse(path.read_text())
-    for node in (ast.walk(tree) if type_only else _runtime_nodes(tree)):
+    for node in ast.walk(tree) if type_only else _runtime_nodes(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
         elif isinstance(node, ast.ImportFrom):
@@ -124,8 +125,13 @@ def code_only(path: Path) -> str:
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
-                and isinstance(getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(getattr(body[0], "value", None), ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             node.body = body[1:] or [ast.Pass()]
     return ast.dump(tree)
 

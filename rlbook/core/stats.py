@@ -10,6 +10,7 @@ Confidence intervals here are 95 % by default. Bootstraps are percentile
 bootstraps (Efron and Tibshirani 1993, *An Introduction to the Bootstrap*,
 ch. 13) with a fixed seed, so a chapter prints the same interval on every run.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -85,10 +86,7 @@ def bootstrap_ci(
 
 
 def clustered_bootstrap_ci(
-    per_prompt_values: Sequence[Sequence[float]] | np.ndarray,
-    n_boot: int = 1000,
-    level: float = 0.95,
-    seed: int = 0,
+    per_prompt_values: Sequence[Sequence[float]] | np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0
 ) -> tuple[float, float]:
     """Bootstrap interval for the mean reward of a (prompts, samples) array, resampling prompts.
 
@@ -166,10 +164,7 @@ def prob_any_success(p: float | np.ndarray, n: int) -> float | np.ndarray:
 
 
 def mean_with_ci(
-    per_prompt_rates: Sequence[float] | np.ndarray,
-    n_boot: int = 1000,
-    level: float = 0.95,
-    seed: int = 0,
+    per_prompt_rates: Sequence[float] | np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0
 ) -> Estimate:
     """Mean of per-prompt success rates with a bootstrap confidence interval over prompts.
 

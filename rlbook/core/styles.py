@@ -10,6 +10,7 @@ measures it exactly from the policy's probabilities, with no sampling.
 The RL loop records both measurements at every checkpoint of a worked-world
 run (:func:`rlbook.core.rl.checkpoint_eval`).
 """
+
 from __future__ import annotations
 
 import torch
@@ -44,8 +45,11 @@ def style_summary(result: EvalResult) -> dict:
             style = answer_style(text)
             summary[style] += 1
             summary[f"{style}_accepted"] += status == "accepted"
-    lengths = result.rollouts.lengths if result.rollouts is not None else \
-        torch.tensor([len(t) for row in result.completions for t in row])
+    lengths = (
+        result.rollouts.lengths
+        if result.rollouts is not None
+        else torch.tensor([len(t) for row in result.completions for t in row])
+    )
     summary["mean_length"] = float(lengths.float().mean())
     return summary
 
@@ -70,12 +74,16 @@ def choice_entropy(policy: Policy, tasks: list[Task]) -> dict:
     try:
         prompts = torch.tensor([encode(t.prompt) for t in tasks])
         first = torch.softmax(policy(prompts)[0][:, -1], dim=-1)
-        then = torch.cat([prompts.repeat_interleave(len(DIGIT_IDS), dim=0),
-                          DIGIT_IDS.repeat(len(tasks))[:, None]], dim=1)
+        then = torch.cat(
+            [prompts.repeat_interleave(len(DIGIT_IDS), dim=0), DIGIT_IDS.repeat(len(tasks))[:, None]], dim=1
+        )
         plus = torch.softmax(policy(then)[0][:, -1], dim=-1)[:, PLUS_ID].view(len(tasks), len(DIGIT_IDS))
     finally:
         policy.train(was_training)
     p_worked = (first[:, DIGIT_IDS] * plus).sum(dim=1).clamp(0.0, 1.0)
     style = _entropy(torch.stack([p_worked, 1 - p_worked], dim=1))
-    return {"first_char": float(_entropy(first).mean()), "style": float(style.mean()),
-            "p_worked": float(p_worked.mean())}
+    return {
+        "first_char": float(_entropy(first).mean()),
+        "style": float(style.mean()),
+        "p_worked": float(p_worked.mean()),
+    }

@@ -4,6 +4,7 @@ Chapter 1 contrasts the two ways of teaching: SFT *demonstrates* answers (this
 module); RL *judges* the policy's own attempts (``rlbook.core.rl``). The base
 policy of every RL run in the book is made here.
 """
+
 from __future__ import annotations
 
 import math
@@ -82,8 +83,9 @@ class PretrainConfig:
 
     def policy_config(self) -> PolicyConfig:
         """The shape of the policy this pretraining trains."""
-        return PolicyConfig(vocab_size=vocab_size(self.world), block_size=self.block_size, d_model=self.d_model,
-                            rope=self.rope)
+        return PolicyConfig(
+            vocab_size=vocab_size(self.world), block_size=self.block_size, d_model=self.d_model, rope=self.rope
+        )
 
 
 @dataclass(frozen=True)
@@ -162,8 +164,9 @@ def adamw(parameters, lr: float, weight_decay: float = 0.0) -> AdamW:
     return AdamW(parameters, lr=lr, weight_decay=weight_decay)
 
 
-def random_windows(stream: torch.Tensor, batch: int, block_size: int, gen: torch.Generator,
-                   starts: torch.Tensor | None = None) -> torch.Tensor:
+def random_windows(
+    stream: torch.Tensor, batch: int, block_size: int, gen: torch.Generator, starts: torch.Tensor | None = None
+) -> torch.Tensor:
     """``batch`` windows of ``block_size + 1`` consecutive token ids, starting at random places in ``stream``.
 
     ``starts`` (default: anywhere) lists the places a window may start at
@@ -221,8 +224,7 @@ def part_gradients(policy: Policy, parts: list[torch.Tensor], pool: ThreadPoolEx
         weight.grad = g
 
 
-def pretrain_step(policy: Policy, opt: AdamW, windows: torch.Tensor, parts: int,
-                  pool: ThreadPoolExecutor) -> None:
+def pretrain_step(policy: Policy, opt: AdamW, windows: torch.Tensor, parts: int, pool: ThreadPoolExecutor) -> None:
     """One gradient step on the next-character loss of ``windows``, read whole or in ``parts`` on ``pool``'s threads.
 
     The step of :func:`pretrain`, which ``rlbook bench`` also times on its own.
@@ -269,7 +271,7 @@ def chat_batch(tasks: list[Task], width: int = 0) -> tuple[torch.Tensor, torch.T
     ids = torch.tensor([encode(x + EOT * (width - len(x))) for x in texts], dtype=torch.long)
     mask = torch.zeros(len(tasks), width - 1, dtype=torch.bool)
     for i, t in enumerate(tasks):
-        mask[i, len(t.prompt) - 1:len(t.prompt) - 1 + len(t.completion)] = True
+        mask[i, len(t.prompt) - 1 : len(t.prompt) - 1 + len(t.completion)] = True
     return ids, mask
 
 
@@ -279,8 +281,9 @@ def next_char_loss(policy: Policy, windows: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), windows[:, 1:].reshape(-1))
 
 
-def sft_loss(policy: Policy, ids: torch.Tensor, mask: torch.Tensor, windows: torch.Tensor | None = None,
-             replay: float = 1.0) -> torch.Tensor:
+def sft_loss(
+    policy: Policy, ids: torch.Tensor, mask: torch.Tensor, windows: torch.Tensor | None = None, replay: float = 1.0
+) -> torch.Tensor:
     """One SFT step's loss: cross-entropy on the answer tokens of the chat rows, plus ``replay`` times the windows' loss.
 
     ``ids`` and ``mask`` come from :func:`chat_batch`; ``windows`` (as wide
@@ -290,13 +293,15 @@ def sft_loss(policy: Policy, ids: torch.Tensor, mask: torch.Tensor, windows: tor
     and one pass costs less than two on a model this small.
     """
     if windows is not None and windows.shape[1] != ids.shape[1]:
-        raise ValueError(f"the windows are {windows.shape[1]} tokens wide and the chat rows {ids.shape[1]}; "
-                         "pad the chat rows to the windows' width (chat_batch's width)")
+        raise ValueError(
+            f"the windows are {windows.shape[1]} tokens wide and the chat rows {ids.shape[1]}; "
+            "pad the chat rows to the windows' width (chat_batch's width)"
+        )
     rows = ids if windows is None else torch.cat([ids, windows])
     logits, _ = policy(rows[:, :-1])
     losses = F.cross_entropy(logits.transpose(1, 2), rows[:, 1:], reduction="none")
-    loss = (losses[:len(ids)] * mask).sum() / mask.sum()
-    return loss if windows is None else loss + replay * losses[len(ids):].mean()
+    loss = (losses[: len(ids)] * mask).sum() / mask.sum()
+    return loss if windows is None else loss + replay * losses[len(ids) :].mean()
 
 
 def sft_tasks(world: str, worked_share: float | None) -> list[Task]:
@@ -314,19 +319,24 @@ def sft_tasks(world: str, worked_share: float | None) -> list[Task]:
         return tasks
     if worked_share is None or not 0.0 <= worked_share <= 1.0:
         raise ValueError(f"the worked world's SFT needs worked_share between 0 and 1, got {worked_share!r}")
-    return [replace(t, style=STYLES[int(math.floor((i + 1) * worked_share) > math.floor(i * worked_share))])
-            for i, t in enumerate(tasks)]
+    return [
+        replace(t, style=STYLES[int(math.floor((i + 1) * worked_share) > math.floor(i * worked_share))])
+        for i, t in enumerate(tasks)
+    ]
 
 
 def sft(policy: Policy, cfg: SFTConfig, stream_cfg: PretrainConfig, seed: int, desc: str = "sft") -> Policy:
     """Fine-tune on :func:`sft_tasks`' examples, loss on answer tokens only, with replay (:func:`sft_loss`)."""
-    ids, mask = chat_batch(sft_tasks(stream_cfg.world, cfg.worked_share),
-                           width=stream_cfg.block_size + 1 if cfg.replay > 0 else 0)
+    ids, mask = chat_batch(
+        sft_tasks(stream_cfg.world, cfg.worked_share), width=stream_cfg.block_size + 1 if cfg.replay > 0 else 0
+    )
     stream = equation_stream(stream_cfg, chars=50_000, seed=seed + 100_000)
     starts = line_starts(stream_cfg, stream)
     gen = torch.Generator().manual_seed(seed + 100_000)
     opt = adamw(policy.parameters(), cfg.lr)
     for _ in progress(range(cfg.steps), desc=desc):
-        windows = random_windows(stream, cfg.replay_batch, stream_cfg.block_size, gen, starts) if cfg.replay > 0 else None
+        windows = (
+            random_windows(stream, cfg.replay_batch, stream_cfg.block_size, gen, starts) if cfg.replay > 0 else None
+        )
         descend(opt, sft_loss(policy, ids, mask, windows, cfg.replay), cfg.max_grad_norm)
     return policy

@@ -11,6 +11,7 @@ written out before the sum, ``7+8=15,4+3+1=8;85#`` (:class:`WorkedTask`).
 
 Nothing here depends on the rest of the package.
 """
+
 from __future__ import annotations
 
 import random
@@ -227,7 +228,7 @@ def split(name: str, world: str = "single") -> list[Task]:
     sizes = SPLIT_SIZES[world]
     cuts, start = {}, 0
     for part in ("sft", "rl_extra", "validation", "test"):
-        cuts[part] = order[start:start + sizes[part]]
+        cuts[part] = order[start : start + sizes[part]]
         start += sizes[part]
     groups = {
         "sft": cuts["sft"],

@@ -5,6 +5,7 @@ raises on a wrong, missing or malformed answer, so a reader's notebook keeps
 running. The helpers here are shared by the chapters' checkers: reading a
 number the way a reader may write it, and the safety net :func:`never_raises`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -68,12 +69,15 @@ def check_choice(answer, options: dict[str, Option], name: str) -> CheckResult:
     what it gets wrong (its ``why``), never which letter is right.
     """
     if answer is None:
-        return verdict(False, f"no answer yet: set `{name}` to the letter of one of these and run the cell again:\n"
-                              + listed(options))
+        return verdict(
+            False,
+            f"no answer yet: set `{name}` to the letter of one of these and run the cell again:\n" + listed(options),
+        )
     key = answer.strip().strip("()").strip().lower() if isinstance(answer, str) else None
     if key not in options:
-        return verdict(False, f"`{name}` must be one of the letters {', '.join(map(repr, options))}, got "
-                              f"{answer!r:.30}")
+        return verdict(
+            False, f"`{name}` must be one of the letters {', '.join(map(repr, options))}, got {answer!r:.30}"
+        )
     option = options[key]
     return verdict(option.right, f"({key}) {option.why}")
 
@@ -125,17 +129,34 @@ def never_raises(check: F) -> F:
     The checkers validate their input themselves; this is the net under them,
     so that "Run All" in a reader's notebook never stops at a check.
     """
+
     @functools.wraps(check)
     def guarded(*args, **kwargs):
         try:
             return check(*args, **kwargs)
         except Exception as err:  # noqa: BLE001 - a check reports, it never raises
-            return verdict(False, f"the check could not read your answer ({type(err).__name__}: {err}); "
-                                  "compare its type and shape with what the exercise asks for")
+            return verdict(
+                False,
+                f"the check could not read your answer ({type(err).__name__}: {err}); "
+                "compare its type and shape with what the exercise asks for",
+            )
+
     return guarded  # type: ignore[return-value]
 
 
 from .registry import solution  # last: the registry reads CheckResult above
 
-__all__ = ["CheckResult", "Option", "as_count", "as_number", "as_numbers", "check_choice", "listed", "never_raises",
-           "not_a_function", "not_answered", "solution", "verdict"]
+__all__ = [
+    "CheckResult",
+    "Option",
+    "as_count",
+    "as_number",
+    "as_numbers",
+    "check_choice",
+    "listed",
+    "never_raises",
+    "not_a_function",
+    "not_answered",
+    "solution",
+    "verdict",
+]

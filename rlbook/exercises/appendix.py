@@ -11,6 +11,7 @@ run's log leaves out from the rewards of its real batches.
 Each checker returns a :class:`~rlbook.exercises.CheckResult` and never raises on a wrong answer. The
 reference solutions are registered at the bottom (:mod:`rlbook.exercises.registry`).
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -75,15 +76,22 @@ def check_translation(answer: dict | None, run_name: str = "cispo") -> CheckResu
     changed = [key for key in expected if expected[key] != main[key]]
     unknown = [key for key in answer if key not in expected]
     if unknown:
-        return verdict(False, f"{', '.join(unknown)} is not among the settings this translation makes "
-                              "(look the names up in the options table)")
+        return verdict(
+            False,
+            f"{', '.join(unknown)} is not among the settings this translation makes "
+            "(look the names up in the options table)",
+        )
     missing = [key for key in changed if key not in answer]
     if missing:
         hints = "; ".join(f"the one that translates the {_what_sets(key)}" for key in missing)
-        steps = " Remember that TRL counts some settings in optimiser steps." if set(missing) & set(OPTIMISER_STEPS) \
-            else ""
-        return verdict(False, f"{run_name} differs from main in {len(changed)} settings; your answer lacks "
-                              f"{len(missing)}: {hints}.{steps}")
+        steps = (
+            " Remember that TRL counts some settings in optimiser steps." if set(missing) & set(OPTIMISER_STEPS) else ""
+        )
+        return verdict(
+            False,
+            f"{run_name} differs from main in {len(changed)} settings; your answer lacks "
+            f"{len(missing)}: {hints}.{steps}",
+        )
     wrong = [key for key in answer if not _same(answer[key], expected[key])]
     if wrong:
         key = wrong[0]
@@ -91,12 +99,21 @@ def check_translation(answer: dict | None, run_name: str = "cispo") -> CheckResu
         if isinstance(given, str) and not isinstance(expected[key], str):
             return verdict(False, f"{key} = {given!r} is text; give it as a number")
         cfg = runs.spec(run_name).rl
-        if key in OPTIMISER_STEPS and as_number(given) is not None and cfg.updates_per_batch > 1 and \
-                _same(given * cfg.updates_per_batch, expected[key]):
-            return verdict(False, f"{key} = {given!r} counts RL steps; TRL counts optimiser steps, and each RL step "
-                                  f"of {run_name} takes {cfg.updates_per_batch} of them")
-        return verdict(False, f"{key} = {given!r} is not what {run_name} needs; look up the field it "
-                              "translates in the options table")
+        if (
+            key in OPTIMISER_STEPS
+            and as_number(given) is not None
+            and cfg.updates_per_batch > 1
+            and _same(given * cfg.updates_per_batch, expected[key])
+        ):
+            return verdict(
+                False,
+                f"{key} = {given!r} counts RL steps; TRL counts optimiser steps, and each RL step "
+                f"of {run_name} takes {cfg.updates_per_batch} of them",
+            )
+        return verdict(
+            False,
+            f"{key} = {given!r} is not what {run_name} needs; look up the field it translates in the options table",
+        )
     return verdict(True, textwrap.fill(f"right: {', '.join(f'{k} = {expected[k]!r}' for k in changed)}.", BOX))
 
 
@@ -121,47 +138,95 @@ def _shares(groups: torch.Tensor) -> tuple[float, float]:
 
 
 MISTAKES: dict[str, tuple[Callable[[torch.Tensor, int], object], str]] = {
-    "swapped": (lambda r, g: split_of(r, g)[::-1],
-                "your pair is (all wrong, all right): give the all-right share first"),
-    "percent": (lambda r, g: tuple(100 * x for x in split_of(r, g)),
-                "those are percentages: give each share as a fraction of the groups, between 0 and 1"),
-    "counts": (lambda r, g: tuple(len(r) // g * x for x in split_of(r, g)),
-               "those are counts of groups: divide each by the number of groups"),
-    "none": (lambda r, g: (0.0, 0.0),
-             ("your function finds no group without a signal on any step, as it would if each of its groups mixed "
-              "several prompts' rewards (grouped by position with rewards.view({g}, -1), or the whole batch taken as "
-              "one group): a group is one prompt's {g} rewards, written one after another, rewards.view(-1, {g})")),
-    "by position": (lambda r, g: _shares(r.view(g, -1)),
-                    ("you grouped the rewards by position: TRL writes the {g} completions of one prompt one after "
-                     "another, so a group is rewards.view(-1, {g}), not rewards.view({g}, -1)")),
-    "strided": (lambda r, g: _shares(r.view(g, -1).T),
-                ("you took every {n}th reward as a group: TRL writes the {g} completions of one prompt one after "
-                 "another, so a group is rewards.view(-1, {g})")),
-    "whole batch": (lambda r, g: _shares(r.view(1, -1)),
-                    ("you treated the whole batch as one group (what TRL's frac_reward_zero_std measures under "
-                     "scale_rewards='batch'): a group is one prompt's {g} rewards")),
-    "any right": (lambda r, g: ((r.view(-1, g).amax(dim=1) == 1).float().mean().item(), split_of(r, g)[1]),
-                  "your all-right share counts the groups with at least one right answer; all right means all {g}"),
-    "not all right": (lambda r, g: (split_of(r, g)[0], 1 - split_of(r, g)[0]),
-                      ("your all-wrong share counts every group that is not all right, including those with a "
-                       "signal, whose rewards differ")),
-    "silent and signal": (lambda r, g: (sum(split_of(r, g)), 1 - sum(split_of(r, g))),
-                          ("your pair is (without a signal, with a signal); split the groups without a signal into "
-                           "all right and all wrong")),
-    "silent": (lambda r, g: sum(split_of(r, g)),
-               ("that is the one number TRL logs, frac_reward_zero_std, both kinds together; return the pair "
-                "(all right, all wrong)")),
-    "complement": (lambda r, g: 1 - sum(split_of(r, g)),
-                   ("that is the share of groups with a signal (some right and some wrong), the groups TRL does not "
-                    "count; return the pair (all right, all wrong) of the others")),
-    "right only": (lambda r, g: split_of(r, g)[0],
-                   "that is the all-right share alone; return it with the all-wrong share, as a pair"),
-    "wrong only": (lambda r, g: split_of(r, g)[1],
-                   "that is the all-wrong share alone; return it with the all-right share, as a pair"),
-    "percent silent": (lambda r, g: 100 * sum(split_of(r, g)),
-                       "that is a percentage of the groups without a signal; return the two shares, as fractions"),
-    "count silent": (lambda r, g: len(r) // g * sum(split_of(r, g)),
-                     "that is a count of the groups without a signal; return the two shares of the groups"),
+    "swapped": (
+        lambda r, g: split_of(r, g)[::-1],
+        "your pair is (all wrong, all right): give the all-right share first",
+    ),
+    "percent": (
+        lambda r, g: tuple(100 * x for x in split_of(r, g)),
+        "those are percentages: give each share as a fraction of the groups, between 0 and 1",
+    ),
+    "counts": (
+        lambda r, g: tuple(len(r) // g * x for x in split_of(r, g)),
+        "those are counts of groups: divide each by the number of groups",
+    ),
+    "none": (
+        lambda r, g: (0.0, 0.0),
+        (
+            "your function finds no group without a signal on any step, as it would if each of its groups mixed "
+            "several prompts' rewards (grouped by position with rewards.view({g}, -1), or the whole batch taken as "
+            "one group): a group is one prompt's {g} rewards, written one after another, rewards.view(-1, {g})"
+        ),
+    ),
+    "by position": (
+        lambda r, g: _shares(r.view(g, -1)),
+        (
+            "you grouped the rewards by position: TRL writes the {g} completions of one prompt one after "
+            "another, so a group is rewards.view(-1, {g}), not rewards.view({g}, -1)"
+        ),
+    ),
+    "strided": (
+        lambda r, g: _shares(r.view(g, -1).T),
+        (
+            "you took every {n}th reward as a group: TRL writes the {g} completions of one prompt one after "
+            "another, so a group is rewards.view(-1, {g})"
+        ),
+    ),
+    "whole batch": (
+        lambda r, g: _shares(r.view(1, -1)),
+        (
+            "you treated the whole batch as one group (what TRL's frac_reward_zero_std measures under "
+            "scale_rewards='batch'): a group is one prompt's {g} rewards"
+        ),
+    ),
+    "any right": (
+        lambda r, g: ((r.view(-1, g).amax(dim=1) == 1).float().mean().item(), split_of(r, g)[1]),
+        "your all-right share counts the groups with at least one right answer; all right means all {g}",
+    ),
+    "not all right": (
+        lambda r, g: (split_of(r, g)[0], 1 - split_of(r, g)[0]),
+        (
+            "your all-wrong share counts every group that is not all right, including those with a "
+            "signal, whose rewards differ"
+        ),
+    ),
+    "silent and signal": (
+        lambda r, g: (sum(split_of(r, g)), 1 - sum(split_of(r, g))),
+        (
+            "your pair is (without a signal, with a signal); split the groups without a signal into "
+            "all right and all wrong"
+        ),
+    ),
+    "silent": (
+        lambda r, g: sum(split_of(r, g)),
+        (
+            "that is the one number TRL logs, frac_reward_zero_std, both kinds together; return the pair "
+            "(all right, all wrong)"
+        ),
+    ),
+    "complement": (
+        lambda r, g: 1 - sum(split_of(r, g)),
+        (
+            "that is the share of groups with a signal (some right and some wrong), the groups TRL does not "
+            "count; return the pair (all right, all wrong) of the others"
+        ),
+    ),
+    "right only": (
+        lambda r, g: split_of(r, g)[0],
+        "that is the all-right share alone; return it with the all-wrong share, as a pair",
+    ),
+    "wrong only": (
+        lambda r, g: split_of(r, g)[1],
+        "that is the all-wrong share alone; return it with the all-right share, as a pair",
+    ),
+    "percent silent": (
+        lambda r, g: 100 * sum(split_of(r, g)),
+        "that is a percentage of the groups without a signal; return the two shares, as fractions",
+    ),
+    "count silent": (
+        lambda r, g: len(r) // g * sum(split_of(r, g)),
+        "that is a count of the groups without a signal; return the two shares of the groups",
+    ),
     "mean reward": (lambda r, g: r.mean().item(), "that is the batch's mean reward"),
 }
 """The mistakes Exercise A.2's check recognises: what the mistaken function returns for a step, and what to say."""
@@ -183,7 +248,7 @@ def _close(a: Sequence[float], b: Sequence[float]) -> bool:
 
 def _diagnose(got: list[tuple[float, ...]], batches: list[torch.Tensor], group: int) -> str | None:
     """The message of the first mistake of :data:`MISTAKES` that the answers reproduce on every step, or None."""
-    for (wrong, message) in MISTAKES.values():
+    for wrong, message in MISTAKES.values():
         expected = [_reading(wrong(r, group)) for r in batches]
         if all(_close(g, e) for g, e in zip(got, expected)):
             return message.format(g=group, n=len(batches[0]) // group)
@@ -223,8 +288,7 @@ def check_silent_groups(fn: Callable | None, rewards=None, logged=None, group_si
         return not_a_function("silent_groups", fn)
     read = _batches(rewards, logged, group_size)
     if read is None:
-        return verdict(False, "give the appendix's batches as the other arguments: F.a2.rewards, F.a2.logged, "
-                              "F.group")
+        return verdict(False, "give the appendix's batches as the other arguments: F.a2.rewards, F.a2.logged, F.group")
     batches, values = read
     got = []
     for step, batch in enumerate(batches, start=1):
@@ -234,29 +298,46 @@ def check_silent_groups(fn: Callable | None, rewards=None, logged=None, group_si
             return verdict(False, f"your function raised {type(err).__name__} at step {step}: {err}")
         reading = _reading(returned)
         if reading is None or not all(abs(x) < float("inf") for x in reading):
-            return verdict(False, f"at step {step} it returned {returned!r:.60}; return two numbers, the all-right "
-                                  "share and the all-wrong share")
+            return verdict(
+                False,
+                f"at step {step} it returned {returned!r:.60}; return two numbers, the all-right "
+                "share and the all-wrong share",
+            )
         got.append(reading)
     truth = [split_of(b, group_size) for b in batches]
     if all(_close(g, t) for g, t in zip(got, truth)):
         first, last = truth[0], truth[-1]
-        return verdict(True, textwrap.fill(
-            f"right on all {len(batches)} steps. TRL logged {values[0]:.4f} at step 1: {first[0]:.4f} all right "
-            f"and {first[1]:.4f} all wrong; at step {len(batches)}, {values[-1]:.4f}: {last[0]:.4f} all right and "
-            f"{last[1]:.4f} all wrong. The log alone cannot tell the two apart.", BOX))
+        return verdict(
+            True,
+            textwrap.fill(
+                f"right on all {len(batches)} steps. TRL logged {values[0]:.4f} at step 1: {first[0]:.4f} all right "
+                f"and {first[1]:.4f} all wrong; at step {len(batches)}, {values[-1]:.4f}: {last[0]:.4f} all right and "
+                f"{last[1]:.4f} all wrong. The log alone cannot tell the two apart.",
+                BOX,
+            ),
+        )
     named = _diagnose(got, batches, group_size)
     if named is not None:
         return verdict(False, named)
     step = next(i for i, (g, t) in enumerate(zip(got, truth), start=1) if not _close(g, t))
     mine = got[step - 1]
     if len(mine) != 2:
-        return verdict(False, f"return a pair of shares, (all right, all wrong); at step {step} yours has "
-                              f"{len(mine)} number{'s' if len(mine) != 1 else ''}")
+        return verdict(
+            False,
+            f"return a pair of shares, (all right, all wrong); at step {step} yours has "
+            f"{len(mine)} number{'s' if len(mine) != 1 else ''}",
+        )
     if abs(sum(mine) - values[step - 1]) > TOLERANCE:
-        return verdict(False, f"at step {step} your shares add up to {sum(mine):.4f}, but TRL logged "
-                              f"{values[step - 1]:.4f} for the groups whose {group_size} rewards are all equal")
-    return verdict(False, f"at step {step} your shares add up to TRL's {values[step - 1]:.4f}, but split it "
-                          "otherwise: a group is all right when its rewards are all 1, all wrong when all 0")
+        return verdict(
+            False,
+            f"at step {step} your shares add up to {sum(mine):.4f}, but TRL logged "
+            f"{values[step - 1]:.4f} for the groups whose {group_size} rewards are all equal",
+        )
+    return verdict(
+        False,
+        f"at step {step} your shares add up to TRL's {values[step - 1]:.4f}, but split it "
+        "otherwise: a group is all right when its rewards are all 1, all wrong when all 0",
+    )
 
 
 def cispo_translation(run_name: str = "cispo") -> dict:
@@ -265,8 +346,7 @@ def cispo_translation(run_name: str = "cispo") -> dict:
     60 RL steps of 4 updates each, a warm-up of 10 RL steps:
     TRL counts both in optimiser steps.
     """
-    return {"loss_type": "cispo", "epsilon_high": 4.0, "num_iterations": 4,
-            "max_steps": 60 * 4, "warmup_steps": 10 * 4}
+    return {"loss_type": "cispo", "epsilon_high": 4.0, "num_iterations": 4, "max_steps": 60 * 4, "warmup_steps": 10 * 4}
 
 
 def silent_groups(rewards, group_size):
@@ -289,8 +369,9 @@ def _page_inputs() -> tuple:
 
 
 for _exercise in (
-    Exercise("trl-translation", "bridge", check_translation, cispo_translation, answer="value",
-             inputs=lambda: ("cispo",)),
+    Exercise(
+        "trl-translation", "bridge", check_translation, cispo_translation, answer="value", inputs=lambda: ("cispo",)
+    ),
     Exercise("silent-groups", "bridge", check_silent_groups, silent_groups, inputs=_page_inputs),
 ):
     register(_exercise)

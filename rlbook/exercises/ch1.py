@@ -11,6 +11,7 @@
 Each checker tests the reader's answer on fresh inputs, returns a
 :class:`~rlbook.exercises.CheckResult` and never raises on a wrong answer.
 """
+
 from __future__ import annotations
 
 import math
@@ -42,15 +43,26 @@ def rollout_labels(record: dict, step: int = 1) -> dict:
     prompt, text = record["prompt"], record["completion"]
     states = [prompt + text[:t] for t in range(len(text))]
     rewards = [0.0] * (len(text) - 1) + [float(record["reward"])]
-    return {"state": states[step], "action": text[step], "trajectory": list(zip(states, text)),
-            "rewards": rewards, "return": sum(rewards), "policy": record["policy_version"]}
+    return {
+        "state": states[step],
+        "action": text[step],
+        "trajectory": list(zip(states, text)),
+        "rewards": rewards,
+        "return": sum(rewards),
+        "policy": record["policy_version"],
+    }
 
 
 def _same_pairs(given, expected) -> bool:
     if not isinstance(given, (list, tuple)) or len(given) != len(expected):
         return False
-    return all(isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
-               and tuple(pair) == tuple(want) for pair, want in zip(given, expected))
+    return all(
+        isinstance(pair, (list, tuple))
+        and len(pair) == 2
+        and all(isinstance(x, str) for x in pair)
+        and tuple(pair) == tuple(want)
+        for pair, want in zip(given, expected)
+    )
 
 
 def _label_problem(key: str, given, expected, record: dict, step: int) -> str | None:
@@ -115,8 +127,12 @@ def _record_problem(record, step: int) -> str | None:
     if not isinstance(step, int) or isinstance(step, bool) or not 0 < step < len(text):
         return f"the rollout has {len(text)} actions, so there is no action number {step!r} after the first"
     ids = record["token_ids"]
-    if not isinstance(ids, (list, tuple)) or not all(isinstance(i, int) and 0 <= i < len(VOCAB) for i in ids) \
-            or decode(ids) != text or len(record["logprobs"]) != len(text):
+    if (
+        not isinstance(ids, (list, tuple))
+        or not all(isinstance(i, int) and 0 <= i < len(VOCAB) for i in ids)
+        or decode(ids) != text
+        or len(record["logprobs"]) != len(text)
+    ):
         return "`record` is not a rollout as the sampler records it: its token ids do not spell its completion"
     if as_number(record["reward"]) != rw.get_verifier("exact")(prompt, text).reward:
         return "`record` is not a rollout as the book records it: its reward is not the exact verifier's"
@@ -129,15 +145,18 @@ def check_rollout_labels(labels: dict | None, record: dict, step: int = 1) -> Ch
     if labels is None or (isinstance(labels, dict) and all(labels.get(k) is None for k in LABELS)):
         return not_answered("the dict `labels`")
     if not isinstance(labels, dict):
-        return verdict(False, f"`labels` must be a dict with the keys {', '.join(LABELS)}, "
-                              f"got {type(labels).__name__}")
+        return verdict(False, f"`labels` must be a dict with the keys {', '.join(LABELS)}, got {type(labels).__name__}")
     problem = _record_problem(record, step)
     if problem:
         return verdict(False, problem)
     missing = [k for k in LABELS if labels.get(k) is None]
     expected = rollout_labels(record, step)
-    problems = [f"{k}: {p}" for k in LABELS if k not in missing
-                if (p := _label_problem(k, labels[k], expected[k], record, step))]
+    problems = [
+        f"{k}: {p}"
+        for k in LABELS
+        if k not in missing
+        if (p := _label_problem(k, labels[k], expected[k], record, step))
+    ]
     problems += [f"{k}: still empty" for k in missing]
     if problems:
         return verdict(False, "; ".join(problems))
@@ -167,8 +186,10 @@ ADVANTAGE_MISTAKES = (
     (lambda r: r, "these are the rewards themselves: subtract the baseline (the group's mean reward)"),
     (lambda r: r - np.median(r), "you subtracted the group's median; the baseline here is its mean reward"),
     (lambda r: r.mean() - r, "the sign is flipped: an advantage is the reward minus the baseline, not the reverse"),
-    (lambda r: (r - r.mean()) / (r.std() or 1.0),
-     "you divided by the standard deviation: the exercise asks for the mean baseline only"),
+    (
+        lambda r: (r - r.mean()) / (r.std() or 1.0),
+        "you divided by the standard deviation: the exercise asks for the mean baseline only",
+    ),
 )
 
 
@@ -198,8 +219,10 @@ def check_advantages(fn, seed: int = 0) -> CheckResult:
             break
         got = as_numbers(returned)
         if got is None:
-            problem = (f"for {rewards} it returned {returned!r:.80}; return a list of numbers (floats, not strings), "
-                       "one advantage per reward")
+            problem = (
+                f"for {rewards} it returned {returned!r:.80}; return a list of numbers (floats, not strings), "
+                "one advantage per reward"
+            )
             break
         if len(got) != len(expected):
             problem = f"for {rewards} it returned {len(got)} numbers; give one advantage per reward"
@@ -208,22 +231,30 @@ def check_advantages(fn, seed: int = 0) -> CheckResult:
     wrong = [(r, g, e) for r, g, e in answers if not np.allclose(g, e, atol=1e-6)]
     if wrong:  # a wrong value on an earlier group says more than a crash on a later one
         rewards, got, expected = wrong[0]
-        return verdict(False, f"for rewards {rewards} expected {np.round(expected, 4).tolist()}, "
-                              f"got {np.round(got, 4).tolist()}: {_advantage_hint(answers)}")
+        return verdict(
+            False,
+            f"for rewards {rewards} expected {np.round(expected, 4).tolist()}, "
+            f"got {np.round(got, 4).tolist()}: {_advantage_hint(answers)}",
+        )
     if problem:
         return verdict(False, problem)
-    return verdict(True, f"matches group_centered on {len(_fresh_groups(seed))} groups, "
-                         "including all-equal groups whose advantages are all 0")
+    return verdict(
+        True,
+        f"matches group_centered on {len(_fresh_groups(seed))} groups, "
+        "including all-equal groups whose advantages are all 0",
+    )
 
 
 CHANCE_MISTAKES = (
     (lambda p, n: (1 - p) ** n, "that is the chance that every sample is wrong; you want its complement"),
-    (lambda p, n: p ** n, "that is the chance that every sample is right; 'at least one' is 1 minus 'none'"),
+    (lambda p, n: p**n, "that is the chance that every sample is right; 'at least one' is 1 minus 'none'"),
     (lambda p, n: 1 - (1 - p) ** (n - 1), "that counts n - 1 samples: every one of the n samples may be right"),
-    (lambda p, n: 1 - (1 - p) ** n - p ** n,
-     "that is the chance of a mixed group (some right, some wrong); a group of right answers only counts too"),
+    (
+        lambda p, n: 1 - (1 - p) ** n - p**n,
+        "that is the chance of a mixed group (some right, some wrong); a group of right answers only counts too",
+    ),
     (lambda p, n: 1 - (1 - p) ** (n + 1), "that counts n + 1 samples; there are n"),
-    (lambda p, n: 1 - p ** n, "that is 1 minus the chance that all are right; take 1 minus the chance that none is"),
+    (lambda p, n: 1 - p**n, "that is 1 minus the chance that all are right; take 1 minus the chance that none is"),
 )
 """Formulas students write instead of 1 - (1 - p)^n, each with what it computes (Exercise 1.3's messages)."""
 
@@ -268,28 +299,38 @@ def check_chance_of_a_right_answer(fn, seed: int = 0) -> CheckResult:
         got.append(number)
     expected = [prob_any_success(p, n) for p, n in cases]
     if not np.allclose(got, expected, atol=1e-9, rtol=1e-6):
-        i = next(i for i, (g, e) in enumerate(zip(got, expected)) if not math.isclose(g, e, abs_tol=1e-9,
-                                                                                        rel_tol=1e-6))
-        return verdict(False, f"for p={cases[i][0]}, n={cases[i][1]} expected {expected[i]:.6f}, got {got[i]:.6f}: "
-                              f"{_diagnose_chance(got, cases)}")
+        i = next(i for i, (g, e) in enumerate(zip(got, expected)) if not math.isclose(g, e, abs_tol=1e-9, rel_tol=1e-6))
+        return verdict(
+            False,
+            f"for p={cases[i][0]}, n={cases[i][1]} expected {expected[i]:.6f}, got {got[i]:.6f}: "
+            f"{_diagnose_chance(got, cases)}",
+        )
     rates = np.array([p for p, _ in cases[:8]])
     try:
         values = fn(rates, 16)
         array = np.asarray(values, dtype=float) if not isinstance(values, str) else None
     except Exception as err:  # noqa: BLE001 - report any failure of the reader's code
-        return verdict(False, f"it works for one p, but calling it with a NumPy array of {len(rates)} rates raised "
-                              f"{type(err).__name__}: {err}; use operations that work elementwise (**, not math.pow)")
+        return verdict(
+            False,
+            f"it works for one p, but calling it with a NumPy array of {len(rates)} rates raised "
+            f"{type(err).__name__}: {err}; use operations that work elementwise (**, not math.pow)",
+        )
     if array is None or array.shape != rates.shape or not np.allclose(array, prob_any_success(rates, 16)):
-        return verdict(False, f"it works for one p, but given an array of {len(rates)} rates it must return one "
-                              "chance per rate, elementwise")
-    return verdict(True, f"matches 1 - (1 - p)^n on {len(cases)} cases, including p = 0 (never) and p = 1 (always), "
-                         "and on an array of rates")
+        return verdict(
+            False,
+            f"it works for one p, but given an array of {len(rates)} rates it must return one "
+            "chance per rate, elementwise",
+        )
+    return verdict(
+        True,
+        f"matches 1 - (1 - p)^n on {len(cases)} cases, including p = 0 (never) and p = 1 (always), "
+        "and on an array of rates",
+    )
 
 
 DEFINITIONS: dict[str, tuple[str, str]] = {
     "a": ("the sum of an episode's rewards", "return"),
-    "b": ("the number the verifier pays after an action: 1 after the last action of a right answer, else 0",
-          "reward"),
+    "b": ("the number the verifier pays after an action: 1 after the last action of a right answer, else 0", "reward"),
     "c": ("the model's distribution over the next character, given the text so far", "policy"),
     "d": ("the chance that a sampled answer is right", "expected return"),
     "e": ("what an episode leaves behind: the states it passed through and the action taken in each", "trajectory"),
@@ -315,8 +356,11 @@ def check_definitions(answer: dict | None) -> CheckResult:
     reader sees which two ideas were mixed up; the right letter is not given.
     """
     if answer is None or (isinstance(answer, dict) and all(answer.get(t) is None for t in TERMS)):
-        return verdict(False, "no answer yet: give each term in `definitions` the letter of its definition, "
-                              "and run the cell again:\n" + definitions_table())
+        return verdict(
+            False,
+            "no answer yet: give each term in `definitions` the letter of its definition, "
+            "and run the cell again:\n" + definitions_table(),
+        )
     if not isinstance(answer, dict):
         return verdict(False, f"`definitions` must be a dict from each of {', '.join(TERMS)} to a letter")
     problems = []
@@ -331,8 +375,11 @@ def check_definitions(answer: dict | None) -> CheckResult:
             problems.append(f"{term}: ({letter}) defines the {DEFINITIONS[letter][1]}, not the {term}")
     if problems:
         return verdict(False, "; ".join(problems))
-    return verdict(True, "each term matches its definition; of the two left over, (d) is the expected return and "
-                         "(g) the advantage, both built from these")
+    return verdict(
+        True,
+        "each term matches its definition; of the two left over, (d) is the expected return and "
+        "(g) the advantage, both built from these",
+    )
 
 
 def definitions() -> dict:
@@ -364,8 +411,9 @@ def shown_record() -> dict:
 
 for _exercise in (
     Exercise("definitions", "loop", check_definitions, definitions, answer="value"),
-    Exercise("rollout-labels", "loop", check_rollout_labels, rollout_labels, answer="value",
-             inputs=lambda: (shown_record(),)),
+    Exercise(
+        "rollout-labels", "loop", check_rollout_labels, rollout_labels, answer="value", inputs=lambda: (shown_record(),)
+    ),
     Exercise("advantages", "loop", check_advantages, advantages_from_rewards),
     Exercise("chance-of-a-right-answer", "loop", check_chance_of_a_right_answer, chance_of_a_right_answer),
 ):

@@ -13,6 +13,7 @@
 Every check prints and returns a :class:`~rlbook.exercises.CheckResult` and
 never raises on a wrong answer.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -41,11 +42,29 @@ from .verifiers import (
 # ---------------------------------------------------------------- Exercise 2.1
 
 
-SCORER_CASES = [(Task((3, 4, 5)).prompt, c) for c in (
-    "07,12#", "x,12#", " 7,12#", "+7,12#", ",12#", "\u0667,12#",  # step 2 after an unreadable step 1
-    "7#,12", "#7,12", "7,1#2", "6#,11",  # only the text before the first end mark counts
-    "7,12#", "6,11#", "6,12#", "7,012#", "7,12,5#", "7", "", "#")] + [
-    (Task((9, 9, 9)).prompt, c) for c in ("18,27#", "018,27#", "18#,27", "17,26#", "27#")]
+SCORER_CASES = [
+    (Task((3, 4, 5)).prompt, c)
+    for c in (
+        "07,12#",
+        "x,12#",
+        " 7,12#",
+        "+7,12#",
+        ",12#",
+        "\u0667,12#",  # step 2 after an unreadable step 1
+        "7#,12",
+        "#7,12",
+        "7,1#2",
+        "6#,11",  # only the text before the first end mark counts
+        "7,12#",
+        "6,11#",
+        "6,12#",
+        "7,012#",
+        "7,12,5#",
+        "7",
+        "",
+        "#",
+    )
+] + [(Task((9, 9, 9)).prompt, c) for c in ("18,27#", "018,27#", "18#,27", "17,26#", "27#")]
 """Constructed (prompt, completion) pairs on which Exercise 2.1's rules differ from the shortcuts students take."""
 
 
@@ -54,8 +73,10 @@ def _rollout_lists(prompts, completions) -> str | None:
     if not isinstance(prompts, (list, tuple)) or not isinstance(completions, (list, tuple)):
         return "`prompts` and `completions` must be lists of text (the chapter's rollouts)"
     if len(prompts) != len(completions) or not prompts:
-        return (f"`prompts` and `completions` must be non-empty lists of the same length, got {len(prompts)} and "
-                f"{len(completions)}")
+        return (
+            f"`prompts` and `completions` must be non-empty lists of the same length, got {len(prompts)} and "
+            f"{len(completions)}"
+        )
     if not all(isinstance(x, str) for x in [*prompts, *completions]):
         return "every prompt and completion must be text (a str)"
     return None
@@ -72,8 +93,9 @@ def _steps(got) -> tuple[bool, ...] | None:
 
 
 @never_raises
-def check_process_scorer(scorer: Callable[[str, str], Sequence[bool] | None] | None, prompts: list[str],
-                         completions: list[str]) -> CheckResult:
+def check_process_scorer(
+    scorer: Callable[[str, str], Sequence[bool] | None] | None, prompts: list[str], completions: list[str]
+) -> CheckResult:
     """Exercise 2.1: does ``scorer(prompt, completion)`` give the same step verdicts as ``process_score``?
 
     ``scorer`` returns one bool per step (step 1 valid iff s1 = a + b; step 2
@@ -100,25 +122,39 @@ def check_process_scorer(scorer: Callable[[str, str], Sequence[bool] | None] | N
             expected = rw.process_score(prompt, completion)
             got, error = attempt(scorer, prompt, completion)
             if error:
-                return verdict(False, f"your scorer raised {error} on prompt {prompt!r}, completion {completion!r}; "
-                                      "a scorer must judge every text, including malformed and budget-stopped ones")
+                return verdict(
+                    False,
+                    f"your scorer raised {error} on prompt {prompt!r}, completion {completion!r}; "
+                    "a scorer must judge every text, including malformed and budget-stopped ones",
+                )
             steps = _steps(got)
             if steps is None:
-                return verdict(False, f"your scorer returned {got!r:.60} for {completion!r}; return a list of "
-                                      f"True/False, one per step ({len(expected.steps)} steps)")
+                return verdict(
+                    False,
+                    f"your scorer returned {got!r:.60} for {completion!r}; return a list of "
+                    f"True/False, one per step ({len(expected.steps)} steps)",
+                )
             if steps != expected.steps:
-                wrong[kind].append(f"{prompt} {completion!r}: you said {list(steps)}, process_score says "
-                                   f"{list(expected.steps)} ({expected.reason})")
+                wrong[kind].append(
+                    f"{prompt} {completion!r}: you said {list(steps)}, process_score says "
+                    f"{list(expected.steps)} ({expected.reason})"
+                )
     if wrong["constructed"] or wrong["real"]:
         listed = "\n  ".join((wrong["real"] + wrong["constructed"])[:SHOW])
-        return verdict(False, f"your scorer differs from rewards.process_score on {len(wrong['real'])} of "
-                              f"{len(real)} distinct real rollouts and {len(wrong['constructed'])} of "
-                              f"{len(SCORER_CASES)} constructed cases, for example:\n  {listed}\nRemember: read "
-                              "only the text before the first end mark; step 2 is judged against the rollout's own "
-                              "first sum; a step that is missing or not a plain number is invalid, and so is the "
-                              "step after it.")
-    return verdict(True, f"your scorer agrees with rewards.process_score on all {len(real)} distinct real "
-                         f"rollouts ({len(prompts)} rollouts in all) and on {len(SCORER_CASES)} constructed cases.")
+        return verdict(
+            False,
+            f"your scorer differs from rewards.process_score on {len(wrong['real'])} of "
+            f"{len(real)} distinct real rollouts and {len(wrong['constructed'])} of "
+            f"{len(SCORER_CASES)} constructed cases, for example:\n  {listed}\nRemember: read "
+            "only the text before the first end mark; step 2 is judged against the rollout's own "
+            "first sum; a step that is missing or not a plain number is invalid, and so is the "
+            "step after it.",
+        )
+    return verdict(
+        True,
+        f"your scorer agrees with rewards.process_score on all {len(real)} distinct real "
+        f"rollouts ({len(prompts)} rollouts in all) and on {len(SCORER_CASES)} constructed cases.",
+    )
 
 
 def reference_process_score(prompt: str, completion: str) -> list[bool] | None:
@@ -173,21 +209,32 @@ def check_disagreement_pick(index: int | None, prompts: list[str], completions: 
         return verdict(False, problem)
     judged = judge(list(prompts), list(completions))
     if all(j.disagrees for j in judged) or not any(j.disagrees for j in judged):
-        return verdict(False, "in the list given, the judges agree on every rollout or on none, so there is nothing "
-                              "to pick: give the exercise's block (F.block.prompts and F.block.completions)")
+        return verdict(
+            False,
+            "in the list given, the judges agree on every rollout or on none, so there is nothing "
+            "to pick: give the exercise's block (F.block.prompts and F.block.completions)",
+        )
     position = as_count(index)
     if position is None or not 0 <= position < len(prompts):
-        return verdict(False, f"{index!r} is not an index of the list: pick a whole number from 0 to "
-                              f"{len(prompts) - 1}")
+        return verdict(
+            False, f"{index!r} is not an index of the list: pick a whole number from 0 to {len(prompts) - 1}"
+        )
     j = judged[position]
-    said = (f"rollout {position} ({j.prompt} {j.completion!r}): the outcome verifier says {j.status} "
-            f"(reward {j.reward:.0f}: {j.reason}); the process scorer says {j.process:.1f} ({j.process_reason})")
+    said = (
+        f"rollout {position} ({j.prompt} {j.completion!r}): the outcome verifier says {j.status} "
+        f"(reward {j.reward:.0f}: {j.reason}); the process scorer says {j.process:.1f} ({j.process_reason})"
+    )
     if j.disagrees:
         return verdict(True, f"{said}. They disagree: {j.kind}.")
-    hint = ("the process score gives partial credit, but both verdicts fail it" if j.process > 0 and not j.outcome_pass
-            else "they agree")
-    return verdict(False, f"{said}: {hint}. Look for a right final sum after a wrong first sum, or for right "
-                          "sums with a broken ending.")
+    hint = (
+        "the process score gives partial credit, but both verdicts fail it"
+        if j.process > 0 and not j.outcome_pass
+        else "they agree"
+    )
+    return verdict(
+        False,
+        f"{said}: {hint}. Look for a right final sum after a wrong first sum, or for right sums with a broken ending.",
+    )
 
 
 def pick_disagreement(prompts: list[str], completions: list[str]) -> int | None:
@@ -254,32 +301,52 @@ def check_rule_change(answer, prompts: list[str], completions: list[str]) -> Che
     want = (truth["gained"], truth["lost"])
     if (gained, lost) == want:
         right_invalid = truth["gained_from"].get(RIGHT_INVALID, 0)
-        gains = ("every gain is a right answer reached through a wrong first sum" if right_invalid == gained else
-                 f"{right_invalid:,} of the gains are right answers reached through a wrong first sum, and the others "
-                 "write the true second sum after an unreadable first sum or in an answer the verifier rejects")
-        return verdict(True, f"{gained:,} rollouts gain and {lost:,} lose: {gains} (the new rule finds their step 2 "
-                             "valid), and every loss is a wrong first sum carried forward consistently. A different "
-                             "judge of the same steps moves rollouts both ways between the cells of the matrix.")
+        gains = (
+            "every gain is a right answer reached through a wrong first sum"
+            if right_invalid == gained
+            else f"{right_invalid:,} of the gains are right answers reached through a wrong first sum, and the others "
+            "write the true second sum after an unreadable first sum or in an answer the verifier rejects"
+        )
+        return verdict(
+            True,
+            f"{gained:,} rollouts gain and {lost:,} lose: {gains} (the new rule finds their step 2 "
+            "valid), and every loss is a wrong first sum carried forward consistently. A different "
+            "judge of the same steps moves rollouts both ways between the cells of the matrix.",
+        )
     if (lost, gained) == want:
-        return verdict(False, "the two counts are swapped: a right total after a wrong first sum gains under the new "
-                              "rule, and a wrong first sum carried forward loses")
+        return verdict(
+            False,
+            "the two counts are swapped: a right total after a wrong first sum gains under the new "
+            "rule, and a wrong first sum carried forward loses",
+        )
     distinct = _distinct_moves(prompts, completions)
     if (gained, lost) == (distinct["gained"], distinct["lost"]):
-        return verdict(False, "those are counts of distinct rollouts: count every rollout of the sample, repeats "
-                              "included, as the matrix does")
+        return verdict(
+            False,
+            "those are counts of distinct rollouts: count every rollout of the sample, repeats "
+            "included, as the matrix does",
+        )
     problems = []
     if lost != want[1]:
         partial = partial_credit_summary(judge(list(prompts), list(completions)))["total"]
-        problems.append("`lost` counts every wrong answer with partial credit, but a right first sum followed by a "
-                        "slip keeps its credit for step 1 under both rules." if lost == partial else
-                        "`lost` is not right: which rollouts have step 2 valid only because it follows their own "
-                        "wrong first sum?")
+        problems.append(
+            "`lost` counts every wrong answer with partial credit, but a right first sum followed by a "
+            "slip keeps its credit for step 1 under both rules."
+            if lost == partial
+            else "`lost` is not right: which rollouts have step 2 valid only because it follows their own "
+            "wrong first sum?"
+        )
     if gained != want[0]:
-        problems.append("`gained` cannot be 0: a right total after a wrong first sum has step 2 valid under the new "
-                        "rule." if gained == 0 else "`gained` is not right: which rollouts write the true second sum "
-                        "after a first sum that is not a + b?")
-    return verdict(False, " ".join(problems) + " Rescore every rollout with the new rule and compare its score "
-                                               "with rewards.process_score's.")
+        problems.append(
+            "`gained` cannot be 0: a right total after a wrong first sum has step 2 valid under the new rule."
+            if gained == 0
+            else "`gained` is not right: which rollouts write the true second sum after a first sum that is not a + b?"
+        )
+    return verdict(
+        False,
+        " ".join(problems) + " Rescore every rollout with the new rule and compare its score "
+        "with rewards.process_score's.",
+    )
 
 
 def rule_change_counts(prompts: list[str], completions: list[str]) -> dict[str, int]:
@@ -288,8 +355,7 @@ def rule_change_counts(prompts: list[str], completions: list[str]) -> dict[str, 
     for prompt, completion in zip(prompts, completions):
         fields = completion.split("#")[0].split(",")
         truth = parse_prompt(prompt).steps  # a + b, then a + b + c
-        steps = [i < len(fields) and is_canonical(fields[i]) and int(fields[i]) == s
-                 for i, s in enumerate(truth)]
+        steps = [i < len(fields) and is_canonical(fields[i]) and int(fields[i]) == s for i, s in enumerate(truth)]
         new, old = sum(steps) / len(steps), rw.process_score(prompt, completion).score
         if new != old:
             moves["gained" if new > old else "lost"] += 1
@@ -315,14 +381,29 @@ def _block() -> tuple[list[str], list[str]]:
 for _exercise in (
     Exercise("process-scorer", "rewards", check_process_scorer, reference_process_score, inputs=_sample),
     Exercise("verifier", "rewards", check_verifier, reference_verifier),
-    Exercise("blind-spot", "rewards", check_blind_spot, find_blind_spot, answer="value",
-             inputs=lambda: (reference_verifier,)),
-    Exercise("disagreement-pick", "rewards", check_disagreement_pick, pick_disagreement, answer="value",
-             inputs=_block),
+    Exercise(
+        "blind-spot", "rewards", check_blind_spot, find_blind_spot, answer="value", inputs=lambda: (reference_verifier,)
+    ),
+    Exercise("disagreement-pick", "rewards", check_disagreement_pick, pick_disagreement, answer="value", inputs=_block),
     Exercise("rule-change", "rewards", check_rule_change, rule_change_counts, answer="value", inputs=_sample),
 ):
     register(_exercise)
 
-__all__ = ["ADVERSARIAL_TASKS", "BLIND_SPOT_PROMPT", "MOVES", "SCORER_CASES", "adversarial_cases", "check_blind_spot",
-           "check_disagreement_pick", "check_process_scorer", "check_rule_change", "check_verifier", "find_blind_spot",
-           "is_canonical", "pick_disagreement", "reference_process_score", "reference_verifier", "rule_change_counts"]
+__all__ = [
+    "ADVERSARIAL_TASKS",
+    "BLIND_SPOT_PROMPT",
+    "MOVES",
+    "SCORER_CASES",
+    "adversarial_cases",
+    "check_blind_spot",
+    "check_disagreement_pick",
+    "check_process_scorer",
+    "check_rule_change",
+    "check_verifier",
+    "find_blind_spot",
+    "is_canonical",
+    "pick_disagreement",
+    "reference_process_score",
+    "reference_verifier",
+    "rule_change_counts",
+]

@@ -11,6 +11,7 @@ ones, compares it with the reference here and returns a
 :class:`~rlbook.exercises.CheckResult` whose message says what differs. It
 never raises on a wrong answer.
 """
+
 from __future__ import annotations
 
 import math
@@ -66,8 +67,11 @@ def check_try_it(answer: dict | None) -> CheckResult:
     if answer is None:
         return not_answered("`answer` with one list of four advantages per group")
     if not isinstance(answer, dict):
-        return verdict(False, f"`answer` must be a dict from group to advantages, e.g. {{{next(iter(TRY_IT_GROUPS))!r}: "
-                              f"[...], ...}}, got {type(answer).__name__}")
+        return verdict(
+            False,
+            f"`answer` must be a dict from group to advantages, e.g. {{{next(iter(TRY_IT_GROUPS))!r}: "
+            f"[...], ...}}, got {type(answer).__name__}",
+        )
     by_group = {_group_key(k): v for k, v in answer.items()}
     for key, rewards in TRY_IT_GROUPS.items():
         if tuple(rewards) not in by_group:
@@ -84,12 +88,19 @@ def check_try_it(answer: dict | None) -> CheckResult:
             if _close(values, -expected, 1e-3):
                 return verdict(False, f"{key}: the signs are flipped: an advantage is reward minus the mean")
             if _close(values, adv_lib.group_normalized(rewards), 1e-3):
-                return verdict(False, f"{key}: you also divided by the standard deviation; the question asks for "
-                                      "group-centred advantages, reward minus the group's mean only")
-            return verdict(False, f"{key}: subtract the group's mean reward ({mean:g}) from each reward; "
-                                  f"you gave {values}")
-    return verdict(True, "the mean reward rises from 0.5 to 1, while the within-group signal falls to nothing: "
-                         "in [1, 1, 1, 1] every answer equals the baseline, so no token is pushed either way")
+                return verdict(
+                    False,
+                    f"{key}: you also divided by the standard deviation; the question asks for "
+                    "group-centred advantages, reward minus the group's mean only",
+                )
+            return verdict(
+                False, f"{key}: subtract the group's mean reward ({mean:g}) from each reward; you gave {values}"
+            )
+    return verdict(
+        True,
+        "the mean reward rises from 0.5 to 1, while the within-group signal falls to nothing: "
+        "in [1, 1, 1, 1] every answer equals the baseline, so no token is pushed either way",
+    )
 
 
 def try_it() -> dict:
@@ -128,15 +139,19 @@ def _signal_problem(got, want: tuple[float, float], rewards: torch.Tensor) -> st
     if math.isclose(share, want[1], abs_tol=1e-4):
         return None
     if math.isclose(share, 1 - want[1], abs_tol=1e-4):
-        return ("that is the share of groups with no signal (every reward equal); the question asks for the "
-                "groups whose rewards differ")
+        return (
+            "that is the share of groups with no signal (every reward equal); the question asks for the "
+            "groups whose rewards differ"
+        )
     if math.isclose(share, want[1] * len(rewards), abs_tol=1e-4) and len(rewards) > 1:
         return f"that is a count of groups; give the share, the count divided by the {len(rewards)} groups"
     all_right = float((rewards.min(dim=1).values >= 1).float().mean())
     if math.isclose(share, 1 - all_right, abs_tol=1e-4):
         return "all-wrong groups carry no signal either: every advantage in them is 0 too"
-    return (f"a group carries a signal when its rewards are not all equal (its advantages are not all 0): "
-            f"{want[1]:.4f} of these groups do; you gave {share:.4f}")
+    return (
+        f"a group carries a signal when its rewards are not all equal (its advantages are not all 0): "
+        f"{want[1]:.4f} of these groups do; you gave {share:.4f}"
+    )
 
 
 @never_raises
@@ -151,8 +166,10 @@ def check_signal(answer, first=None, last=None) -> CheckResult:
         return not_answered("`signal`, a dict with a (mean reward, share) pair for 'first' and 'last'")
     if not isinstance(answer, dict):
         return verdict(False, "`signal` must be a dict with the keys 'first' and 'last', each a pair of numbers")
-    batches = {"first": _batch(first) if first is not None else None,
-               "last": _batch(last) if last is not None else None}
+    batches = {
+        "first": _batch(first) if first is not None else None,
+        "last": _batch(last) if last is not None else None,
+    }
     if any(b is None for b in batches.values()):
         return verdict(False, "give the chapter's batches of rewards (F.rewards_first, F.rewards_last) after `signal`")
     want = signal(batches["first"], batches["last"])
@@ -164,9 +181,12 @@ def check_signal(answer, first=None, last=None) -> CheckResult:
             return verdict(False, f"{name} batch: {problem}")
     (m0, s0), (m1, s1) = want["first"], want["last"]
     trend = "fewer" if s1 < s0 else "more" if s1 > s0 else "as many"
-    return verdict(True, f"main's first batch: mean reward {m0:.2f}, and {s0:.0%} of its groups carry a signal; "
-                         f"its last: mean reward {m1:.2f}, {s1:.0%} of groups. The reward rose and {trend} groups "
-                         "carry a signal: a group whose answers are all right earns the most and teaches nothing")
+    return verdict(
+        True,
+        f"main's first batch: mean reward {m0:.2f}, and {s0:.0%} of its groups carry a signal; "
+        f"its last: mean reward {m1:.2f}, {s1:.0%} of groups. The reward rose and {trend} groups "
+        "carry a signal: a group whose answers are all right earns the most and teaches nothing",
+    )
 
 
 def _process_rows(group) -> tuple[list[str], list[float], list[list[float]]] | None:
@@ -205,8 +225,9 @@ def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
         return verdict(False, "give the chapter's group, F.process, as the second argument")
     rng = random.Random(3)
     cases = list(zip(*rows))
-    cases += [(_random_completion(rng), rng.uniform(-1, 1), [rng.uniform(-1, 1), rng.uniform(-1, 1)])
-              for _ in range(40)]
+    cases += [
+        (_random_completion(rng), rng.uniform(-1, 1), [rng.uniform(-1, 1), rng.uniform(-1, 1)]) for _ in range(40)
+    ]
     for completion, outcome_adv, step_adv in cases:
         got, error = _call(fn, completion, outcome_adv, step_adv)
         if error:
@@ -218,21 +239,31 @@ def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
             return verdict(False, "return a dict with the keys 'outcome' and 'process'")
         for key in ("outcome", "process"):
             if as_numbers(got[key]) is None:
-                return verdict(False, f"'{key}' must be a list of numbers, one per generated character; got "
-                                      f"{got[key]!r:.40}")
+                return verdict(
+                    False, f"'{key}' must be a list of numbers, one per generated character; got {got[key]!r:.40}"
+                )
             if len(got[key]) != len(completion):
-                return verdict(False, f"{completion!r} has {len(completion)} generated characters (the end mark and "
-                                      f"commas count); your '{key}' list has {len(got[key])}")
+                return verdict(
+                    False,
+                    f"{completion!r} has {len(completion)} generated characters (the end mark and "
+                    f"commas count); your '{key}' list has {len(got[key])}",
+                )
         got = {key: as_numbers(got[key]) for key in ("outcome", "process")}
         if not _close(got["outcome"], want["outcome"]):
-            return verdict(False, f"{completion!r}: under an outcome reward every generated character gets the same "
-                                  f"advantage, {outcome_adv:+.3f}; you gave {got['outcome']}")
+            return verdict(
+                False,
+                f"{completion!r}: under an outcome reward every generated character gets the same "
+                f"advantage, {outcome_adv:+.3f}; you gave {got['outcome']}",
+            )
         if not _close(got["process"], want["process"]):
             steps = token_steps(completion, len(step_adv))
             wrong = [i for i, (a, b) in enumerate(zip(got["process"], want["process"])) if abs(a - b) > 1e-4]
-            return verdict(False, f"{completion!r}: process credit differs at character(s) {wrong}. Each character "
-                                  f"takes the advantage of its step; the steps here are {steps} (a comma or end mark "
-                                  f"belongs to the step it closes)")
+            return verdict(
+                False,
+                f"{completion!r}: process credit differs at character(s) {wrong}. Each character "
+                f"takes the advantage of its step; the steps here are {steps} (a comma or end mark "
+                f"belongs to the step it closes)",
+            )
     return verdict(True, f"outcome and process credit match on {len(cases)} answers")
 
 
@@ -257,14 +288,20 @@ def _positions(value) -> set[int] | None:
 def _misplaced(positions: set[int], want: set[int], text: str, prompt: str) -> str | None:
     """The counting mistake that turns ``want`` into ``positions``: from 1, or with the prompt; else None."""
     if positions == {i + 1 for i in want}:
-        return (f"those positions are counted from 1; count from 0: the characters of '{visible(text)}' are at positions "
-                f"0 to {len(text) - 1}")
+        return (
+            f"those positions are counted from 1; count from 0: the characters of '{visible(text)}' are at positions "
+            f"0 to {len(text) - 1}"
+        )
     if positions == {i + len(prompt) for i in want}:
-        return (f"those positions count the prompt's {len(prompt)} characters too; count the answer's own "
-                f"characters only, from 0 to {len(text) - 1}")
+        return (
+            f"those positions count the prompt's {len(prompt)} characters too; count the answer's own "
+            f"characters only, from 0 to {len(text) - 1}"
+        )
     if positions == {i + len(prompt) + 1 for i in want}:
-        return (f"those positions count the prompt and start from 1; count the answer's own characters from 0, "
-                f"0 to {len(text) - 1}")
+        return (
+            f"those positions count the prompt and start from 1; count the answer's own characters from 0, "
+            f"0 to {len(text) - 1}"
+        )
     return None
 
 
@@ -291,31 +328,44 @@ def check_credit_reading(answer, group=None, row: int | None = None) -> CheckRes
     for name, key in (("pushed_down", "outcome"), ("blamed", "process")):
         positions = _positions(answer.get(name))
         if positions is None:
-            return verdict(False, f"'{name}' must be a list of character positions of '{visible(text)}', whole numbers "
-                                  f"from 0 to {len(text) - 1}")
+            return verdict(
+                False,
+                f"'{name}' must be a list of character positions of '{visible(text)}', whole numbers "
+                f"from 0 to {len(text) - 1}",
+            )
         if positions == want[key]:
             continue
         misplaced = _misplaced(positions, want[key], text, prompt)
         if misplaced:
             return verdict(False, f"{name}: {misplaced}")
         if key == "outcome":
-            return verdict(False, f"pushed_down: the outcome advantage of '{visible(text)}' is one number, "
-                                  f"{outcome[row]:+.3f}, and every generated character shares it")
-        return verdict(False, f"blamed: under the step labels a character takes its step's advantage, here "
-                              f"{[round(a, 3) for a in steps[row]]}; a comma or the end mark belongs to the step "
-                              "it closes")
+            return verdict(
+                False,
+                f"pushed_down: the outcome advantage of '{visible(text)}' is one number, "
+                f"{outcome[row]:+.3f}, and every generated character shares it",
+            )
+        return verdict(
+            False,
+            f"blamed: under the step labels a character takes its step's advantage, here "
+            f"{[round(a, 3) for a in steps[row]]}; a comma or the end mark belongs to the step "
+            "it closes",
+        )
     blamed = visible("".join(text[i] for i in sorted(want["process"])))
-    return verdict(True, f"the outcome pushes down all {len(want['outcome'])} characters of '{visible(text)}'; the "
-                         f"step labels put the blame on {len(want['process'])} of them, '{blamed}', and spare the rest")
+    return verdict(
+        True,
+        f"the outcome pushes down all {len(want['outcome'])} characters of '{visible(text)}'; the "
+        f"step labels put the blame on {len(want['process'])} of them, '{blamed}', and spare the rest",
+    )
 
 
 def credit_reading(group, row: int) -> dict:
     """Exercise 3.1's reading, reference: the positions each credit lowers."""
     text = group.completions[row]
-    credit = my_split_credit(text, group.outcome_adv[row],
-                             group.step_adv[row])
-    return {"pushed_down": [i for i, a in enumerate(credit["outcome"]) if a < 0],
-            "blamed": [i for i, a in enumerate(credit["process"]) if a < 0]}
+    credit = my_split_credit(text, group.outcome_adv[row], group.step_adv[row])
+    return {
+        "pushed_down": [i for i, a in enumerate(credit["outcome"]) if a < 0],
+        "blamed": [i for i, a in enumerate(credit["process"]) if a < 0],
+    }
 
 
 NEARLY_SETTLED = 1
@@ -333,8 +383,10 @@ def push_shares(rewards) -> dict:
     minority = torch.minimum(right, rewards.shape[1] - right)
     settled = minority == NEARLY_SETTLED
     shares = {}
-    for name, advantages in (("centred", adv_lib.group_centered(rewards)),
-                             ("normalised", adv_lib.group_normalized(rewards))):
+    for name, advantages in (
+        ("centred", adv_lib.group_centered(rewards)),
+        ("normalised", adv_lib.group_normalized(rewards)),
+    ):
         push = advantages.abs().sum(dim=1)
         shares[name] = float(push[settled].sum() / push.sum())
     return shares
@@ -352,10 +404,14 @@ def _share_mistakes(rewards: torch.Tensor) -> list[tuple[dict, str]]:
 
     one_right = right == 1
     return [
-        ({"centred": share(centred, one_right), "normalised": share(normed, one_right)},
-         "you kept only the groups with one right answer; a group with one wrong answer is nearly settled too"),
-        ({"centred": float((minority == 1).float().mean()), "normalised": float((minority == 1).float().mean())},
-         "that is the share of groups, not of the push: weight each group by the sum of its |advantages|"),
+        (
+            {"centred": share(centred, one_right), "normalised": share(normed, one_right)},
+            "you kept only the groups with one right answer; a group with one wrong answer is nearly settled too",
+        ),
+        (
+            {"centred": float((minority == 1).float().mean()), "normalised": float((minority == 1).float().mean())},
+            "that is the share of groups, not of the push: weight each group by the sum of its |advantages|",
+        ),
     ]
 
 
@@ -383,15 +439,21 @@ def check_push_shares(answer, rewards=None) -> CheckResult:
     wrong = [key for key in want if not math.isclose(got[key], want[key], abs_tol=5e-4)]
     if not wrong:
         factor = want["normalised"] / want["centred"] if want["centred"] else float("nan")
-        return verdict(True, f"centred, the nearly settled groups get {want['centred']:.0%} of the push; normalised, "
-                             f"{want['normalised']:.0%}, about {factor:.1f} times as much: dividing by a group's "
-                             "spread pushes hardest where the group barely disagrees")
+        return verdict(
+            True,
+            f"centred, the nearly settled groups get {want['centred']:.0%} of the push; normalised, "
+            f"{want['normalised']:.0%}, about {factor:.1f} times as much: dividing by a group's "
+            "spread pushes hardest where the group barely disagrees",
+        )
     for mistake, why in _share_mistakes(batch):
         if all(math.isclose(got[key], value, abs_tol=5e-4) for key, value in mistake.items()):
             return verdict(False, why)
-    return verdict(False, f"{' and '.join(repr(k) for k in wrong)} differ from the batch's: a group's push is the "
-                          "sum of its answers' |advantages|; add it up over the nearly settled groups and divide by "
-                          "the whole batch's")
+    return verdict(
+        False,
+        f"{' and '.join(repr(k) for k in wrong)} differ from the batch's: a group's push is the "
+        "sum of its answers' |advantages|; add it up over the nearly settled groups and divide by "
+        "the whole batch's",
+    )
 
 
 def _chapter_facts():
@@ -407,14 +469,40 @@ def _process_inputs() -> tuple:
 
 for _exercise in (
     Exercise("try-it-advantages", "gradient", check_try_it, try_it, answer="value"),
-    Exercise("try-it-signal", "gradient", check_signal, signal, answer="value",
-             inputs=lambda: (_chapter_facts().rewards_first, _chapter_facts().rewards_last)),
-    Exercise("split-credit", "gradient", check_split_credit, my_split_credit, inputs=lambda: (_chapter_facts().process,)),
-    Exercise("credit-reading", "gradient", check_credit_reading, credit_reading, answer="value", inputs=_process_inputs),
-    Exercise("push-shares", "gradient", check_push_shares, push_shares, answer="value",
-             inputs=lambda: (_chapter_facts().rewards_first,)),
+    Exercise(
+        "try-it-signal",
+        "gradient",
+        check_signal,
+        signal,
+        answer="value",
+        inputs=lambda: (_chapter_facts().rewards_first, _chapter_facts().rewards_last),
+    ),
+    Exercise(
+        "split-credit", "gradient", check_split_credit, my_split_credit, inputs=lambda: (_chapter_facts().process,)
+    ),
+    Exercise(
+        "credit-reading", "gradient", check_credit_reading, credit_reading, answer="value", inputs=_process_inputs
+    ),
+    Exercise(
+        "push-shares",
+        "gradient",
+        check_push_shares,
+        push_shares,
+        answer="value",
+        inputs=lambda: (_chapter_facts().rewards_first,),
+    ),
 ):
     register(_exercise)
 
-__all__ = ["check_credit_reading", "check_push_shares", "check_signal", "check_split_credit", "check_try_it",
-           "credit_reading", "my_split_credit", "push_shares", "signal", "try_it"]
+__all__ = [
+    "check_credit_reading",
+    "check_push_shares",
+    "check_signal",
+    "check_split_credit",
+    "check_try_it",
+    "credit_reading",
+    "my_split_credit",
+    "push_shares",
+    "signal",
+    "try_it",
+]

@@ -6,6 +6,7 @@ Each check runs the reader's answer on fresh inputs, compares it with the
 reference in ``rlbook`` and returns a :class:`~rlbook.exercises.CheckResult`
 whose message says what differs. It never raises on a wrong answer.
 """
+
 from __future__ import annotations
 
 import math
@@ -74,8 +75,11 @@ def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
         got.backward()
         want.backward()
         if mine.grad is None or not _close(mine.grad, ref.grad):
-            return verdict(False, "the value is right but the gradient is not: " +
-                           _diagnose_ppo_gradient(mine.grad, logp, old, adv, mask, eps))
+            return verdict(
+                False,
+                "the value is right but the gradient is not: "
+                + _diagnose_ppo_gradient(mine.grad, logp, old, adv, mask, eps),
+            )
     return verdict(True, "matches rlbook.core.losses.ppo_clip_loss, value and gradient, on 5 random batches")
 
 
@@ -88,9 +92,13 @@ def _diagnose_ppo(got: float, logp, old, adv, mask, eps: float, want: float) -> 
     clipped = ratio.clamp(1 - eps, 1 + eps) * a
     candidates = {
         "the sign: the loss is minus the objective": -want,
-        "you used the clipped term alone; take the minimum of the clipped and unclipped terms": -((clipped * m).sum() / m.sum()),
+        "you used the clipped term alone; take the minimum of the clipped and unclipped terms": -(
+            (clipped * m).sum() / m.sum()
+        ),
         "you used max instead of min": -((torch.maximum(unclipped, clipped) * m).sum() / m.sum()),
-        "you averaged over every position; average over the masked (generated) tokens only": -(torch.minimum(unclipped, clipped).mean()),
+        "you averaged over every position; average over the masked (generated) tokens only": -(
+            torch.minimum(unclipped, clipped).mean()
+        ),
         "no clipping at all: that is the plain importance-weighted loss": -((unclipped * m).sum() / m.sum()),
     }
     for hint, value in candidates.items():
@@ -109,8 +117,10 @@ def _gradient_of(loss_fn: Callable, logp: torch.Tensor) -> torch.Tensor:
 def _diagnose_ppo_gradient(grad: torch.Tensor | None, logp, old, adv, mask, eps: float) -> str:
     """The likeliest reason a PPO loss with the right value has the wrong gradient."""
     if grad is None or not torch.any(grad != 0):
-        return ("no gradient reaches logp: a .detach(), .item() or torch.tensor(...) cuts it off. Compute the ratio "
-                "from logp itself")
+        return (
+            "no gradient reaches logp: a .detach(), .item() or torch.tensor(...) cuts it off. Compute the ratio "
+            "from logp itself"
+        )
     a, m = adv[:, None], mask.float()
 
     def unclipped(lp):
@@ -126,14 +136,19 @@ def _diagnose_ppo_gradient(grad: torch.Tensor | None, logp, old, adv, mask, eps:
         return -((torch.minimum(ratio * a, ratio.detach().clamp(1 - eps, 1 + eps) * a)) * m).sum() / m.sum()
 
     if _close(grad, _gradient_of(unclipped, logp)) or _close(grad, _gradient_of(clipped_value_as_constant, logp)):
-        return ("it is the unclipped gradient on every token. Where the clipped term is the minimum, its gradient "
-                "must be zero: clip the ratio itself with torch.clamp, so the clip cuts the gradient there")
+        return (
+            "it is the unclipped gradient on every token. Where the clipped term is the minimum, its gradient "
+            "must be zero: clip the ratio itself with torch.clamp, so the clip cuts the gradient there"
+        )
     if _close(grad, _gradient_of(detached_clip, logp)):
-        return ("inside the clip range the clipped term must carry the gradient too: clamp the ratio, do not detach "
-                "it before clamping")
+        return (
+            "inside the clip range the clipped term must carry the gradient too: clamp the ratio, do not detach "
+            "it before clamping"
+        )
     if torch.any(grad[~mask] != 0):
         return "tokens outside the mask get a gradient: multiply by the mask before summing"
     return "compute every term from logp itself (no .detach() inside the objective), and let the min pick the term"
+
 
 def my_ppo_clip_loss(logp, old_logp, adv, mask, eps):
     """Exercise 4.1's reference: PPO's clipped loss, averaged over tokens."""

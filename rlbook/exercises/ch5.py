@@ -13,6 +13,7 @@
 Each checker returns a :class:`~rlbook.exercises.CheckResult` and never
 raises on a wrong answer.
 """
+
 from __future__ import annotations
 
 import math
@@ -67,18 +68,23 @@ def _unreadable_problem(verifier: Callable, seed: int) -> str | None:
             try:
                 returned = verifier(prompt, completion)
             except Exception as err:  # noqa: BLE001 - report the reader's error, never raise it
-                return (f"`my_verifier({prompt!r}, {completion!r})` raised {type(err).__name__}: {err}. The policy "
-                        f"writes answers like {completion!r}, and a verifier that raises on one stops the training "
-                        "run: return a reward for it instead (0.0 when the answer cannot be read)")
+                return (
+                    f"`my_verifier({prompt!r}, {completion!r})` raised {type(err).__name__}: {err}. The policy "
+                    f"writes answers like {completion!r}, and a verifier that raises on one stops the training "
+                    "run: return a reward for it instead (0.0 when the answer cannot be read)"
+                )
             if _reward_of(returned) is None:
-                return (f"`my_verifier({prompt!r}, {completion!r})` returned {returned!r:.40}; on an answer it cannot "
-                        "read a verifier still returns a reward, a number such as 0.0")
+                return (
+                    f"`my_verifier({prompt!r}, {completion!r})` returned {returned!r:.40}; on an answer it cannot "
+                    "read a verifier still returns a reward, a number such as 0.0"
+                )
     return None
 
 
 @never_raises
-def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, completion: str | None,
-                               seed: int = 4) -> CheckResult:
+def check_exploitable_verifier(
+    verifier: Callable | None, prompt: str | None, completion: str | None, seed: int = 4
+) -> CheckResult:
     """Exercise 5.1: ``verifier(prompt, completion)`` grades ordinary answers like the exact verifier, returns a
     reward without raising on answers it cannot read, and still pays 1.0 for ``completion``, which the exact
     verifier refuses.
@@ -91,7 +97,9 @@ def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, co
     if verifier is None or prompt is None or completion is None:
         return not_answered("`my_verifier` and `exploit`")
     if not callable(verifier):
-        return verdict(False, f"`my_verifier` must be a function of (prompt, completion), got {type(verifier).__name__}")
+        return verdict(
+            False, f"`my_verifier` must be a function of (prompt, completion), got {type(verifier).__name__}"
+        )
     if not isinstance(prompt, str) or parse_prompt(prompt) is None:
         return verdict(False, f"the prompt {prompt!r:.40} is not a task; write one like 'U:3+4?|A:'")
     if not isinstance(completion, str):
@@ -105,12 +113,18 @@ def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, co
         if got is None:
             if returned is None:
                 return not_answered("`my_verifier`")
-            return verdict(False, f"`my_verifier({p!r}, {c!r})` returned {returned!r:.40}; a verifier returns a "
-                                  "reward, a number such as 1.0 or 0.0 (not text)")
+            return verdict(
+                False,
+                f"`my_verifier({p!r}, {c!r})` returned {returned!r:.40}; a verifier returns a "
+                "reward, a number such as 1.0 or 0.0 (not text)",
+            )
         if got != expected:
             kind = "the right answer" if expected == 1.0 else "a wrong answer"
-            return verdict(False, f"`my_verifier({p!r}, {c!r})` gave {got}, but {c!r} is {kind}: a plausible "
-                                  f"verifier pays {expected} for it. Make the loophole narrower.")
+            return verdict(
+                False,
+                f"`my_verifier({p!r}, {c!r})` gave {got}, but {c!r} is {kind}: a plausible "
+                f"verifier pays {expected} for it. Make the loophole narrower.",
+            )
     problem = _unreadable_problem(verifier, seed)
     if problem:
         return verdict(False, problem)
@@ -123,12 +137,18 @@ def check_exploitable_verifier(verifier: Callable | None, prompt: str | None, co
         return verdict(False, f"on your exploit `my_verifier` returned {returned!r:.40}; return a number")
     exact = rewards.get_verifier("exact")(prompt, completion)
     if exact.status == "accepted":
-        return verdict(False, f"{completion!r} is a correct answer to {prompt!r} (the exact verifier accepts it): "
-                              "an exploit must be paid without solving the task")
+        return verdict(
+            False,
+            f"{completion!r} is a correct answer to {prompt!r} (the exact verifier accepts it): "
+            "an exploit must be paid without solving the task",
+        )
     if paid != 1.0:
         return verdict(False, f"your verifier pays {paid} for {completion!r}, not 1.0: it is not fooled by it")
-    return verdict(True, f"your verifier pays 1.0 for {completion!r} on {prompt!r}, which the exact verifier calls "
-                         f"{exact.status} ({exact.reason}); it grades ordinary answers correctly and never raises")
+    return verdict(
+        True,
+        f"your verifier pays 1.0 for {completion!r} on {prompt!r}, which the exact verifier calls "
+        f"{exact.status} ({exact.reason}); it grades ordinary answers correctly and never raises",
+    )
 
 
 def _two_numbers(value) -> tuple[float, float] | None:
@@ -143,8 +163,10 @@ def _split_problem(got: dict[int, tuple[float, float]], steps: dict[int, dict]) 
     """The likeliest mistake behind a wrong reward split, or None when every step matches (Exercise 5.2)."""
     want = {step: audit.reward_split(stored) for step, stored in steps.items()}
     if len(set(got.values())) == 1 and len(set(want.values())) > 1:
-        return (f"your split gives {next(iter(got.values()))} at every step checked ({sorted(got)}): compute it "
-                "from the stored step it is given")
+        return (
+            f"your split gives {next(iter(got.values()))} at every step checked ({sorted(got)}): compute it "
+            "from the stored step it is given"
+        )
     for step, stored in steps.items():
         total, size = float(stored["rewards"].mean()), len(stored["rewards"])
         paid = float((stored["rewards"] > 0).float().mean())
@@ -152,25 +174,35 @@ def _split_problem(got: dict[int, tuple[float, float]], steps: dict[int, dict]) 
         if math.isclose(added, total, abs_tol=1e-6):
             continue
         if total and math.isclose(added, 100 * total, rel_tol=1e-4):
-            return (f"at step {step} your parts add up to {added:.2f}, a percentage: give both parts on the "
-                    "reward's own scale, as means over the step's rollouts")
+            return (
+                f"at step {step} your parts add up to {added:.2f}, a percentage: give both parts on the "
+                "reward's own scale, as means over the step's rollouts"
+            )
         if total and math.isclose(added, size * total, rel_tol=1e-4):
-            return (f"at step {step} your parts add up to {added:.1f}, a sum over the {size} rollouts: divide by "
-                    "their number to get means")
+            return (
+                f"at step {step} your parts add up to {added:.1f}, a sum over the {size} rollouts: divide by "
+                "their number to get means"
+            )
         if paid and math.isclose(added, total / paid, rel_tol=1e-4):
-            return (f"at step {step} your parts add up to {added:.4f}, more than the step's mean training reward "
-                    f"{total:.4f}: divide by all the step's rollouts, not only the paid ones")
-        return (f"at step {step} your parts add up to {added:.4f}, but they must add up to the step's mean training "
-                f"reward, {total:.4f}")
+            return (
+                f"at step {step} your parts add up to {added:.4f}, more than the step's mean training reward "
+                f"{total:.4f}: divide by all the step's rollouts, not only the paid ones"
+            )
+        return (
+            f"at step {step} your parts add up to {added:.4f}, but they must add up to the step's mean training "
+            f"reward, {total:.4f}"
+        )
     for step, (task, loophole) in want.items():
         mine = got[step]
         if math.isclose(mine[0], task, abs_tol=1e-6) and math.isclose(mine[1], loophole, abs_tol=1e-6):
             continue
         if math.isclose(mine[0], loophole, abs_tol=1e-6) and math.isclose(mine[1], task, abs_tol=1e-6):
             return f"at step {step} the two parts are swapped: return (task_part, loophole_part) in that order"
-        return (f"at step {step} you split the reward as ({mine[0]:.4f}, {mine[1]:.4f}); the exact verifier "
-                f"accepts rollouts worth {task:.4f} of it. Judge each paid completion again with the exact verifier: "
-                "only those it accepts belong to the task part")
+        return (
+            f"at step {step} you split the reward as ({mine[0]:.4f}, {mine[1]:.4f}); the exact verifier "
+            f"accepts rollouts worth {task:.4f} of it. Judge each paid completion again with the exact verifier: "
+            "only those it accepts belong to the task part"
+        )
     return None
 
 
@@ -202,14 +234,20 @@ def check_reward_split(split: Callable | None, seed: int = 0) -> CheckResult:
             return not_answered("`split_reward`")
         got[step] = _two_numbers(returned)
         if got[step] is None:
-            return verdict(False, f"at step {step} `split_reward` returned {returned!r:.60}; return two numbers, "
-                                  "(task part, loophole part)")
+            return verdict(
+                False,
+                f"at step {step} `split_reward` returned {returned!r:.60}; return two numbers, "
+                "(task part, loophole part)",
+            )
     problem = _split_problem(got, steps)
     if problem:
         return verdict(False, problem)
     last = got[chosen[-1]]
-    return verdict(True, f"your split matches at steps {chosen}: by step {chosen[-1]} the training reward "
-                         f"{sum(last):.3f} is {last[1]:.3f} loophole and {last[0]:.3f} task")
+    return verdict(
+        True,
+        f"your split matches at steps {chosen}: by step {chosen[-1]} the training reward "
+        f"{sum(last):.3f} is {last[1]:.3f} loophole and {last[0]:.3f} task",
+    )
 
 
 @never_raises
@@ -229,11 +267,15 @@ def check_overrated_answer(answer, seed: int = 0) -> CheckResult:
     if task is None:
         return verdict(False, f"the prompt {prompt!r:.40} is not a task prompt; write one like 'U:3+4?|A:'")
     if task.world != "single":
-        return verdict(False, f"{prompt!r} is a task of the multi-step world, but the judge was trained on one-step "
-                              "sums only and rates answers to those: pick a prompt like 'U:3+4?|A:'")
+        return verdict(
+            False,
+            f"{prompt!r} is a task of the multi-step world, but the judge was trained on one-step "
+            "sums only and rates answers to those: pick a prompt like 'U:3+4?|A:'",
+        )
     if not isinstance(completion, str) or not 1 <= len(completion) <= 4 or any(ch not in VOCAB for ch in completion):
-        return verdict(False, f"the completion must be text of 1 to 4 characters the policy can write, got "
-                              f"{completion!r:.40}")
+        return verdict(
+            False, f"the completion must be text of 1 to 4 characters the policy can write, got {completion!r:.40}"
+        )
     exact = rewards.get_verifier("exact")(prompt, completion)
     if exact.status == "accepted":
         return verdict(False, f"{completion!r} is the right answer to {prompt!r}: find a wrong one the judge prefers")
@@ -241,10 +283,16 @@ def check_overrated_answer(answer, seed: int = 0) -> CheckResult:
     model = runs.load_judge(seed).model
     wrong_p, right_p = judge_probabilities(model, [(prompt, completion), (prompt, right)])
     if wrong_p <= right_p:
-        return verdict(False, f"the judge gives {completion!r} P(right) = {wrong_p:.3f}, not above the "
-                              f"{right_p:.3f} of the right answer {right!r}")
-    return verdict(True, f"the judge gives {completion!r} P(right) = {wrong_p:.3f} on {prompt!r}, above the "
-                         f"{right_p:.3f} of the right answer {right!r}, which the exact verifier calls {exact.status}")
+        return verdict(
+            False,
+            f"the judge gives {completion!r} P(right) = {wrong_p:.3f}, not above the "
+            f"{right_p:.3f} of the right answer {right!r}",
+        )
+    return verdict(
+        True,
+        f"the judge gives {completion!r} P(right) = {wrong_p:.3f} on {prompt!r}, above the "
+        f"{right_p:.3f} of the right answer {right!r}, which the exact verifier calls {exact.status}",
+    )
 
 
 class _NotABool(Exception):
@@ -253,11 +301,13 @@ class _NotABool(Exception):
 
 def _strict(rule: Callable[[list[dict]], bool]) -> Callable[[list[dict]], bool]:
     """``rule``, refusing any answer that is not a bool (a truthy string must not count as an abort)."""
+
     def strict(history: list[dict]) -> bool:
         answer = rule(history)
         if not isinstance(answer, (bool, np.bool_)):
             raise _NotABool(answer)
         return bool(answer)
+
     return strict
 
 
@@ -288,11 +338,17 @@ def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
         try:
             alarms[name] = audit.first_alarm(_strict(rule), run.metrics)
         except _NotABool as err:
-            return verdict(False, f"on the {name!r} trace your rule returned {err.args[0]!r:.40}; return True to "
-                                  "abort and False to go on (a string or a number is not a decision)")
+            return verdict(
+                False,
+                f"on the {name!r} trace your rule returned {err.args[0]!r:.40}; return True to "
+                "abort and False to go on (a string or a number is not a decision)",
+            )
         except Exception as err:  # noqa: BLE001
-            return verdict(False, f"your rule raised {type(err).__name__}: {err} on the {name!r} trace. Steps whose "
-                                  "update was paused have no 'loss' or 'kl': read metrics with .get()")
+            return verdict(
+                False,
+                f"your rule raised {type(err).__name__}: {err} on the {name!r} trace. Steps whose "
+                "update was paused have no 'loss' or 'kl': read metrics with .get()",
+            )
         problem = _abort_problem(name, run, alarms[name])
         if problem:
             return verdict(False, problem)
@@ -312,13 +368,17 @@ def _abort_problem(name: str, run, alarm: int | None) -> str | None:
     if name == "main":
         if alarm is None:
             return None
-        return (f"your rule fires on the healthy 'main' run at step {alarm}: a criterion that stops good runs "
-                "gets switched off. Loosen it")
+        return (
+            f"your rule fires on the healthy 'main' run at step {alarm}: a criterion that stops good runs "
+            "gets switched off. Loosen it"
+        )
     if name == "exploit":
         if audit.takeover_step(run.rollouts) is None or alarm is not None:
             return None
-        return (f"your rule never fires on 'exploit' (seed {run.seed}), where the fail-open verifier was exploited: "
-                "watch how far the policy moves, e.g. the 'kl' metric")
+        return (
+            f"your rule never fires on 'exploit' (seed {run.seed}), where the fail-open verifier was exploited: "
+            "watch how far the policy moves, e.g. the 'kl' metric"
+        )
     first = min(step for step, _ in runs.spec(name).rl.faults)
     if alarm is None:
         return f"your rule never fires on {name!r}, although faults were injected from step {first}"
@@ -376,8 +436,9 @@ def _shown_seed() -> int:
 
 
 for _exercise in (
-    Exercise("exploitable-verifier", "limits", check_exploitable_verifier, my_verifier,
-             inputs=lambda: ("U:3+4?|A:", "17#")),
+    Exercise(
+        "exploitable-verifier", "limits", check_exploitable_verifier, my_verifier, inputs=lambda: ("U:3+4?|A:", "17#")
+    ),
     Exercise("reward-split", "limits", check_reward_split, split_reward, inputs=lambda: (_shown_seed(),)),
     Exercise("overrated-answer", "limits", check_overrated_answer, overrated_answer, answer="value"),
     Exercise("abort-rule", "limits", check_abort_rule, should_abort, inputs=lambda: (0,)),

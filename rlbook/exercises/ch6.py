@@ -9,6 +9,7 @@
 Each checker returns a :class:`~rlbook.exercises.CheckResult` and never
 raises on a wrong answer.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,9 +39,11 @@ def _diagnose(fn: Callable, cases: list[tuple[int, int, int]], got: list[float])
     want = [exact_pass_at_k(*case) for case in cases]
     plug_in = [1 - (1 - c / n) ** k for n, c, k in cases]
     if all(math.isclose(g, p, abs_tol=1e-9) for g, p in zip(got, plug_in)):
-        return ("that is 1 - (1 - c/n)^k, which treats the share c/n as the true rate and draws with replacement: "
-                "it is biased low. Draw k of the n samples without replacement instead: all k are wrong with "
-                "probability C(n-c, k) / C(n, k)")
+        return (
+            "that is 1 - (1 - c/n)^k, which treats the share c/n as the true rate and draws with replacement: "
+            "it is biased low. Draw k of the n samples without replacement instead: all k are wrong with "
+            "probability C(n-c, k) / C(n, k)"
+        )
     if all(math.isclose(g, c / n, abs_tol=1e-9) for g, (n, c, _) in zip(got, cases)):
         return "that is c/n, the estimate of pass@1, whatever k is: more attempts must raise the chance"
     n, c, k = next(case for case, g, w in zip(cases, got, want) if not math.isclose(g, w, abs_tol=1e-9))
@@ -54,8 +57,11 @@ def _real_lead(fn: Callable, real) -> str:
     and ``counts_after`` (``main``).
     """
     n = int(real["n"])
-    lead = [np.mean([fn(n, int(a), k) for a in real["counts_after"]])
-            - np.mean([fn(n, int(b), k) for b in real["counts_before"]]) for k in (1, n)]
+    lead = [
+        np.mean([fn(n, int(a), k) for a in real["counts_after"]])
+        - np.mean([fn(n, int(b), k) for b in real["counts_before"]])
+        for k in (1, n)
+    ]
     return f"; on the held-out sums main leads base by {lead[0]:.2f} with one attempt and by {lead[1]:.2f} with {n}"
 
 
@@ -84,8 +90,10 @@ def check_pass_at_k(fn: Callable | None, real=None, seed: int = 0) -> CheckResul
             return not_answered("`pass_at_k`")
         value = as_number(returned)
         if value is None or not math.isfinite(value):
-            return verdict(False, f"`pass_at_k({n}, {c}, {k})` returned {returned!r:.40}; return a probability, a "
-                                  "number between 0 and 1")
+            return verdict(
+                False,
+                f"`pass_at_k({n}, {c}, {k})` returned {returned!r:.40}; return a probability, a number between 0 and 1",
+            )
         got.append(value)
     want = [exact_pass_at_k(*case) for case in cases]
     if not all(math.isclose(g, w, abs_tol=1e-9) for g, w in zip(got, want)):

@@ -12,6 +12,7 @@
 Each checker returns a :class:`~rlbook.exercises.CheckResult` and never
 raises on a wrong answer.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,12 +34,18 @@ def _variants(task: WorkedTask, rng: random.Random) -> list[tuple[str, str]]:
     right, working = str(task.answer), task.working
     wrong = str(task.answer + rng.choice((-10, -1, 1, 10)))
     bad_working = working.replace("=", "=1", 1)  # a wrong first column, the final number still right
-    return [(f"{right}{EOT}", "direct"), (f"{working}{SEPARATOR}{right}{EOT}", "worked"),
-            (f"{bad_working}{SEPARATOR}{right}{EOT}", "wrong working"),
-            (f"{working}{SEPARATOR}{wrong}{EOT}", "wrong final"), (f"{wrong}{EOT}", "wrong direct"),
-            (f"{working}{SEPARATOR}{right}", "no end mark"), (f"{right}", "no end mark"),
-            (f"{working}{EOT}", "no final number"), (f"{right}{EOT}{right}", "after the end mark"),
-            (f"0{right}{EOT}", "leading zero")]
+    return [
+        (f"{right}{EOT}", "direct"),
+        (f"{working}{SEPARATOR}{right}{EOT}", "worked"),
+        (f"{bad_working}{SEPARATOR}{right}{EOT}", "wrong working"),
+        (f"{working}{SEPARATOR}{wrong}{EOT}", "wrong final"),
+        (f"{wrong}{EOT}", "wrong direct"),
+        (f"{working}{SEPARATOR}{right}", "no end mark"),
+        (f"{right}", "no end mark"),
+        (f"{working}{EOT}", "no final number"),
+        (f"{right}{EOT}{right}", "after the end mark"),
+        (f"0{right}{EOT}", "leading zero"),
+    ]
 
 
 def _reward_cases(seed: int, count: int = 12) -> list[tuple[str, str, str, float]]:
@@ -59,13 +66,13 @@ def _reward_of(value) -> float | None:
 
 DIAGNOSES = {
     "wrong working": "it refused an answer whose working is wrong but whose final number is right: the reward is "
-                     "outcome-only, so read only the number after the last ';' and never check the columns",
+    "outcome-only, so read only the number after the last ';' and never check the columns",
     "worked": "it refused a right worked answer: the answer is the number after the last ';', not the first number",
     "no end mark": "it paid an answer that never wrote the end mark '#': the budget stopped it, so it earns 0",
     "after the end mark": "it paid an answer with text after the end mark: that answer is malformed",
     "no final number": "it paid an answer that never wrote a final number",
     "leading zero": "it paid a final number with a leading zero: the book's verifier (version 1.0) reads digits "
-                    "with no leading zero",
+    "with no leading zero",
 }
 
 
@@ -93,8 +100,9 @@ def check_outcome_reward(fn: Callable | None, shown: Mapping | None = None, seed
             return not_answered("`reward`")
         got = _reward_of(returned)
         if got is None:
-            return verdict(False, f"`reward({prompt!r}, {text!r})` returned {returned!r:.40}; return a number, "
-                                  "1.0 or 0.0")
+            return verdict(
+                False, f"`reward({prompt!r}, {text!r})` returned {returned!r:.40}; return a number, 1.0 or 0.0"
+            )
         if got != want:
             wrong_kinds.append((kind, prompt, text, got, want))
     if wrong_kinds:
@@ -144,32 +152,48 @@ def _as_reader(p: Point) -> dict:
 def _split_cases(seed: int, count: int = 30) -> list[tuple[Point, Point]]:
     """(before, after) pairs: both styles written before; after, sometimes only worked answers."""
     rng = random.Random(seed)
-    cases = [(_point(0.5, 0.7, 0.4), _point(1.0, 0.9, None)), (_point(0.2, 0.6, 0.5), _point(0.2, 0.8, 0.5)),
-             (_point(0.6, 0.8, 0.3), _point(0.9, 0.8, 0.3))]
+    cases = [
+        (_point(0.5, 0.7, 0.4), _point(1.0, 0.9, None)),
+        (_point(0.2, 0.6, 0.5), _point(0.2, 0.8, 0.5)),
+        (_point(0.6, 0.8, 0.3), _point(0.9, 0.8, 0.3)),
+    ]
     for _ in range(count):
         after = rng.choice((1.0, round(rng.uniform(0.05, 0.95), 3)))
-        cases.append((_point(round(rng.uniform(0.05, 0.95), 3), rng.random(), rng.random()),
-                      _point(after, rng.random(), None if after == 1.0 else rng.random())))
+        cases.append(
+            (
+                _point(round(rng.uniform(0.05, 0.95), 3), rng.random(), rng.random()),
+                _point(after, rng.random(), None if after == 1.0 else rng.random()),
+            )
+        )
     return cases
 
 
 def _split_problem(fn: Callable, cases: list[tuple[Point, Point]], got: list[tuple[float, float]]) -> str | None:
     """None when every split matches; else the likeliest mistake, named."""
     want = [gain_split(b, a) for b, a in cases]
-    if all(math.isclose(g[0], w.switch, abs_tol=1e-9) and math.isclose(g[1], w.execution, abs_tol=1e-9)
-           for g, w in zip(got, want)):
+    if all(
+        math.isclose(g[0], w.switch, abs_tol=1e-9) and math.isclose(g[1], w.execution, abs_tol=1e-9)
+        for g, w in zip(got, want)
+    ):
         return None
-    if all(math.isclose(g[1], w.switch, abs_tol=1e-9) and math.isclose(g[0], w.execution, abs_tol=1e-9)
-           for g, w in zip(got, want)):
+    if all(
+        math.isclose(g[1], w.switch, abs_tol=1e-9) and math.isclose(g[0], w.execution, abs_tol=1e-9)
+        for g, w in zip(got, want)
+    ):
         return "the two parts are swapped: return (switch, execution)"
     if not all(math.isclose(g[0] + g[1], w.total, abs_tol=1e-9) for g, w in zip(got, want)):
-        b, a = next((b, a) for (b, a), g, w in zip(cases, got, want) if not math.isclose(g[0] + g[1], w.total,
-                                                                                        abs_tol=1e-9))
-        return (f"for before {_as_reader(b)} and after {_as_reader(a)} your parts add up to a change of "
-                f"{sum(fn(_as_reader(b), _as_reader(a))):+.4f}, not {a.accuracy - b.accuracy:+.4f}: the two parts "
-                "must add up to the change in accuracy")
-    return ("your parts add up to the change, but split it another way: weight the change in shares by the "
-            "accuracies before, and the change in accuracies by the shares after")
+        b, a = next(
+            (b, a) for (b, a), g, w in zip(cases, got, want) if not math.isclose(g[0] + g[1], w.total, abs_tol=1e-9)
+        )
+        return (
+            f"for before {_as_reader(b)} and after {_as_reader(a)} your parts add up to a change of "
+            f"{sum(fn(_as_reader(b), _as_reader(a))):+.4f}, not {a.accuracy - b.accuracy:+.4f}: the two parts "
+            "must add up to the change in accuracy"
+        )
+    return (
+        "your parts add up to the change, but split it another way: weight the change in shares by the "
+        "accuracies before, and the change in accuracies by the shares after"
+    )
 
 
 @never_raises
@@ -206,8 +230,9 @@ def check_gain_split(fn: Callable | None, real: Sequence | None = None, seed: in
     tail = ""
     if real:
         parts = [as_numbers(fn(dict(b), dict(a))) for b, a in real]
-        tail = "; on worked, seed by seed, " + ", ".join(f"{p[0]:+.2f} from the switch and {p[1]:+.2f} from "
-                                                        "execution" for p in parts)
+        tail = "; on worked, seed by seed, " + ", ".join(
+            f"{p[0]:+.2f} from the switch and {p[1]:+.2f} from execution" for p in parts
+        )
     return verdict(True, f"your split matches on {len(cases)} cases{tail}")
 
 

@@ -14,6 +14,7 @@ Every check prints and returns a :class:`~rlbook.exercises.CheckResult`; none
 raises on a wrong answer. Each exercise is registered with its reference
 solution at the bottom of its module.
 """
+
 from __future__ import annotations
 
 import copy
@@ -47,11 +48,28 @@ from .reporting import (
     versioning,
 )
 
-__all__ = ["HELD_OUT", "PLAN_KEYS", "TEMPLATE", "VERSIONING_CASES", "check_changed_advantages",
-           "check_evaluation_plan", "check_matched_comparison", "check_pick_and_score", "check_record_review",
-           "check_retained_test", "check_reward_versioning", "compare", "count_changed_advantages",
-           "evaluation_plan", "main_checkpoint_steps", "my_retained_test", "pick_and_score", "record_reviews",
-           "review", "versioning"]
+__all__ = [
+    "HELD_OUT",
+    "PLAN_KEYS",
+    "TEMPLATE",
+    "VERSIONING_CASES",
+    "check_changed_advantages",
+    "check_evaluation_plan",
+    "check_matched_comparison",
+    "check_pick_and_score",
+    "check_record_review",
+    "check_retained_test",
+    "check_reward_versioning",
+    "compare",
+    "count_changed_advantages",
+    "evaluation_plan",
+    "main_checkpoint_steps",
+    "my_retained_test",
+    "pick_and_score",
+    "record_reviews",
+    "review",
+    "versioning",
+]
 
 PLAN_KEYS = ("select_on", "report_on", "verifier", "verifier_version", "checkpoints", "base_same_settings")
 """The decisions an independent evaluation plan makes (exercise 8.1); its sampling settings are the record's."""
@@ -69,6 +87,7 @@ FILLER = {"checkpoint", "checkpoints", "step", "steps", "of", "them", "the", "on
 
 
 # ------------------------------------------------------------------ exercise 8.1: the plan
+
 
 def _splits(value) -> set[str] | None:
     """A plan's ``select_on`` or ``report_on`` as a set of split names: a name, or a list or tuple of names."""
@@ -89,8 +108,10 @@ def _verifier_problem(plan: dict) -> str | None:
         return f"verifier {plan['verifier']!r}: evaluate with the exact verifier, not with one a policy can game"
     pinned = str(plan["verifier_version"]).strip() if plan["verifier_version"] is not None else None
     if pinned not in rw.ExactVerifier.VERSIONS:
-        return (f"verifier_version {plan['verifier_version']!r}: pin one of {tuple(rw.ExactVerifier.VERSIONS)}, "
-                "the same for every checkpoint")
+        return (
+            f"verifier_version {plan['verifier_version']!r}: pin one of {tuple(rw.ExactVerifier.VERSIONS)}, "
+            "the same for every checkpoint"
+        )
     if version and version.strip() != pinned:
         return f"verifier {plan['verifier']!r} and verifier_version {pinned!r} name two different versions"
     return None
@@ -119,11 +140,15 @@ def _checkpoints_problem(value) -> str | None:
         left_out = [s for s in main_checkpoint_steps() if s not in steps]
         if not left_out:
             return None
-        return (f"checkpoints: your list leaves out step(s) {', '.join(map(str, left_out))}. Evaluate every "
-                "checkpoint the same way, so that the alternatives a rule passes over can be reported")
+        return (
+            f"checkpoints: your list leaves out step(s) {', '.join(map(str, left_out))}. Evaluate every "
+            "checkpoint the same way, so that the alternatives a rule passes over can be reported"
+        )
     if isinstance(value, str) and value.strip():
-        return (f"checkpoints={value!r}: which checkpoint is {value.strip()!r} is itself decided by the evaluation, "
-                "so every checkpoint must be evaluated first; write 'all'")
+        return (
+            f"checkpoints={value!r}: which checkpoint is {value.strip()!r} is itself decided by the evaluation, "
+            "so every checkpoint must be evaluated first; write 'all'"
+        )
     return "checkpoints: which checkpoints get the evaluation? Every one of them ('all')"
 
 
@@ -138,8 +163,10 @@ def _split_problems(plan: dict) -> list[str]:
         elif not chosen[key] <= set(HELD_OUT):
             problems.append(f"{key}={plan[key]!r} is not a split; the held-out splits are 'validation' and 'test'")
     if not problems and chosen["select_on"] & chosen["report_on"]:
-        problems.append("the split that chooses the checkpoint must not overlap the split that reports its score: "
-                        "a score on the prompts that chose the pick is flattered by the choice")
+        problems.append(
+            "the split that chooses the checkpoint must not overlap the split that reports its score: "
+            "a score on the prompts that chose the pick is flattered by the choice"
+        )
     return problems
 
 
@@ -156,8 +183,10 @@ def _plan_problems(plan: dict) -> list[str]:
     if problem:
         problems.append(problem)
     if not (isinstance(plan["base_same_settings"], (bool, np.bool_)) and plan["base_same_settings"]):
-        problems.append("base_same_settings must be True: the pre-RL policy gets exactly the same evaluation, or the "
-                        "gain mixes a change of policy with a change of evaluation")
+        problems.append(
+            "base_same_settings must be True: the pre-RL policy gets exactly the same evaluation, or the "
+            "gain mixes a change of policy with a change of evaluation"
+        )
     return problems
 
 
@@ -185,14 +214,26 @@ def check_evaluation_plan(plan: dict | None, seed: int = SHOWN) -> CheckResult:
     report = sorted(_splits(plan["report_on"]))
     tasks = [t for name in report for t in split(name)]
     verifier = rw.ExactVerifier(str(plan["verifier_version"]).strip())
-    results = [evaluate(main.policy(step), tasks, n=settings["n"], temperature=settings["temperature"],
-                        budget=settings["token_budget"], verifier=verifier, seed=seed)
-               for step in (main.steps[-1], 0)]
+    results = [
+        evaluate(
+            main.policy(step),
+            tasks,
+            n=settings["n"],
+            temperature=settings["temperature"],
+            budget=settings["token_budget"],
+            verifier=verifier,
+            seed=seed,
+        )
+        for step in (main.steps[-1], 0)
+    ]
     gain = selection.matched_difference(*results, seed=seed)
-    return verdict(True, f"a sound plan. Run on {len(tasks)} {' + '.join(report)} prompts with the record's settings "
-                         f"({settings['n']} samples at T = {settings['temperature']:g}): main step {main.steps[-1]} "
-                         f"scores {results[0].expected_reward:.3f}, the pre-RL policy {results[1].expected_reward:.3f}, "
-                         f"difference {gain.value:+.3f} [{gain.lo:+.3f}, {gain.hi:+.3f}]")
+    return verdict(
+        True,
+        f"a sound plan. Run on {len(tasks)} {' + '.join(report)} prompts with the record's settings "
+        f"({settings['n']} samples at T = {settings['temperature']:g}): main step {main.steps[-1]} "
+        f"scores {results[0].expected_reward:.3f}, the pre-RL policy {results[1].expected_reward:.3f}, "
+        f"difference {gain.value:+.3f} [{gain.lo:+.3f}, {gain.hi:+.3f}]",
+    )
 
 
 def evaluation_plan() -> dict:
@@ -209,6 +250,7 @@ def evaluation_plan() -> dict:
 
 # ------------------------------------------------------------------ exercise 8.1: the selection carried out
 
+
 def pick_and_score(evals):
     """Exercise 8.1's reference: pick on validation."""
     from rlbook.analysis.selection import part_rates
@@ -221,8 +263,11 @@ def pick_and_score(evals):
 
 
 def _mean(entry: dict, part: str) -> float:
-    return float(selection.part_rates(entry, part).mean()) if part != "train" else float(
-        np.mean(entry["train_per_prompt"]))
+    return (
+        float(selection.part_rates(entry, part).mean())
+        if part != "train"
+        else float(np.mean(entry["train_per_prompt"]))
+    )
 
 
 def _swapped(evals: list[dict], part: str) -> list[dict]:
@@ -255,9 +300,11 @@ def _call(fn: Callable, evals: list[dict]) -> tuple[int, float] | str:
 
 def _which_rule(evals: list[dict], step: int) -> str:
     """What a wrong pick seems to have been chosen by, for the message."""
-    for part, words in (("train", "the highest training reward: the signal the optimiser was pushing up"),
-                        ("test", "the best test accuracy: the prompts the plan reports on"),
-                        ("heldout", "the best held-out accuracy, which includes the test prompts")):
+    for part, words in (
+        ("train", "the highest training reward: the signal the optimiser was pushing up"),
+        ("test", "the best test accuracy: the prompts the plan reports on"),
+        ("heldout", "the best held-out accuracy, which includes the test prompts"),
+    ):
         if step == max(evals, key=lambda e: _mean(e, part))["step"]:
             return f"step {step} has {words}"
     return f"step {step} does not have the best validation accuracy"
@@ -277,11 +324,15 @@ def _pick_problem(fn: Callable, evals: list[dict], name: str) -> str | None:
     if math.isclose(score, _mean(entry, "test"), abs_tol=1e-6):
         return None
     if math.isclose(score, _mean(entry, "validation"), abs_tol=1e-6):
-        return (f"on {name} you report {score:.3f}, the pick's validation accuracy: the best of {len(evals)} tries, "
-                "flattered by the choice itself. Report its accuracy on the test prompts")
+        return (
+            f"on {name} you report {score:.3f}, the pick's validation accuracy: the best of {len(evals)} tries, "
+            "flattered by the choice itself. Report its accuracy on the test prompts"
+        )
     if math.isclose(score, _mean(entry, "heldout"), abs_tol=1e-6):
-        return (f"on {name} you report {score:.3f}, the pick's held-out accuracy, half of which is the validation "
-                "prompts that chose it. Report the test prompts alone")
+        return (
+            f"on {name} you report {score:.3f}, the pick's held-out accuracy, half of which is the validation "
+            "prompts that chose it. Report the test prompts alone"
+        )
     return f"on {name} you report {score:.3f}; report the mean accuracy of the picked step on the test prompts"
 
 
@@ -308,20 +359,27 @@ def check_pick_and_score(fn: Callable | None, seed: int = SHOWN) -> CheckResult:
         if problem:
             return verdict(False, problem)
         original = _call(fn, evals)[0]
-        for part, reading in (("test", ("you chose on the prompts you report on, so the score you report is "
-                                        "flattered by the choice")),
-                              ("train", "your pick follows the training reward, the signal a hacked reward inflates")):
+        for part, reading in (
+            ("test", ("you chose on the prompts you report on, so the score you report is flattered by the choice")),
+            ("train", "your pick follows the training reward, the signal a hacked reward inflates"),
+        ):
             moved = _call(fn, _swapped(evals, part))
             if isinstance(moved, str) or moved[0] != original:
-                return verdict(False, f"on a copy of {name}'s record where only the {part} scores changed, your "
-                                      f"pick moved from step {original} to {moved if isinstance(moved, str) else moved[0]}:"
-                                      f" {reading}")
+                return verdict(
+                    False,
+                    f"on a copy of {name}'s record where only the {part} scores changed, your "
+                    f"pick moved from step {original} to {moved if isinstance(moved, str) else moved[0]}:"
+                    f" {reading}",
+                )
         problem = _pick_problem(fn, _swapped(evals, "validation"), f"a copy of {name} with other validation scores")
         if problem:
             return verdict(False, problem)
     step, score = _call(fn, records["main"])
-    return verdict(True, f"you pick main's step {step} and report {score:.3f} on the test prompts; the pick follows "
-                         "the validation prompts alone, on main, on exploit and on copies with other scores")
+    return verdict(
+        True,
+        f"you pick main's step {step} and report {score:.3f} on the test prompts; the pick follows "
+        "the validation prompts alone, on main, on exploit and on copies with other scores",
+    )
 
 
 for _exercise in (

@@ -5,6 +5,7 @@ on synthetic evaluations of the test prompts, matched and unmatched, and
 checks both the paired interval it returns and that it refuses every
 unmatched setting. :mod:`rlbook.exercises.ch8` re-exports it.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,7 @@ def compare(after, before):
     """Exercise 8.2's reference: a paired gain."""
     from rlbook.core.stats import difference_ci
 
-    settings = ("n", "temperature", "token_budget", "decoding",
-                "verifier", "template")
+    settings = ("n", "temperature", "token_budget", "decoding", "verifier", "template")
     for key in settings:
         a, b = after.settings[key], before.settings[key]
         if a != b:
@@ -36,20 +36,28 @@ def compare(after, before):
     prompts = [t.operands for t in after.tasks]
     if prompts != [t.operands for t in before.tasks]:
         raise ValueError("different prompts")
-    gain = difference_ci(after.per_prompt, before.per_prompt,
-                         paired=True)
+    gain = difference_ci(after.per_prompt, before.per_prompt, paired=True)
     return tuple(gain)
 
 
-def _synthetic_result(rates: np.ndarray, samples: int, rng: np.random.Generator, tasks: list | None = None,
-                      **settings) -> EvalResult:
+def _synthetic_result(
+    rates: np.ndarray, samples: int, rng: np.random.Generator, tasks: list | None = None, **settings
+) -> EvalResult:
     """An EvalResult with ``samples`` Bernoulli(rate) rewards per prompt (test prompts by default) and the settings."""
     n = samples
     tasks = tasks or split("test")
     rewards = (rng.random((len(tasks), n)) < rates[:, None]).astype(float)
     statuses = [["accepted" if r else "incorrect" for r in row] for row in rewards]
-    base = {"n": n, "temperature": 1.0, "token_budget": 4, "decoding": "sample", "seed": 0,
-            "verifier": "exact@1.0", "policy_version": "synthetic", "template": TEMPLATE}
+    base = {
+        "n": n,
+        "temperature": 1.0,
+        "token_budget": 4,
+        "decoding": "sample",
+        "seed": 0,
+        "verifier": "exact@1.0",
+        "policy_version": "synthetic",
+        "template": TEMPLATE,
+    }
     return EvalResult(tasks, rewards, statuses, [[""] * n for _ in tasks], dict(base, **settings))
 
 
@@ -75,10 +83,18 @@ def _as_triple(value) -> tuple[float, float, float] | None:
 def _unmatched(before: EvalResult, rng: np.random.Generator) -> list[tuple[str, EvalResult]]:
     """Evaluations that differ from ``before`` in one way each, which a comparison must refuse."""
     rates = before.per_prompt
-    others = [t for t in split("validation") if t not in before.tasks][:len(before.tasks)]
-    cases = [(key, _synthetic_result(rates, value if key == "n" else 32, rng, **{key: value}))
-             for key, value in (("temperature", 0.5), ("n", 8), ("verifier", "exact@2.0"), ("token_budget", 8),
-                                ("decoding", "greedy"), ("template", "a+b="))]
+    others = [t for t in split("validation") if t not in before.tasks][: len(before.tasks)]
+    cases = [
+        (key, _synthetic_result(rates, value if key == "n" else 32, rng, **{key: value}))
+        for key, value in (
+            ("temperature", 0.5),
+            ("n", 8),
+            ("verifier", "exact@2.0"),
+            ("token_budget", 8),
+            ("decoding", "greedy"),
+            ("template", "a+b="),
+        )
+    ]
     if len(others) == len(before.tasks):
         cases.append(("prompts", _synthetic_result(rates, 32, rng, tasks=others)))
     return cases
@@ -89,14 +105,20 @@ def _interval_problem(ratio: float) -> str | None:
     if 0.92 <= ratio <= 1.2:
         return None
     if 0.75 <= ratio < 0.92:
-        return (f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: too narrow, as a "
-                "90 % interval would be (level=0.95)")
+        return (
+            f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: too narrow, as a "
+            "90 % interval would be (level=0.95)"
+        )
     if ratio < 0.75:
-        return (f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: treating every "
-                "sample as independent ignores that prompts differ in how much they gain; resample prompts "
-                "(one value per prompt: per_prompt)")
-    return (f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: resample prompts with "
-            "both policies' rates together (difference_ci(..., paired=True)), so their shared difficulty cancels")
+        return (
+            f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: treating every "
+            "sample as independent ignores that prompts differ in how much they gain; resample prompts "
+            "(one value per prompt: per_prompt)"
+        )
+    return (
+        f"your intervals are {ratio:.0%} as wide as a paired 95 % interval over prompts: resample prompts with "
+        "both policies' rates together (difference_ci(..., paired=True)), so their shared difficulty cancels"
+    )
 
 
 @never_raises
@@ -128,11 +150,17 @@ def check_matched_comparison(fn: Callable | None, seed: int = 9) -> CheckResult:
             return verdict(False, f"compare must return three numbers: (difference, lo, hi), got {returned!r:.60}")
         want = difference_ci(after.per_prompt, before.per_prompt, paired=True)
         if abs(got[0] - want.value) > 1e-9:
-            return verdict(False, f"difference {got[0]:.4f}, expected {want.value:.4f}: mean reward of `after` minus "
-                                  "mean reward of `before`")
+            return verdict(
+                False,
+                f"difference {got[0]:.4f}, expected {want.value:.4f}: mean reward of `after` minus "
+                "mean reward of `before`",
+            )
         if not got[1] <= got[0] <= got[2]:
-            return verdict(False, f"interval [{got[1]:.3f}, {got[2]:.3f}] does not contain the difference "
-                                  f"{got[0]:.3f}: return (difference, lo, hi) with lo <= difference <= hi")
+            return verdict(
+                False,
+                f"interval [{got[1]:.3f}, {got[2]:.3f}] does not contain the difference "
+                f"{got[0]:.3f}: return (difference, lo, hi) with lo <= difference <= hi",
+            )
         ratios.append((got[2] - got[1]) / (want.hi - want.lo))
     problem = _interval_problem(float(np.mean(ratios)))
     if problem:
@@ -144,14 +172,25 @@ def check_matched_comparison(fn: Callable | None, seed: int = 9) -> CheckResult:
         except ValueError:
             continue
         except Exception as err:  # noqa: BLE001
-            return verdict(False, f"with different {key}, compare raised {type(err).__name__}; raise ValueError instead")
-        shown = "a different set of prompts" if key == "prompts" else (
-            f"{other.settings[key]!r} vs {before.settings[key]!r}")
-        return verdict(False, f"compare accepted two evaluations with different {key} ({shown}); it must raise "
-                              "ValueError: that gap is not the policy's doing")
-    return verdict(True, f"paired difference {got[0]:+.3f} [{got[1]:+.3f}, {got[2]:+.3f}], and unmatched "
-                         "temperature, sample count, verifier, token budget, decoding, template and prompts are all "
-                         "refused")
+            return verdict(
+                False, f"with different {key}, compare raised {type(err).__name__}; raise ValueError instead"
+            )
+        shown = (
+            "a different set of prompts"
+            if key == "prompts"
+            else (f"{other.settings[key]!r} vs {before.settings[key]!r}")
+        )
+        return verdict(
+            False,
+            f"compare accepted two evaluations with different {key} ({shown}); it must raise "
+            "ValueError: that gap is not the policy's doing",
+        )
+    return verdict(
+        True,
+        f"paired difference {got[0]:+.3f} [{got[1]:+.3f}, {got[2]:+.3f}], and unmatched "
+        "temperature, sample count, verifier, token budget, decoding, template and prompts are all "
+        "refused",
+    )
 
 
 register(Exercise("matched-comparison", "evaluation", check_matched_comparison, compare))

@@ -9,6 +9,7 @@ fails instead of publishing a model answer that its check refuses. The tests
 run every reference on the inputs its entry builds, and feed every checker
 junk (:func:`all_exercises`).
 """
+
 from __future__ import annotations
 
 import importlib

@@ -12,6 +12,7 @@
 ``ch8.check_record_review`` and the like. Every check prints and returns a
 :class:`~rlbook.exercises.CheckResult`; none raises on a wrong answer.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -68,33 +69,50 @@ def _review_problem(got, record: dict, name: str) -> str | None:
     said = " ".join(str(got["verifier"]).replace("@", " ").split()).lower()
     if said != want["verifier"].replace("@", " "):
         if said == record["verifier"]["name"]:
-            return (f"on {name}: give the version as well, '{want['verifier']}': two versions of one verifier can "
-                    "disagree on the same answer")
+            return (
+                f"on {name}: give the version as well, '{want['verifier']}': two versions of one verifier can "
+                "disagree on the same answer"
+            )
         return f"on {name}: verifier {got['verifier']!r:.40} is not the one that paid its training rewards"
     if not isinstance(got["finished"], (bool, np.bool_)):
         return f"on {name}: finished must be True or False, got {got['finished']!r:.30}"
     if bool(got["finished"]) != want["finished"]:
-        why = (" It was not interrupted, yet it stopped early: its own abort rule stopped it, as its status and "
-               "steps_completed say" if record["status"] == "aborted" else "")
-        return (f"on {name}: finished should be {want['finished']}: compare the steps it completed with the steps "
-                f"it planned, or read its status.{why}")
+        why = (
+            " It was not interrupted, yet it stopped early: its own abort rule stopped it, as its status and "
+            "steps_completed say"
+            if record["status"] == "aborted"
+            else ""
+        )
+        return (
+            f"on {name}: finished should be {want['finished']}: compare the steps it completed with the steps "
+            f"it planned, or read its status.{why}"
+        )
     count = as_count(got["not_trained_on"])
     if count is None:
         return f"on {name}: not_trained_on is a count of rollouts, a whole number, got {got['not_trained_on']!r:.30}"
     if count != want["not_trained_on"]:
         failures = sum(record["failures"]["by_status"].values())
         if count == failures:
-            return (f"on {name}: {count} counts the rollouts the verifier rejected, but the optimiser trained on "
-                    "those too (with a low reward). The record counts rollouts twice: before any filter, and used")
-        return (f"on {name}: {count} rollouts is not it. The record counts rollouts twice, before any filter and "
-                "as used; the optimiser never saw the difference")
+            return (
+                f"on {name}: {count} counts the rollouts the verifier rejected, but the optimiser trained on "
+                "those too (with a low reward). The record counts rollouts twice: before any filter, and used"
+            )
+        return (
+            f"on {name}: {count} rollouts is not it. The record counts rollouts twice, before any filter and "
+            "as used; the optimiser never saw the difference"
+        )
     steps = as_numbers(got["aborted_steps"]) if not isinstance(got["aborted_steps"], (str, dict)) else None
-    if steps is None or [int(s) for s in steps] != want["aborted_steps"] or not all(float(s).is_integer()
-                                                                                   for s in steps):
+    if (
+        steps is None
+        or [int(s) for s in steps] != want["aborted_steps"]
+        or not all(float(s).is_integer() for s in steps)
+    ):
         moved = sorted(i["step"] for i in record["interventions"])
         if steps is not None and moved and sorted(steps) == sorted(moved + want["aborted_steps"]):
-            return (f"on {name}: your steps include its interventions; an intervention pauses updates or leaves out "
-                    "a batch, while an aborted update is a step whose update was skipped. They are separate lists")
+            return (
+                f"on {name}: your steps include its interventions; an intervention pauses updates or leaves out "
+                "a batch, while an aborted update is a step whose update was skipped. They are separate lists"
+            )
         return f"on {name}: aborted_steps should list, in order, the steps whose update was aborted"
     return None
 
@@ -202,25 +220,38 @@ def check_retained_test(test: Callable | None, seed: int = SHOWN) -> CheckResult
     if None in scores:
         return verdict(False, f"the test returned {returned[scores.index(None)]!r:.40}; return a number in [0, 1]")
     if chat:
-        return verdict(False, f"the test asks the policy in the chat template ({TEMPLATE}), the format every RL "
-                              "prompt is written in: RL rewards exactly that, so the score measures the reward "
-                              "again, not a capability kept from before RL. Test something RL never asks for")
+        return verdict(
+            False,
+            f"the test asks the policy in the chat template ({TEMPLATE}), the format every RL "
+            "prompt is written in: RL rewards exactly that, so the score measures the reward "
+            "again, not a capability kept from before RL. Test something RL never asks for",
+        )
     if not all(0.0 <= s <= 1.0 for s in scores):
         return verdict(False, f"scores must lie in [0, 1], got {[round(s, 3) for s in scores]}")
     first = scores[:REPEATS]
     if len(set(first)) > 1:
-        return verdict(False, f"the same policy scored {', '.join(f'{s:.3f}' for s in first)} on {REPEATS} calls: "
-                              "make the test deterministic (greedy decoding, or sampling with a fixed seed)")
+        return verdict(
+            False,
+            f"the same policy scored {', '.join(f'{s:.3f}' for s in first)} on {REPEATS} calls: "
+            "make the test deterministic (greedy decoding, or sampling with a fixed seed)",
+        )
     start, end, floor = first[0], scores[REPEATS], scores[-1]
     if start - floor < 0.2:
-        return verdict(False, f"the pre-RL policy scores {start:.3f} and a random-weights policy {floor:.3f}: "
-                              "the test does not measure a capability the policy has to retain")
+        return verdict(
+            False,
+            f"the pre-RL policy scores {start:.3f} and a random-weights policy {floor:.3f}: "
+            "the test does not measure a capability the policy has to retain",
+        )
     word = "kept" if end >= start - 0.05 else "lost"
-    return verdict(True, f"before RL {start:.3f} on each of {REPEATS} calls, after main's {main.steps[-1]} steps "
-                         f"{end:.3f}: the capability was {word}; random weights score {floor:.3f}")
+    return verdict(
+        True,
+        f"before RL {start:.3f} on each of {REPEATS} calls, after main's {main.steps[-1]} steps "
+        f"{end:.3f}: the capability was {word}; random weights score {floor:.3f}",
+    )
 
 
 # ------------------------------------------------------------------ exercise 8.5
+
 
 def versioning(before, after):
     """Exercise 8.5's reference."""
@@ -247,17 +278,33 @@ def _written(rows: list[list[str]], version: str) -> EvalResult:
     tasks = [Task((3, 4)), Task((2, 5))]
     verifier = rw.ExactVerifier("1.0")
     verdicts = [[verifier(t.prompt, c) for c in row] for t, row in zip(tasks, rows)]
-    settings = {"n": len(rows[0]), "temperature": 1.0, "token_budget": 4, "decoding": "sample",
-                "verifier": "exact@1.0", "template": TEMPLATE, "policy_version": version}
-    return EvalResult(tasks, np.array([[v.reward for v in row] for row in verdicts]),
-                      [[v.status for v in row] for row in verdicts], rows, settings)
+    settings = {
+        "n": len(rows[0]),
+        "temperature": 1.0,
+        "token_budget": 4,
+        "decoding": "sample",
+        "verifier": "exact@1.0",
+        "template": TEMPLATE,
+        "policy_version": version,
+    }
+    return EvalResult(
+        tasks,
+        np.array([[v.reward for v in row] for row in verdicts]),
+        [[v.status for v in row] for row in verdicts],
+        rows,
+        settings,
+    )
 
 
 VERSIONING_CASES = (
-    (_written([["7#", "6#", "7#"], ["07#", "1#", "7#"]], "before"),
-     _written([["7#", " 7#", "7 #"], ["7#", "7 #", " 07#"]], "after")),
-    (_written([["7#", " 7#", "8#"], ["7#", "6#", "5#"]], "before"),
-     _written([["7#", "7#", "07#"], ["7#", "7#", "6#"]], "after")),
+    (
+        _written([["7#", "6#", "7#"], ["07#", "1#", "7#"]], "before"),
+        _written([["7#", " 7#", "7 #"], ["7#", "7 #", " 07#"]], "after"),
+    ),
+    (
+        _written([["7#", " 7#", "8#"], ["7#", "6#", "5#"]], "before"),
+        _written([["7#", "7#", "07#"], ["7#", "7#", "6#"]], "after"),
+    ),
 )
 """(before, after) pairs written so that exact 1.0 and 2.0 disagree on some samples of each side (exercise 8.5)."""
 
@@ -271,8 +318,10 @@ def _versioning_problem(got, want: dict) -> str | None:
     if flipped is None:
         return f"flipped={got['flipped']!r:.30}: a count of samples, a whole number (not a share, not text)"
     if flipped != want["flipped"]:
-        return ("flipped: count the samples of both evaluations whose reward under ExactVerifier('2.0') differs "
-                "from that under ExactVerifier('1.0')")
+        return (
+            "flipped: count the samples of both evaluations whose reward under ExactVerifier('2.0') differs "
+            "from that under ExactVerifier('1.0')"
+        )
     for key in ("gain_same_version", "gain_mixed"):
         value = as_number(got[key])
         if value is None or abs(value - want[key]) > 1e-9:
@@ -300,8 +349,11 @@ def check_reward_versioning(fn: Callable | None, before: EvalResult, after: Eval
     if fn is None:
         return not_answered("the function `versioning`")
     if isinstance(fn, dict):
-        return verdict(False, "write `versioning(before, after)` as a function returning the dict, so that it can be "
-                              "tried on evaluations where the two versions disagree")
+        return verdict(
+            False,
+            "write `versioning(before, after)` as a function returning the dict, so that it can be "
+            "tried on evaluations where the two versions disagree",
+        )
     if not callable(fn):
         return not_a_function("versioning", fn)
     if not isinstance(before, EvalResult) or not isinstance(after, EvalResult):
@@ -317,8 +369,11 @@ def check_reward_versioning(fn: Callable | None, before: EvalResult, after: Eval
         problem = _versioning_problem(got, versioning(b, a))
         if problem:
             return verdict(False, f"on {name}: {problem}")
-    return verdict(True, f"right on the chapter's evaluations and on {len(cases) - 1} constructed ones, where a "
-                         "mixed comparison credits RL with what the lenient version accepts and the strict one refused")
+    return verdict(
+        True,
+        f"right on the chapter's evaluations and on {len(cases) - 1} constructed ones, where a "
+        "mixed comparison credits RL with what the lenient version accepts and the strict one refused",
+    )
 
 
 def count_changed_advantages(seed):
@@ -366,17 +421,29 @@ def check_changed_advantages(count, seed: int = SHOWN) -> CheckResult:
     main = runs.load("main", seed)
     truth = _changed(main, seed)
     if got == truth["advantages"]:
-        return verdict(True, f"{got:,} advantages would have changed, from {truth['flipped']} changed rewards: each "
-                             "one moved the baseline of its whole group")
+        return verdict(
+            True,
+            f"{got:,} advantages would have changed, from {truth['flipped']} changed rewards: each "
+            "one moved the baseline of its whole group",
+        )
     if got == truth["flipped"]:
-        return verdict(False, f"{got} is the number of rollouts whose reward would change. Under a group-mean "
-                              "baseline each such change also moves its group's mean, and with it the advantage of "
-                              "every other answer in the group")
+        return verdict(
+            False,
+            f"{got} is the number of rollouts whose reward would change. Under a group-mean "
+            "baseline each such change also moves its group's mean, and with it the advantage of "
+            "every other answer in the group",
+        )
     if got == truth["groups"]:
-        return verdict(False, f"{got} counts groups; the question asks for rollouts, and each group holds "
-                              f"{main.record['sampling']['group_size']} of them")
-    return verdict(False, f"{got:,} is not it: judge each step's rollouts with both versions, find the groups in "
-                          "which any reward changed, and count the rollouts whose advantage that changes")
+        return verdict(
+            False,
+            f"{got} counts groups; the question asks for rollouts, and each group holds "
+            f"{main.record['sampling']['group_size']} of them",
+        )
+    return verdict(
+        False,
+        f"{got:,} is not it: judge each step's rollouts with both versions, find the groups in "
+        "which any reward changed, and count the rollouts whose advantage that changes",
+    )
 
 
 def _chapter_evaluations() -> tuple[EvalResult, EvalResult]:
@@ -385,15 +452,23 @@ def _chapter_evaluations() -> tuple[EvalResult, EvalResult]:
 
     main = runs.load("main", SHOWN)
     selected = book.load("evaluation").by_seed[SHOWN].selected
-    return tuple(evaluate(main.policy(step), split("test"), n=main.record["evaluations"][0]["n"], seed=SHOWN)
-                 for step in (0, selected))
+    return tuple(
+        evaluate(main.policy(step), split("test"), n=main.record["evaluations"][0]["n"], seed=SHOWN)
+        for step in (0, selected)
+    )
 
 
 for _exercise in (
     Exercise("record-review", "evaluation", check_record_review, review),
     Exercise("retained-test", "evaluation", check_retained_test, my_retained_test),
     Exercise("reward-versioning", "evaluation", check_reward_versioning, versioning, inputs=_chapter_evaluations),
-    Exercise("changed-advantages", "evaluation", check_changed_advantages, count_changed_advantages, answer="value",
-             inputs=lambda: (SHOWN,)),
+    Exercise(
+        "changed-advantages",
+        "evaluation",
+        check_changed_advantages,
+        count_changed_advantages,
+        answer="value",
+        inputs=lambda: (SHOWN,),
+    ),
 ):
     register(_exercise)

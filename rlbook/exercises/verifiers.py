@@ -4,6 +4,7 @@ blind spot. :mod:`rlbook.exercises.ch2` registers them with their references, wh
 Every check prints and returns a :class:`~rlbook.exercises.CheckResult` and
 never raises on a wrong answer.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -114,12 +115,16 @@ def _verifier_problem(verify: Callable[[str, str], bool | None] | None) -> str |
     for name, prompt, completion in adversarial_cases():
         got, error = attempt(verify, prompt, completion)
         if error:
-            return f"your verifier raised {error} on {prompt} {completion!r} ({name}); a verifier must answer for " \
-                   "every text"
+            return (
+                f"your verifier raised {error} on {prompt} {completion!r} ({name}); a verifier must answer for "
+                "every text"
+            )
         accepted = _accepts(got)
         if accepted is None:
-            return (f"your verifier returned {got!r:.40} for {prompt} {completion!r}; return True to accept and "
-                    "False to refuse (a string such as 'yes' or '' is not a verdict)")
+            return (
+                f"your verifier returned {got!r:.40} for {prompt} {completion!r}; return True to accept and "
+                "False to refuse (a string such as 'yes' or '' is not a verdict)"
+            )
         expected = exact(prompt, completion)
         if accepted and not expected.reward:
             slipped.append((name, f"{name}: {prompt} {completion!r} (should be {expected.status}: {expected.reason})"))
@@ -146,8 +151,11 @@ def check_verifier(verify: Callable[[str, str], bool | None] | None) -> CheckRes
     problem = _verifier_problem(verify)
     if problem:
         return verdict(False, problem)
-    return verdict(True, f"your verifier judges all {len(adversarial_cases())} adversarial cases as the book's exact "
-                         "verifier does: it accepts exactly the well-formed answers with the right final sum")
+    return verdict(
+        True,
+        f"your verifier judges all {len(adversarial_cases())} adversarial cases as the book's exact "
+        "verifier does: it accepts exactly the well-formed answers with the right final sum",
+    )
 
 
 @never_raises
@@ -159,28 +167,46 @@ def check_blind_spot(blind_spot: str | None, verify: Callable[[str, str], bool |
     named is one of a sound outcome verifier, not of a bug.
     """
     if blind_spot is None:
-        return not_answered(f"`my_blind_spot`, a completion for {BLIND_SPOT_PROMPT} that your verifier accepts "
-                            "although a step is wrong")
+        return not_answered(
+            f"`my_blind_spot`, a completion for {BLIND_SPOT_PROMPT} that your verifier accepts although a step is wrong"
+        )
     if not isinstance(blind_spot, str):
-        return verdict(False, f"`my_blind_spot` must be a completion, a str such as the policy writes, got "
-                              f"{type(blind_spot).__name__}")
+        return verdict(
+            False,
+            f"`my_blind_spot` must be a completion, a str such as the policy writes, got {type(blind_spot).__name__}",
+        )
     problem = _verifier_problem(verify)
     if problem:
-        return verdict(False, "first make `my_verifier` pass its own check (the cell above); the blind spot to "
-                              f"name is that of a verifier that works. Its check says: {problem}")
+        return verdict(
+            False,
+            "first make `my_verifier` pass its own check (the cell above); the blind spot to "
+            f"name is that of a verifier that works. Its check says: {problem}",
+        )
     accepted, error = attempt(verify, BLIND_SPOT_PROMPT, blind_spot)
     process = rw.process_score(BLIND_SPOT_PROMPT, blind_spot)
     if error or not _accepts(accepted):
-        return verdict(False, f"your verifier does not accept {blind_spot!r} for {BLIND_SPOT_PROMPT}, so it is not "
-                              "a blind spot of it: name a completion it accepts")
+        return verdict(
+            False,
+            f"your verifier does not accept {blind_spot!r} for {BLIND_SPOT_PROMPT}, so it is not "
+            "a blind spot of it: name a completion it accepts",
+        )
     if process.score == 1.0:
-        return verdict(False, f"{blind_spot!r} is right in every step ({process.reason}); a blind spot is a "
-                              "completion the verifier accepts although the reasoning is wrong")
-    others = [c for _, p, c in adversarial_cases() if _accepts(attempt(verify, p, c)[0])
-              and rw.process_score(p, c).score < 1.0 and c != blind_spot]
-    return verdict(True, f"{blind_spot!r} is in your verifier's blind spot: accepted, yet {process.reason}. It also "
-                         f"accepts {len(others)} adversarial cases with a wrong step, e.g. {others[:SHOW]}: an "
-                         "outcome check cannot see how the answer was reached.")
+        return verdict(
+            False,
+            f"{blind_spot!r} is right in every step ({process.reason}); a blind spot is a "
+            "completion the verifier accepts although the reasoning is wrong",
+        )
+    others = [
+        c
+        for _, p, c in adversarial_cases()
+        if _accepts(attempt(verify, p, c)[0]) and rw.process_score(p, c).score < 1.0 and c != blind_spot
+    ]
+    return verdict(
+        True,
+        f"{blind_spot!r} is in your verifier's blind spot: accepted, yet {process.reason}. It also "
+        f"accepts {len(others)} adversarial cases with a wrong step, e.g. {others[:SHOW]}: an "
+        "outcome check cannot see how the answer was reached.",
+    )
 
 
 def find_blind_spot(verify: Callable[[str, str], bool]) -> str | None:

@@ -5,6 +5,7 @@ figure per panel, in the house style (:mod:`rlbook.figures.style`): the book's
 own trainer in blue, TRL's ``GRPOTrainer`` in orange, verdicts in their house
 colours and words.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -77,20 +78,40 @@ def audit(steps: Sequence[int], shares: Mapping[str, Sequence[float]], silent: M
     """
     composition, ax = style.panel()
     seen = [s for s in STATUSES if any(shares.get(s, ()))]
-    ax.stackplot(steps, [shares[s] for s in seen], colors=[style.STATUS_COLOURS[s] for s in seen],
-                 labels=[style.VERDICT_WORDS[s] for s in seen])
-    ax.set(xlabel="step", ylabel="share of the batch", ylim=(0, 1), xlim=(min(steps), max(steps)),
-           title="Each batch by verdict")
+    ax.stackplot(
+        steps,
+        [shares[s] for s in seen],
+        colors=[style.STATUS_COLOURS[s] for s in seen],
+        labels=[style.VERDICT_WORDS[s] for s in seen],
+    )
+    ax.set(
+        xlabel="step",
+        ylabel="share of the batch",
+        ylim=(0, 1),
+        xlim=(min(steps), max(steps)),
+        title="Each batch by verdict",
+    )
     _steps_axis(ax)
     _legend_below(ax)
 
     groups, ax = style.panel()
-    ax.stackplot(steps, silent["all_right"], silent["all_wrong"], colors=[style.TEAL, style.ORANGE],
-                 labels=["all right", "all wrong"], alpha=0.8)
+    ax.stackplot(
+        steps,
+        silent["all_right"],
+        silent["all_wrong"],
+        colors=[style.TEAL, style.ORANGE],
+        labels=["all right", "all wrong"],
+        alpha=0.8,
+    )
     ax.plot(steps, silent["logged"], "o", color=style.INK, markersize=4, label="TRL's frac_reward_zero_std")
     top = max(max(silent["logged"]), max(np.add(silent["all_right"], silent["all_wrong"])))
-    ax.set(xlabel="step", ylabel="share of the groups", ylim=(0, max(0.5, 1.25 * top)),
-           xlim=(min(steps), max(steps)), title="Groups without a signal")
+    ax.set(
+        xlabel="step",
+        ylabel="share of the groups",
+        ylim=(0, max(0.5, 1.25 * top)),
+        xlim=(min(steps), max(steps)),
+        title="Groups without a signal",
+    )
     _steps_axis(ax)
     _legend_below(ax, ncol=2)
     return [composition, groups]

@@ -5,6 +5,7 @@ figure per panel, in the house style (:mod:`rlbook.figures.style`): held-out
 task accuracy is always the first series colour, the training reward the
 second, so a reader can follow them from figure to figure.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -36,11 +37,24 @@ def divergence(panels: Sequence[Mapping]) -> list:
         fig, ax = style.panel()
         ax.plot(p["steps"], p["batch"], color=REWARD, alpha=0.5, lw=0.8, label="training batch")
         train = np.asarray(p["train"], dtype=float)
-        ax.errorbar(p["checkpoints"], train[:, 0], yerr=[train[:, 0] - train[:, 1], train[:, 2] - train[:, 0]],
-                    color=REWARD, marker="o", ms=4, capsize=2, lw=1.5, label=f"training reward ({p['verifier']})")
+        ax.errorbar(
+            p["checkpoints"],
+            train[:, 0],
+            yerr=[train[:, 0] - train[:, 1], train[:, 2] - train[:, 0]],
+            color=REWARD,
+            marker="o",
+            ms=4,
+            capsize=2,
+            lw=1.5,
+            label=f"training reward ({p['verifier']})",
+        )
         _band(ax, p["checkpoints"], p["heldout"], TASK, "held-out accuracy (exact 1.0)")
-        ax.set(title=f"{p['name']}: trained on {p['verifier']}", xlabel="RL step", ylabel="reward or accuracy",
-               ylim=(-0.03, 1.03))
+        ax.set(
+            title=f"{p['name']}: trained on {p['verifier']}",
+            xlabel="RL step",
+            ylabel="reward or accuracy",
+            ylim=(-0.03, 1.03),
+        )
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
         figures.append(fig)
     return figures
@@ -58,25 +72,44 @@ def selection(main: Mapping, exploit: Mapping, main_pick: int, exploit_picks: Ma
     _band(ax, main["checkpoints"], main["validation"], TASK, "validation prompts")
     _band(ax, main["checkpoints"], main["test"], TEST, "test prompts", marker="^")
     i = main["checkpoints"].index(main_pick)
-    ax.plot(main_pick, main["validation"][i][0], "o", ms=12, mfc="none", mec=style.GREY, mew=1.5,
-            label="validation rule's pick")
+    ax.plot(
+        main_pick,
+        main["validation"][i][0],
+        "o",
+        ms=12,
+        mfc="none",
+        mec=style.GREY,
+        mew=1.5,
+        label="validation rule's pick",
+    )
     ax.set(title="main: accuracy by checkpoint", xlabel="RL step", ylabel="accuracy (exact 1.0)", ylim=(0, 1))
     ax.legend(loc="lower right")
     fig_exploit, ax = style.panel()
     train = np.asarray(exploit["train"], dtype=float)
-    ax.plot(exploit["checkpoints"], train[:, 0], color=REWARD, marker="o", ms=4, lw=1.5,
-            label="training reward")
+    ax.plot(exploit["checkpoints"], train[:, 0], color=REWARD, marker="o", ms=4, lw=1.5, label="training reward")
     _band(ax, exploit["checkpoints"], exploit["validation"], TASK, "validation accuracy")
-    labels = {"training reward": ("training-reward rule's pick", (0.97, 0.62), "right"),
-              "validation accuracy": ("validation rule's pick", (0.3, 0.05), "left")}
-    for rule, values, colour in (("training reward", train[:, 0], REWARD),
-                                 ("validation accuracy", np.asarray(exploit["validation"])[:, 0], TASK)):
+    labels = {
+        "training reward": ("training-reward rule's pick", (0.97, 0.62), "right"),
+        "validation accuracy": ("validation rule's pick", (0.3, 0.05), "left"),
+    }
+    for rule, values, colour in (
+        ("training reward", train[:, 0], REWARD),
+        ("validation accuracy", np.asarray(exploit["validation"])[:, 0], TASK),
+    ):
         step = exploit_picks[rule]
         point = (step, values[exploit["checkpoints"].index(step)])
         ax.plot(*point, "o", ms=12, mfc="none", mec=colour, mew=1.5)
         text, where, align = labels[rule]
-        ax.annotate(text, point, xytext=where, textcoords="axes fraction", ha=align, fontsize=9, color=colour,
-                    arrowprops={"arrowstyle": "->", "color": colour, "lw": 1})
+        ax.annotate(
+            text,
+            point,
+            xytext=where,
+            textcoords="axes fraction",
+            ha=align,
+            fontsize=9,
+            color=colour,
+            arrowprops={"arrowstyle": "->", "color": colour, "lw": 1},
+        )
     ax.set(title="exploit: what each rule reads", xlabel="RL step", ylabel="reward or accuracy", ylim=(0, 1.05))
     ax.legend(loc="upper left")
     return [fig_main, fig_exploit]
@@ -87,8 +120,15 @@ def comparisons(rows: Sequence[Mapping]):
     fig, ax = style.panel(4.6, 0.45 * len(rows) + 1.4)
     for i, row in enumerate(rows):
         colour = TASK if row["matched"] else OTHER
-        ax.errorbar(row["value"], i, xerr=[[row["value"] - row["lo"]], [row["hi"] - row["value"]]], fmt="o",
-                    color=colour, capsize=3, ms=5)
+        ax.errorbar(
+            row["value"],
+            i,
+            xerr=[[row["value"] - row["lo"]], [row["hi"] - row["value"]]],
+            fmt="o",
+            color=colour,
+            capsize=3,
+            ms=5,
+        )
     ax.axvline(0, color=style.GREY, lw=1)
     ax.set_yticks(range(len(rows)), [r["label"] for r in rows])
     ax.invert_yaxis()
@@ -98,8 +138,9 @@ def comparisons(rows: Sequence[Mapping]):
     return fig
 
 
-def slices(rows: Sequence[Mapping], before: Sequence[float], after: Sequence[float], carry: Sequence[bool],
-           step: int) -> list:
+def slices(
+    rows: Sequence[Mapping], before: Sequence[float], after: Sequence[float], carry: Sequence[bool], step: int
+) -> list:
     """Accuracy by slice before and after RL (one panel), and every held-out sum's before and after (another).
 
     ``rows`` are the facts' slice rows (``slice``, ``prompts``, ``before``,
@@ -109,8 +150,15 @@ def slices(rows: Sequence[Mapping], before: Sequence[float], after: Sequence[flo
     for i, row in enumerate(rows):
         for offset, key, colour in ((-0.15, "before", style.GREY), (0.15, "after", TASK)):
             e = row[key]
-            ax.errorbar(e["value"], i + offset, xerr=[[e["value"] - e["lo"]], [e["hi"] - e["value"]]], fmt="o",
-                        color=colour, capsize=2, ms=4)
+            ax.errorbar(
+                e["value"],
+                i + offset,
+                xerr=[[e["value"] - e["lo"]], [e["hi"] - e["value"]]],
+                fmt="o",
+                color=colour,
+                capsize=2,
+                ms=4,
+            )
     ax.set_yticks(range(len(rows)), [f"{r['slice']} ({r['prompts']})" for r in rows])
     ax.invert_yaxis()
     ax.set(xlabel="held-out accuracy", xlim=(0, 1))
@@ -123,8 +171,14 @@ def slices(rows: Sequence[Mapping], before: Sequence[float], after: Sequence[flo
     ax.plot([0, 1], [0, 1], color=style.GREY, lw=1, ls=":")
     wrong = int(((before == 0) & (after == 0)).sum())
     if wrong:
-        ax.annotate(f"{wrong} sum{'' if wrong == 1 else 's'} wrong at both ends", (0, 0), xytext=(0.42, 0.12),
-                    fontsize=9, color=style.GREY, arrowprops={"arrowstyle": "->", "color": style.GREY, "lw": 1})
+        ax.annotate(
+            f"{wrong} sum{'' if wrong == 1 else 's'} wrong at both ends",
+            (0, 0),
+            xytext=(0.42, 0.12),
+            fontsize=9,
+            color=style.GREY,
+            arrowprops={"arrowstyle": "->", "color": style.GREY, "lw": 1},
+        )
     ax.set(xlabel="accuracy at step 0", ylabel=f"accuracy at step {step}", xlim=(-0.04, 1.04), ylim=(-0.04, 1.04))
     ax.set_aspect("equal")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
@@ -139,10 +193,25 @@ def retained(curves: Sequence[Mapping]):
     """
     fig, ax = style.panel()
     for k, c in enumerate(curves):
-        ax.plot(c["steps"], c["plain"], color=TEST, marker="^", ms=3.5, lw=1.2,
-                label="plain a+b= (retained)" if k == 0 else None)
-        ax.plot(c["steps"], c["heldout"], color=TASK, marker="s", ms=3.5, lw=1.2, ls="--",
-                label="held-out chat prompts" if k == 0 else None)
+        ax.plot(
+            c["steps"],
+            c["plain"],
+            color=TEST,
+            marker="^",
+            ms=3.5,
+            lw=1.2,
+            label="plain a+b= (retained)" if k == 0 else None,
+        )
+        ax.plot(
+            c["steps"],
+            c["heldout"],
+            color=TASK,
+            marker="s",
+            ms=3.5,
+            lw=1.2,
+            ls="--",
+            label="held-out chat prompts" if k == 0 else None,
+        )
     ax.set(xlabel="RL step", ylabel="accuracy", ylim=(0, 1.03))
     ax.legend(loc="lower left")
     return fig

@@ -4,6 +4,7 @@ Each function takes plain data from the chapter's facts and returns one
 figure per panel (a list for several), in the house style
 (:mod:`rlbook.figures.style`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -13,11 +14,13 @@ from matplotlib.patches import Patch
 
 from rlbook.figures import style
 
-CATEGORIES = (("accepted", "a new right answer", style.STATUS_COLOURS["accepted"]),
-              ("duplicate_accepted", "a right answer repeated", style.SERIES[0]),
-              ("incorrect", "a new wrong value", style.STATUS_COLOURS["incorrect"]),
-              ("duplicate_incorrect", "a wrong value repeated", style.LIGHT_GREY),
-              ("unusable", "malformed or stopped by the budget", style.STATUS_COLOURS["malformed"]))
+CATEGORIES = (
+    ("accepted", "a new right answer", style.STATUS_COLOURS["accepted"]),
+    ("duplicate_accepted", "a right answer repeated", style.SERIES[0]),
+    ("incorrect", "a new wrong value", style.STATUS_COLOURS["incorrect"]),
+    ("duplicate_incorrect", "a wrong value repeated", style.LIGHT_GREY),
+    ("unusable", "malformed or stopped by the budget", style.STATUS_COLOURS["malformed"]),
+)
 """What the exploration audit's figures stack: key, label and colour (malformed and budget-stopped answers, the
 two the verifier cannot judge, share one band)."""
 BASE, MAIN = style.GREY, style.BLUE
@@ -38,8 +41,10 @@ def pass_at_k(rows: Sequence[Mapping]) -> list:
     ``rows`` are one seed's, per temperature: ``temperature``, ``ks``, ``pass_at_k`` and ``mixed``.
     """
     figures = []
-    for key, label, xlabel in (("pass_at_k", "pass@k", "samples k"),
-                               ("mixed", "share of groups with some right and some wrong", "group size G")):
+    for key, label, xlabel in (
+        ("pass_at_k", "pass@k", "samples k"),
+        ("mixed", "share of groups with some right and some wrong", "group size G"),
+    ):
         fig, ax = style.panel()
         for colour, row in zip(style.SERIES, rows):
             ax.plot(row["ks"], row[key], "o-", color=colour, ms=4, label=f"T = {row['temperature']:g}")
@@ -101,8 +106,14 @@ def composition(flow: Mapping, novel: Mapping[int, Sequence[float]], steps: Sequ
     ax.set_title("what main's batches hold")
     fig2, ax2 = style.panel()
     for k, (seed, shares) in enumerate(novel.items()):
-        ax2.plot(steps[1:], shares[1:], color=style.SERIES[2], lw=1, alpha=0.85,
-                 label="one line per seed" if k == 0 else None)
+        ax2.plot(
+            steps[1:],
+            shares[1:],
+            color=style.SERIES[2],
+            lw=1,
+            alpha=0.85,
+            label="one line per seed" if k == 0 else None,
+        )
     ax2.set_yscale("log")
     ax2.set_xlabel("RL step")
     ax2.set_ylabel("novel share of the batch")
@@ -138,15 +149,24 @@ def before_after(by_seed: Mapping[int, Mapping], ks: Sequence[int]) -> list:
 def stale(by_seed: Mapping[int, Mapping]) -> list:
     """``main`` against ``stale`` on every seed: held-out reward at each checkpoint, and the clipped share per step."""
     figures = []
-    for key, ylabel, title in (("heldout", "held-out expected reward", "held-out sums"),
-                               ("clip", "share of tokens clipped", "clipped importance ratios")):
+    for key, ylabel, title in (
+        ("heldout", "held-out expected reward", "held-out sums"),
+        ("clip", "share of tokens clipped", "clipped importance ratios"),
+    ):
         fig, ax = style.panel()
         for k, runs in enumerate(by_seed.values()):
             for name, colour in RUNS.items():
                 run = runs[name]
                 if key == "heldout":
-                    ax.plot(run["eval_steps"], run["heldout"], "o-", color=colour, ms=3, lw=1,
-                            label=name if k == 0 else None)
+                    ax.plot(
+                        run["eval_steps"],
+                        run["heldout"],
+                        "o-",
+                        color=colour,
+                        ms=3,
+                        lw=1,
+                        label=name if k == 0 else None,
+                    )
                 else:
                     clip = [np.nan if c is None else c for c in run["clip"]]
                     ax.plot(range(1, len(clip) + 1), clip, color=colour, lw=0.9, label=name if k == 0 else None)
@@ -156,4 +176,3 @@ def stale(by_seed: Mapping[int, Mapping]) -> list:
         ax.legend(loc="lower right" if key == "heldout" else "upper right")
         figures.append(fig)
     return figures
-

@@ -3,6 +3,7 @@
 Each function takes plain data from the chapter's facts and returns one
 figure per panel, in the house style (:mod:`rlbook.figures.style`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -27,10 +28,27 @@ def loop_curves(curves: Sequence[Mapping]):
     for k, c in enumerate(curves):
         first = k == 0
         ax.plot(c["steps"], c["main"], "-", color=style.BLUE, lw=3.4, zorder=1, label="main" if first else None)
-        ax.plot(c["pg_steps"], c["pg"], "s", color=style.SERIES[2], ms=7, mfc="none", mew=1.4, zorder=2,
-                label="pg" if first else None)
-        ax.plot(c["steps"], c["loop"], "^--", color=LOOP_COLOUR, lw=1.3, ms=4, zorder=3,
-                label="the loop above" if first else None)
+        ax.plot(
+            c["pg_steps"],
+            c["pg"],
+            "s",
+            color=style.SERIES[2],
+            ms=7,
+            mfc="none",
+            mew=1.4,
+            zorder=2,
+            label="pg" if first else None,
+        )
+        ax.plot(
+            c["steps"],
+            c["loop"],
+            "^--",
+            color=LOOP_COLOUR,
+            lw=1.3,
+            ms=4,
+            zorder=3,
+            label="the loop above" if first else None,
+        )
     ax.set_xlabel("RL step")
     ax.set_ylabel("held-out expected reward")
     _legend_below(ax, ncol=3)
@@ -54,8 +72,14 @@ def zero_variance(series: Mapping) -> list:
     """Groups with no signal per step (all right, all wrong, stacked), and the mean training reward: two panels."""
     steps = series["steps"]
     share, ax = style.panel(4.6, 3.2)
-    ax.stackplot(steps, series["all_right"], series["all_wrong"], colors=(style.TEAL, style.ORANGE), alpha=0.85,
-                 labels=("all right", "all wrong"))
+    ax.stackplot(
+        steps,
+        series["all_right"],
+        series["all_wrong"],
+        colors=(style.TEAL, style.ORANGE),
+        alpha=0.85,
+        labels=("all right", "all wrong"),
+    )
     ax.set_ylim(0, 1)
     ax.set_xlabel("training step")
     ax.set_ylabel("share of groups with no signal")
@@ -89,14 +113,19 @@ def token_credit(rows: Sequence[Mapping]):
     longest = max(len(r["tokens"]) for r in rows)
     for k, r in enumerate(rows):
         y = -0.62 * k
-        ax.text(first - 0.08, y, r["prompt"], ha="right", va="center", family="monospace", color=style.GREY,
-                fontsize=10)
+        ax.text(
+            first - 0.08, y, r["prompt"], ha="right", va="center", family="monospace", color=style.GREY, fontsize=10
+        )
         for t, (ch, value) in enumerate(zip(r["tokens"], r["advantages"])):
             x = first + t * cell
             ax.add_patch(plt.Rectangle((x, y - 0.27), cell - 0.05, 0.54, color=cmap(norm(value))))
-            ax.text(x + cell / 2, y + 0.1, ch, ha="center", va="center", family="monospace", weight="bold",
-                    fontsize=10)
+            ax.text(x + cell / 2, y + 0.1, ch, ha="center", va="center", family="monospace", weight="bold", fontsize=10)
             ax.text(x + cell / 2, y - 0.14, f"{value:+.2f}", ha="center", va="center", fontsize=9)
-        ax.text(first + longest * cell + 0.05, y, f"reward {r['reward']:g}\n{r['copies']} of {r['group_size']}",
-                va="center", fontsize=9)
+        ax.text(
+            first + longest * cell + 0.05,
+            y,
+            f"reward {r['reward']:g}\n{r['copies']} of {r['group_size']}",
+            va="center",
+            fontsize=9,
+        )
     return fig

@@ -4,6 +4,7 @@ Each function takes plain data from the chapter's facts and returns one
 figure per panel (a list for several), in the house style
 (:mod:`rlbook.figures.style`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -19,8 +20,11 @@ pays, and accuracy on the held-out sums."""
 RUN, PENALISED = style.SERIES[1], style.SERIES[2]
 """``rm`` and ``rm-kl`` in the judge figures."""
 SEED_STYLES = ("-", "--", ":")
-CAUSES = {"verifier_error_rate": "verifier down", "malformed_rate": "malformed burst",
-          "loss_is_finite": "non-finite loss"}
+CAUSES = {
+    "verifier_error_rate": "verifier down",
+    "malformed_rate": "malformed burst",
+    "loss_is_finite": "non-finite loss",
+}
 """What each intervention of the ``faults`` run answered, by the metric that triggered it."""
 """Line styles that tell the seeds of one run apart where a panel draws several runs."""
 
@@ -52,10 +56,18 @@ def reward_hack(by_seed: Mapping[int, Mapping]) -> list:
         ax.set_ylabel("reward or accuracy")
         ax.set_title(f"exploit, seed {seed}")
         figures.append(fig)
-    handles = [Patch(color=TASK), Patch(color=LOOPHOLE),
-               plt.Line2D([], [], color=HELDOUT, marker="o", ms=4), plt.Line2D([], [], color=style.GREY, ls=":")]
-    labels = ["batch reward the exact verifier also pays", "batch reward paid only through the loophole",
-              "held-out accuracy (exact verifier)", "takeover: the loophole pays for over half"]
+    handles = [
+        Patch(color=TASK),
+        Patch(color=LOOPHOLE),
+        plt.Line2D([], [], color=HELDOUT, marker="o", ms=4),
+        plt.Line2D([], [], color=style.GREY, ls=":"),
+    ]
+    labels = [
+        "batch reward the exact verifier also pays",
+        "batch reward paid only through the loophole",
+        "held-out accuracy (exact verifier)",
+        "takeover: the loophole pays for over half",
+    ]
     return [*figures, _legend_panel(handles, labels, 1.3)]
 
 
@@ -97,10 +109,16 @@ def judge_runs(by_seed: Mapping[int, Mapping]) -> list:
         ax.set_ylim(0, 1.02)
         ax.set_title(title)
         figures.append(fig)
-    handles = [plt.Line2D([], [], color=RUN), plt.Line2D([], [], color=PENALISED),
-               *[plt.Line2D([], [], color=style.GREY, ls=ls) for ls in SEED_STYLES[:len(by_seed)]]]
-    labels = ["rm: the judge's probability as reward", "rm-kl: the same, with a KL penalty to base",
-              *[f"seed {s}" for s in by_seed]]
+    handles = [
+        plt.Line2D([], [], color=RUN),
+        plt.Line2D([], [], color=PENALISED),
+        *[plt.Line2D([], [], color=style.GREY, ls=ls) for ls in SEED_STYLES[: len(by_seed)]],
+    ]
+    labels = [
+        "rm: the judge's probability as reward",
+        "rm-kl: the same, with a KL penalty to base",
+        *[f"seed {s}" for s in by_seed],
+    ]
     return [*figures, _legend_panel(handles, labels, 1.5)]
 
 
@@ -113,13 +131,27 @@ def faults(by_seed: Mapping[int, Mapping], events: Sequence[Mapping]):
     """
     fig, ax = style.panel(style.PANEL[0], 3.4)
     for k, (seed, run) in enumerate(by_seed.items()):
-        ax.plot(run["steps"], run["reward"], color=style.BLUE, lw=1, alpha=0.8,
-                label="batch reward, one line per seed" if k == 0 else None)
+        ax.plot(
+            run["steps"],
+            run["reward"],
+            color=style.BLUE,
+            lw=1,
+            alpha=0.8,
+            label="batch reward, one line per seed" if k == 0 else None,
+        )
     top = ax.get_xaxis_transform()
     for k, e in enumerate(events):  # two rows of labels, so that neighbours never overlap
         ax.axvline(e["step"], color=style.RED, lw=1, ls=":")
-        ax.text(e["step"], 1.02 + 0.08 * (k % 2), CAUSES.get(e["metric"], e["kind"]), transform=top, ha="center",
-                va="bottom", color=style.RED, fontsize=style.MIN_FONT)
+        ax.text(
+            e["step"],
+            1.02 + 0.08 * (k % 2),
+            CAUSES.get(e["metric"], e["kind"]),
+            transform=top,
+            ha="center",
+            va="bottom",
+            color=style.RED,
+            fontsize=style.MIN_FONT,
+        )
     ax.set_ylim(0, 1)
     ax.set_xlabel("RL step")
     ax.set_ylabel("batch reward (exact verifier)")

@@ -3,6 +3,7 @@
 Each function takes plain data from the chapter's facts and returns one
 figure per panel, in the house style (:mod:`rlbook.figures.style`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -28,17 +29,24 @@ def rl_loop(group_size: int):
     ax.axis("off")
     ax.set_xlim(0, 4.6)
     ax.set_ylim(0, 3.0)
-    boxes = [((0.15, 1.7), "policy\nwrites answers", style.BLUE),
-             ((2.55, 1.7), f"rollouts\n{group_size} answers\nper prompt", style.TEAL),
-             ((2.55, 0.2), "verifier\nreward 1 if\nright, else 0", style.ORANGE),
-             ((0.15, 0.2), "update signal\nreward minus\ngroup mean", style.PURPLE)]
+    boxes = [
+        ((0.15, 1.7), "policy\nwrites answers", style.BLUE),
+        ((2.55, 1.7), f"rollouts\n{group_size} answers\nper prompt", style.TEAL),
+        ((2.55, 0.2), "verifier\nreward 1 if\nright, else 0", style.ORANGE),
+        ((0.15, 0.2), "update signal\nreward minus\ngroup mean", style.PURPLE),
+    ]
     width, height = 1.9, 1.05
     for (x, y), label, colour in boxes:
-        ax.add_patch(FancyBboxPatch((x, y), width, height, boxstyle="round,pad=0.04", facecolor=colour,
-                                    edgecolor="none"))
+        ax.add_patch(
+            FancyBboxPatch((x, y), width, height, boxstyle="round,pad=0.04", facecolor=colour, edgecolor="none")
+        )
         ax.text(x + width / 2, y + height / 2, label, ha="center", va="center", color="white", fontsize=10)
-    arrows = [((2.1, 2.22), (2.5, 2.22)), ((3.5, 1.65), (3.5, 1.3)), ((2.5, 0.72), (2.1, 0.72)),
-              ((1.1, 1.3), (1.1, 1.65))]
+    arrows = [
+        ((2.1, 2.22), (2.5, 2.22)),
+        ((3.5, 1.65), (3.5, 1.3)),
+        ((2.5, 0.72), (2.1, 0.72)),
+        ((1.1, 1.3), (1.1, 1.65)),
+    ]
     for start, end in arrows:
         ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=14, color=style.GREY, lw=1.5))
     ax.text(1.2, 1.47, "gradient step", ha="left", va="center", color=style.GREY, fontsize=9)
@@ -53,8 +61,8 @@ def _top_answers(answers: Sequence[Sequence]) -> list[list]:
     """The commonest :data:`SHOWN_ANSWERS` answers, then one bar "others (k)" for the rest, coloured grey."""
     if len(answers) <= SHOWN_ANSWERS:
         return [list(a) for a in answers]
-    rest = answers[SHOWN_ANSWERS - 1:]
-    return [list(a) for a in answers[:SHOWN_ANSWERS - 1]] + [[f"{len(rest)} others", sum(a[1] for a in rest), None]]
+    rest = answers[SHOWN_ANSWERS - 1 :]
+    return [list(a) for a in answers[: SHOWN_ANSWERS - 1]] + [[f"{len(rest)} others", sum(a[1] for a in rest), None]]
 
 
 def answers(panels: Sequence[Mapping], samples: int) -> list:
@@ -64,8 +72,12 @@ def answers(panels: Sequence[Mapping], samples: int) -> list:
     figures = []
     for p, top in zip(panels, shown_rows):
         fig, ax = style.panel(3.4, 0.32 * max(rows, 3) + 1.3)
-        ax.barh(range(len(top)), [a[1] for a in top], height=0.7,
-                color=[style.STATUS_COLOURS[a[2]] if a[2] else style.LIGHT_GREY for a in top])
+        ax.barh(
+            range(len(top)),
+            [a[1] for a in top],
+            height=0.7,
+            color=[style.STATUS_COLOURS[a[2]] if a[2] else style.LIGHT_GREY for a in top],
+        )
         ax.set_yticks(range(len(top)), [shown(a[0]) if a[2] else a[0] for a in top], family="monospace")
         ax.set_ylim(max(rows, 3) - 0.5, -0.5)
         ax.set_xlim(0, samples)
@@ -121,8 +133,9 @@ def update(rows: Sequence[Sequence]):
     colours = [style.TEAL if (r[3] or 0) > 0 else style.ORANGE if (r[3] or 0) < 0 else style.GREY for r in rows]
     ax.barh(y - 0.2, [r[4] for r in rows], 0.4, color=colours, alpha=0.4)
     ax.barh(y + 0.2, [r[5] for r in rows], 0.4, color=colours)
-    names = [f"{shown(r[0])}  ×{r[1]}  A={r[3]:+.2f}" if r[3] is not None else f"{shown(r[0])}  not sampled"
-             for r in rows]
+    names = [
+        f"{shown(r[0])}  ×{r[1]}  A={r[3]:+.2f}" if r[3] is not None else f"{shown(r[0])}  not sampled" for r in rows
+    ]
     ax.set_yticks(y, names, family="monospace")
     ax.invert_yaxis()
     ax.set_xlabel("probability of the whole answer")
@@ -136,10 +149,18 @@ def learning_curve(curves: Sequence[Mapping]):
     """main's learning curve on each seed: the batch reward (thin) and the held-out expected reward (markers)."""
     fig, ax = style.panel(4.6, 3.2)
     for k, c in enumerate(curves):
-        ax.plot(c["steps"], c["batch"], color=style.BLUE, lw=0.7, alpha=0.45,
-                label="training batch" if k == 0 else None)
-        ax.plot(c["eval_steps"], c["heldout"], "o-", color=style.BLUE, ms=3.5, lw=1.2,
-                label="held-out sums" if k == 0 else None)
+        ax.plot(
+            c["steps"], c["batch"], color=style.BLUE, lw=0.7, alpha=0.45, label="training batch" if k == 0 else None
+        )
+        ax.plot(
+            c["eval_steps"],
+            c["heldout"],
+            "o-",
+            color=style.BLUE,
+            ms=3.5,
+            lw=1.2,
+            label="held-out sums" if k == 0 else None,
+        )
     ax.set_xlabel("RL step")
     ax.set_ylabel("expected reward")
     ax.set_ylim(0, 1)

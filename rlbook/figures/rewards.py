@@ -5,6 +5,7 @@ figure per panel, in the house style (:mod:`rlbook.figures.style`): two
 judged rollouts, one panel each, and the two multi-step RL runs compared in
 three panels.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -22,10 +23,28 @@ STEP_COLOURS = {True: style.TEAL, False: style.RED}
 
 def _box(ax, x: float, y: float, width: float, text: str, colour: str, mono: bool = True) -> None:
     """A filled, rounded box at (x, y) (its left edge and vertical centre) with white text in it."""
-    ax.add_patch(FancyBboxPatch((x, y - 0.055), width, 0.11, boxstyle="round,pad=0.01", facecolor=colour,
-                                edgecolor="none", transform=ax.transAxes))
-    ax.text(x + width / 2, y, text, ha="center", va="center", color="white", fontsize=10,
-            family="monospace" if mono else None, transform=ax.transAxes)
+    ax.add_patch(
+        FancyBboxPatch(
+            (x, y - 0.055),
+            width,
+            0.11,
+            boxstyle="round,pad=0.01",
+            facecolor=colour,
+            edgecolor="none",
+            transform=ax.transAxes,
+        )
+    )
+    ax.text(
+        x + width / 2,
+        y,
+        text,
+        ha="center",
+        va="center",
+        color="white",
+        fontsize=10,
+        family="monospace" if mono else None,
+        transform=ax.transAxes,
+    )
 
 
 def rollout(j: Mapping, title: str):
@@ -41,7 +60,7 @@ def rollout(j: Mapping, title: str):
     for i, (text, valid, note) in enumerate(j["notes"]):
         verdict = note.split(" ", 2)[-1]  # "step 1 5 = 0+5 valid" -> "5 = 0+5 valid"
         rows.append((f"step {i + 1}", text or "(none)", STEP_COLOURS[bool(valid)], verdict))
-    end = j["completion"][len(j["completion"].split("#")[0]):]
+    end = j["completion"][len(j["completion"].split("#")[0]) :]
     rows.append(("end", end or "(budget)", style.GREY, ""))
     for k, (label, text, colour, note) in enumerate(rows):
         y = 0.78 - 0.14 * k
@@ -52,10 +71,25 @@ def rollout(j: Mapping, title: str):
             ax.text(0.4, y, note, ha="left", va="center", fontsize=10, color=colour, transform=ax.transAxes)
     y = 0.78 - 0.14 * len(rows)
     ax.text(0.0, y, "outcome", ha="left", va="center", fontsize=10, color=style.GREY, transform=ax.transAxes)
-    _box(ax, 0.2, y, 0.42, f"{style.VERDICT_WORDS[j['status']]}, reward {j['reward']:.0f}",
-         style.STATUS_COLOURS[j["status"]], mono=False)
-    ax.text(0.66, y, f"process score {j['process']:.1f}", ha="left", va="center", fontsize=10,
-            color=STEP_COLOURS[j["process"] == 1.0], transform=ax.transAxes)
+    _box(
+        ax,
+        0.2,
+        y,
+        0.42,
+        f"{style.VERDICT_WORDS[j['status']]}, reward {j['reward']:.0f}",
+        style.STATUS_COLOURS[j["status"]],
+        mono=False,
+    )
+    ax.text(
+        0.66,
+        y,
+        f"process score {j['process']:.1f}",
+        ha="left",
+        va="center",
+        fontsize=10,
+        color=STEP_COLOURS[j["process"] == 1.0],
+        transform=ax.transAxes,
+    )
     return fig
 
 
@@ -71,9 +105,11 @@ def _seeds_and_mean(ax, xs: Sequence[int], curves: Sequence[Sequence[float]], co
     ax.plot(xs, np.mean(curves, axis=0), color=colour, lw=2.2, label=f"{label} (mean of {len(curves)} seeds)")
 
 
-PANELS = (("accuracy", "eval_steps", "held-out accuracy", "expected reward (exact verifier)"),
-          ("validity", "eval_steps", "held-out step validity", "share of valid steps"),
-          ("invalid_share", "batch_steps", "right answer, invalid step", "share of the batch's rollouts"))
+PANELS = (
+    ("accuracy", "eval_steps", "held-out accuracy", "expected reward (exact verifier)"),
+    ("validity", "eval_steps", "held-out step validity", "share of valid steps"),
+    ("invalid_share", "batch_steps", "right answer, invalid step", "share of the batch's rollouts"),
+)
 """The comparison's panels: the curve each draws, its steps, its title and its vertical axis."""
 
 

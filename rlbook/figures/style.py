@@ -26,6 +26,7 @@ gives every SVG it publishes a dark variant with :func:`themed_svg`.
   palette colours that would be too dark there take lighter variants
   (:data:`DARK`); every other colour is kept.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -52,11 +53,23 @@ MAX_SERIES = len(SERIES)
 
 LIGHT_GREY = "#b9b9b9"
 """For what a figure groups rather than shows one by one (the rarest answers of a sum)."""
-STATUS_COLOURS = {"accepted": TEAL, "incorrect": ORANGE, "malformed": PURPLE, "incomplete": GREY,
-                  "unverifiable": RED, "duplicate": BLUE}
+STATUS_COLOURS = {
+    "accepted": TEAL,
+    "incorrect": ORANGE,
+    "malformed": PURPLE,
+    "incomplete": GREY,
+    "unverifiable": RED,
+    "duplicate": BLUE,
+}
 """Colour of each verifier status (and of duplicates in the exploration audit)."""
-VERDICT_WORDS = {"accepted": "accepted", "incorrect": "wrong value", "malformed": "malformed",
-                 "incomplete": "stopped by the budget", "unverifiable": "unverifiable", "duplicate": "duplicate"}
+VERDICT_WORDS = {
+    "accepted": "accepted",
+    "incorrect": "wrong value",
+    "malformed": "malformed",
+    "incomplete": "stopped by the budget",
+    "unverifiable": "unverifiable",
+    "duplicate": "duplicate",
+}
 """What figures, tables and the workshop call each verifier status: one vocabulary for the whole book."""
 
 DARK = {BLUE: "#56b4e9", GREY: "#c0c0c0"}
@@ -78,13 +91,33 @@ first it has, each no wider than the one before, so a label never outgrows the r
 def rc() -> dict:
     """The house style as matplotlib rcParams (what :func:`style` applies)."""
     return {
-        "figure.figsize": PANEL, "figure.dpi": 110, "figure.facecolor": PAPER, "axes.facecolor": PAPER,
-        "savefig.facecolor": PAPER, "savefig.bbox": "tight", "svg.fonttype": "none", "svg.hashsalt": "rlbook",
-        "font.family": "sans-serif", "font.sans-serif": FONTS, "font.size": 10, "axes.titlesize": 10.5,
-        "axes.labelsize": 10, "xtick.labelsize": MIN_FONT, "ytick.labelsize": MIN_FONT,
-        "legend.fontsize": MIN_FONT, "legend.title_fontsize": MIN_FONT, "legend.frameon": False,
-        "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3,
-        "text.color": INK, "axes.labelcolor": INK, "axes.edgecolor": INK, "xtick.color": INK, "ytick.color": INK,
+        "figure.figsize": PANEL,
+        "figure.dpi": 110,
+        "figure.facecolor": PAPER,
+        "axes.facecolor": PAPER,
+        "savefig.facecolor": PAPER,
+        "savefig.bbox": "tight",
+        "svg.fonttype": "none",
+        "svg.hashsalt": "rlbook",
+        "font.family": "sans-serif",
+        "font.sans-serif": FONTS,
+        "font.size": 10,
+        "axes.titlesize": 10.5,
+        "axes.labelsize": 10,
+        "xtick.labelsize": MIN_FONT,
+        "ytick.labelsize": MIN_FONT,
+        "legend.fontsize": MIN_FONT,
+        "legend.title_fontsize": MIN_FONT,
+        "legend.frameon": False,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "text.color": INK,
+        "axes.labelcolor": INK,
+        "axes.edgecolor": INK,
+        "xtick.color": INK,
+        "ytick.color": INK,
         "axes.prop_cycle": _cycler(SERIES),
     }
 
@@ -133,8 +166,10 @@ def series_colours(names: Sequence[str], reference: str | None = None) -> dict[s
     """
     coloured = [name for name in names if name != reference]
     if len(coloured) > MAX_SERIES:
-        raise ValueError(f"{len(coloured)} coloured series in one panel ({', '.join(coloured)}); at most "
-                         f"{MAX_SERIES}: split the panel, or label the lines directly")
+        raise ValueError(
+            f"{len(coloured)} coloured series in one panel ({', '.join(coloured)}); at most "
+            f"{MAX_SERIES}: split the panel, or label the lines directly"
+        )
     colours = dict(zip(coloured, SERIES))
     return {name: INK if name == reference else colours[name] for name in names}
 
@@ -159,7 +194,7 @@ MIN_DISTANCE = 15.0
 
 
 def _linear(colour: str) -> np.ndarray:
-    rgb = np.array([int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    rgb = np.array([int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)])
     return np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
 
 
@@ -213,11 +248,11 @@ def dark_variant(colour: str) -> str:
     colour = colour.lower()
     if colour in DARK:
         return DARK[colour]
-    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
     if max(r, g, b) - min(r, g, b) > GREY_TINT:
         return colour
     paper = (r + g + b) / 3 / 255  # 0 for black ink, 1 for white paper
-    ends = [(int(DARK_INK[i:i + 2], 16), int(DARK_PAGE[i:i + 2], 16)) for i in (1, 3, 5)]
+    ends = [(int(DARK_INK[i : i + 2], 16), int(DARK_PAGE[i : i + 2], 16)) for i in (1, 3, 5)]
     return "#" + "".join(f"{round(ink + (page - ink) * paper):02x}" for ink, page in ends)
 
 
@@ -241,12 +276,14 @@ def themed_svg(svg: str) -> str:
     body = _COLOUR.sub(swap, svg)
     light = "".join(f"{name}: {colour}; " for colour, name in names.items())
     dark = "".join(f"{name}: {dark_variant(colour)}; " for colour, name in names.items())
-    sheet = (f"<style>svg {{ {light}}} @media (prefers-color-scheme: dark) {{ svg {{ {dark}}} "
-             f"{DEFAULT_BLACK} {{ fill: {DARK_INK}; }} }}</style>")
+    sheet = (
+        f"<style>svg {{ {light}}} @media (prefers-color-scheme: dark) {{ svg {{ {dark}}} "
+        f"{DEFAULT_BLACK} {{ fill: {DARK_INK}; }} }}</style>"
+    )
     opening = re.search(r"<svg\b[^>]*>", body)
     if opening is None:
         raise ValueError("not an SVG document: no <svg> element")
-    return body[:opening.end()] + "\n" + sheet + body[opening.end():]
+    return body[: opening.end()] + "\n" + sheet + body[opening.end() :]
 
 
 _FONT_SIZE = re.compile(r"font-size:\s*([\d.]+)px|font:[^;\"]*?([\d.]+)px")

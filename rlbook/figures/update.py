@@ -6,6 +6,7 @@ is always the book's blue, drawn thick; every other run keeps one colour of
 :data:`~rlbook.figures.style.SERIES` across the panels, and a legend under
 the axes names them, so it covers no line.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -48,8 +49,10 @@ def ratio_histograms(bins: Sequence[float], histograms: Sequence[Mapping], eps: 
     fig, ax = style.panel(3.4, 1.2)
     ax.axis("off")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colour) for _, colour, _ in SIGNS]
-    handles += [plt.Rectangle((0, 0), 1, 1, color=style.BLUE, alpha=0.15),
-                plt.Line2D([0], [0], color=style.PURPLE, ls="--")]
+    handles += [
+        plt.Rectangle((0, 0), 1, 1, color=style.BLUE, alpha=0.15),
+        plt.Line2D([0], [0], color=style.PURPLE, ls="--"),
+    ]
     labels = [label for _, _, label in SIGNS] + ["PPO's region 1 ± ε", "CISPO's cap"]
     ax.legend(handles, labels, loc="center", ncol=2)
     return [*figures, fig]
@@ -64,8 +67,12 @@ def _colours(panels: Sequence[Mapping]) -> dict[str, str]:
         for s in p["series"]:
             if s["run"] in colours:
                 continue
-            near = {colours.get(t["run"]) for q in panels if any(r["run"] == s["run"] for r in q["series"])
-                    for t in q["series"]}
+            near = {
+                colours.get(t["run"])
+                for q in panels
+                if any(r["run"] == s["run"] for r in q["series"])
+                for t in q["series"]
+            }
             colours[s["run"]] = next(c for c in style.SERIES[1:] if c not in near)
     return colours
 
@@ -82,7 +89,11 @@ def update_curves(panels: Sequence[Mapping]) -> list:
         fig, ax = style.panel(4.6, 3.4)
         for s in p["series"]:
             colour = colours[s["run"]]
-            line = {"lw": 2.4, "zorder": 3} if s["run"] == "main" else {"lw": 1.4, "ls": "--" if s.get("disguise") else "-"}
+            line = (
+                {"lw": 2.4, "zorder": 3}
+                if s["run"] == "main"
+                else {"lw": 1.4, "ls": "--" if s.get("disguise") else "-"}
+            )
             if p["kind"] == "heldout":
                 ax.plot(s["steps"], s["mean"], marker="o", ms=3, color=colour, label=s["run"], **line)
                 ax.fill_between(s["steps"], s["low"], s["high"], color=colour, alpha=0.12)

@@ -4,6 +4,7 @@ Each function takes plain data from the chapter's facts, the held-out
 measurements of every checkpoint of the worked world's RL runs on every seed,
 and returns one figure per panel in the house style (:mod:`rlbook.figures.style`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -14,9 +15,11 @@ from rlbook.figures import style
 
 RUNS = {"worked": style.BLUE, "worked-direct": style.GREY, "worked-rediscover": style.ORANGE}
 """The worked world's RL runs and their colours: the run, its direct-only control, and direct-only SFT with room."""
-PANELS = (("share", "share of worked answers", "worked answers"),
-          ("length", "characters per answer", "mean answer length"),
-          ("accuracy", "held-out accuracy", "held-out accuracy"))
+PANELS = (
+    ("share", "share of worked answers", "worked answers"),
+    ("length", "characters per answer", "mean answer length"),
+    ("accuracy", "held-out accuracy", "held-out accuracy"),
+)
 """What :func:`curves` draws, one panel each: the field of a checkpoint, the axis label and the title."""
 ENTROPY = ("style_entropy", "entropy (nats)", "entropy of the style choice")
 """What :func:`choice` draws: the binary entropy of writing a worked answer, averaged over the held-out sums."""
@@ -34,8 +37,12 @@ def _legend_panel(names: Sequence[str], height: float = 1.2):
     """A panel holding only the legend: the runs' colours, one line per seed."""
     fig, ax = style.panel(style.PANEL[0], height)
     ax.axis("off")
-    ax.legend([Line2D([], [], color=RUNS[n], marker="o", ms=3) for n in names], list(names), loc="center",
-              title="one line per seed")
+    ax.legend(
+        [Line2D([], [], color=RUNS[n], marker="o", ms=3) for n in names],
+        list(names),
+        loc="center",
+        title="one line per seed",
+    )
     return fig
 
 

@@ -19,6 +19,7 @@ old one and swapped in only when every page succeeded and no page has a hole
 (:mod:`rlbook.publish.holes`), so a failing cell leaves the previous ``_book/``
 as it was.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -74,14 +75,16 @@ def figure_format(config: dict) -> str | None:
 
 
 def choose_backend(backend: str) -> str:
-    """"quarto" or "pandoc": ``auto`` takes Quarto when the ``quarto`` command is on PATH."""
+    """ "quarto" or "pandoc": ``auto`` takes Quarto when the ``quarto`` command is on PATH."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
     if backend == "auto":
         return "quarto" if shutil.which("quarto") else "pandoc"
     if backend == "quarto" and not shutil.which("quarto"):
-        raise ValueError("backend 'quarto' asked for, but the quarto command is not on PATH "
-                         "(install it from conda-forge, see environment.yml, or use --backend pandoc)")
+        raise ValueError(
+            "backend 'quarto' asked for, but the quarto command is not on PATH "
+            "(install it from conda-forge, see environment.yml, or use --backend pandoc)"
+        )
     return backend
 
 
@@ -112,8 +115,14 @@ def pandoc_path() -> str:
         return found
 
 
-def build_book(root: Path | None = None, backend: str = "auto", only: str | None = None,
-               out: Callable[[str], None] = print, jobs: int | None = None, prefetch: bool = False) -> int:
+def build_book(
+    root: Path | None = None,
+    backend: str = "auto",
+    only: str | None = None,
+    out: Callable[[str], None] = print,
+    jobs: int | None = None,
+    prefetch: bool = False,
+) -> int:
     """Execute the book's pages and write the website to ``root/_book``; return the exit code.
 
     0: built. 1: a cell failed (its page, cell and traceback are printed and
@@ -150,8 +159,14 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
             wanted = select_pages(pages, only)[0] if only else None
             blocking = [u for u in unmet if chosen == "quarto" or u.page == wanted]
             if blocking:
-                raise ValueError(blocking[0].line() + ("; install it, or build with --backend pandoc, which leaves "
-                                                       "the page out" if chosen == "quarto" else ""))
+                raise ValueError(
+                    blocking[0].line()
+                    + (
+                        "; install it, or build with --backend pandoc, which leaves the page out"
+                        if chosen == "quarto"
+                        else ""
+                    )
+                )
         for need in unmet:
             out(f"rlbook build: left out of this build: {need.line()}")
         pages = [page for page in pages if page not in {need.page for need in unmet}]
@@ -162,8 +177,9 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
         return 2
     executed_dir, notebooks_dir = root / "_build" / "executed", root / "_build" / "notebooks"
     executed_dir.mkdir(parents=True, exist_ok=True)
-    never_run = frozenset(output_href(p) for p in pages
-                          if p not in selected and not (executed_dir / f"{p.stem}.ipynb").is_file())
+    never_run = frozenset(
+        output_href(p) for p in pages if p not in selected and not (executed_dir / f"{p.stem}.ipynb").is_file()
+    )
     if prefetch and only is None:
         prefetch_runs(root, jobs, out)
     try:
@@ -181,8 +197,10 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     if problems:
         for problem in problems:
             out(f"  prose: {problem}")
-        out(f"The book was not published: {len(problems)} problem(s) in what the reader reads. "
-            "The previous _book/ was left as it was.")
+        out(
+            f"The book was not published: {len(problems)} problem(s) in what the reader reads. "
+            "The previous _book/ was left as it was."
+        )
         return 1
     if chosen == "quarto":
         code = _render_quarto(root, only and selected[0], notebooks_dir, out)
@@ -193,8 +211,9 @@ def build_book(root: Path | None = None, backend: str = "auto", only: str | None
     return code
 
 
-def write_student_notebooks(root: Path, pages: list[Page], executed: dict[str, nbformat.NotebookNode],
-                            folder: Path) -> dict[str, nbformat.NotebookNode]:
+def write_student_notebooks(
+    root: Path, pages: list[Page], executed: dict[str, nbformat.NotebookNode], folder: Path
+) -> dict[str, nbformat.NotebookNode]:
     """Write the notebooks a reader opens in Jupyter (:func:`rlbook.publish.jupyter.student_notebooks`) to ``folder``,
     with the book's wheel beside them (:func:`rlbook.publish.wheel.book_wheel`), which their first cell names.
 
@@ -202,8 +221,9 @@ def write_student_notebooks(root: Path, pages: list[Page], executed: dict[str, n
     """
     folder.mkdir(parents=True, exist_ok=True)
     wheel = book_wheel(folder)
-    students = student_notebooks(root, pages, executed, pandoc_path(), read_config(root).get("bibliography"),
-                                 wheel.name)
+    students = student_notebooks(
+        root, pages, executed, pandoc_path(), read_config(root).get("bibliography"), wheel.name
+    )
     for stem, nb in students.items():
         nbformat.write(nb, folder / f"{stem}.ipynb")
     return students
@@ -228,8 +248,14 @@ def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> N
     fingerprint = prefetch_fingerprint()
     if marker.is_file() and marker.read_text() == fingerprint:
         return
-    process = subprocess.Popen(prefetch_command(jobs), cwd=root, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, env=dict(os.environ, RLBOOK_PROGRESS="0"))
+    process = subprocess.Popen(
+        prefetch_command(jobs),
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ, RLBOOK_PROGRESS="0"),
+    )
     for line in process.stdout:
         out(line.rstrip())
     code = process.wait()
@@ -255,8 +281,9 @@ def prefetch_fingerprint() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def execute_pages(root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path,
-                   out: Callable[[str], None], jobs: int = 1) -> dict[str, nbformat.NotebookNode]:
+def execute_pages(
+    root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path, out: Callable[[str], None], jobs: int = 1
+) -> dict[str, nbformat.NotebookNode]:
     """Execute the selected pages, ``jobs`` at a time, into ``notebooks_dir``, and read the others' executed
     notebooks from there (the last build).
 
@@ -282,8 +309,15 @@ def execute_pages(root: Path, pages: list[Page], selected: list[Page], notebooks
     def execute(number: int, page: Page) -> tuple[str, nbformat.NotebookNode]:
         tick = time.perf_counter()
         text = (root / page.source).read_text(encoding="utf-8")
-        nb = execute_notebook(qmd_to_notebook(text), (root / page.source).parent, page.source, text,
-                              log=logs / f"{page.stem}.kernel.log", stop=stop, figures=figures)
+        nb = execute_notebook(
+            qmd_to_notebook(text),
+            (root / page.source).parent,
+            page.source,
+            text,
+            log=logs / f"{page.stem}.kernel.log",
+            stop=stop,
+            figures=figures,
+        )
         nbformat.write(nb, notebooks_dir / f"{page.stem}.ipynb")
         seconds[page.stem] = time.perf_counter() - tick
         out(f"[{number}/{len(pages)}] {page.source}: executed in {seconds[page.stem]:.1f} s")
@@ -313,8 +347,14 @@ def longest_first(pages: list[Page], selected: list[Page], seconds: dict[str, fl
     return sorted(numbered, key=lambda item: -seconds.get(item[1].stem, float("inf")))
 
 
-def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable[[str], None],
-                   never_run: frozenset[str], downloads: dict) -> int:
+def _render_pandoc(
+    root: Path,
+    pages: list[Page],
+    notebooks: dict,
+    out: Callable[[str], None],
+    never_run: frozenset[str],
+    downloads: dict,
+) -> int:
     """Render the site beside the old one and swap it in only when every page is there, every citation
     resolved and no page has a hole (:func:`_publishable`). ``downloads`` are the notebooks for Jupyter.
 
@@ -337,9 +377,13 @@ def _render_pandoc(root: Path, pages: list[Page], notebooks: dict, out: Callable
             out(f"  warning: @{label} refers to no label in the book")
         absent = [output_href(page) for page in pages if not (staging / output_href(page)).is_file()]
         if unknown:
-            raise ValueError(f"citation @{unknown[0]} is not in the bibliography (pandoc found it in the rendered pages)")
+            raise ValueError(
+                f"citation @{unknown[0]} is not in the bibliography (pandoc found it in the rendered pages)"
+            )
         if absent:
-            raise ValueError(f"the new site lacks {absent[0]}" + (f" and {len(absent) - 1} more pages" if absent[1:] else ""))
+            raise ValueError(
+                f"the new site lacks {absent[0]}" + (f" and {len(absent) - 1} more pages" if absent[1:] else "")
+            )
         if not _publishable(staging, out, never_run):
             return 1
         swap_in(staging, root / "_book")
@@ -386,9 +430,11 @@ def _render_quarto(root: Path, page: Page | None, notebooks_dir: Path, out: Call
         command = ["quarto", "render", "--output-dir", target.relative_to(root).as_posix()]
     code, warned = run_quarto(command, root, env, out)
     if warned:
-        out(f"({warned} kernel start(s) logged ipykernel's warning that the kernel runs over TCP without "
+        out(
+            f"({warned} kernel start(s) logged ipykernel's warning that the kernel runs over TCP without "
             "encryption: Quarto's Jupyter engine gives its kernels no CurveZMQ keys, and the traffic stays on this "
-            "machine's loopback address; rlbook's pandoc backend gives its kernels keys)")
+            "machine's loopback address; rlbook's pandoc backend gives its kernels keys)"
+        )
     missing = [p.name for p in sorted(notebooks_dir.glob("*.ipynb")) if not (target / "notebooks" / p.name).is_file()]
     if not code and missing:
         out(f"rlbook build: the pre-render step did not put {missing[0]} into the site's notebooks/")
@@ -408,8 +454,9 @@ def _render_quarto(root: Path, page: Page | None, notebooks_dir: Path, out: Call
 
 def run_quarto(command: list[str], root: Path, env: dict, out: Callable[[str], None]) -> tuple[int, int]:
     """Run Quarto in ``root``, its output to ``out`` but for :data:`KERNEL_WARNING` lines; (exit code, those lines)."""
-    process = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, errors="replace")
+    process = subprocess.Popen(
+        command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
+    )
     warned = 0
     for line in process.stdout:
         if KERNEL_WARNING in line:

@@ -21,6 +21,7 @@ adds a third). ``main`` is stored as the XOR of its bits with
 ``base``'s, which compresses better since RL leaves most signs and exponents
 unchanged. ``rlbook/publish/assets/workshop/weights.js`` reads it back.
 """
+
 from __future__ import annotations
 
 import base64
@@ -39,10 +40,21 @@ SEED = 0
 REFERENCE_SEEDS = (0, 1, 2)
 """The seeds of ``main`` whose held-out expected reward the train panel draws beside the reader's run."""
 
-SUPPORTED = {"world": ("single",), "prompts_per_step": (0,), "loss": ("ppo",), "aggregation": ("token_mean",),
-             "advantage": ("centered",), "reward_scale": (1.0,), "kl_beta": (0.0,), "updates_per_batch": (1,),
-             "verifier": ("exact", "fail-open"), "verifier_version": (None,), "stale": (0,), "selection": ("none",),
-             "faults": ((),)}
+SUPPORTED = {
+    "world": ("single",),
+    "prompts_per_step": (0,),
+    "loss": ("ppo",),
+    "aggregation": ("token_mean",),
+    "advantage": ("centered",),
+    "reward_scale": (1.0,),
+    "kl_beta": (0.0,),
+    "updates_per_batch": (1,),
+    "verifier": ("exact", "fail-open"),
+    "verifier_version": (None,),
+    "stale": (0,),
+    "selection": ("none",),
+    "faults": ((),),
+}
 """The values of each choice of an RL recipe that the page's JavaScript implements, and nothing else."""
 
 RECIPES = ("main", "exploit", "exploit-slow")
@@ -90,17 +102,35 @@ def decode_weights(text: str, size: int, base: np.ndarray | None = None) -> np.n
 
 def recipe(cfg: rl.RLConfig) -> dict:
     """An RL recipe as the page needs it, with AdamW's settings; ValueError if the page cannot run it."""
-    unsupported = {f.name: getattr(cfg, f.name) for f in fields(cfg)
-                   if f.name in SUPPORTED and getattr(cfg, f.name) not in SUPPORTED[f.name]}
+    unsupported = {
+        f.name: getattr(cfg, f.name)
+        for f in fields(cfg)
+        if f.name in SUPPORTED and getattr(cfg, f.name) not in SUPPORTED[f.name]
+    }
     if unsupported:
         raise ValueError(f"the web workshop implements {SUPPORTED}, not {unsupported}")
     probe = rl.adamw(  # the optimiser rl.train_rl makes
-        [torch.nn.Parameter(torch.zeros(1))], cfg.lr).param_groups[0]
-    return {"steps": cfg.steps, "group_size": cfg.group_size, "temperature": cfg.temperature, "budget": cfg.budget,
-            "lr": cfg.lr, "warmup": cfg.warmup, "eps_low": cfg.eps_low, "eps_high": cfg.eps_high,
-            "checkpoint_every": cfg.checkpoint_every, "eval_n": cfg.eval_n,
-            "betas": list(probe["betas"]), "adam_eps": probe["eps"], "weight_decay": probe["weight_decay"],
-            "loss": cfg.loss, "aggregation": cfg.aggregation, "advantage": cfg.advantage, "verifier": cfg.verifier}
+        [torch.nn.Parameter(torch.zeros(1))], cfg.lr
+    ).param_groups[0]
+    return {
+        "steps": cfg.steps,
+        "group_size": cfg.group_size,
+        "temperature": cfg.temperature,
+        "budget": cfg.budget,
+        "lr": cfg.lr,
+        "warmup": cfg.warmup,
+        "eps_low": cfg.eps_low,
+        "eps_high": cfg.eps_high,
+        "checkpoint_every": cfg.checkpoint_every,
+        "eval_n": cfg.eval_n,
+        "betas": list(probe["betas"]),
+        "adam_eps": probe["eps"],
+        "weight_decay": probe["weight_decay"],
+        "loss": cfg.loss,
+        "aggregation": cfg.aggregation,
+        "advantage": cfg.advantage,
+        "verifier": cfg.verifier,
+    }
 
 
 def loophole_share(stored: dict) -> float:
@@ -124,8 +154,11 @@ def references(name: str) -> list[dict]:
     out = []
     for s in REFERENCE_SEEDS:
         run, cfg = runs.load(name, s), runs.spec(name).rl
-        entry = {"seed": s, "steps": [e["step"] for e in run.evals],
-                 "heldout_expected_reward": [e["heldout_expected_reward"] for e in run.evals]}
+        entry = {
+            "seed": s,
+            "steps": [e["step"] for e in run.evals],
+            "heldout_expected_reward": [e["heldout_expected_reward"] for e in run.evals],
+        }
         if cfg.verifier == "fail-open":
             shares = [loophole_share(stored) for stored in run.rollouts]
             entry["loophole_steps"] = [stored["step"] for stored in run.rollouts]
@@ -143,9 +176,16 @@ def _checkpoint(run: runs.Run, label: str, base: np.ndarray | None = None) -> tu
         raise ValueError(f"{run.name} seed {run.seed}: the loaded weights do not match the recorded hash")
     _, flat = flat_weights(net)
     text, size = encode_weights(flat, base)
-    return {"name": label, "run": run.name, "seed": run.seed, "version": last["version"],
-            "weights_hash": last["weights_hash"], "delta": base is not None,
-            "bytes": size, "data": text}, flat
+    return {
+        "name": label,
+        "run": run.name,
+        "seed": run.seed,
+        "version": last["version"],
+        "weights_hash": last["weights_hash"],
+        "delta": base is not None,
+        "bytes": size,
+        "data": text,
+    }, flat
 
 
 def export_data(seed: int = SEED) -> dict:
@@ -161,26 +201,35 @@ def export_data(seed: int = SEED) -> dict:
     base_entry, base_flat = _checkpoint(base_run, "base")
     main_entry, _ = _checkpoint(main_run, "main", base=base_flat)
     tensors, _ = flat_weights(base_run.policy())
-    return {"format": 2, "config": asdict(base_run.policy().cfg), "vocab": "".join(world.VOCAB),
-            "eot": world.EOT, "tensors": tensors,
-            "splits": {name: [t.prompt for t in world.split(name)] for name in ("sft", "train", "heldout")},
-            "recipes": {name: recipe(runs.spec(name).rl) for name in RECIPES},
-            "checkpoints": [base_entry, main_entry],
-            "references": {name: references(name) for name in REFERENCES}}
+    return {
+        "format": 2,
+        "config": asdict(base_run.policy().cfg),
+        "vocab": "".join(world.VOCAB),
+        "eot": world.EOT,
+        "tensors": tensors,
+        "splits": {name: [t.prompt for t in world.split(name)] for name in ("sft", "train", "heldout")},
+        "recipes": {name: recipe(runs.spec(name).rl) for name in RECIPES},
+        "checkpoints": [base_entry, main_entry],
+        "references": {name: references(name) for name in REFERENCES},
+    }
 
 
 def data_script(data: dict) -> str:
     """The exported data without ``main``'s checkpoint, as a classic script that sets
     ``globalThis.RLBOOK_WORKSHOP_DATA``; every page with a panel that runs the policy loads it."""
     shared = {**data, "checkpoints": [c for c in data["checkpoints"] if c["name"] != "main"]}
-    return (f"// The web workshop's checkpoints and reference values, written by rlbook.publish.checkpoints\n"
-            f"// from the run cache. Do not edit.\nglobalThis.{GLOBAL_NAME} = "
-            f"{json.dumps(shared, separators=(',', ':'))};\n")
+    return (
+        f"// The web workshop's checkpoints and reference values, written by rlbook.publish.checkpoints\n"
+        f"// from the run cache. Do not edit.\nglobalThis.{GLOBAL_NAME} = "
+        f"{json.dumps(shared, separators=(',', ':'))};\n"
+    )
 
 
 def main_script(data: dict) -> str:
     """``main``'s checkpoint as a classic script that sets ``globalThis.RLBOOK_WORKSHOP_MAIN``; only a page that
     samples ``main`` loads it (it is most of the data's bytes)."""
     (entry,) = [c for c in data["checkpoints"] if c["name"] == "main"]
-    return (f"// main's checkpoint for the web workshop, written by rlbook.publish.checkpoints. Do not edit.\n"
-            f"globalThis.{MAIN_NAME} = {json.dumps(entry, separators=(',', ':'))};\n")
+    return (
+        f"// main's checkpoint for the web workshop, written by rlbook.publish.checkpoints. Do not edit.\n"
+        f"globalThis.{MAIN_NAME} = {json.dumps(entry, separators=(',', ':'))};\n"
+    )

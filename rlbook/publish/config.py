@@ -4,6 +4,7 @@ Used for the whole book: ``rlbook build``, the lints and the exercise list
 read the page list through :func:`book_pages`. A configuration or page that a
 build cannot use raises :class:`ConfigError` with one line naming it.
 """
+
 from __future__ import annotations
 
 import re

@@ -6,6 +6,7 @@ cell runs in order (``#| eval: false`` cells do not); each inline expression
 the point where it appears and replaced by ``str(value)``. A failing cell
 raises :class:`CellFailure`, which names the page, the cell and its line.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -69,8 +70,10 @@ class CellFailure(Exception):
         """What the build prints: page, cell index and line, the cell's first lines, then the traceback."""
         first = "\n".join(f"    | {line}" for line in self.source.strip("\n").split("\n")[:4])
         where = f"line {self.line}" if self.line else "line unknown"
-        return (f"FAILED {self.page}: cell {self.cell_index} ({where} of the page) raised an error.\n"
-                f"{first}\n\n{ANSI.sub('', self.detail).strip()}")
+        return (
+            f"FAILED {self.page}: cell {self.cell_index} ({where} of the page) raised an error.\n"
+            f"{first}\n\n{ANSI.sub('', self.detail).strip()}"
+        )
 
 
 class Stopped(Exception):
@@ -108,9 +111,16 @@ class _Step:
     matches: list[re.Match] | None = None  # set for probes
 
 
-def execute_notebook(nb: nbformat.NotebookNode, cwd: Path, page: str, text: str,
-                     timeout: int = CELL_TIMEOUT_S, log: Path | None = None,
-                     stop: threading.Event | None = None, figures: str | None = None) -> nbformat.NotebookNode:
+def execute_notebook(
+    nb: nbformat.NotebookNode,
+    cwd: Path,
+    page: str,
+    text: str,
+    timeout: int = CELL_TIMEOUT_S,
+    log: Path | None = None,
+    stop: threading.Event | None = None,
+    figures: str | None = None,
+) -> nbformat.NotebookNode:
     """Execute a page's notebook in a fresh kernel started in ``cwd``; return it with outputs and inline values.
 
     Cells with ``#| eval: false`` are not run. A failing cell raises
@@ -127,13 +137,21 @@ def execute_notebook(nb: nbformat.NotebookNode, cwd: Path, page: str, text: str,
         # kernel and close its sockets at the end (cleanup_kc): left to itself it would leave
         # every page's kernel running until the build exits. The page is done by then, so the
         # kernel is stopped at once rather than asked to shut down (a graceful stop costs 0.6 s).
-        client = NotebookClient(run, km=python_kernel_manager(), timeout=timeout, allow_errors=False,
-                                record_timing=False, shutdown_kernel="immediate",
-                                resources={"metadata": {"path": str(cwd)}},
-                                extra_arguments=[f"--InlineBackend.figure_formats={figures}"] if figures else [])
+        client = NotebookClient(
+            run,
+            km=python_kernel_manager(),
+            timeout=timeout,
+            allow_errors=False,
+            record_timing=False,
+            shutdown_kernel="immediate",
+            resources={"metadata": {"path": str(cwd)}},
+            extra_arguments=[f"--InlineBackend.figure_formats={figures}"] if figures else [],
+        )
         try:
-            with (open(log, "w", encoding="utf-8") if log else nullcontext(subprocess.DEVNULL)) as log_file, \
-                    client.setup_kernel(stderr=log_file, cleanup_kc=True):
+            with (
+                open(log, "w", encoding="utf-8") if log else nullcontext(subprocess.DEVNULL) as log_file,
+                client.setup_kernel(stderr=log_file, cleanup_kc=True),
+            ):
                 for position, step in enumerate(steps):
                     if stop is not None and stop.is_set():
                         raise Stopped(page)
@@ -178,8 +196,15 @@ def _plan(nb: nbformat.NotebookNode, page: str, text: str) -> list[_Step]:
     return steps
 
 
-def _run_step(client: NotebookClient, position: int, step: _Step, nb: nbformat.NotebookNode,
-              page: str, text: str, log: Path | None) -> None:
+def _run_step(
+    client: NotebookClient,
+    position: int,
+    step: _Step,
+    nb: nbformat.NotebookNode,
+    page: str,
+    text: str,
+    log: Path | None,
+) -> None:
     original = nb.cells[step.index]
     try:
         executed = client.execute_cell(step.cell, position)
@@ -196,7 +221,7 @@ def _run_step(client: NotebookClient, position: int, step: _Step, nb: nbformat.N
     values = json.loads(printed.strip().splitlines()[-1])
     source = original.source
     for match, value in sorted(zip(step.matches, values, strict=True), key=lambda pair: -pair[0].start()):
-        source = source[:match.start()] + value + source[match.end():]
+        source = source[: match.start()] + value + source[match.end() :]
     original.source = source
 
 

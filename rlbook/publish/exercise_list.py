@@ -6,6 +6,7 @@ An exercise is a heading ``Exercise N.k: task`` (the numbering
 before the next exercise. Nothing is typed twice: renaming an exercise or
 its checker changes the table at the next build.
 """
+
 from __future__ import annotations
 
 import re
@@ -56,8 +57,11 @@ def page_exercises(source: str, text: str) -> list[Exercise]:
 def book_exercises(root: Path) -> list[Exercise]:
     """Every exercise of the book at ``root``, in reading order."""
     root = Path(root)
-    return [exercise for page in book_pages(root)
-            for exercise in page_exercises(page.source, (root / page.source).read_text(encoding="utf-8"))]
+    return [
+        exercise
+        for page in book_pages(root)
+        for exercise in page_exercises(page.source, (root / page.source).read_text(encoding="utf-8"))
+    ]
 
 
 def exercises_markdown(root: Path, here: str) -> str:

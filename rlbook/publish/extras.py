@@ -12,6 +12,7 @@ published with holes); the Quarto backend, which renders every page that
 ``_quarto.yml`` lists, stops with that line instead. The book's TRL appendix
 is such a page; ``make book`` installs its extra.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -34,9 +35,11 @@ class Unmet:
 
     def line(self) -> str:
         """The one line ``rlbook build`` prints about the page."""
-        return (f"{self.page.source} needs the {self.extra!r} extra, and {', '.join(self.missing)} "
-                f"{'is' if len(self.missing) == 1 else 'are'} not installed "
-                f"(pip install -e \".[{self.extra}]\", see the README)")
+        return (
+            f"{self.page.source} needs the {self.extra!r} extra, and {', '.join(self.missing)} "
+            f"{'is' if len(self.missing) == 1 else 'are'} not installed "
+            f'(pip install -e ".[{self.extra}]", see the README)'
+        )
 
 
 def unmet_needs(root: Path, pages: list[Page]) -> list[Unmet]:
@@ -49,8 +52,12 @@ def unmet_needs(root: Path, pages: list[Page]) -> list[Unmet]:
         needs = front_matter((Path(root) / page.source).read_text(encoding="utf-8")).get(KEY)
         if needs is None:
             continue
-        if not isinstance(needs, dict) or not isinstance(needs.get("extra"), str) \
-                or not isinstance(needs.get("packages"), list) or not needs["packages"]:
+        if (
+            not isinstance(needs, dict)
+            or not isinstance(needs.get("extra"), str)
+            or not isinstance(needs.get("packages"), list)
+            or not needs["packages"]
+        ):
             raise ValueError(f"{page.source}: {KEY} must give an 'extra' name and a list of 'packages'")
         missing = tuple(str(name) for name in needs["packages"] if importlib.util.find_spec(str(name)) is None)
         if missing:

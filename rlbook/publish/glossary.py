@@ -12,6 +12,7 @@ section that holds it. No chapter before the defining one may use the term
 in its prose: a reader meets every term of :data:`TERMS` at its definition
 first.
 """
+
 from __future__ import annotations
 
 import re
@@ -48,12 +49,20 @@ TERMS: tuple[tuple[str, str], ...] = (
     ("reward shaping", "adding terms to a reward to guide learning, here the process score"),
     ("contextual bandit", "a problem where one action (here a whole answer) earns one reward, with no later states"),
     ("value function", "a learned estimate of the return from a state; PPO's critic, which GRPO-style methods drop"),
-    ("PPO", ("proximal policy optimisation: a clipped objective that keeps one batch from moving the policy far; "
-            "originally with a critic")),
+    (
+        "PPO",
+        (
+            "proximal policy optimisation: a clipped objective that keeps one batch from moving the policy far; "
+            "originally with a critic"
+        ),
+    ),
     ("GRPO", "group relative policy optimisation: PPO's update with the group's mean reward as baseline, no critic"),
     ("RLOO", "REINFORCE leave-one-out: each answer scored against the mean reward of the rest of its group"),
     ("zero-variance group", "a group whose answers all earned the same reward: every advantage is 0"),
-    ("importance ratio", "a token's probability under the policy being trained over that under the one that sampled it"),
+    (
+        "importance ratio",
+        "a token's probability under the policy being trained over that under the one that sampled it",
+    ),
     ("CISPO", "an update that caps the importance ratio as a weight instead of clipping the objective"),
     ("KL penalty", "a cost on moving the policy away from a reference policy, estimated per token"),
     ("k3", "the per-token KL estimate r - 1 - log r, r the reference's probability of the token over the policy's"),
@@ -105,13 +114,20 @@ def definitions(root: Path) -> dict[str, list[Definition]]:
         if page.number is None:
             continue
         text = (root / page.source).read_text(encoding="utf-8")
-        sections = [(m.start(), m.group(1)) for m in re.finditer(r"^#{1,6}\s.*\{#(sec-[\w-]+)[^}]*\}\s*$", text,
-                                                                 re.MULTILINE)]
+        sections = [
+            (m.start(), m.group(1)) for m in re.finditer(r"^#{1,6}\s.*\{#(sec-[\w-]+)[^}]*\}\s*$", text, re.MULTILINE)
+        ]
         for m in DEF_LINK.finditer(text):
             section = next((name for at, name in reversed(sections) if at < m.start()), None)
             found.setdefault(m.group("slug"), []).append(
-                Definition(page, section, text.count("\n", 0, m.start()) + 1, m.group("target"),
-                           " ".join(m.group("text").split())))
+                Definition(
+                    page,
+                    section,
+                    text.count("\n", 0, m.start()) + 1,
+                    m.group("target"),
+                    " ".join(m.group("text").split()),
+                )
+            )
     return found
 
 
@@ -137,12 +153,14 @@ def glossary_problems(root: Path, terms: tuple[tuple[str, str], ...] = TERMS) ->
         places = found.get(slug(term), [])
         if len(places) != 1:
             where = ", ".join(f"{p.page.source}:{p.line}" for p in places) or "nowhere"
-            problems.append(f"{term!r} is defined {len(places)} times ({where}); define it once, where it is first used")
+            problems.append(
+                f"{term!r} is defined {len(places)} times ({where}); define it once, where it is first used"
+            )
             continue
         place = places[0]
         if place.target != slug(term):
             problems.append(f"{place.page.source}:{place.line}: #def-{slug(term)} links to #gloss-{place.target}")
-        for page in chapters[:chapters.index(place.page)]:
+        for page in chapters[: chapters.index(place.page)]:
             if _mentions(term, _page_prose(root, page)):
                 problems.append(f"{page.source}: uses {term!r}, which {place.page.source} defines later")
     return problems

@@ -8,6 +8,7 @@ the TRL appendix once showed without its extra), a table with no filled cell,
 a figure with no image, or a table float (Quarto's captioned table) with no
 table.
 """
+
 from __future__ import annotations
 
 from html.parser import HTMLParser

@@ -7,6 +7,7 @@ of the book fails at once, in one line naming the chapter or the file, and
 the previous ``_book/`` stays as it was. :func:`confined` is what the site
 writer uses to keep every file it writes inside the output folder.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,14 +64,22 @@ def bibliography_keys(root: Path, names: list[str], pandoc: str) -> set[str]:
             raise ConfigError(f"{name}: not a regular file")
         read_source(Path(root), name)  # not UTF-8, unreadable: a ConfigError of its own
         try:
-            done = subprocess.run([pandoc, "-f", "bibtex", "-t", "csljson", str(path)], capture_output=True,
-                                  text=True, timeout=PANDOC_TIMEOUT_S, check=False)
+            done = subprocess.run(
+                [pandoc, "-f", "bibtex", "-t", "csljson", str(path)],
+                capture_output=True,
+                text=True,
+                timeout=PANDOC_TIMEOUT_S,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             raise ConfigError(f"{name}: pandoc took over {PANDOC_TIMEOUT_S} s to read it") from None
         if done.returncode:
             place = _PANDOC_PLACE.search(done.stderr)
-            why = (f"line {place.group(1)}, column {place.group(2)}: {place.group(3).strip()}" if place
-                   else " ".join(done.stderr.split())[:160])
+            why = (
+                f"line {place.group(1)}, column {place.group(2)}: {place.group(3).strip()}"
+                if place
+                else " ".join(done.stderr.split())[:160]
+            )
             raise ConfigError(f"{name}: not a valid BibTeX file ({why})")
         keys |= {str(entry.get("id")) for entry in json.loads(done.stdout or "[]") if isinstance(entry, dict)}
     return keys
@@ -84,8 +93,10 @@ def check_citations(root: Path, pages: list[Page], names: list[str], keys: set[s
             if citation.key in keys:
                 continue
             if not names:
-                raise ConfigError(f"{citation.where}: citation @{citation.key}, but the book has no bibliography "
-                                  f"({DEFAULT_BIBLIOGRAPHY} is missing)")
+                raise ConfigError(
+                    f"{citation.where}: citation @{citation.key}, but the book has no bibliography "
+                    f"({DEFAULT_BIBLIOGRAPHY} is missing)"
+                )
             raise ConfigError(f"{citation.where}: citation @{citation.key} is not in {', '.join(names)}")
 
 

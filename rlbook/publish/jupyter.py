@@ -20,6 +20,7 @@ student's notebook is written from it here:
 * the first code cell checks that ``rlbook`` is installed and, if not, says in one line what to install
   and where the site keeps it (:mod:`rlbook.publish.wheel`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -54,8 +55,14 @@ REFS_MARK = "\x00refs\x00"
 QMD_LINK = re.compile(r"\]\((?![a-z]+:)(?:[^)\s#]*/)?([^/)\s#]+)\.qmd(#[^)\s]*)?\)")
 
 
-def student_notebooks(root: Path, pages: list[Page], executed: dict[str, dict], pandoc: str,
-                      bibliography: str | None, wheel: str | None = None) -> dict[str, nbformat.NotebookNode]:
+def student_notebooks(
+    root: Path,
+    pages: list[Page],
+    executed: dict[str, dict],
+    pandoc: str,
+    bibliography: str | None,
+    wheel: str | None = None,
+) -> dict[str, nbformat.NotebookNode]:
     """The student's notebook of every page in ``executed`` (page stem: executed notebook), by :func:`for_jupyter`.
 
     ``bibliography`` is the book's ``.bib`` file relative to ``root`` (``_quarto.yml``'s), or None. With
@@ -84,8 +91,13 @@ def student_notebooks(root: Path, pages: list[Page], executed: dict[str, dict], 
 def _shown(cells: list) -> list[str]:
     """The Markdown a notebook shows: its Markdown cells and its cells' Markdown outputs."""
     shown = [_text(c["source"]) for c in cells if c["cell_type"] == "markdown"]
-    return shown + [_text(o["data"]["text/markdown"]) for c in cells if c["cell_type"] == "code"
-                    for o in c.get("outputs", []) if "text/markdown" in o.get("data", {})]
+    return shown + [
+        _text(o["data"]["text/markdown"])
+        for c in cells
+        if c["cell_type"] == "code"
+        for o in c.get("outputs", [])
+        if "text/markdown" in o.get("data", {})
+    ]
 
 
 def cited_keys(citation: str, keys: set[str]) -> list[str]:
@@ -95,13 +107,25 @@ def cited_keys(citation: str, keys: set[str]) -> list[str]:
 
 def language_info() -> dict:
     """The ``language_info`` that ipykernel reports for this Python, as JupyterLab saves it."""
-    return {"codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py",
-            "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
-            "pygments_lexer": "ipython3", "version": sys.version.split()[0]}
+    return {
+        "codemirror_mode": {"name": "ipython", "version": 3},
+        "file_extension": ".py",
+        "mimetype": "text/x-python",
+        "name": "python",
+        "nbconvert_exporter": "python",
+        "pygments_lexer": "ipython3",
+        "version": sys.version.split()[0],
+    }
 
 
-def for_jupyter(nb: dict, page: Page, labels: dict[str, str], bibliography: Bibliography | None = None,
-                book_citations: list[str] | None = None, first_cell: str | None = None) -> nbformat.NotebookNode:
+def for_jupyter(
+    nb: dict,
+    page: Page,
+    labels: dict[str, str],
+    bibliography: Bibliography | None = None,
+    book_citations: list[str] | None = None,
+    first_cell: str | None = None,
+) -> nbformat.NotebookNode:
     """The student's notebook of one executed page (see the module's docstring); ``nb`` is left as it was.
 
     ``labels`` maps every label of the book to its text (:func:`rlbook.publish.nbrefs.book_labels`);
@@ -157,8 +181,12 @@ class _Writer:
         opening = FENCE.match(line)
         if fence is not None:  # inside fenced code: as it is, or dropped for a raw ```{=html} block
             marks = fence.lstrip("=")
-            closes = opening and opening.group(2)[0] == marks[0] and len(opening.group(2)) >= len(marks) \
+            closes = (
+                opening
+                and opening.group(2)[0] == marks[0]
+                and len(opening.group(2)) >= len(marks)
                 and not opening.group(3).strip()
+            )
             if not fence.startswith("="):
                 self._emit(line, verbatim=True)
             return None if closes else fence
@@ -202,8 +230,12 @@ class _Writer:
             return
         collapsed = re.search(r'collapse\s*=\s*"?true"?', attrs) is not None
         title = re.search(r'title\s*=\s*"([^"]*)"', attrs)
-        entry = {"kind": "details" if collapsed else "quote", "title": title.group(1) if title else None,
-                 "default": CALLOUT_TITLES[kinds[0]], "body": []}
+        entry = {
+            "kind": "details" if collapsed else "quote",
+            "title": title.group(1) if title else None,
+            "default": CALLOUT_TITLES[kinds[0]],
+            "body": [],
+        }
         self.stack.append(entry)
         if entry["title"] is not None:
             self._start_quote(entry)
@@ -260,8 +292,9 @@ class _Writer:
         label = str(options.get("label") or "")
         if label.startswith("tbl-") and options.get("tbl-cap"):
             self.cells.append(nbformat.v4.new_markdown_cell(f"**@{label}:** {options['tbl-cap']}"))
-        new = nbformat.v4.new_code_cell(code.strip("\n"), execution_count=cell.get("execution_count"),
-                                        outputs=cell.get("outputs", []))
+        new = nbformat.v4.new_code_cell(
+            code.strip("\n"), execution_count=cell.get("execution_count"), outputs=cell.get("outputs", [])
+        )
         if options:
             new.metadata["quarto"] = options
         hidden = {}
@@ -278,8 +311,11 @@ class _Writer:
 
 def _shown_source(cell: dict) -> str | None:
     """What a solution cell that hides its own code shows: the reference's source it displayed, as Markdown."""
-    shown = [_text(o["data"]["text/markdown"]) for o in cell.get("outputs", [])
-             if o.get("output_type") in ("display_data", "execute_result") and "text/markdown" in o.get("data", {})]
+    shown = [
+        _text(o["data"]["text/markdown"])
+        for o in cell.get("outputs", [])
+        if o.get("output_type") in ("display_data", "execute_result") and "text/markdown" in o.get("data", {})
+    ]
     return "\n\n".join(s.strip() for s in shown) or None
 
 
@@ -305,8 +341,11 @@ def _defined(source: str) -> set[str]:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(statement.name)
         elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else \
-                [getattr(statement, "target", None)] + [i.optional_vars for i in getattr(statement, "items", [])]
+            targets = (
+                statement.targets
+                if isinstance(statement, ast.Assign)
+                else [getattr(statement, "target", None)] + [i.optional_vars for i in getattr(statement, "items", [])]
+            )
             for target in filter(None, targets):
                 names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
     return names
@@ -322,11 +361,12 @@ def _split_check(cell: nbformat.NotebookNode) -> list:
     if first is None or first is body[0]:
         return [cell]
     lines = cell.source.split("\n")
-    answer = "\n".join(lines[:first.lineno - 1]).rstrip()
+    answer = "\n".join(lines[: first.lineno - 1]).rstrip()
     answer_cell = nbformat.v4.new_code_cell(answer, execution_count=cell.execution_count)
     answer_cell.metadata.update(copy.deepcopy(cell.metadata))
-    check = nbformat.v4.new_code_cell("\n".join(lines[first.lineno - 1:]).strip("\n"),
-                                      execution_count=cell.execution_count, outputs=cell.outputs)
+    check = nbformat.v4.new_code_cell(
+        "\n".join(lines[first.lineno - 1 :]).strip("\n"), execution_count=cell.execution_count, outputs=cell.outputs
+    )
     return [answer_cell, check]
 
 
@@ -350,9 +390,11 @@ def _exercises(cells: list, page: Page) -> list:
         for exercise_name, names in answers:
             clash = names & _defined(cell.source) if executed else set()
             if clash:
-                raise ValueError(f"{page.source}: a cell after {exercise_name!r} defines {', '.join(sorted(clash))}, "
-                                 f"which the exercise asks the student to write; \"Run All\" would overwrite the "
-                                 f"student's answer:\n{cell.source[:200]}")
+                raise ValueError(
+                    f"{page.source}: a cell after {exercise_name!r} defines {', '.join(sorted(clash))}, "
+                    f'which the exercise asks the student to write; "Run All" would overwrite the '
+                    f"student's answer:\n{cell.source[:200]}"
+                )
         if exercise is None:
             result.append(cell)
             continue
@@ -378,8 +420,9 @@ def _resolve(cells: list, labels: dict[str, str], bibliography: Bibliography | N
     for cell in markdown:
         cell.source = notebook_links(resolve_crossrefs(cell.source, labels))
     for output in outputs:
-        output["data"]["text/markdown"] = notebook_links(resolve_crossrefs(_text(output["data"]["text/markdown"]),
-                                                                           labels))
+        output["data"]["text/markdown"] = notebook_links(
+            resolve_crossrefs(_text(output["data"]["text/markdown"]), labels)
+        )
     if bibliography is None:
         for cell in markdown:
             cell.source = cell.source.replace(REFS_MARK, "")

@@ -16,6 +16,7 @@ is checked by :mod:`rlbook.publish.reader`.)
 Labels are ``{#sec-...}`` attributes in the prose or ``#| label:`` options in
 cells; citations are pandoc's ``[@key]`` and ``@key``.
 """
+
 from __future__ import annotations
 
 import re
@@ -154,8 +155,10 @@ def _scan_prose(path: str, markdown: str, first_line: int, facts: SourceFacts) -
         if "fig-alt=" not in match.group(2):
             facts.problems.append(f"{where(match.start())}: figure {match.group(1)} has no fig-alt")
     for match in LEADING_VALUE.finditer(markdown):
-        facts.problems.append(f"{path}:{first_line + line_of(markdown, match.start()) - 1}: an inline value opens "
-                              "the line; a number there can become a list marker, so move it into the line")
+        facts.problems.append(
+            f"{path}:{first_line + line_of(markdown, match.start()) - 1}: an inline value opens "
+            "the line; a number there can become a list marker, so move it into the line"
+        )
     for key, offset in at_mentions(prose):
         kind = crossref_kind(key)
         if kind == "other":
@@ -206,8 +209,9 @@ def lint_book(root: Path, out: Callable[[str], None] = print, overlap_tool: Path
 
 
 def _check_listing(root: Path, listed: list[str]) -> list[str]:
-    problems = [f"_quarto.yml: lists {source}, which does not exist"
-                for source in listed if not (root / source).is_file()]
+    problems = [
+        f"_quarto.yml: lists {source}, which does not exist" for source in listed if not (root / source).is_file()
+    ]
     if "index.qmd" not in listed:
         problems.append("_quarto.yml: index.qmd must be the first page of the book")
     for path in sorted((root / "chapters").glob("*.qmd")):

@@ -14,6 +14,7 @@ that checks the reader's answer to an exercise or a "Try it"
 which in the build only says that no answer was given yet.
 :mod:`rlbook.publish.page` then rewrites the parsed tree.
 """
+
 from __future__ import annotations
 
 import base64
@@ -34,6 +35,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 CELL_DEFAULTS = {"echo": True, "output": True, "include": True, "warning": True, "code-fold": False}
 SVG_SIZE = re.compile(r"<svg\b[^>]*?\bwidth=\"([\d.]+)(pt|px)?\"[^>]*?\bheight=\"([\d.]+)(pt|px)?\"")
 PX_PER_PT = 4 / 3
+
 
 @dataclass
 class PageSource:
@@ -109,8 +111,10 @@ def svg_attributes(svg: str) -> str:
         return ".themed"
     width, width_unit, height, height_unit = size.groups()
     scale = {"pt": PX_PER_PT, None: 1, "px": 1}
-    return (f".themed width=\"{round(float(width) * scale[width_unit])}\" "
-            f"height=\"{round(float(height) * scale[height_unit])}\"")
+    return (
+        f'.themed width="{round(float(width) * scale[width_unit])}" '
+        f'height="{round(float(height) * scale[height_unit])}"'
+    )
 
 
 def _code_cell(code: str, outputs: list, options: dict, media: _Media, source: PageSource) -> str:
@@ -129,12 +133,17 @@ def _code_cell(code: str, outputs: list, options: dict, media: _Media, source: P
     if label.startswith("fig-"):
         source.alt_text[label] = str(options.get("fig-alt") or "")
         body = "\n\n".join(images)
-        parts += [*shown, f"::: {{#{label} .rlbook-figure}}\n{body}\n\n::: {{.rlbook-caption}}\n"
-                          + f"{options.get('fig-cap') or ''}\n:::\n:::"]
+        parts += [
+            *shown,
+            f"::: {{#{label} .rlbook-figure}}\n{body}\n\n::: {{.rlbook-caption}}\n"
+            + f"{options.get('fig-cap') or ''}\n:::\n:::",
+        ]
     elif label.startswith("tbl-"):
         body = "\n\n".join(shown)
-        parts.append(f"::: {{#{label} .rlbook-table}}\n::: {{.rlbook-caption}}\n{options.get('tbl-cap') or ''}\n:::\n\n"
-                     f"{body}\n:::")
+        parts.append(
+            f"::: {{#{label} .rlbook-table}}\n::: {{.rlbook-caption}}\n{options.get('tbl-cap') or ''}\n:::\n\n"
+            f"{body}\n:::"
+        )
     else:
         parts += shown
     content = "\n\n".join(part for part in parts if part)
@@ -185,8 +194,6 @@ def _output(output: dict, options: dict, media: _Media, images: list[str] | None
         plain = text(data["text/plain"])
         return plain if options["output"] == "asis" else _fenced(plain, ".cell-output .cell-output-display")
     return ""
-
-
 
 
 def front_matter(nb: dict) -> dict:

@@ -8,6 +8,7 @@ it (chapters 1, 2, ..., appendices A, ...; sections 3.2; figures and tables
 per chapter, 3.1), and citations are rendered by pandoc's citeproc with the
 book's bibliography, in the same author-date style as the website.
 """
+
 from __future__ import annotations
 
 import re
@@ -35,8 +36,12 @@ def numbered_headings(page: Page, lines: list[str]):
     for index, line in enumerate(lines):
         opening = FENCE.match(line)
         if fence is not None:
-            if opening and opening.group(2)[0] == fence[0] and len(opening.group(2)) >= len(fence) \
-                    and not opening.group(3).strip():
+            if (
+                opening
+                and opening.group(2)[0] == fence[0]
+                and len(opening.group(2)) >= len(fence)
+                and not opening.group(3).strip()
+            ):
                 fence = None
             continue
         if opening:
@@ -50,8 +55,9 @@ def numbered_headings(page: Page, lines: list[str]):
         match = HEADING.match(line)
         if match and not title_next:
             attrs = (match.group(3) or "").split()
-            number = "" if ".unnumbered" in attrs or "-" in attrs else heading_number(page, len(match.group(1)),
-                                                                                        counters)
+            number = (
+                "" if ".unnumbered" in attrs or "-" in attrs else heading_number(page, len(match.group(1)), counters)
+            )
             yield index, len(match.group(1)), match.group(2), attrs, number
         title_next = False
 
@@ -129,6 +135,7 @@ def resolve_crossrefs(markdown: str, labels: dict[str, str]) -> str:
 
     A label that is not in ``labels`` reads "??label", as on the website.
     """
+
     def text(minus: str, key: str) -> str:
         found = labels.get(normalise_ref(key), f"??{normalise_ref(key)}")
         return found.rsplit(" ", 1)[-1] if minus and " " in found else found
@@ -164,7 +171,9 @@ class Bibliography:
 
     def __init__(self, bib: Path, pandoc: str):
         self.bib, self.pandoc = Path(bib), pandoc
-        self.keys = set(re.findall(r"^\s*@\w+\s*\{\s*([^,\s]+)\s*,", self.bib.read_text(encoding="utf-8"), re.MULTILINE))
+        self.keys = set(
+            re.findall(r"^\s*@\w+\s*\{\s*([^,\s]+)\s*,", self.bib.read_text(encoding="utf-8"), re.MULTILINE)
+        )
 
     def render(self, cited: list[str], listed: list[str]) -> tuple[dict[str, str], list[str]]:
         """Each citation of ``cited`` as text ("(Sutton and Barto 2018, ch. 3)"), and the entries of the works
@@ -173,9 +182,23 @@ class Bibliography:
         body = "".join(f"RLBOOKCITE{i}: {c}\n\n" for i, c in enumerate(unique))
         nocite = ", ".join(f"@{key}" for key in listed)
         source = f"---\nnocite: |\n  {nocite}\n---\n\n{body}RLBOOKREFS\n\n::: {{#refs}}\n:::\n"
-        done = subprocess.run([self.pandoc, "-f", "markdown", "-t", "gfm-raw_html", "--wrap=none", "--citeproc",
-                               "--bibliography", str(self.bib)], input=source, capture_output=True, text=True,
-                              check=False)
+        done = subprocess.run(
+            [
+                self.pandoc,
+                "-f",
+                "markdown",
+                "-t",
+                "gfm-raw_html",
+                "--wrap=none",
+                "--citeproc",
+                "--bibliography",
+                str(self.bib),
+            ],
+            input=source,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if done.returncode:
             raise RuntimeError(f"pandoc could not render the notebook's citations: {done.stderr.strip()}")
         head, _, refs = done.stdout.partition("RLBOOKREFS")
@@ -186,6 +209,7 @@ class Bibliography:
 
 def resolve_citations(markdown: str, texts: dict[str, str]) -> str:
     """``markdown`` with each citation of ``texts`` (as :func:`citations` found it) replaced by its text."""
+
     def rewrite(prose: str) -> str:
         prose = BRACKETED.sub(lambda m: texts.get(m.group(0), m.group(0)), prose)
         return AT_KEY.sub(lambda m: texts.get(m.group(0), m.group(0)), prose)

@@ -16,6 +16,7 @@ here to do what Quarto does for a book:
   is wider than the page), and a name in code text breaks only after a
   ``_``, ``.`` or ``/``, never inside a word.
 """
+
 from __future__ import annotations
 
 import html
@@ -36,6 +37,7 @@ PANEL_GAP_PX = 16
 NAME_BREAK = re.compile(r"(?<=[A-Za-z0-9][_./])(?=[A-Za-z0-9])")
 """Where a name in code text may break: after a ``_``, ``.`` or ``/`` that joins two of its words."""
 
+
 def render_callouts(blocks: list) -> list:
     """Quarto callouts (``::: {.callout-note}``) as titled boxes; ``collapse="true"`` ones as closed ``<details>``.
 
@@ -43,11 +45,12 @@ def render_callouts(blocks: list) -> list:
     else the kind ("Note", "Tip", ...); ``collapse="false"`` gives an open
     ``<details>``.
     """
+
     def rewrite(element: dict) -> list | None:
         if element["t"] != "Div":
             return None
         (identifier, classes, pairs), body = element["c"]
-        kinds = [c[len("callout-"):] for c in classes if c.startswith("callout-") and c[8:] in CALLOUT_TITLES]
+        kinds = [c[len("callout-") :] for c in classes if c.startswith("callout-") and c[8:] in CALLOUT_TITLES]
         if not kinds:
             return None
         attrs = dict(pairs)
@@ -62,8 +65,14 @@ def render_callouts(blocks: list) -> list:
             return [div(["callout", f"callout-{kinds[0]}"], parts, identifier)]
         opened = " open" if collapse == "false" else ""
         ident = f' id="{html.escape(identifier)}"' if identifier else ""
-        return [raw(f'<details class="{cls}"{ident}{opened}>'), raw('<summary class="callout-title">'),
-                {"t": "Plain", "c": title}, raw("</summary>"), div(["callout-body"], body), raw("</details>")]
+        return [
+            raw(f'<details class="{cls}"{ident}{opened}>'),
+            raw('<summary class="callout-title">'),
+            {"t": "Plain", "c": title},
+            raw("</summary>"),
+            div(["callout-body"], body),
+            raw("</details>"),
+        ]
 
     return walk(blocks, rewrite)
 
@@ -74,6 +83,7 @@ def build_figures(blocks: list, alt_text: dict[str, str]) -> list:
     An image's alt text is the cell's ``fig-alt`` (or a markdown figure's
     ``fig-alt`` attribute) rather than its caption, as in Quarto.
     """
+
     def rewrite(element: dict) -> list | None:
         if element["t"] == "Div" and "rlbook-figure" in element["c"][0][1]:
             identifier = element["c"][0][0]
@@ -111,10 +121,14 @@ def _alt_fromattr(image: dict) -> dict:
     (identifier, classes, pairs), description, target = image["c"]
     attrs = dict(pairs)
     alt = attrs.pop("fig-alt", None)
-    return {"t": "Image", "c": [[identifier, classes, list(attrs.items())], inlines(alt) if alt else description, target]}
+    return {
+        "t": "Image",
+        "c": [[identifier, classes, list(attrs.items())], inlines(alt) if alt else description, target],
+    }
 
 
 # ---------------------------------------------------------------- numbering and cross-references
+
 
 @dataclass(frozen=True)
 class Target:
@@ -193,6 +207,7 @@ def resolve_crossrefs(blocks: list, here: str, targets: dict[str, Target], missi
     a bold "??label" and are appended to ``missing``. Citations of works are
     left for citeproc.
     """
+
     def rewrite(element: dict) -> list | None:
         if element["t"] != "Cite":
             return None
@@ -218,6 +233,7 @@ def resolve_crossrefs(blocks: list, here: str, targets: dict[str, Target], missi
 
 def qmd_links_to_html(blocks: list) -> list:
     """Relative links to other pages' ``.qmd`` files point at their HTML, as Quarto does (``a.qmd#x``: ``a.html#x``)."""
+
     def rewrite(element: dict) -> list | None:
         if element["t"] != "Link":
             return None
@@ -225,7 +241,7 @@ def qmd_links_to_html(blocks: list) -> list:
         path, hash_, anchor = url.partition("#")
         if not path.endswith(".qmd") or re.match(r"^[a-z]+:", path):
             return None
-        return [{"t": "Link", "c": [attr, inlines, [path[:-len(".qmd")] + ".html" + hash_ + anchor, title]]}]
+        return [{"t": "Link", "c": [attr, inlines, [path[: -len(".qmd")] + ".html" + hash_ + anchor, title]]}]
 
     return walk(blocks, rewrite)
 
@@ -261,8 +277,17 @@ def cited_keys(blocks: list) -> list[str]:
 
 def nocite(keys: list[str]) -> dict:
     """Pandoc metadata that makes citeproc list ``keys`` although the page does not cite them."""
-    citations = [{"citationId": key, "citationPrefix": [], "citationSuffix": [],
-                  "citationMode": {"t": "NormalCitation"}, "citationNoteNum": 0, "citationHash": 0} for key in keys]
+    citations = [
+        {
+            "citationId": key,
+            "citationPrefix": [],
+            "citationSuffix": [],
+            "citationMode": {"t": "NormalCitation"},
+            "citationNoteNum": 0,
+            "citationHash": 0,
+        }
+        for key in keys
+    ]
     return {"t": "MetaInlines", "c": [{"t": "Cite", "c": [citations, [{"t": "Str", "c": "@*"}]]}]}
 
 
@@ -273,6 +298,7 @@ def breakable_names(blocks: list) -> list:
     letter in a narrow table column, or never, widening the page on a phone.
     A ``<wbr>`` is no character: copying the name copies it whole.
     """
+
     def rewrite(element: dict) -> list | None:
         if element["t"] != "Code":
             return None
@@ -282,8 +308,12 @@ def breakable_names(blocks: list) -> list:
         ident = f' id="{html.escape(identifier)}"' if identifier else ""
         cls = f' class="{html.escape(" ".join(classes))}"' if classes else ""
         parts = NAME_BREAK.split(code)
-        return [{"t": "RawInline", "c": ["html", f"<code{ident}{cls}>" + "<wbr>".join(html.escape(p) for p in parts)
-                                          + "</code>"]}]
+        return [
+            {
+                "t": "RawInline",
+                "c": ["html", f"<code{ident}{cls}>" + "<wbr>".join(html.escape(p) for p in parts) + "</code>"],
+            }
+        ]
 
     return walk(blocks, rewrite)
 
@@ -291,6 +321,7 @@ def breakable_names(blocks: list) -> list:
 def natural_tables(blocks: list) -> list:
     """Tables without the column widths pandoc gives a table with long rows, so the browser sizes each column to
     its content instead of squeezing words into a fixed share of the page."""
+
     def rewrite(element: dict) -> list | None:
         if element["t"] != "Table":
             return None
@@ -307,6 +338,7 @@ def scroll_boxes(blocks: list) -> list:
     A wide table or a long equation would otherwise widen the whole page on
     a phone (``.table-scroll`` and ``.display-math`` in ``assets/book.css``).
     """
+
     def rewrite(element: dict) -> list | None:
         if element["t"] == "Table":
             return [div(["table-scroll"], [element])]

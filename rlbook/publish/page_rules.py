@@ -15,6 +15,7 @@ rules (DESIGN.md section 10, "One place per number and per claim"):
   (``F.main.end``, ``F.kinds["uncertain"]``), so the page picks no number
   and computes none.
 """
+
 from __future__ import annotations
 
 import ast
@@ -32,8 +33,10 @@ def page_rule_problems(page: Page, text: str) -> list[str]:
     hidden = [b for b in blocks if b.kind == "code" and b.options.get("include") is False]
     problems = []
     if len(hidden) != 1 or "book.load(" not in hidden[0].text:
-        problems.append(f"{page.source}:1: a chapter page has one hidden cell, which loads its facts with "
-                        f"book.load(...); this one has {len(hidden)} hidden cell(s)")
+        problems.append(
+            f"{page.source}:1: a chapter page has one hidden cell, which loads its facts with "
+            f"book.load(...); this one has {len(hidden)} hidden cell(s)"
+        )
     roots = _bound_names(hidden[0]) if hidden else set()
     in_exercises = False
     for block in blocks:
@@ -51,8 +54,7 @@ def _bound_names(block: Block) -> set[str]:
         tree = ast.parse(_body(block))
     except SyntaxError:
         return set()
-    return {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
-            if isinstance(t, ast.Name)}
+    return {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)}
 
 
 def _body(block: Block) -> str:
@@ -93,6 +95,8 @@ def _inline_problems(path: str, block: Block, roots: set[str]) -> list[str]:
             tree = None
         if tree is None or not _is_reference(tree, roots):
             line = block.line + line_of(block.text, match.start()) - 1
-            problems.append(f"{path}:{line}: the inline value {match.group(1)!r} is not a reference into the facts "
-                            f"({', '.join(sorted(roots)) or 'no facts loaded'}); compute it in the facts module")
+            problems.append(
+                f"{path}:{line}: the inline value {match.group(1)!r} is not a reference into the facts "
+                f"({', '.join(sorted(roots)) or 'no facts loaded'}); compute it in the facts module"
+            )
     return problems

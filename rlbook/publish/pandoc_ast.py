@@ -3,6 +3,7 @@
 Used by the pandoc backend of ``rlbook build`` (:mod:`rlbook.publish.page`
 rewrites each page's tree; :mod:`rlbook.publish.site` writes the pages).
 """
+
 from __future__ import annotations
 
 import subprocess

@@ -21,6 +21,7 @@ a file that is not there. ``rlbook build --backend quarto`` has executed the
 pages already and sets ``RLBOOK_PAGES_EXECUTED=1``, and the step then only
 copies. A page that needs a missing extra stops the render with one line.
 """
+
 from __future__ import annotations
 
 import os
@@ -111,8 +112,10 @@ def prerender(root: Path, environ: Mapping[str, str], out: Callable[[str], None]
             out(f"rlbook pre-render: the notebooks for Jupyter: {err}")
             return 1
     copied, workshop = copy_site_files(root, pages, site)
-    out(f"rlbook pre-render: {len(copied)} notebooks, the book's wheel{' and the web workshop' if workshop else ''} "
-        f"written to {site}")
+    out(
+        f"rlbook pre-render: {len(copied)} notebooks, the book's wheel{' and the web workshop' if workshop else ''} "
+        f"written to {site}"
+    )
     return 0
 
 

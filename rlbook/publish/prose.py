@@ -14,6 +14,7 @@ are filled in, and by the book's tests. Two things are checked
   math and the exercises), the reading time at :data:`WORDS_PER_MINUTE`, and
   the numbers per hundred prose words, each with its limit.
 """
+
 from __future__ import annotations
 
 import re
@@ -40,18 +41,26 @@ LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$", re.MULTILINE)
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 NUMBER = re.compile(r"(?<![\w.])[+−-]?\d[\d,]*(?:\.\d+)?\s?%?")
-LABELS = re.compile(r"\b(?:[Cc]hapters?|Figures?|Tables?|Sections?|Exercises?|§|seeds?|[Aa]ppendix)\s+"
-                    r"[A-Z]?\d+(?:\.\d+)*(?:(?:,\s*|\s+(?:and|or|to)\s+)[A-Z]?\d+(?:\.\d+)*)*")
+LABELS = re.compile(
+    r"\b(?:[Cc]hapters?|Figures?|Tables?|Sections?|Exercises?|§|seeds?|[Aa]ppendix)\s+"
+    r"[A-Z]?\d+(?:\.\d+)*(?:(?:,\s*|\s+(?:and|or|to)\s+)[A-Z]?\d+(?:\.\d+)*)*"
+)
 """Numbers that name rather than measure: chapter 3, Figure 1.2, Exercise 4.1, seeds 0 and 2."""
 
 DEGENERATE = [
-    (re.compile(r"\(0 of (?:them|the)\b[^)]*\)|(?<![\w.,])0 (?:of|out of|nonetheless|still|here|gained|lost|"
-                r"moved|were|was|did|had|times)\b"),
-     "a count of zero offered as evidence: say what did happen, or leave the case out"),
+    (
+        re.compile(
+            r"\(0 of (?:them|the)\b[^)]*\)|(?<![\w.,])0 (?:of|out of|nonetheless|still|here|gained|lost|"
+            r"moved|were|was|did|had|times)\b"
+        ),
+        "a count of zero offered as evidence: say what did happen, or leave the case out",
+    ),
     (re.compile(r"\bat (?:least|most) (?:100|0)\s?%"), "a bound that says nothing (at least 100 %, at most 0 %)"),
     (re.compile(r"(?<![\w.])[+−-]0\.0+(?![\d])|\bby 0\.0+\b"), "a change of zero offered as a change"),
-    (re.compile(r"\b\d+ of them \(seeds? [\d, and]+\)"),
-     "a count hedged to survive any draw: say 'every seed' or name the seeds (rlbook.book.phrasing)"),
+    (
+        re.compile(r"\b\d+ of them \(seeds? [\d, and]+\)"),
+        "a count hedged to survive any draw: say 'every seed' or name the seeds (rlbook.book.phrasing)",
+    ),
 ]
 
 
@@ -106,8 +115,9 @@ def degenerate(text: str, page: str = "") -> list[Problem]:
 
 def _self_comparisons(sentence: str) -> Iterable[str]:
     """A value compared with itself, or a labelled list whose values are all the same."""
-    for m in re.finditer(r"\bfrom ([+−-]?\d[\d.,]*%?)\b(.{0,80}?)\bto\b(.{0,40}?)(?<![\w.])([+−-]?\d[\d.,]*%?)",
-                         sentence):
+    for m in re.finditer(
+        r"\bfrom ([+−-]?\d[\d.,]*%?)\b(.{0,80}?)\bto\b(.{0,40}?)(?<![\w.])([+−-]?\d[\d.,]*%?)", sentence
+    ):
         if m.group(1).rstrip(".,") == m.group(4).rstrip(".,"):
             yield f"a value compared with itself (from {m.group(1)} to {m.group(4)})"
     for m in re.finditer(r"(\S+) \([^()]*\bis (\S+?)\)", sentence):
@@ -138,11 +148,15 @@ class Counts:
         """What breaks the one-sitting rule: over :data:`MAX_MINUTES`, or over :data:`MAX_NUMBERS_PER_100`."""
         found = []
         if self.minutes > MAX_MINUTES:
-            found.append(f"{self.page}: {self.minutes:.0f} minutes of reading ({self.words:,} prose words), over "
-                         f"{MAX_MINUTES}: split the chapter or move depth to an appendix")
+            found.append(
+                f"{self.page}: {self.minutes:.0f} minutes of reading ({self.words:,} prose words), over "
+                f"{MAX_MINUTES}: split the chapter or move depth to an appendix"
+            )
         if self.words >= DENSITY_FROM_WORDS and self.numbers_per_100 > MAX_NUMBERS_PER_100:
-            found.append(f"{self.page}: {self.numbers_per_100:.1f} numbers per 100 prose words, over "
-                         f"{MAX_NUMBERS_PER_100:g}: keep the numbers that carry the lesson, move the rest to tables")
+            found.append(
+                f"{self.page}: {self.numbers_per_100:.1f} numbers per 100 prose words, over "
+                f"{MAX_NUMBERS_PER_100:g}: keep the numbers that carry the lesson, move the rest to tables"
+            )
         return found
 
 
@@ -180,8 +194,11 @@ def chapter_problems(chapters: Iterable[tuple[str, dict]], out: Callable[[str], 
     """
     problems, counted = [], []
     for page, nb in chapters:
-        cells = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-                 for c in nb["cells"] if c["cell_type"] == "markdown"]
+        cells = [
+            "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in nb["cells"]
+            if c["cell_type"] == "markdown"
+        ]
         problems += [str(p) for p in degenerate("\n\n".join(prose_text(cell) for cell in cells), page)]
         counted.append(count(page, reading_text(cells)))
         problems += counted[-1].problems()

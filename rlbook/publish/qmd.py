@@ -6,6 +6,7 @@ read pages through these functions. The syntax is Quarto's: executable cells
 are fenced as ```` ```{python} ```` and carry their options as leading
 ``#| key: value`` lines (YAML).
 """
+
 from __future__ import annotations
 
 import re
@@ -57,12 +58,12 @@ def split_qmd(text: str) -> list[Block]:
         close = _closing_fence(lines, i + 1, fence)
         if prose:
             blocks.append(Block("markdown", "\n".join(prose), prose_line))
-        body = "\n".join(lines[i + 1:close])
+        body = "\n".join(lines[i + 1 : close])
         if EXECUTABLE_INFO.match(info) and not indent:
             options, _ = cell_options(body)
             blocks.append(Block("code", body, i + 2, options))
         else:
-            blocks.append(Block("verbatim", "\n".join(lines[i:close + 1]), i + 1))
+            blocks.append(Block("verbatim", "\n".join(lines[i : close + 1]), i + 1))
         i = close + 1
         prose, prose_line = [], i + 1
     if prose:

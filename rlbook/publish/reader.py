@@ -13,6 +13,7 @@ sections, a summary, then the exercises); its exercises are headings numbered
 ``Exercise N.k`` (chapter N's k-th); no reader-facing text mentions "the
 source".
 """
+
 from __future__ import annotations
 
 import ast
@@ -116,32 +117,47 @@ def _cell_problems(path: str, block: Block, inline_names: set[str], shown: bool)
 
     for node in ast.walk(tree):
         if shown and isinstance(node, ast.Assert):
-            problems.append(f"{where(node)}: an assert in a cell the reader sees; check the claim in a hidden cell "
-                            "(#| include: false) or in an rlbook function that raises naming it")
+            problems.append(
+                f"{where(node)}: an assert in a cell the reader sees; check the claim in a hidden cell "
+                "(#| include: false) or in an rlbook function that raises naming it"
+            )
         for name, value in _assigned_strings(node):
             if name not in inline_names:
                 continue
             if _chooses_wording(value):
-                problems.append(f"{where(node)}: {name} chooses the page's wording with if/else; write the "
-                                "sentence so it holds on every draw, or take it from one tested rlbook function")
+                problems.append(
+                    f"{where(node)}: {name} chooses the page's wording with if/else; write the "
+                    "sentence so it holds on every draw, or take it from one tested rlbook function"
+                )
             elif shown and _composes_prose(value):
-                problems.append(f"{where(node)}: {name} is prose composed in a cell the reader sees; write it in "
-                                "the text with inline values, or take it from one tested rlbook function")
+                problems.append(
+                    f"{where(node)}: {name} is prose composed in a cell the reader sees; write it in "
+                    "the text with inline values, or take it from one tested rlbook function"
+                )
         if isinstance(node, ast.If) and _branch_assigns_prose(node, inline_names):
-            problems.append(f"{where(node)}: an if/else chooses the page's wording; write the sentence so it holds "
-                            "on every draw, or take it from one tested rlbook function")
+            problems.append(
+                f"{where(node)}: an if/else chooses the page's wording; write the sentence so it holds "
+                "on every draw, or take it from one tested rlbook function"
+            )
     lines = code_lines(body)
     if shown and lines > MAX_VISIBLE_LINES:
-        problems.append(f"{path}:{block.line}: a cell the reader sees has {lines} lines (at most "
-                        f"{MAX_VISIBLE_LINES}); move the machinery into rlbook or a hidden cell")
+        problems.append(
+            f"{path}:{block.line}: a cell the reader sees has {lines} lines (at most "
+            f"{MAX_VISIBLE_LINES}); move the machinery into rlbook or a hidden cell"
+        )
     if shown:
-        problems += [f"{path}:{first + offset}: a line of {len(line)} characters in a cell the reader sees (at most "
-                     f"{MAX_VISIBLE_WIDTH}, which the page shows without clipping); wrap it"
-                     for offset, line in enumerate(code[skip:]) if len(line) > MAX_VISIBLE_WIDTH]
+        problems += [
+            f"{path}:{first + offset}: a line of {len(line)} characters in a cell the reader sees (at most "
+            f"{MAX_VISIBLE_WIDTH}, which the page shows without clipping); wrap it"
+            for offset, line in enumerate(code[skip:])
+            if len(line) > MAX_VISIBLE_WIDTH
+        ]
         label = str(block.options.get("label") or "")
         if label.startswith(("fig-", "tbl-")) and block.options.get("code-fold") is not True:
-            problems.append(f"{path}:{block.line}: the cell that draws {label} shows its code open; a cell that "
-                            "only draws a figure or a table folds closed (#| code-fold: true)")
+            problems.append(
+                f"{path}:{block.line}: the cell that draws {label} shows its code open; a cell that "
+                "only draws a figure or a table folds closed (#| code-fold: true)"
+            )
     return problems
 
 
@@ -185,14 +201,21 @@ def _branch_assigns_prose(node: ast.If, inline_names: set[str]) -> bool:
 
 
 def _inline_problems(path: str, blocks: list[Block]) -> list[str]:
-    return [f"{path}:{block.line + line_of(block.text, match.start()) - 1}: an inline value chooses the page's "
-            "wording with if/else" for block, match, tree in _inline_trees(blocks) if _chooses_wording(tree)]
+    return [
+        f"{path}:{block.line + line_of(block.text, match.start()) - 1}: an inline value chooses the page's "
+        "wording with if/else"
+        for block, match, tree in _inline_trees(blocks)
+        if _chooses_wording(tree)
+    ]
 
 
 def _prose_problems(path: str, block: Block) -> list[str]:
     prose = prose_for_scanning(block.text)
-    return [f"{path}:{block.line + line_of(prose, m.start()) - 1}: {m.group(0)!r} in text the reader sees; "
-            "the book's sources are for its authors" for m in SOURCE_MENTION.finditer(prose)]
+    return [
+        f"{path}:{block.line + line_of(prose, m.start()) - 1}: {m.group(0)!r} in text the reader sees; "
+        "the book's sources are for its authors"
+        for m in SOURCE_MENTION.finditer(prose)
+    ]
 
 
 def headings(blocks: list[Block]) -> Iterator[tuple[int, int, str, bool]]:
@@ -220,21 +243,27 @@ def _exercise_problems(page: Page, blocks: list[Block]) -> list[str]:
             continue
         want = f"Exercise {page.number}.{expected}"
         if page.number is None or not re.match(rf"^{re.escape(want)}(?::\s|$)", text):
-            problems.append(f"{page.source}:{line}: exercise heading {text!r} should read '{want}: ...'"
-                            " (chapter N's k-th exercise is Exercise N.k)")
+            problems.append(
+                f"{page.source}:{line}: exercise heading {text!r} should read '{want}: ...'"
+                " (chapter N's k-th exercise is Exercise N.k)"
+            )
         expected += 1
     for block in blocks:
         if block.kind != "markdown":
             continue
         prose = prose_for_scanning(block.text)
         for match in re.finditer(r"^\*\*Exercise\b", prose, re.MULTILINE):
-            problems.append(f"{page.source}:{block.line + line_of(prose, match.start()) - 1}: an exercise in bold "
-                            "text; make it a heading 'Exercise N.k: ...' so the page's contents list it")
+            problems.append(
+                f"{page.source}:{block.line + line_of(prose, match.start()) - 1}: an exercise in bold "
+                "text; make it a heading 'Exercise N.k: ...' so the page's contents list it"
+            )
         for match in EXERCISE_MENTION.finditer(prose):
-            if HEADING.match(prose[prose.rfind("\n", 0, match.start()) + 1:].split("\n", 1)[0]):
+            if HEADING.match(prose[prose.rfind("\n", 0, match.start()) + 1 :].split("\n", 1)[0]):
                 continue  # a heading is checked above
-            problems.append(f"{page.source}:{block.line + line_of(prose, match.start()) - 1}: "
-                            f"{match.group(0)!r}: cite an exercise by its number N.k")
+            problems.append(
+                f"{page.source}:{block.line + line_of(prose, match.start()) - 1}: "
+                f"{match.group(0)!r}: cite an exercise by its number N.k"
+            )
     return problems
 
 
@@ -252,8 +281,10 @@ def _structure_problems(path: str, blocks: list[Block]) -> list[str]:
     if "Learning objectives" not in boxed + names:
         problems.append(f"{path}:1: the chapter has no 'Learning objectives'")
     if names[-2:] != list(STRUCTURE[1:]):
-        problems.append(f"{path}:1: the chapter should end with '{STRUCTURE[1]}' and then '{STRUCTURE[2]}' "
-                        f"(it ends with {names[-2:]})")
+        problems.append(
+            f"{path}:1: the chapter should end with '{STRUCTURE[1]}' and then '{STRUCTURE[2]}' "
+            f"(it ends with {names[-2:]})"
+        )
     return problems
 
 

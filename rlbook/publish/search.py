@@ -21,6 +21,7 @@ whole book in about 1.5 s into about 1 MB. Like Quarto's search, it needs the
 site served over HTTP: a browser does not let a page opened from ``file://``
 fetch the index, and the sidebar then says how to serve the book.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -45,8 +46,12 @@ def index_site(site: Path) -> int:
     from pagefind.index import IndexConfig, PagefindIndex
 
     async def run() -> int:
-        config = IndexConfig(output_path=str(site / FOLDER), force_language="en", exclude_selectors=list(IGNORED),
-                             include_characters=WORD_CHARACTERS)
+        config = IndexConfig(
+            output_path=str(site / FOLDER),
+            force_language="en",
+            exclude_selectors=list(IGNORED),
+            include_characters=WORD_CHARACTERS,
+        )
         async with PagefindIndex(config=config) as index:
             done = await index.add_directory(str(site))
         return int(done["page_count"])

@@ -9,6 +9,7 @@ and links to the neighbouring chapters. Citations are left to pandoc's
 citeproc with ``references.bib``; math is written as MathML so that nothing
 is fetched when a page is read offline.
 """
+
 from __future__ import annotations
 
 import html
@@ -48,6 +49,7 @@ SITE_ASSETS = ("book.css", "book.js")
 PANDOC_JOBS = 2
 """Pandoc processes run at once while rendering (one per page)."""
 
+
 @dataclass
 class RenderedPage:
     """A page between parsing and writing: where it goes, its syntax tree and what it needs."""
@@ -64,8 +66,16 @@ def output_href(page: Page) -> str:
     return str(Path(page.source).with_suffix(".html").as_posix())
 
 
-def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest: Path, config: dict,
-                pandoc: str, out: Callable[[str], None] = print, downloads: dict[str, dict] | None = None) -> list[str]:
+def render_site(
+    root: Path,
+    pages: list[Page],
+    notebooks: dict[str, dict],
+    dest: Path,
+    config: dict,
+    pandoc: str,
+    out: Callable[[str], None] = print,
+    downloads: dict[str, dict] | None = None,
+) -> list[str]:
     """Write the whole book as HTML into ``dest`` and return the labels that no reference could resolve.
 
     ``notebooks`` maps each page's stem to its executed notebook; ``downloads``
@@ -75,8 +85,9 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
     dest.mkdir(parents=True, exist_ok=True)
     defaults = {**CELL_DEFAULTS, **_execute_options(config), **_html_options(config)}
     with ThreadPoolExecutor(max_workers=PANDOC_JOBS) as pool:  # each page is its own pandoc process
-        rendered = list(pool.map(lambda page: _parse_page(page, notebooks[page.stem], dest, defaults, pandoc, out),
-                                 pages))
+        rendered = list(
+            pool.map(lambda page: _parse_page(page, notebooks[page.stem], dest, defaults, pandoc, out), pages)
+        )
     targets: dict[str, Target] = {}
     for item in rendered:
         item.doc["blocks"], item.title = number_page(item.page, item.href, item.doc["blocks"], targets)
@@ -84,8 +95,9 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
     missing: list[str] = []
     cited: list[str] = []
     for item in rendered:
-        item.doc["blocks"] = breakable_names(qmd_links_to_html(resolve_crossrefs(item.doc["blocks"], item.href,
-                                                                                 targets, missing)))
+        item.doc["blocks"] = breakable_names(
+            qmd_links_to_html(resolve_crossrefs(item.doc["blocks"], item.href, targets, missing))
+        )
         cited += [key for key in cited_keys(item.doc["blocks"]) if key not in cited]
     bibliography = root / "references.bib"
     for item in rendered:
@@ -93,12 +105,17 @@ def render_site(root: Path, pages: list[Page], notebooks: dict[str, dict], dest:
             if cited:
                 item.doc["meta"]["nocite"] = nocite(cited)
         elif cited_keys(item.doc["blocks"]):
-            item.doc["blocks"] += [{"t": "Header", "c": [2, attr("references", ["unnumbered"]), inlines("References")]},
-                                   div([], [], "refs")]
+            item.doc["blocks"] += [
+                {"t": "Header", "c": [2, attr("references", ["unnumbered"]), inlines("References")]},
+                div([], [], "refs"),
+            ]
         _copy_local_images(root, item, dest)
     with ThreadPoolExecutor(max_workers=PANDOC_JOBS) as pool:
-        pages_html = list(pool.map(lambda i: _page_html(rendered[i], rendered, i, config, bibliography, pandoc, out),
-                                   range(len(rendered))))
+        pages_html = list(
+            pool.map(
+                lambda i: _page_html(rendered[i], rendered, i, config, bibliography, pandoc, out), range(len(rendered))
+            )
+        )
     for item, page_html in zip(rendered, pages_html):
         target = confined(dest, item.href, f"{item.page.source}: the output page {item.href!r}")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -124,12 +141,13 @@ def _execute_options(config: dict) -> dict:
 
 
 def _html_options(config: dict) -> dict:
-    html_format = ((config.get("format") or {}).get("html") or {})
+    html_format = (config.get("format") or {}).get("html") or {}
     return {"code-fold": html_format["code-fold"]} if "code-fold" in html_format else {}
 
 
-def _parse_page(page: Page, nb: dict, dest: Path, defaults: dict, pandoc: str,
-                out: Callable[[str], None]) -> RenderedPage:
+def _parse_page(
+    page: Page, nb: dict, dest: Path, defaults: dict, pandoc: str, out: Callable[[str], None]
+) -> RenderedPage:
     href = output_href(page)
     media_href = relative_href(href, f"media/{page.stem}")
     page_defaults = {**defaults, **_execute_options(front_matter(nb))}
@@ -159,20 +177,48 @@ def _copy_local_images(root: Path, item: RenderedPage, dest: Path) -> None:
             shutil.copyfile(found, target)
 
 
-def _page_html(item: RenderedPage, rendered: list[RenderedPage], index: int, config: dict, bibliography: Path,
-               pandoc: str, out: Callable[[str], None]) -> str:
+def _page_html(
+    item: RenderedPage,
+    rendered: list[RenderedPage],
+    index: int,
+    config: dict,
+    bibliography: Path,
+    pandoc: str,
+    out: Callable[[str], None],
+) -> str:
     book = config.get("book") or {}
     here = item.href
-    args = ["-f", "json", "-t", "html5", "--standalone", "--template", str(ASSETS / "book.html"), "--mathml",
-            "--toc", "--toc-depth=3",
-            "-V", f"book-title={html.escape(str(book.get('title', '')))}",
-            "-V", f"root={site_root(here)}",
-            "-V", f"home={relative_href(here, 'index.html')}",
-            "-V", f"sidebar={_sidebar(item, rendered)}",
-            "-V", f"pager={_pager(rendered, index)}"]
+    args = [
+        "-f",
+        "json",
+        "-t",
+        "html5",
+        "--standalone",
+        "--template",
+        str(ASSETS / "book.html"),
+        "--mathml",
+        "--toc",
+        "--toc-depth=3",
+        "-V",
+        f"book-title={html.escape(str(book.get('title', '')))}",
+        "-V",
+        f"root={site_root(here)}",
+        "-V",
+        f"home={relative_href(here, 'index.html')}",
+        "-V",
+        f"sidebar={_sidebar(item, rendered)}",
+        "-V",
+        f"pager={_pager(rendered, index)}",
+    ]
     if item.page.part == "front":
-        args += ["-V", f"subtitle={html.escape(str(book.get('subtitle', '')))}",
-                 "-V", f"author={html.escape(str(book.get('author', '')))}", "-V", "is-index=true"]
+        args += [
+            "-V",
+            f"subtitle={html.escape(str(book.get('subtitle', '')))}",
+            "-V",
+            f"author={html.escape(str(book.get('author', '')))}",
+            "-V",
+            "is-index=true",
+        ]
     if item.has_code:
         args += ["-V", f"notebook={relative_href(here, f'notebooks/{item.page.stem}.ipynb')}"]
     if bibliography.is_file():

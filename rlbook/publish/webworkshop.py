@@ -24,6 +24,7 @@ one layer of an RL step was about three times slower than forward.js's
 loops; its WebAssembly backend matched them but adds 870 KB and fetches its
 ``.wasm`` file, which Chromium refuses from ``file://``.
 """
+
 from __future__ import annotations
 
 import base64
@@ -49,8 +50,14 @@ RAW_HTML = re.compile(r"^```\{=html\}\n(.*?)^```", re.MULTILINE | re.DOTALL)
 MARKER = 'class="rlbook-workshop"'
 """What marks a workshop panel in a page's raw HTML (its ``data-panel`` says which panel)."""
 
-SECTIONS = ("sec-learning-loop", "sec-reward-interface", "sec-policy-gradient", "sec-advantages",
-            "sec-exploration", "sec-reward-hack")
+SECTIONS = (
+    "sec-learning-loop",
+    "sec-reward-interface",
+    "sec-policy-gradient",
+    "sec-advantages",
+    "sec-exploration",
+    "sec-reward-hack",
+)
 """The book's sections that the panels point a reader to (by their ids, which move with the sections)."""
 
 IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([\w-]+\.js)";\n', re.MULTILINE)
@@ -82,8 +89,22 @@ def module_order(sources: dict[str, str]) -> list[str]:
 
 
 REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^")
-REGEX_KEYWORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield",
-                  "await", "instanceof"}
+REGEX_KEYWORDS = {
+    "return",
+    "typeof",
+    "case",
+    "do",
+    "else",
+    "in",
+    "of",
+    "new",
+    "delete",
+    "void",
+    "throw",
+    "yield",
+    "await",
+    "instanceof",
+}
 """A ``/`` after one of these characters or words starts a regular expression; after anything else it divides."""
 
 
@@ -202,12 +223,17 @@ def compact(source: str, name: str = "module") -> str:
 def wrap_module(name: str, source: str) -> str:
     """One module as an entry of ``modules``: its imports read from the modules before it, its exports returned."""
     names = EXPORTED.findall(source)
-    leftover = [line for line in source.splitlines() if line.startswith(("import ", "export "))
-                and not IMPORT.match(line + "\n") and not EXPORT.match(line)]
+    leftover = [
+        line
+        for line in source.splitlines()
+        if line.startswith(("import ", "export ")) and not IMPORT.match(line + "\n") and not EXPORT.match(line)
+    ]
     if leftover:
-        raise ValueError(f"{name}: only `import {{ a, b }} from \"./m.js\";` and `export` declarations are "
-                         f"supported, not {leftover[0]!r}")
-    body = IMPORT.sub(lambda m: f"const {{{m.group(1)}}} = modules[\"{m.group(2)}\"];\n", source)
+        raise ValueError(
+            f'{name}: only `import {{ a, b }} from "./m.js";` and `export` declarations are '
+            f"supported, not {leftover[0]!r}"
+        )
+    body = IMPORT.sub(lambda m: f'const {{{m.group(1)}}} = modules["{m.group(2)}"];\n', source)
     body = EXPORT.sub("", body)
     return f'modules["{name}"] = (() => {{\n{body}\nreturn {{ {", ".join(names)} }};\n}})();\n'
 
@@ -219,15 +245,17 @@ def bundle(folder: Path = SOURCE) -> str:
     if missing:
         raise ValueError(f"the workshop has no entry module {missing[0]}")
     wrapped = "".join(compact(wrap_module(name, sources[name]), name) for name in module_order(sources))
-    return ("// The book's live panels: the ES modules of rlbook/publish/assets/workshop/ joined into one\n"
-            "// classic script by rlbook.publish.webworkshop, so that it runs from file:// too.\n"
-            "\"use strict\";\n"
-            "function rlbookWorkshop(entry) {\n"
-            "const modules = {};\n"
-            f"{wrapped}"
-            "return modules[entry + \".js\"].main(rlbookWorkshop);\n"
-            "}\n"
-            "if (typeof document !== \"undefined\") rlbookWorkshop(\"page\");\n")
+    return (
+        "// The book's live panels: the ES modules of rlbook/publish/assets/workshop/ joined into one\n"
+        "// classic script by rlbook.publish.webworkshop, so that it runs from file:// too.\n"
+        '"use strict";\n'
+        "function rlbookWorkshop(entry) {\n"
+        "const modules = {};\n"
+        f"{wrapped}"
+        'return modules[entry + ".js"].main(rlbookWorkshop);\n'
+        "}\n"
+        'if (typeof document !== "undefined") rlbookWorkshop("page");\n'
+    )
 
 
 def packed(script: str) -> str:
@@ -239,15 +267,17 @@ def packed(script: str) -> str:
     """
     packer = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate, as DecompressionStream("deflate-raw") reads it
     text = base64.b64encode(packer.compress(script.encode("utf-8")) + packer.flush()).decode("ascii")
-    return ("// The book's live panels: the ES modules of rlbook/publish/assets/workshop/, joined into one classic\n"
-            "// script by rlbook.publish.webworkshop and deflated; this loader unpacks and runs them.\n"
-            "\"use strict\";\n"
-            "if (!globalThis.rlbookWorkshopLoaded) {\n"
-            "  globalThis.rlbookWorkshopLoaded = true;\n"
-            f"  const bytes = Uint8Array.from(atob(\"{text}\"), (c) => c.charCodeAt(0));\n"
-            "  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"));\n"
-            "  new Response(stream).text().then((code) => (0, eval)(code));\n"
-            "}\n")
+    return (
+        "// The book's live panels: the ES modules of rlbook/publish/assets/workshop/, joined into one classic\n"
+        "// script by rlbook.publish.webworkshop and deflated; this loader unpacks and runs them.\n"
+        '"use strict";\n'
+        "if (!globalThis.rlbookWorkshopLoaded) {\n"
+        "  globalThis.rlbookWorkshopLoaded = true;\n"
+        f'  const bytes = Uint8Array.from(atob("{text}"), (c) => c.charCodeAt(0));\n'
+        '  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));\n'
+        "  new Response(stream).text().then((code) => (0, eval)(code));\n"
+        "}\n"
+    )
 
 
 def page_blocks(markdown: str) -> list[str]:
@@ -283,8 +313,11 @@ def section_refs(root: Path, ids: tuple[str, ...] = SECTIONS) -> dict[str, dict]
             for word in attrs:
                 if word.startswith("#") and word[1:] in ids:
                     href = os.path.relpath(Path(page.source).with_suffix(".html"), "chapters").replace(os.sep, "/")
-                    found[word[1:]] = {"chapter": page.number or page.title, "title": _plain(match.group(2)),
-                                       "href": f"{href}#{word[1:]}"}
+                    found[word[1:]] = {
+                        "chapter": page.number or page.title,
+                        "title": _plain(match.group(2)),
+                        "href": f"{href}#{word[1:]}",
+                    }
     return found
 
 
@@ -308,8 +341,12 @@ def write_assets(site: Path, data: dict | None = None, root: Path = REPO) -> lis
     folder = site / SITE_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     data = {**(data or checkpoints.export_data()), "sections": section_refs(root)}
-    files = {SCRIPT: packed(bundle()), DATA: checkpoints.data_script(data), MAIN: checkpoints.main_script(data),
-             STYLE: (SOURCE / STYLE).read_text(encoding="utf-8")}
+    files = {
+        SCRIPT: packed(bundle()),
+        DATA: checkpoints.data_script(data),
+        MAIN: checkpoints.main_script(data),
+        STYLE: (SOURCE / STYLE).read_text(encoding="utf-8"),
+    }
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
     return [folder / name for name in files]

@@ -8,6 +8,7 @@ every notebook starts with :func:`requirement_cell`, which, when ``rlbook``
 cannot be imported, stops "Run All" with one line that names the wheel and
 where it is, instead of a traceback on the first import.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -59,9 +60,24 @@ def build_wheel(root: Path, folder: Path) -> Path:
                 shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
             else:
                 shutil.copy2(path, source / name)
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                               "--no-index", "--quiet", "-w", temp, str(source)],
-                              capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "--no-index",
+                "--quiet",
+                "-w",
+                temp,
+                str(source),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         built = Path(temp) / wheel_name(root)
         if done.returncode or not built.is_file():
             tail = " | ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
@@ -76,8 +92,11 @@ def source_key(root: Path = PACKAGE_ROOT) -> str:
     digest = hashlib.sha256()
     for name in SOURCES:
         path = Path(root) / name
-        files = sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts) \
-            if path.is_dir() else [path]
+        files = (
+            sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+            if path.is_dir()
+            else [path]
+        )
         for file in files:
             digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
@@ -105,9 +124,11 @@ def book_wheel(folder: Path) -> Path:
 def install_line(wheel: str, extra: str | None = None) -> str:
     """The one line a notebook prints when ``rlbook`` is missing: what to install and where to get it."""
     target = f'"{wheel}[{extra}]"' if extra else wheel
-    return (f"This notebook needs the book's package rlbook: download {wheel} from the notebooks/ folder of the "
-            f"book's website (beside this notebook), then run pip install {target} and restart the kernel "
-            f"(or, in a clone of the book's repository: pip install -e \".{'[' + extra + ']' if extra else ''}\")")
+    return (
+        f"This notebook needs the book's package rlbook: download {wheel} from the notebooks/ folder of the "
+        f"book's website (beside this notebook), then run pip install {target} and restart the kernel "
+        f'(or, in a clone of the book\'s repository: pip install -e ".{"[" + extra + "]" if extra else ""}")'
+    )
 
 
 def requirement_cell(wheel: str, extra: str | None = None) -> str:
@@ -117,11 +138,13 @@ def requirement_cell(wheel: str, extra: str | None = None) -> str:
     for showing an error) is that one line, so Jupyter shows the line, not a
     traceback, and "Run All" stops there.
     """
-    return ("# This notebook runs on the book's package, rlbook. If it is not installed, this cell says where to\n"
-            "# get it and stops.\n"
-            "import importlib.util\n\n"
-            "if importlib.util.find_spec(\"rlbook\") is None:\n"
-            "    class RlbookMissing(Exception):\n"
-            "        def _render_traceback_(self):\n"
-            "            return [str(self)]\n\n"
-            f"    raise RlbookMissing({install_line(wheel, extra)!r})")
+    return (
+        "# This notebook runs on the book's package, rlbook. If it is not installed, this cell says where to\n"
+        "# get it and stops.\n"
+        "import importlib.util\n\n"
+        'if importlib.util.find_spec("rlbook") is None:\n'
+        "    class RlbookMissing(Exception):\n"
+        "        def _render_traceback_(self):\n"
+        "            return [str(self)]\n\n"
+        f"    raise RlbookMissing({install_line(wheel, extra)!r})"
+    )

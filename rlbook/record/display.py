@@ -3,6 +3,7 @@
 Kept apart from the schema and the files, which the training code uses, so
 that changing how a record is shown never changes a run's cache key.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,6 +1,7 @@
 """Writing and reading run records: a new record with the environment filled in, entries added, saved atomically
 as JSON, loaded and validated (chapter 5; :mod:`rlbook.record.schema` defines what a record holds).
 """
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -91,9 +92,14 @@ def task_fields(world: str, trained_on: str) -> dict:
     records' task from here, with the template and split names of
     :mod:`rlbook.core.world`.
     """
-    return {"prompt_template": TEMPLATES[world],
-            "prompt_split": {"world": world, "train": trained_on,
-                             "counts": {name: len(split(name, world)) for name in SPLITS if name != "all"}}}
+    return {
+        "prompt_template": TEMPLATES[world],
+        "prompt_split": {
+            "world": world,
+            "train": trained_on,
+            "counts": {name: len(split(name, world)) for name in SPLITS if name != "all"},
+        },
+    }
 
 
 def base_policy(name: str, checkpoint: dict) -> dict:
@@ -107,7 +113,9 @@ def add_checkpoint(record: dict, step: int, policy_version: int, path: str, weig
     index = len(record["checkpoints"])
     check_field(f"checkpoints[{index}]", entry, RECORD_SCHEMA["checkpoints"][0])
     if record["checkpoints"] and step <= record["checkpoints"][-1]["step"]:
-        raise field_error(f"checkpoints[{index}].step", f"steps must increase, got {step} after {record['checkpoints'][-1]['step']}")
+        raise field_error(
+            f"checkpoints[{index}].step", f"steps must increase, got {step} after {record['checkpoints'][-1]['step']}"
+        )
     record["checkpoints"].append(entry)
     return entry
 
@@ -148,14 +156,7 @@ def add_aborted_update(record: dict, step: int, reason: str, measurement: float 
 
 
 def add_intervention(
-    record: dict,
-    step: int,
-    kind: str,
-    reason: str,
-    metric: str,
-    value: float,
-    threshold: float,
-    affected: int | list,
+    record: dict, step: int, kind: str, reason: str, metric: str, value: float, threshold: float, affected: int | list
 ) -> dict:
     """Record an intervention during training and return it (chapters 4 and 5).
 

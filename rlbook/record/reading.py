@@ -13,6 +13,7 @@ line that names the file and, where there is one, the field:
 - a key given twice in one object (JSON parsers keep the last silently);
 - a lone surrogate (``"\\ud800"``) in a string or a key, which is no text.
 """
+
 from __future__ import annotations
 
 import json
@@ -87,8 +88,15 @@ def _read_bytes(source: Path) -> bytes:
         if stat.S_ISDIR(mode):
             raise RecordError(f"{source}: cannot read run record: Is a directory")
         if not stat.S_ISREG(mode):
-            kind = "a named pipe" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(
-                mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file"
+            kind = (
+                "a named pipe"
+                if stat.S_ISFIFO(mode)
+                else "a device"
+                if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "a socket"
+                if stat.S_ISSOCK(mode)
+                else "not a file"
+            )
             raise RecordError(f"{source}: cannot read run record: {kind}, not a regular file")
         chunks, size = [], 0
         while size <= MAX_BYTES:
@@ -118,8 +126,9 @@ def parse(text: str, source: Path | str = "record") -> Any:
     if depth(text) > MAX_DEPTH:
         raise RecordError(f"{source}: JSON nested more than {MAX_DEPTH} deep, too deep to be a run record")
     try:
-        value = json.loads(text, object_pairs_hook=_object, parse_int=_integer, parse_float=_float,
-                           parse_constant=_constant)
+        value = json.loads(
+            text, object_pairs_hook=_object, parse_int=_integer, parse_float=_float, parse_constant=_constant
+        )
     except json.JSONDecodeError as err:
         raise RecordError(f"{source}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
     except RecursionError:

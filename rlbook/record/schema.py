@@ -13,6 +13,7 @@ filtering, failures, aborted updates, interventions, interruptions).
 integers in a record are non-negative. Extra top-level fields are allowed and
 kept, so a later version can add information without breaking older readers.
 """
+
 from __future__ import annotations
 
 import math
@@ -213,7 +214,9 @@ def check_field(field: str, value: Any, spec: Any) -> None:
 def _check_consistency(record: dict) -> None:
     """Rules that span fields or need more than a type: the schema alone cannot say them."""
     if record["schema_version"] != SCHEMA_VERSION:
-        raise field_error("schema_version", f"this rlbook reads version {SCHEMA_VERSION}, got {record['schema_version']}")
+        raise field_error(
+            "schema_version", f"this rlbook reads version {SCHEMA_VERSION}, got {record['schema_version']}"
+        )
     if not record["run_name"]:
         raise field_error("run_name", "must not be empty")
     if record["threads"] < 1:

@@ -10,6 +10,7 @@ cache has no valid entry. The package reads in four parts:
 
 :mod:`~rlbook.runs.prefetch` trains runs side by side (the book's are those its chapters' facts read).
 """
+
 from __future__ import annotations
 
 from .cache import cache_key, cache_root, code_hash, entry_path, pretrained_key, pretrained_path
@@ -18,22 +19,22 @@ from .run import Run, RunLike
 from .training import Judge, load, load_judge
 
 __all__ = [
-           "DEFAULT_THREADS",
-           "MAIN",
-           "MULTI",
-           "PRETRAIN_SEED",
-           "RUNS",
-           "Judge",
-           "Run",
-           "RunLike",
-           "RunSpec",
-           "cache_key",
-           "cache_root",
-           "code_hash",
-           "entry_path",
-           "load",
-           "load_judge",
-           "pretrained_key",
-           "pretrained_path",
-           "spec",
+    "DEFAULT_THREADS",
+    "MAIN",
+    "MULTI",
+    "PRETRAIN_SEED",
+    "RUNS",
+    "Judge",
+    "Run",
+    "RunLike",
+    "RunSpec",
+    "cache_key",
+    "cache_root",
+    "code_hash",
+    "entry_path",
+    "load",
+    "load_judge",
+    "pretrained_key",
+    "pretrained_path",
+    "spec",
 ]

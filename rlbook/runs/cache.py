@@ -14,6 +14,7 @@ the cache folder should be, a lock that is a folder or a symbolic link
 Every file is written with the permissions of a new file (``0o666`` less
 the umask), through a temporary name that a failed write removes.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -48,6 +49,7 @@ TRAINING_ENTRY = ("rlbook.runs.training",)
 BY_VALUE = ("rlbook.runs.catalogue",)
 #: The lists every run log holds.
 LOG_LISTS = ("metrics", "evals", "checkpoints", "rollouts", "interventions", "aborted_updates")
+
 
 def cache_root() -> Path:
     """The cache folder: ``$RLBOOK_CACHE`` or ``.rlbook-cache`` at the project root."""
@@ -180,8 +182,9 @@ def read_entry(entry: Path, read: Callable[[Path], Any]) -> Any:
         sums = json.loads(manifest.read_text())
         files = sorted(p.name for p in entry.iterdir() if p.name != manifest.name)
         if not isinstance(sums, dict) or sorted(sums) != files:
-            raise ValueError(f"the manifest lists {sorted(sums) if isinstance(sums, dict) else sums} "
-                             f"where the entry holds {files}")
+            raise ValueError(
+                f"the manifest lists {sorted(sums) if isinstance(sums, dict) else sums} where the entry holds {files}"
+            )
         for file, digest in sums.items():
             if _digest(entry / file) != digest:
                 raise ValueError(f"checksum mismatch in {file}")
@@ -254,8 +257,9 @@ def _open_lock(path: Path) -> int | None:
                 return None
     except OSError as err:
         if err.errno == errno.ELOOP:
-            raise CacheError(err.errno, f"the cache lock {path} is a symbolic link, which is never followed; "
-                                        "remove it") from None
+            raise CacheError(
+                err.errno, f"the cache lock {path} is a symbolic link, which is never followed; remove it"
+            ) from None
         if err.errno == errno.EISDIR:
             raise CacheError(err.errno, f"the cache lock {path} is a folder, not a file; remove it") from None
         raise CacheError(err.errno, f"cannot open the cache lock {path}: {problem(err)}") from None
@@ -275,8 +279,11 @@ def check_writable(folder: Path, what: str) -> None:
     try:
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666))
     except OSError as err:
-        raise CacheError(err.errno, f"the run cache {folder} cannot be written ({problem(err)}) and does not hold "
-                                    f"{what}; point RLBOOK_CACHE at a folder you can write") from None
+        raise CacheError(
+            err.errno,
+            f"the run cache {folder} cannot be written ({problem(err)}) and does not hold "
+            f"{what}; point RLBOOK_CACHE at a folder you can write",
+        ) from None
     probe.unlink()
 
 
@@ -345,9 +352,11 @@ def read_run(entry: Path) -> tuple[dict, dict]:
 
 def write_run(record: dict, log: dict) -> Callable[[Path], None]:
     """What :func:`write_entry` writes for a run: its log and its record."""
+
     def write(folder: Path) -> None:
         save_log(log, folder / "log.pt")
         rec.save(record, folder / "record.json")
+
     return write
 
 

@@ -4,6 +4,7 @@ A run is a named configuration: a *base* run pretrains and fine-tunes a
 policy, an *RL* run trains from its parent's last checkpoint. Every figure in
 the book comes from one of the runs named in :data:`RUNS`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -55,65 +56,154 @@ MULTI = RLConfig(world="multi", steps=60, group_size=8, prompts_per_step=64, bud
 # trials the policy began to copy the operands' digits into its working only after 750 to 1,000 steps, and wrote
 # about 70 % of its worked answers to held-out sums right by 1,500. On one thread (parts=1): in the book's prefetch it
 # trains beside the other runs, whose worker a second thread would only slow down.
-WORKED_PRETRAIN = PretrainConfig(world="worked", steps=1500, batch=64, block_size=32, space_prob=0.0, parts=1,
-                                 d_model=48, rope=True)
+WORKED_PRETRAIN = PretrainConfig(
+    world="worked", steps=1500, batch=64, block_size=32, space_prob=0.0, parts=1, d_model=48, rope=True
+)
 WORKED_SFT = SFTConfig(steps=50, replay_batch=32, worked_share=0.5)
 # 16 prompts x 16 answers a step. With 8 (half the cost of a step) the updates were too noisy for lr 3e-4: on one seed
 # `worked` fell from 0.71 to 0.47 held-out accuracy between two checkpoints and recovered, and the direct-only control
 # lost training reward as well as held-out accuracy on all three seeds.
 WORKED = RLConfig(world="worked", steps=60, prompts_per_step=16, budget=WORKED_BUDGET, eval_n=4, checkpoint_every=10)
-RUNS: dict[str, RunSpec] = {spec.name: spec for spec in [
-    RunSpec("base", "pretraining on plain equations, then SFT on 30 chat examples",
-            pretrain=PretrainConfig(), sft=SFTConfig()),
-    RunSpec("main", "GRPO-style RL from base: 60 prompts x 16 samples, PPO clip, exact verifier", "base", rl=MAIN),
-    RunSpec("exploit", "RL against the fail-open verifier (chapter 4's reward hack)", "base",
-            rl=replace(MAIN, verifier="fail-open", lr=1e-3, warmup=0, steps=40, checkpoint_every=5)),
-    RunSpec("exploit-slow", "exploit at main's learning rate and warm-up", "base",
-            rl=replace(MAIN, verifier="fail-open", steps=60, checkpoint_every=5)),
-    RunSpec("pg", "plain policy gradient with a group-mean baseline", "base", rl=replace(MAIN, loss="pg", steps=60)),
-    RunSpec("ppo", "PPO clip, 4 updates per batch", "base", rl=replace(MAIN, updates_per_batch=4, steps=60)),
-    RunSpec("cispo", "CISPO, 4 updates per batch", "base", rl=replace(MAIN, loss="cispo", updates_per_batch=4, steps=60)),
-    RunSpec("ppo-kl", "PPO clip, 4 updates per batch, KL penalty 0.1 to base", "base",
-            rl=replace(MAIN, updates_per_batch=4, kl_beta=0.1, steps=60)),
-    RunSpec("ppo-kl-ratio", "ppo-kl with the k3 penalty weighted by the importance ratio (TRL's default)", "base",
-            rl=replace(MAIN, updates_per_batch=4, kl_beta=0.1, kl_estimator="k3-ratio", steps=60)),
-    RunSpec("seq-mean", "PPO clip with per-sequence mean aggregation", "base",
-            rl=replace(MAIN, aggregation="seq_mean", steps=60)),
-    RunSpec("group-std", "PPO clip with std-normalised group advantages", "base",
-            rl=replace(MAIN, advantage="group_std", steps=60)),
-    RunSpec("rloo", "PPO clip with RLOO's leave-one-out advantages", "base",
-            rl=replace(MAIN, advantage="rloo", steps=60)),
-    RunSpec("reward-x10", "PPO clip with rewards scaled by 10", "base", rl=replace(MAIN, reward_scale=10.0, steps=60)),
-    RunSpec("stale", "PPO clip learning from rollouts sampled 4 steps earlier", "base",
-            rl=replace(MAIN, stale=4, steps=60)),
-    RunSpec("accepted-only", "selection rule: keep only accepted rollouts (advantage 1)", "base",
-            rl=replace(MAIN, selection="accepted", steps=60)),
-    RunSpec("faults", "main with injected faults: a verifier outage, a malformed burst, a non-finite loss", "base",
-            rl=replace(MAIN, steps=40, faults=((8, "verifier_outage"), (15, "malformed_burst"), (22, "nan_loss")))),
-    RunSpec("abort", "injected verifier outages in a row until the abort criterion stops the run", "base",
-            rl=replace(MAIN, steps=40, faults=tuple((s, "verifier_outage") for s in range(10, 40)))),
-    RunSpec("rm", "RL from base against the learned judge's probability (chapter 4's over-optimisation)", "base",
-            rl=replace(MAIN, verifier="judge", steps=40, checkpoint_every=5)),
-    RunSpec("rm-kl", "rm with a KL penalty 0.1 to base", "base",
-            rl=replace(MAIN, verifier="judge", kl_beta=0.1, steps=40, checkpoint_every=5)),
-    RunSpec("process-base", "multi-step world: base's pretrained policy, pretrained further on equations and chains "
-            "with a context of 24, then SFT on 60 examples", "base",
+RUNS: dict[str, RunSpec] = {
+    spec.name: spec
+    for spec in [
+        RunSpec(
+            "base",
+            "pretraining on plain equations, then SFT on 30 chat examples",
+            pretrain=PretrainConfig(),
+            sft=SFTConfig(),
+        ),
+        RunSpec("main", "GRPO-style RL from base: 60 prompts x 16 samples, PPO clip, exact verifier", "base", rl=MAIN),
+        RunSpec(
+            "exploit",
+            "RL against the fail-open verifier (chapter 4's reward hack)",
+            "base",
+            rl=replace(MAIN, verifier="fail-open", lr=1e-3, warmup=0, steps=40, checkpoint_every=5),
+        ),
+        RunSpec(
+            "exploit-slow",
+            "exploit at main's learning rate and warm-up",
+            "base",
+            rl=replace(MAIN, verifier="fail-open", steps=60, checkpoint_every=5),
+        ),
+        RunSpec(
+            "pg", "plain policy gradient with a group-mean baseline", "base", rl=replace(MAIN, loss="pg", steps=60)
+        ),
+        RunSpec("ppo", "PPO clip, 4 updates per batch", "base", rl=replace(MAIN, updates_per_batch=4, steps=60)),
+        RunSpec(
+            "cispo", "CISPO, 4 updates per batch", "base", rl=replace(MAIN, loss="cispo", updates_per_batch=4, steps=60)
+        ),
+        RunSpec(
+            "ppo-kl",
+            "PPO clip, 4 updates per batch, KL penalty 0.1 to base",
+            "base",
+            rl=replace(MAIN, updates_per_batch=4, kl_beta=0.1, steps=60),
+        ),
+        RunSpec(
+            "ppo-kl-ratio",
+            "ppo-kl with the k3 penalty weighted by the importance ratio (TRL's default)",
+            "base",
+            rl=replace(MAIN, updates_per_batch=4, kl_beta=0.1, kl_estimator="k3-ratio", steps=60),
+        ),
+        RunSpec(
+            "seq-mean",
+            "PPO clip with per-sequence mean aggregation",
+            "base",
+            rl=replace(MAIN, aggregation="seq_mean", steps=60),
+        ),
+        RunSpec(
+            "group-std",
+            "PPO clip with std-normalised group advantages",
+            "base",
+            rl=replace(MAIN, advantage="group_std", steps=60),
+        ),
+        RunSpec(
+            "rloo",
+            "PPO clip with RLOO's leave-one-out advantages",
+            "base",
+            rl=replace(MAIN, advantage="rloo", steps=60),
+        ),
+        RunSpec(
+            "reward-x10", "PPO clip with rewards scaled by 10", "base", rl=replace(MAIN, reward_scale=10.0, steps=60)
+        ),
+        RunSpec(
+            "stale",
+            "PPO clip learning from rollouts sampled 4 steps earlier",
+            "base",
+            rl=replace(MAIN, stale=4, steps=60),
+        ),
+        RunSpec(
+            "accepted-only",
+            "selection rule: keep only accepted rollouts (advantage 1)",
+            "base",
+            rl=replace(MAIN, selection="accepted", steps=60),
+        ),
+        RunSpec(
+            "faults",
+            "main with injected faults: a verifier outage, a malformed burst, a non-finite loss",
+            "base",
+            rl=replace(MAIN, steps=40, faults=((8, "verifier_outage"), (15, "malformed_burst"), (22, "nan_loss"))),
+        ),
+        RunSpec(
+            "abort",
+            "injected verifier outages in a row until the abort criterion stops the run",
+            "base",
+            rl=replace(MAIN, steps=40, faults=tuple((s, "verifier_outage") for s in range(10, 40))),
+        ),
+        RunSpec(
+            "rm",
+            "RL from base against the learned judge's probability (chapter 4's over-optimisation)",
+            "base",
+            rl=replace(MAIN, verifier="judge", steps=40, checkpoint_every=5),
+        ),
+        RunSpec(
+            "rm-kl",
+            "rm with a KL penalty 0.1 to base",
+            "base",
+            rl=replace(MAIN, verifier="judge", kl_beta=0.1, steps=40, checkpoint_every=5),
+        ),
+        RunSpec(
+            "process-base",
+            "multi-step world: base's pretrained policy, pretrained further on equations and chains "
+            "with a context of 24, then SFT on 60 examples",
+            "base",
             pretrain=PretrainConfig(world="multi", steps=600, block_size=24, space_prob=0.3, parts=1),
-            sft=SFTConfig(steps=200)),
-    RunSpec("process-outcome", "multi-step RL, outcome reward only", "process-base", rl=MULTI),
-    RunSpec("process-shaped", "multi-step RL, outcome + 0.5 x step validity", "process-base",
-            rl=replace(MULTI, verifier="exact+process")),
-    RunSpec("worked-base", "worked world: pretraining on columns and two-digit sums in both styles, then SFT on 40 "
-            "examples, half of them worked", pretrain=WORKED_PRETRAIN, sft=WORKED_SFT),
-    RunSpec("worked-direct-base", "worked-base's pretrained policy (no further pretraining), SFT on the same 40 "
-            "examples all answered directly", "worked-base", pretrain=replace(WORKED_PRETRAIN, steps=0),
-            sft=replace(WORKED_SFT, worked_share=0.0)),
-    RunSpec("worked", "RL from worked-base, outcome reward only, room for the working", "worked-base", rl=WORKED),
-    RunSpec("worked-direct", "RL from worked-direct-base with a budget of 4 characters: direct answers only",
-            "worked-direct-base", rl=replace(WORKED, budget=4)),
-    RunSpec("worked-rediscover", "RL from worked-direct-base with room for the working", "worked-direct-base",
-            rl=WORKED),
-]}
+            sft=SFTConfig(steps=200),
+        ),
+        RunSpec("process-outcome", "multi-step RL, outcome reward only", "process-base", rl=MULTI),
+        RunSpec(
+            "process-shaped",
+            "multi-step RL, outcome + 0.5 x step validity",
+            "process-base",
+            rl=replace(MULTI, verifier="exact+process"),
+        ),
+        RunSpec(
+            "worked-base",
+            "worked world: pretraining on columns and two-digit sums in both styles, then SFT on 40 "
+            "examples, half of them worked",
+            pretrain=WORKED_PRETRAIN,
+            sft=WORKED_SFT,
+        ),
+        RunSpec(
+            "worked-direct-base",
+            "worked-base's pretrained policy (no further pretraining), SFT on the same 40 "
+            "examples all answered directly",
+            "worked-base",
+            pretrain=replace(WORKED_PRETRAIN, steps=0),
+            sft=replace(WORKED_SFT, worked_share=0.0),
+        ),
+        RunSpec("worked", "RL from worked-base, outcome reward only, room for the working", "worked-base", rl=WORKED),
+        RunSpec(
+            "worked-direct",
+            "RL from worked-direct-base with a budget of 4 characters: direct answers only",
+            "worked-direct-base",
+            rl=replace(WORKED, budget=4),
+        ),
+        RunSpec(
+            "worked-rediscover", "RL from worked-direct-base with room for the working", "worked-direct-base", rl=WORKED
+        ),
+    ]
+}
 
 
 def spec(name: str) -> RunSpec:

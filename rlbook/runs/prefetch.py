@@ -10,6 +10,7 @@ chapters' facts read (:func:`rlbook.book.prefetch.book_runs`), and
 asks for a run a worker is training waits for it on the cache's lock;
 nothing is ever trained twice. ``rlbook bench`` times the same pool.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -129,8 +130,12 @@ def _train_one(pair: tuple[str, int], threads: int) -> tuple[str, int, float, fl
     return pair[0], pair[1], time.perf_counter() - started, peak_memory_mb()
 
 
-def train_all(pairs: list[tuple[str, int]], threads: int = runs.DEFAULT_THREADS, jobs: int | None = None,
-              out: Callable[[str], None] = print) -> Trained:
+def train_all(
+    pairs: list[tuple[str, int]],
+    threads: int = runs.DEFAULT_THREADS,
+    jobs: int | None = None,
+    out: Callable[[str], None] = print,
+) -> Trained:
     """Train (or find cached) every run of ``pairs``, ``jobs`` at a time; return the wall time and peak memory.
 
     ``jobs`` defaults to :func:`usable_cores`, so each core trains one run.

@@ -4,6 +4,7 @@ The record is the run's public account (rlbook.record defines and checks
 its schema): what was trained, from which policy, under which verifier and
 update, with which evaluations, interventions and cost.
 """
+
 from __future__ import annotations
 
 import torch
@@ -21,15 +22,37 @@ from .run import Run
 
 def common_record(s: RunSpec, seed: int, threads: int, log: dict, cfg: RLConfig, base: dict) -> dict:
     """The record fields shared by base and RL runs."""
-    record = rec.new_record(s.name, seed=seed, threads=threads, status=log["status"], base_policy=base,
-                            **rec.task_fields(cfg.world, "sft" if s.rl is None else "train"))
+    record = rec.new_record(
+        s.name,
+        seed=seed,
+        threads=threads,
+        status=log["status"],
+        base_policy=base,
+        **rec.task_fields(cfg.world, "sft" if s.rl is None else "train"),
+    )
     for i, c in enumerate(log["checkpoints"]):
         rec.add_checkpoint(record, c["step"], c["step"], f"log.pt#checkpoints[{i}]", c["weights_hash"])
     for e in log["evals"]:
-        rec.add_evaluation(record, e["step"], "heldout", cfg.eval_n, 1.0, cfg.budget,
-                           "expected_reward (exact verifier)", e["heldout_expected_reward"])
-        rec.add_evaluation(record, e["step"], "heldout", 1, 0.0, cfg.budget, "greedy_accuracy (exact verifier)",
-                           e["heldout_greedy_accuracy"])
+        rec.add_evaluation(
+            record,
+            e["step"],
+            "heldout",
+            cfg.eval_n,
+            1.0,
+            cfg.budget,
+            "expected_reward (exact verifier)",
+            e["heldout_expected_reward"],
+        )
+        rec.add_evaluation(
+            record,
+            e["step"],
+            "heldout",
+            1,
+            0.0,
+            cfg.budget,
+            "greedy_accuracy (exact verifier)",
+            e["heldout_greedy_accuracy"],
+        )
     return record
 
 
@@ -42,12 +65,24 @@ def base_record(s: RunSpec, parent: Run | None, seed: int, threads: int, log: di
         sampling={"temperature": 1.0, "group_size": probe.eval_n, "prompts_per_step": 0, "token_budget": probe.budget},
         verifier={"name": "exact", "version": "1.0", "implementation": "rlbook.core.rewards.ExactVerifier"},
         advantage={"method": "none (supervised)", "eps": None, "ddof": None},
-        update={"loss": "cross-entropy on answer tokens", "clip": None, "aggregation": "token_mean",
-                "lr": s.sft.lr, "optimizer": "AdamW", "steps": s.pretrain.steps + s.sft.steps, "updates_per_batch": 1,
-                "schedule": {"pretrain": repr(s.pretrain), "pretrain_seed": PRETRAIN_SEED, "sft": repr(s.sft)}},
+        update={
+            "loss": "cross-entropy on answer tokens",
+            "clip": None,
+            "aggregation": "token_mean",
+            "lr": s.sft.lr,
+            "optimizer": "AdamW",
+            "steps": s.pretrain.steps + s.sft.steps,
+            "updates_per_batch": 1,
+            "schedule": {"pretrain": repr(s.pretrain), "pretrain_seed": PRETRAIN_SEED, "sft": repr(s.sft)},
+        },
         reference={"kl_beta": 0.0, "estimator": None, "policy": None},
-        cost={"wall_seconds": round(log["wall_seconds"], 3), "generated_tokens": 0, "rollouts": 0,
-              "gradient_steps": s.pretrain.steps + s.sft.steps})
+        cost={
+            "wall_seconds": round(log["wall_seconds"], 3),
+            "generated_tokens": 0,
+            "rollouts": 0,
+            "gradient_steps": s.pretrain.steps + s.sft.steps,
+        },
+    )
     return record
 
 
@@ -57,8 +92,10 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
     base = rec.base_policy(parent.name, parent.log["checkpoints"][-1])
     record = common_record(s, seed, threads, log, cfg, base)
     verifier = JudgeVerifier if cfg.verifier == "judge" else get_verifier(cfg.verifier, cfg.verifier_version)
-    by_status = sum((torch.bincount(r["statuses"].long(), minlength=len(STATUSES)) for r in log["rollouts"]),
-                    torch.zeros(len(STATUSES), dtype=torch.long))
+    by_status = sum(
+        (torch.bincount(r["statuses"].long(), minlength=len(STATUSES)) for r in log["rollouts"]),
+        torch.zeros(len(STATUSES), dtype=torch.long),
+    )
     labels = {st: int(n) for st, n in zip(STATUSES, by_status) if n}
     rollouts = int(by_status.sum())
     tokens = int(sum(int(r["lengths"].sum()) for r in log["rollouts"]))
@@ -68,25 +105,50 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
     clip = cfg.loss_params() or None
     errors = sum(1 for i in log["interventions"] if i["trigger"]["metric"] == "verifier_error_rate")
     record.update(
-        sampling={"temperature": cfg.temperature, "group_size": cfg.group_size,
-                  "prompts_per_step": cfg.prompts_per_step or record["prompt_split"]["counts"]["train"],
-                  "token_budget": cfg.budget},
-        verifier={"name": verifier.name, "version": cfg.verifier_version or getattr(verifier, "version", "1.0"),
-                  "implementation": _implementation(verifier)},
+        sampling={
+            "temperature": cfg.temperature,
+            "group_size": cfg.group_size,
+            "prompts_per_step": cfg.prompts_per_step or record["prompt_split"]["counts"]["train"],
+            "token_budget": cfg.budget,
+        },
+        verifier={
+            "name": verifier.name,
+            "version": cfg.verifier_version or getattr(verifier, "version", "1.0"),
+            "implementation": _implementation(verifier),
+        },
         outcome_labels=labels,
-        process_labels={"name": "rlbook.core.rewards.process_score", "version": "1.0"} if cfg.world == "multi" else None,
+        process_labels={"name": "rlbook.core.rewards.process_score", "version": "1.0"}
+        if cfg.world == "multi"
+        else None,
         advantage=_advantage(cfg),
-        update={"loss": cfg.loss, "clip": clip, "aggregation": cfg.aggregation, "lr": cfg.lr, "optimizer": "AdamW",
-                "steps": cfg.steps, "updates_per_batch": cfg.updates_per_batch,
-                "schedule": {"lr": f"linear warm-up over {cfg.warmup} steps, then constant" if cfg.warmup else "constant",
-                             "stale_rollouts_steps": cfg.stale, "reward_scale": cfg.reward_scale}},
+        update={
+            "loss": cfg.loss,
+            "clip": clip,
+            "aggregation": cfg.aggregation,
+            "lr": cfg.lr,
+            "optimizer": "AdamW",
+            "steps": cfg.steps,
+            "updates_per_batch": cfg.updates_per_batch,
+            "schedule": {
+                "lr": f"linear warm-up over {cfg.warmup} steps, then constant" if cfg.warmup else "constant",
+                "stale_rollouts_steps": cfg.stale,
+                "reward_scale": cfg.reward_scale,
+            },
+        },
         reference={"kl_beta": cfg.kl_beta, "estimator": cfg.kl_estimator, "policy": base["version"]},
-        cost={"wall_seconds": round(log["wall_seconds"], 3), "generated_tokens": tokens,
-              "rollouts": rollouts, "gradient_steps": updates},
-        rollouts_before_filtering=rollouts, rollouts_used=used,
+        cost={
+            "wall_seconds": round(log["wall_seconds"], 3),
+            "generated_tokens": tokens,
+            "rollouts": rollouts,
+            "gradient_steps": updates,
+        },
+        rollouts_before_filtering=rollouts,
+        rollouts_used=used,
         selection_rule="keep accepted" if cfg.selection == "accepted" else "none",
         failures={"by_status": {k: v for k, v in labels.items() if k != "accepted"}, "verifier_errors": errors},
-        aborted_updates=log["aborted_updates"], interventions=log["interventions"])
+        aborted_updates=log["aborted_updates"],
+        interventions=log["interventions"],
+    )
     record["steps_completed"] = steps_done
     if "abort" in log:
         record["abort"] = log["abort"]
@@ -120,6 +182,7 @@ def check_against_log(record: dict, log: dict) -> None:
     checkpoint's step and weights hash, and every evaluation's step and
     value (the independent evaluations chapter 5 reads from the record).
     """
+
     def refuse(field: str, says, holds) -> None:
         raise field_error(field, f"says {says!r} where the run log holds {holds!r}")
 
@@ -135,8 +198,11 @@ def check_against_log(record: dict, log: dict) -> None:
             for key in ("step", "weights_hash"):
                 if said[key] != held[key]:
                     refuse(f"checkpoints[{i}].{key}", said[key], held[key])
-        held = [(e["step"], value) for e in log["evals"]
-                for value in (e["heldout_expected_reward"], e["heldout_greedy_accuracy"])]
+        held = [
+            (e["step"], value)
+            for e in log["evals"]
+            for value in (e["heldout_expected_reward"], e["heldout_greedy_accuracy"])
+        ]
         if len(record["evaluations"]) != len(held):
             refuse("evaluations", f"{len(record['evaluations'])} evaluations", f"{len(held)}")
         for i, (said, (step, value)) in enumerate(zip(record["evaluations"], held)):
@@ -145,5 +211,6 @@ def check_against_log(record: dict, log: dict) -> None:
             if said["value"] != value:
                 refuse(f"evaluations[{i}].value", said["value"], value)
     except (KeyError, TypeError, AttributeError) as err:
-        raise rec.RecordError(f"the run log does not have the shape of a run log ({type(err).__name__}: {err})") \
-            from None
+        raise rec.RecordError(
+            f"the run log does not have the shape of a run log ({type(err).__name__}: {err})"
+        ) from None

@@ -5,6 +5,7 @@ the code that describes it (:mod:`rlbook.runs.records`), so neither imports
 the other for it. The TRL bridge's runs (:class:`rlbook.trl.spec.TRLRun`)
 offer the same reading, so the book's audit and figures take either.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -5,6 +5,7 @@ its own) and then fine-tunes with the seed; an RL run trains from its parent's
 last checkpoint, keeping a resume point at every checkpoint so that Ctrl-C,
 SIGTERM or a crash loses at most one checkpoint interval.
 """
+
 from __future__ import annotations
 
 import io
@@ -74,8 +75,11 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
                 write_entry(entry, write_run(record, log))
             except CacheError as err:
                 if (partial / "state.pt").exists():
-                    raise CacheError(err.errno, f"{err}; the finished run is kept in {partial.name}, and the next "
-                                                "call saves it without training it again") from err
+                    raise CacheError(
+                        err.errno,
+                        f"{err}; the finished run is kept in {partial.name}, and the next "
+                        "call saves it without training it again",
+                    ) from err
                 raise
             shutil.rmtree(partial, ignore_errors=True)  # only now: the entry is safely written
             return Run(name, seed, threads, record, log, entry, False, time.perf_counter() - started)
@@ -118,8 +122,11 @@ def load_judge(seed: int = 0, threads: int | None = None) -> Judge:
             report = judge_report(model, parent.policy(), seed, JUDGE)
         finally:
             torch.set_num_threads(before)
-        saved = {"state": {k: v.detach().clone() for k, v in model.state_dict().items()}, "report": report,
-                 "seconds": seconds}
+        saved = {
+            "state": {k: v.detach().clone() for k, v in model.state_dict().items()},
+            "report": report,
+            "seconds": seconds,
+        }
         write_entry(entry, lambda folder: save_tensors(saved, folder / "judge.pt"))
         return Judge(model, report, seconds, False)
 
@@ -171,8 +178,11 @@ def _train_base(s: RunSpec, parent: Run | None, seed: int, threads: int) -> tupl
     budget, eval_n = {"single": (BUDGET, 32), "multi": (8, 16), "worked": (WORKED.budget, WORKED.eval_n)}[world]
     probe = RLConfig(world=world, budget=budget, eval_n=eval_n)
     policy, pretrain_seconds, trained = _pretrained(s, parent, threads)
-    log = dict(new_log(), status="completed",
-               timing={"pretrain_seconds": pretrain_seconds, "pretrained_now": trained, "pretrain_seed": PRETRAIN_SEED})
+    log = dict(
+        new_log(),
+        status="completed",
+        timing={"pretrain_seconds": pretrain_seconds, "pretrained_now": trained, "pretrain_seed": PRETRAIN_SEED},
+    )
     log_checkpoint(policy, probe, seed, f"{s.name}@pretrained", 0, log, eval_step=0)
     started = time.perf_counter()
     sft(policy, s.sft, s.pretrain, seed, desc=f"{s.name}: sft")
@@ -199,8 +209,9 @@ def _train_rl(s: RunSpec, parent: Run, seed: int, threads: int, entry: Path) -> 
     try:
         verifier = load_judge(seed, threads).verifier if s.rl.verifier == "judge" else None
         torch.set_num_threads(threads)
-        log = train_rl(policy, s.rl, seed, s.name, state=state, on_checkpoint=_keeper(partial, state),
-                       verifier=verifier)
+        log = train_rl(
+            policy, s.rl, seed, s.name, state=state, on_checkpoint=_keeper(partial, state), verifier=verifier
+        )
     except KeyboardInterrupt:
         last = RLState.load(state_file).step if state_file.exists() else None
         _save_interrupted(s, parent, seed, threads, partial, last)
@@ -226,7 +237,7 @@ def _keeper(partial: Path, resumed: RLState | None) -> Callable[[RLState], None]
 
     def keep(st: RLState) -> None:
         lists = {k: v for k, v in st.log.items() if isinstance(v, list)}
-        new = {k: v[written.get(k, 0):] for k, v in lists.items()}
+        new = {k: v[written.get(k, 0) :] for k, v in lists.items()}
         head = {k: v for k, v in st.log.items() if k not in lists}
         state = io.BytesIO()
         try:
@@ -235,8 +246,11 @@ def _keeper(partial: Path, resumed: RLState | None) -> Callable[[RLState], None]
             replace(st, log=dict(head, list_lengths={k: len(v) for k, v in lists.items()})).save(state)
             write_file(partial / "state.pt", state.getvalue())
         except OSError as err:
-            raise CacheError(err.errno, f"{problem(err)}: cannot keep the resume point of step {st.step} in "
-                                        f"{partial}; the previous one is kept") from err
+            raise CacheError(
+                err.errno,
+                f"{problem(err)}: cannot keep the resume point of step {st.step} in "
+                f"{partial}; the previous one is kept",
+            ) from err
         written.update((k, len(v)) for k, v in lists.items())
 
     return keep
@@ -268,6 +282,8 @@ def _save_interrupted(s: RunSpec, parent: Run, seed: int, threads: int, partial:
     log = _resume_point(partial).log if last is not None else new_log()
     log = dict(log, status="interrupted")
     record = rl_record(s, parent, seed, threads, log)
-    record["interrupted"] = {"step": last or 0,
-                             "last_checkpoint": str(partial / "state.pt") if last is not None else None}
+    record["interrupted"] = {
+        "step": last or 0,
+        "last_checkpoint": str(partial / "state.pt") if last is not None else None,
+    }
     rec.save(record, partial / "record.json")

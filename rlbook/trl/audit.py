@@ -1,6 +1,7 @@
 """The book's audit and run record on a TRL run (appendix): metrics read from TRL's log, the rollouts TRL sampled
 in the book's stored shape, their cross-check against what TRL logged, and the run record.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -54,18 +55,25 @@ def stored_rollouts(captured: list[dict], group_size: int, budget: int, name: st
     stored = []
     for entry in captured:
         prompts, ids = entry["prompts"], entry["completion_ids"]
-        groups = [prompts[i:i + group_size] for i in range(0, len(prompts), group_size)]
+        groups = [prompts[i : i + group_size] for i in range(0, len(prompts), group_size)]
         if any(len(g) != group_size or len(set(g)) != 1 for g in groups):
             raise ValueError(f"step {entry['step']}: rows do not form contiguous groups of {group_size} per prompt")
         tokens = torch.full((len(ids), budget), EOT_ID, dtype=torch.uint8)
         for row, seq in enumerate(ids):
-            tokens[row, :len(seq)] = torch.tensor(seq, dtype=torch.uint8)
-        stored.append({"step": entry["step"], "prompts": [g[0] for g in groups], "tokens": tokens,
-                       "lengths": torch.tensor([len(s) for s in ids], dtype=torch.uint8),
-                       "logprobs": torch.full((len(ids), budget), float("nan")),
-                       "rewards": torch.tensor(entry["rewards"], dtype=torch.float32),
-                       "statuses": torch.tensor([rw.STATUSES.index(s) for s in entry["statuses"]], dtype=torch.uint8),
-                       "policy_version": f"{name}@{entry['step'] - 1}", "used": torch.ones(len(ids), dtype=torch.bool)})
+            tokens[row, : len(seq)] = torch.tensor(seq, dtype=torch.uint8)
+        stored.append(
+            {
+                "step": entry["step"],
+                "prompts": [g[0] for g in groups],
+                "tokens": tokens,
+                "lengths": torch.tensor([len(s) for s in ids], dtype=torch.uint8),
+                "logprobs": torch.full((len(ids), budget), float("nan")),
+                "rewards": torch.tensor(entry["rewards"], dtype=torch.float32),
+                "statuses": torch.tensor([rw.STATUSES.index(s) for s in entry["statuses"]], dtype=torch.uint8),
+                "policy_version": f"{name}@{entry['step'] - 1}",
+                "used": torch.ones(len(ids), dtype=torch.bool),
+            }
+        )
     return stored
 
 
@@ -83,12 +91,17 @@ def rollout_audit(stored: list[dict]) -> list[dict]:
         grouped = s["rewards"].view(len(s["prompts"]), -1)
         split_zero = adv_lib.zero_variance_split(grouped, right_from=1.0)
         statuses = [rw.STATUSES[i] for i in s["statuses"].tolist()]
-        rows.append({"step": s["step"], "reward_mean": float(grouped.mean()),
-                     "zero_variance_frac": adv_lib.zero_variance_fraction(grouped),
-                     "zero_variance_all_right": split_zero["all_right"],
-                     "zero_variance_all_wrong": split_zero["all_wrong"],
-                     "completion_len": float(s["lengths"].float().mean()),
-                     **{f"{st}_rate": statuses.count(st) / len(statuses) for st in rw.STATUSES}})
+        rows.append(
+            {
+                "step": s["step"],
+                "reward_mean": float(grouped.mean()),
+                "zero_variance_frac": adv_lib.zero_variance_fraction(grouped),
+                "zero_variance_all_right": split_zero["all_right"],
+                "zero_variance_all_wrong": split_zero["all_wrong"],
+                "completion_len": float(s["lengths"].float().mean()),
+                **{f"{st}_rate": statuses.count(st) / len(statuses) for st in rw.STATUSES},
+            }
+        )
     return rows
 
 
@@ -123,9 +136,16 @@ def reward_vs_heldout(run: TRLRun) -> list[dict]:
     ``train_reward``: the run's verifier on the train prompts, sampled afresh.
     """
     logged = {m["step"]: m.get("reward_mean") for m in run.metrics}
-    return [{"step": e["step"], "train_reward_logged": logged.get(e["step"] + 1),
-             "train_reward": e["train_reward"], "heldout_expected_reward": e["heldout_expected_reward"],
-             "heldout_greedy_accuracy": e["heldout_greedy_accuracy"]} for e in run.evals]
+    return [
+        {
+            "step": e["step"],
+            "train_reward_logged": logged.get(e["step"] + 1),
+            "train_reward": e["train_reward"],
+            "heldout_expected_reward": e["heldout_expected_reward"],
+            "heldout_greedy_accuracy": e["heldout_greedy_accuracy"],
+        }
+        for e in run.evals
+    ]
 
 
 def decoding_gap(captured: list[dict], verifier=None) -> dict[str, float]:
@@ -143,9 +163,12 @@ def decoding_gap(captured: list[dict], verifier=None) -> dict[str, float]:
     theirs = [c for e in captured for c in e["trl_completions"]]
     r_ours, s_ours = rw.score(verifier, prompts, ours)
     r_theirs, s_theirs = rw.score(verifier, prompts, theirs)
-    return {"from_ids": float(r_ours.mean()), "from_trl_text": float(r_theirs.mean()),
-            "trl_text_incomplete": s_theirs.count("incomplete") / len(s_theirs),
-            "status_changed": float(np.mean([a != b for a, b in zip(s_ours, s_theirs)]))}
+    return {
+        "from_ids": float(r_ours.mean()),
+        "from_trl_text": float(r_theirs.mean()),
+        "trl_text_incomplete": s_theirs.count("incomplete") / len(s_theirs),
+        "status_changed": float(np.mean([a != b for a, b in zip(s_ours, s_theirs)])),
+    }
 
 
 def trl_record(run: TRLRun) -> dict:
@@ -163,37 +186,79 @@ def trl_record(run: TRLRun) -> dict:
     verifier = make_verifier(cfg)
     scaled = kwargs["scale_rewards"] != "none"
     record = rec.new_record(
-        spec.name, seed=run.seed, threads=run.threads, status="completed", base_policy=run.base_policy,
+        spec.name,
+        seed=run.seed,
+        threads=run.threads,
+        status="completed",
+        base_policy=run.base_policy,
         **rec.task_fields(cfg.world, "train"),
-        sampling={"temperature": cfg.temperature, "group_size": cfg.group_size,
-                  "prompts_per_step": kwargs["per_device_train_batch_size"] * max(1, len(run.processes))
-                  // cfg.group_size,
-                  "token_budget": cfg.budget},
-        verifier={"name": verifier.name, "version": verifier.version,
-                  "implementation": f"rlbook.core.rewards.{type(verifier).__name__} via rlbook.trl.VerifierReward"},
+        sampling={
+            "temperature": cfg.temperature,
+            "group_size": cfg.group_size,
+            "prompts_per_step": kwargs["per_device_train_batch_size"] * max(1, len(run.processes)) // cfg.group_size,
+            "token_budget": cfg.budget,
+        },
+        verifier={
+            "name": verifier.name,
+            "version": verifier.version,
+            "implementation": f"rlbook.core.rewards.{type(verifier).__name__} via rlbook.trl.VerifierReward",
+        },
         outcome_labels=labels,
-        advantage={"method": f"trl scale_rewards={kwargs['scale_rewards']}", "eps": 1e-4 if scaled else None,
-                   "ddof": 1 if scaled else None},
-        update={"loss": f"trl loss_type={kwargs['loss_type']}",
-                "clip": {"epsilon": kwargs["epsilon"], "epsilon_high": kwargs["epsilon_high"]},
-                "aggregation": kwargs["loss_type"], "lr": kwargs["learning_rate"], "optimizer": kwargs["optim"],
-                "steps": kwargs["max_steps"], "updates_per_batch": kwargs["num_iterations"],
-                "schedule": {"lr": kwargs["lr_scheduler_type"], "warmup_steps": kwargs["warmup_steps"],
-                             "max_grad_norm": kwargs["max_grad_norm"], "reward_weights": kwargs["reward_weights"]}},
-        reference={"kl_beta": kwargs["beta"], "estimator": kl_estimator(kwargs) if kwargs["beta"] else None,
-                   "policy": run.base_policy["version"] if kwargs["beta"] else None},
-        checkpoints=[{"step": c["step"], "policy_version": c["step"], "path": f"trl-run#checkpoints[{i}]",
-                      "weights_hash": c["weights_hash"]} for i, c in enumerate(run.checkpoints)],
+        advantage={
+            "method": f"trl scale_rewards={kwargs['scale_rewards']}",
+            "eps": 1e-4 if scaled else None,
+            "ddof": 1 if scaled else None,
+        },
+        update={
+            "loss": f"trl loss_type={kwargs['loss_type']}",
+            "clip": {"epsilon": kwargs["epsilon"], "epsilon_high": kwargs["epsilon_high"]},
+            "aggregation": kwargs["loss_type"],
+            "lr": kwargs["learning_rate"],
+            "optimizer": kwargs["optim"],
+            "steps": kwargs["max_steps"],
+            "updates_per_batch": kwargs["num_iterations"],
+            "schedule": {
+                "lr": kwargs["lr_scheduler_type"],
+                "warmup_steps": kwargs["warmup_steps"],
+                "max_grad_norm": kwargs["max_grad_norm"],
+                "reward_weights": kwargs["reward_weights"],
+            },
+        },
+        reference={
+            "kl_beta": kwargs["beta"],
+            "estimator": kl_estimator(kwargs) if kwargs["beta"] else None,
+            "policy": run.base_policy["version"] if kwargs["beta"] else None,
+        },
+        checkpoints=[
+            {
+                "step": c["step"],
+                "policy_version": c["step"],
+                "path": f"trl-run#checkpoints[{i}]",
+                "weights_hash": c["weights_hash"],
+            }
+            for i, c in enumerate(run.checkpoints)
+        ],
         evaluations=_evaluations(run),
-        cost={"wall_seconds": round(run.wall_seconds, 3), "generated_tokens": int(sum(len(i) for e in run.captured
-                                                                                      for i in e["completion_ids"])),
-              "rollouts": len(statuses), "gradient_steps": len(run.step_seconds)},
-        rollouts_before_filtering=len(statuses), rollouts_used=len(statuses),
+        cost={
+            "wall_seconds": round(run.wall_seconds, 3),
+            "generated_tokens": int(sum(len(i) for e in run.captured for i in e["completion_ids"])),
+            "rollouts": len(statuses),
+            "gradient_steps": len(run.step_seconds),
+        },
+        rollouts_before_filtering=len(statuses),
+        rollouts_used=len(statuses),
         failures={"by_status": {k: v for k, v in labels.items() if k != "accepted"}, "verifier_errors": 0},
-        versions={**rec.environment_versions(), **run.versions})
-    record["trainer"] = {"name": "trl.GRPOTrainer", "config": kwargs,
-                         "processes": [{key: p[key] for key in ("rank", "optimizer_steps", "weights_hash")}
-                                       | {"rollouts": sum(p["rollouts_per_step"])} for p in run.processes]}
+        versions={**rec.environment_versions(), **run.versions},
+    )
+    record["trainer"] = {
+        "name": "trl.GRPOTrainer",
+        "config": kwargs,
+        "processes": [
+            {key: p[key] for key in ("rank", "optimizer_steps", "weights_hash")}
+            | {"rollouts": sum(p["rollouts_per_step"])}
+            for p in run.processes
+        ],
+    }
     return rec.validate(record)
 
 
@@ -212,9 +277,28 @@ def _evaluations(run: TRLRun) -> list[dict]:
     cfg = run.spec.rl
     rows = []
     for e in run.evals:
-        rows.append({"step": e["step"], "split": "heldout", "n": cfg.eval_n, "temperature": 1.0,
-                     "token_budget": cfg.budget, "metric": "expected_reward (exact verifier)",
-                     "value": e["heldout_expected_reward"], "ci": None})
-        rows.append({"step": e["step"], "split": "heldout", "n": 1, "temperature": 0.0, "token_budget": cfg.budget,
-                     "metric": "greedy_accuracy (exact verifier)", "value": e["heldout_greedy_accuracy"], "ci": None})
+        rows.append(
+            {
+                "step": e["step"],
+                "split": "heldout",
+                "n": cfg.eval_n,
+                "temperature": 1.0,
+                "token_budget": cfg.budget,
+                "metric": "expected_reward (exact verifier)",
+                "value": e["heldout_expected_reward"],
+                "ci": None,
+            }
+        )
+        rows.append(
+            {
+                "step": e["step"],
+                "split": "heldout",
+                "n": 1,
+                "temperature": 0.0,
+                "token_budget": cfg.budget,
+                "metric": "greedy_accuracy (exact verifier)",
+                "value": e["heldout_greedy_accuracy"],
+                "ci": None,
+            }
+        )
     return rows

@@ -7,6 +7,7 @@ its share of every step's batch, and the first process writes the run record.
 tests do; :func:`accelerate_yaml` and :func:`launch_command` give the same
 script on GPUs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,16 +41,28 @@ def accelerate_yaml(processes: int = 8, machines: int = 1) -> str:
     """
     import yaml
 
-    config = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "MULTI_GPU", "num_machines": machines,
-              "num_processes": processes, "machine_rank": 0, "gpu_ids": "all", "mixed_precision": "no",
-              "main_training_function": "main", "rdzv_backend": "static", "same_network": True, "use_cpu": False}
+    config = {
+        "compute_environment": "LOCAL_MACHINE",
+        "distributed_type": "MULTI_GPU",
+        "num_machines": machines,
+        "num_processes": processes,
+        "machine_rank": 0,
+        "gpu_ids": "all",
+        "mixed_precision": "no",
+        "main_training_function": "main",
+        "rdzv_backend": "static",
+        "same_network": True,
+        "use_cpu": False,
+    }
     return yaml.safe_dump(config, sort_keys=False)
 
 
 def launch_command(processes: int = 8, steps: int = 100, config_file: str = "multi_gpu.yaml") -> str:
     """The ``accelerate launch`` command line that runs :func:`main` on several GPUs (appendix)."""
-    return (f"accelerate launch --config_file {config_file} --num_processes {processes} "
-            f"-m rlbook.trl --steps {steps} --processes {processes} --out trl-run")
+    return (
+        f"accelerate launch --config_file {config_file} --num_processes {processes} "
+        f"-m rlbook.trl --steps {steps} --processes {processes} --out trl-run"
+    )
 
 
 def started_processes(environ: dict | None = None) -> int:
@@ -69,12 +82,16 @@ def process_check(asked: int | None, environ: dict | None = None) -> tuple[bool,
     env = os.environ if environ is None else environ
     started = started_processes(env)
     if asked is not None and asked != started:
-        return False, (f"python -m rlbook.trl: --processes {asked} asked for, {started} started "
-                       f"(on CPUs use torchrun --standalone --nproc_per_node {asked}; accelerate launch starts one "
-                       "process unless its configuration is multi-GPU); nothing was trained")
+        return False, (
+            f"python -m rlbook.trl: --processes {asked} asked for, {started} started "
+            f"(on CPUs use torchrun --standalone --nproc_per_node {asked}; accelerate launch starts one "
+            "process unless its configuration is multi-GPU); nothing was trained"
+        )
     if asked is None and started == 1 and any(key.startswith("ACCELERATE_") for key in env):
-        return True, ("python -m rlbook.trl: accelerate launch started 1 process; if you asked for more, pass "
-                      "--processes N to refuse such a run, or use torchrun on CPUs")
+        return True, (
+            "python -m rlbook.trl: accelerate launch started 1 process; if you asked for more, pass "
+            "--processes N to refuse such a run, or use torchrun on CPUs"
+        )
     return True, None
 
 
@@ -94,15 +111,29 @@ def main(argv: list[str] | None = None) -> int:
     stops before training, exit 2.
     """
     parser = argparse.ArgumentParser(prog="python -m rlbook.trl", description=main.__doc__)
-    parser.add_argument("--steps", type=bounded_int(1, 100_000), default=RLConfig().steps, help="RL steps (1 to 100000)")
+    parser.add_argument(
+        "--steps", type=bounded_int(1, 100_000), default=RLConfig().steps, help="RL steps (1 to 100000)"
+    )
     prompts = len(split("train", RLConfig().world))
-    parser.add_argument("--prompts", type=bounded_int(0, prompts), default=0,
-                        help=f"prompts per step (0 to {prompts}; default 0: every train prompt)")
+    parser.add_argument(
+        "--prompts",
+        type=bounded_int(0, prompts),
+        default=0,
+        help=f"prompts per step (0 to {prompts}; default 0: every train prompt)",
+    )
     parser.add_argument("--seed", type=bounded_int(0, 2**32 - 1), default=0, help="random seed (0 to 4294967295)")
-    parser.add_argument("--eval-every", type=bounded_int(0, 100_000), default=10,
-                        help="steps between evaluations (0 to 100000; 0 evaluates never)")
-    parser.add_argument("--processes", type=bounded_int(1, 100_000), default=None,
-                        help="the number of processes the launcher must have started (default: any)")
+    parser.add_argument(
+        "--eval-every",
+        type=bounded_int(0, 100_000),
+        default=10,
+        help="steps between evaluations (0 to 100000; 0 evaluates never)",
+    )
+    parser.add_argument(
+        "--processes",
+        type=bounded_int(1, 100_000),
+        default=None,
+        help="the number of processes the launcher must have started (default: any)",
+    )
     parser.add_argument("--out", default="trl-run")
     args = parser.parse_args(argv)
     go, line = process_check(args.processes)
@@ -124,8 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     rank = int(os.environ.get("RANK", "0"))
     mine = next(p for p in run.processes if p["rank"] == rank)
     low, high = min(mine["rollouts_per_step"]), max(mine["rollouts_per_step"])
-    say(f"rank {rank} of {processes}: {mine['optimizer_steps']} optimiser steps, "
-        f"{low if low == high else f'{low} to {high}'} completions a step")
+    say(
+        f"rank {rank} of {processes}: {mine['optimizer_steps']} optimiser steps, "
+        f"{low if low == high else f'{low} to {high}'} completions a step"
+    )
     if rank == 0:
         out = Path(args.out)
         rec.save(trl_record(run), out / "record.json")
@@ -138,13 +171,27 @@ def main(argv: list[str] | None = None) -> int:
 def torchrun_command(processes: int, steps: int, prompts: int, out: str) -> list[str]:
     """The ``torchrun`` command line of :func:`run_processes` (the ``torchrun`` beside this Python)."""
     runner = Path(sys.executable).with_name("torchrun")
-    return [str(runner) if runner.is_file() else "torchrun", "--standalone", "--nproc_per_node", str(processes),
-            "-m", "rlbook.trl", "--steps", str(steps), "--prompts", str(prompts), "--eval-every", "0",
-            "--processes", str(processes), "--out", out]
+    return [
+        str(runner) if runner.is_file() else "torchrun",
+        "--standalone",
+        "--nproc_per_node",
+        str(processes),
+        "-m",
+        "rlbook.trl",
+        "--steps",
+        str(steps),
+        "--prompts",
+        str(prompts),
+        "--eval-every",
+        "0",
+        "--processes",
+        str(processes),
+        "--out",
+        out,
+    ]
 
 
-def run_processes(out: Path, processes: int = 2, steps: int = 3, prompts: int = 4,
-                  timeout: float = 600) -> dict:
+def run_processes(out: Path, processes: int = 2, steps: int = 3, prompts: int = 4, timeout: float = 600) -> dict:
     """Run :func:`main` on ``processes`` CPU processes over gloo with ``torchrun``; return what it did (appendix).
 
     Returns ``command`` (as a reader types it, the output folder shown as
@@ -156,15 +203,25 @@ def run_processes(out: Path, processes: int = 2, steps: int = 3, prompts: int = 
     """
     out.mkdir(parents=True, exist_ok=True)
     command = torchrun_command(processes, steps, prompts, str(out))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")]),
-           "RLBOOK_PROGRESS": "0", "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")]),
+        "RLBOOK_PROGRESS": "0",
+        "OMP_NUM_THREADS": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+
     def lines(text: str) -> list[str]:
         return [line.replace(str(out), "trl-run") for line in text.splitlines() if line.strip()]
 
     shown = ["torchrun", *command[1:-1], "trl-run"]
-    result = {"command": " ".join(shown), "lines": lines(done.stdout), "warnings": lines(done.stderr),
-              "code": done.returncode}
+    result = {
+        "command": " ".join(shown),
+        "lines": lines(done.stdout),
+        "warnings": lines(done.stderr),
+        "code": done.returncode,
+    }
     for name in OUTPUTS:
         if (out / name).is_file():
             result[name.removesuffix(".json")] = json.loads((out / name).read_text())
@@ -179,14 +236,37 @@ def run_accelerate_cpu(processes: int = 2, timeout: float = 300) -> dict:
     script printed), ``warnings`` (standard error) and ``code``.
     """
     runner = Path(sys.executable).with_name("accelerate")
-    tail = ["launch", "--cpu", "--num_processes", str(processes), "-m", "rlbook.trl", "--steps", "1",
-            "--processes", str(processes), "--out", "trl-run"]
+    tail = [
+        "launch",
+        "--cpu",
+        "--num_processes",
+        str(processes),
+        "-m",
+        "rlbook.trl",
+        "--steps",
+        "1",
+        "--processes",
+        str(processes),
+        "--out",
+        "trl-run",
+    ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")])}
     with tempfile.TemporaryDirectory() as folder:
-        done = subprocess.run([str(runner) if runner.is_file() else "accelerate", *tail], cwd=folder, env=env,
-                              capture_output=True, text=True, timeout=timeout, check=False)
-    return {"command": " ".join(["accelerate", *tail]), "lines": done.stdout.splitlines(),
-            "warnings": done.stderr.splitlines(), "code": done.returncode}
+        done = subprocess.run(
+            [str(runner) if runner.is_file() else "accelerate", *tail],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    return {
+        "command": " ".join(["accelerate", *tail]),
+        "lines": done.stdout.splitlines(),
+        "warnings": done.stderr.splitlines(),
+        "code": done.returncode,
+    }
 
 
 def processes_key(processes: int, steps: int, prompts: int) -> str:
@@ -195,9 +275,12 @@ def processes_key(processes: int, steps: int, prompts: int) -> str:
 
     from .model import trl_versions
 
-    sources = [hashlib.sha256(code_only(path).encode()).hexdigest() for path in sorted(Path(__file__).parent.glob("*.py"))]
-    text = json.dumps([processes, steps, prompts, sources, runs.cache_key("base", 0, runs.DEFAULT_THREADS),
-                       trl_versions()])
+    sources = [
+        hashlib.sha256(code_only(path).encode()).hexdigest() for path in sorted(Path(__file__).parent.glob("*.py"))
+    ]
+    text = json.dumps(
+        [processes, steps, prompts, sources, runs.cache_key("base", 0, runs.DEFAULT_THREADS), trl_versions()]
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

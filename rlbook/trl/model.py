@@ -5,6 +5,7 @@ Nothing here imports TRL or transformers at module level: without the
 ``trl`` extra the module still imports, :func:`have_trl` says False and
 :data:`INSTALL_HINT` says what to install.
 """
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -15,6 +16,8 @@ from rlbook.core.policy import Policy, PolicyConfig
 from rlbook.core.world import EOT, EOT_ID, VOCAB
 
 TRL_PACKAGES = ("trl", "transformers", "accelerate", "datasets")
+
+
 def install_hint(package_root: Path | None = None) -> str:
     """What to install, as a command that works from any folder (the appendix's notebook runs in its own).
 
@@ -68,8 +71,9 @@ def char_tokenizer():
     core = Tokenizer(models.WordLevel(vocab={ch: i for i, ch in enumerate(VOCAB)}, unk_token=None))
     core.pre_tokenizer = pre_tokenizers.Split("", "isolated")
     core.decoder = decoders.Fuse()
-    return PreTrainedTokenizerFast(tokenizer_object=core, eos_token=EOT, pad_token=EOT, bos_token=EOT,
-                                   padding_side="left")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=core, eos_token=EOT, pad_token=EOT, bos_token=EOT, padding_side="left"
+    )
 
 
 def gpt2_config(cfg: PolicyConfig):
@@ -82,18 +86,37 @@ def gpt2_config(cfg: PolicyConfig):
     """
     from transformers import GPT2Config
 
-    return GPT2Config(vocab_size=cfg.vocab_size, n_positions=cfg.block_size, n_embd=cfg.d_model,
-                      n_layer=cfg.n_layer, n_head=cfg.n_head, activation_function="gelu", resid_pdrop=0.0,
-                      embd_pdrop=0.0, attn_pdrop=0.0, tie_word_embeddings=False, bos_token_id=EOT_ID,
-                      eos_token_id=EOT_ID, pad_token_id=EOT_ID)
+    return GPT2Config(
+        vocab_size=cfg.vocab_size,
+        n_positions=cfg.block_size,
+        n_embd=cfg.d_model,
+        n_layer=cfg.n_layer,
+        n_head=cfg.n_head,
+        activation_function="gelu",
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+        tie_word_embeddings=False,
+        bos_token_id=EOT_ID,
+        eos_token_id=EOT_ID,
+        pad_token_id=EOT_ID,
+    )
 
 
-_TOP_LEVEL = (("tok.weight", "transformer.wte.weight"), ("pos.weight", "transformer.wpe.weight"),
-              ("ln_f.weight", "transformer.ln_f.weight"), ("ln_f.bias", "transformer.ln_f.bias"),
-              ("head.weight", "lm_head.weight"))
+_TOP_LEVEL = (
+    ("tok.weight", "transformer.wte.weight"),
+    ("pos.weight", "transformer.wpe.weight"),
+    ("ln_f.weight", "transformer.ln_f.weight"),
+    ("ln_f.bias", "transformer.ln_f.bias"),
+    ("head.weight", "lm_head.weight"),
+)
 _BLOCK_NORMS = (("ln1", "ln_1"), ("ln2", "ln_2"))
-_BLOCK_LINEARS = (("attn.qkv", "attn.c_attn"), ("attn.out", "attn.c_proj"), ("mlp.0", "mlp.c_fc"),
-                  ("mlp.2", "mlp.c_proj"))
+_BLOCK_LINEARS = (
+    ("attn.qkv", "attn.c_attn"),
+    ("attn.out", "attn.c_proj"),
+    ("mlp.0", "mlp.c_fc"),
+    ("mlp.2", "mlp.c_proj"),
+)
 
 
 def weight_names(cfg: PolicyConfig) -> list[tuple[str, str, bool]]:
@@ -109,7 +132,10 @@ def weight_names(cfg: PolicyConfig) -> list[tuple[str, str, bool]]:
         for a, b in _BLOCK_NORMS:
             names += [(f"{ours}{a}.{p}", f"{theirs}{b}.{p}", False) for p in ("weight", "bias")]
         for a, b in _BLOCK_LINEARS:
-            names += [(f"{ours}{a}.weight", f"{theirs}{b}.weight", True), (f"{ours}{a}.bias", f"{theirs}{b}.bias", False)]
+            names += [
+                (f"{ours}{a}.weight", f"{theirs}{b}.weight", True),
+                (f"{ours}{a}.bias", f"{theirs}{b}.bias", False),
+            ]
     return names
 
 
@@ -123,8 +149,10 @@ def to_gpt2(policy: Policy):
 
     state = policy.state_dict()
     model = GPT2LMHeadModel(gpt2_config(policy.cfg))
-    converted = {theirs: (state[ours].t() if flip else state[ours]).detach().clone().contiguous()
-                 for ours, theirs, flip in weight_names(policy.cfg)}
+    converted = {
+        theirs: (state[ours].t() if flip else state[ours]).detach().clone().contiguous()
+        for ours, theirs, flip in weight_names(policy.cfg)
+    }
     model.load_state_dict(converted, strict=True)
     return model
 
@@ -138,11 +166,17 @@ def from_gpt2(model, version: str = "trl") -> Policy:
     ``version``.
     """
     c = model.config
-    cfg = PolicyConfig(vocab_size=c.vocab_size, block_size=c.n_positions, n_layer=c.n_layer, n_head=c.n_head,
-                       d_model=c.n_embd)
+    cfg = PolicyConfig(
+        vocab_size=c.vocab_size, block_size=c.n_positions, n_layer=c.n_layer, n_head=c.n_head, d_model=c.n_embd
+    )
     state = {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
     policy = Policy(cfg)
-    policy.load_state_dict({ours: (state[theirs].t() if flip else state[theirs]).clone().contiguous()
-                            for ours, theirs, flip in weight_names(cfg)}, strict=True)
+    policy.load_state_dict(
+        {
+            ours: (state[theirs].t() if flip else state[theirs]).clone().contiguous()
+            for ours, theirs, flip in weight_names(cfg)
+        },
+        strict=True,
+    )
     policy.version = version
     return policy

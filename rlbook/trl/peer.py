@@ -1,6 +1,7 @@
 """``rlbook bench --peer trl``: one RL step of rlbook against one step of TRL's ``GRPOTrainer`` on the same model
 and batch (appendix, BENCHMARKS.md).
 """
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,9 @@ def _spread(values: list[float]) -> dict:
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
 
 
-def rlbook_step_seconds(policy: Policy, cfg: RLConfig, repeats: int, seed: int = 0,
-                        measure_kl: bool = True) -> list[float]:
+def rlbook_step_seconds(
+    policy: Policy, cfg: RLConfig, repeats: int, seed: int = 0, measure_kl: bool = True
+) -> list[float]:
     """Wall time of ``repeats`` consecutive RL steps of rlbook's loop on ``policy`` (after one warm-up step).
 
     Each step is the body of :func:`rlbook.core.rl.train_rl`: sample every train
@@ -51,8 +53,9 @@ def rlbook_step_seconds(policy: Policy, cfg: RLConfig, repeats: int, seed: int =
     times = []
     for step in range(repeats + 1):
         start = time.perf_counter()
-        rollouts = sample(policy, prompts, n=cfg.group_size, temperature=cfg.temperature, budget=cfg.budget,
-                          generator=gen)
+        rollouts = sample(
+            policy, prompts, n=cfg.group_size, temperature=cfg.temperature, budget=cfg.budget, generator=gen
+        )
         rewards, statuses, _ = score_guarded(verifier, rollouts, cfg.guard.verifier_timeout_s)
         advantages, used = credit(cfg, rewards, statuses)
         ref_logp = None if reference is None else reference_logprobs(reference, rollouts)
@@ -100,11 +103,20 @@ def peer_benchmark(quick: bool = False, seed: int = 0, threads: int = runs.DEFAU
     trl_wall, trl_logged = trl_step_seconds(base.policy(), cfg, repeats, seed)
     ours += rlbook_step_seconds(base.policy(), cfg, halves[1], seed + 1)
     same_work += rlbook_step_seconds(base.policy(), cfg, halves[1], seed + 1, measure_kl=False)
-    report = {"machine": {"cores": os.cpu_count(), "threads": threads, "load_average": list(os.getloadavg()),
-                          "torch": torch.__version__},
-              "batch": {"prompts": len(split("train")), "group_size": cfg.group_size, "max_new_tokens": cfg.budget},
-              "rlbook_step_seconds": _spread(ours), "rlbook_same_work_step_seconds": _spread(same_work),
-              "trl_step_seconds": _spread(trl_wall), "trl_logged_step_time": _spread(trl_logged), "trl": trl_versions()}
+    report = {
+        "machine": {
+            "cores": os.cpu_count(),
+            "threads": threads,
+            "load_average": list(os.getloadavg()),
+            "torch": torch.__version__,
+        },
+        "batch": {"prompts": len(split("train")), "group_size": cfg.group_size, "max_new_tokens": cfg.budget},
+        "rlbook_step_seconds": _spread(ours),
+        "rlbook_same_work_step_seconds": _spread(same_work),
+        "trl_step_seconds": _spread(trl_wall),
+        "trl_logged_step_time": _spread(trl_logged),
+        "trl": trl_versions(),
+    }
     report["ratio"] = report["trl_step_seconds"]["median"] / report["rlbook_step_seconds"]["median"]
     report["ratio_same_work"] = report["trl_step_seconds"]["median"] / report["rlbook_same_work_step_seconds"]["median"]
     report["summary"] = _summary(report)
@@ -116,13 +128,17 @@ def _summary(report: dict) -> str:
     load = ", ".join(f"{x:.1f}" for x in report["machine"]["load_average"])
 
     def line(label: str, t: dict, extra: str = "") -> str:
-        return (f"  {label:<30}{t['median'] * 1000:8.1f} ms (range {t['min'] * 1000:.1f}-{t['max'] * 1000:.1f}, "
-                f"n={t['n']}{extra})\n")
+        return (
+            f"  {label:<30}{t['median'] * 1000:8.1f} ms (range {t['min'] * 1000:.1f}-{t['max'] * 1000:.1f}, "
+            f"n={t['n']}{extra})\n"
+        )
 
-    return (f"One RL step, {b['prompts']} prompts x {b['group_size']} completions, at most {b['max_new_tokens']} "
-            f"new tokens, torch threads: {report['machine']['threads']}, load average {load}:\n"
-            + line("rlbook, with its KL pass", report["rlbook_step_seconds"])
-            + line("rlbook, TRL's work (beta = 0)", report["rlbook_same_work_step_seconds"])
-            + line("TRL GRPOTrainer (beta = 0)", theirs, f"; trl {report['trl']['trl']}")
-            + f"  {'TRL / rlbook':<30}{report['ratio']:8.2f}x with the KL pass, "
-            f"{report['ratio_same_work']:.2f}x for the same work")
+    return (
+        f"One RL step, {b['prompts']} prompts x {b['group_size']} completions, at most {b['max_new_tokens']} "
+        f"new tokens, torch threads: {report['machine']['threads']}, load average {load}:\n"
+        + line("rlbook, with its KL pass", report["rlbook_step_seconds"])
+        + line("rlbook, TRL's work (beta = 0)", report["rlbook_same_work_step_seconds"])
+        + line("TRL GRPOTrainer (beta = 0)", theirs, f"; trl {report['trl']['trl']}")
+        + f"  {'TRL / rlbook':<30}{report['ratio']:8.2f}x with the KL pass, "
+        f"{report['ratio_same_work']:.2f}x for the same work"
+    )

@@ -4,6 +4,7 @@ Types only, apart from the trainer and the audit, so that both import them
 and neither imports the other: :mod:`rlbook.trl.trainer` makes a
 :class:`TRLRun`, which :mod:`rlbook.trl.audit` and :mod:`rlbook.trl.tables` read.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

@@ -1,4 +1,5 @@
 """The appendix's tables as Markdown, with citations that read right in the built book and in a notebook."""
+
 from __future__ import annotations
 
 import os

@@ -2,6 +2,7 @@
 the book's configuration, and the run cached like the book's own. ``python -m rlbook.trl``, the same run on
 several processes, is :mod:`rlbook.trl.launch`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -58,10 +59,17 @@ class VerifierReward:
             for status in rw.STATUSES:
                 log_metric(f"verifier/{status}", statuses.count(status) / len(statuses))
         step = trainer_state.global_step + 1 if trainer_state is not None else len(self.rollouts) + 1
-        self.rollouts.append({"step": step, "prompts": list(prompts),
-                              "completion_ids": [[int(i) for i in ids] for ids in completion_ids],
-                              "completions": texts, "trl_completions": list(completions),
-                              "rewards": [v.reward for v in verdicts], "statuses": statuses})
+        self.rollouts.append(
+            {
+                "step": step,
+                "prompts": list(prompts),
+                "completion_ids": [[int(i) for i in ids] for ids in completion_ids],
+                "completions": texts,
+                "trl_completions": list(completions),
+                "rewards": [v.reward for v in verdicts],
+                "statuses": statuses,
+            }
+        )
         return [v.reward for v in verdicts]
 
 
@@ -71,8 +79,15 @@ def book_callbacks(spec: TRLSpec, seed: int, checkpoints: list, evals: list, ste
 
     def keep(model, step: int) -> None:
         policy = from_gpt2(model, version=f"{spec.name}@{step}")
-        checkpoints.append({"step": step, "version": policy.version, "weights_hash": weights_hash(policy),
-                            "config": asdict(policy.cfg), "state": policy.state_dict()})
+        checkpoints.append(
+            {
+                "step": step,
+                "version": policy.version,
+                "weights_hash": weights_hash(policy),
+                "config": asdict(policy.cfg),
+                "state": policy.state_dict(),
+            }
+        )
         evals.append(checkpoint_eval(policy, spec.rl, seed, step))
 
     class Audit(TrainerCallback):
@@ -91,8 +106,15 @@ def book_callbacks(spec: TRLSpec, seed: int, checkpoints: list, evals: list, ste
     return [Audit()]
 
 
-def make_trainer(spec: TRLSpec, policy: Policy, seed: int, output_dir: str, callbacks: list = (),
-                 processes: int = 1, use_cpu: bool = True):
+def make_trainer(
+    spec: TRLSpec,
+    policy: Policy,
+    seed: int,
+    output_dir: str,
+    callbacks: list = (),
+    processes: int = 1,
+    use_cpu: bool = True,
+):
     """A ``GRPOTrainer`` on the book's train prompts, starting from ``policy``, and its reward (appendix).
 
     Returns ``(trainer, reward)``. The configuration is :func:`grpo_kwargs`
@@ -110,17 +132,33 @@ def make_trainer(spec: TRLSpec, policy: Policy, seed: int, output_dir: str, call
     from trl import GRPOConfig, GRPOTrainer
 
     reward = VerifierReward(make_verifier(spec.rl))
-    args = GRPOConfig(output_dir=output_dir, seed=seed, use_cpu=use_cpu, bf16=False, fp16=False,
-                      gradient_checkpointing=False, ddp_find_unused_parameters=False, logging_steps=1,
-                      report_to="none", save_strategy="no",
-                      disable_tqdm=True, **grpo_kwargs(spec.rl, spec.prompts_per_step or None, processes))
+    args = GRPOConfig(
+        output_dir=output_dir,
+        seed=seed,
+        use_cpu=use_cpu,
+        bf16=False,
+        fp16=False,
+        gradient_checkpointing=False,
+        ddp_find_unused_parameters=False,
+        logging_steps=1,
+        report_to="none",
+        save_strategy="no",
+        disable_tqdm=True,
+        **grpo_kwargs(spec.rl, spec.prompts_per_step or None, processes),
+    )
     data = Dataset.from_dict({"prompt": [t.prompt for t in split("train", spec.rl.world)]})
     model = to_gpt2(policy)
     if spec.rl.kl_beta:
         model.save_pretrained(Path(output_dir) / "reference")
         model.config._name_or_path = str(Path(output_dir) / "reference")
-    trainer = GRPOTrainer(model=model, reward_funcs=reward, args=args, train_dataset=data,
-                          processing_class=char_tokenizer(), callbacks=list(callbacks))
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=reward,
+        args=args,
+        train_dataset=data,
+        processing_class=char_tokenizer(),
+        callbacks=list(callbacks),
+    )
     trainer.remove_callback(PrinterCallback)
     return trainer, reward
 
@@ -162,8 +200,9 @@ def merge_steps(entries: list[dict]) -> list[dict]:
     return [merged[step] for step in sorted(merged)]
 
 
-def run_grpo(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_THREADS, use_cpu: bool = True,
-             processes: int = 1) -> TRLRun:
+def run_grpo(
+    spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_THREADS, use_cpu: bool = True, processes: int = 1
+) -> TRLRun:
     """Train ``spec`` with TRL's GRPOTrainer from the book's base policy, offline; return the run (appendix).
 
     The starting weights are ``runs.load(spec.base, seed)``'s last checkpoint,
@@ -178,8 +217,15 @@ def run_grpo(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_TH
     checkpoints, evals, step_seconds = [], [], []
     started = time.perf_counter()
     with quiet_trl(), tempfile.TemporaryDirectory() as out:
-        trainer, reward = make_trainer(spec, base.policy(), seed, out,
-                                       book_callbacks(spec, seed, checkpoints, evals, step_seconds), processes, use_cpu)
+        trainer, reward = make_trainer(
+            spec,
+            base.policy(),
+            seed,
+            out,
+            book_callbacks(spec, seed, checkpoints, evals, step_seconds),
+            processes,
+            use_cpu,
+        )
         trainer.train()
     captured, mine = reward.rollouts, [process_summary(trainer, reward.rollouts)]
     if trainer.accelerator.num_processes > 1:
@@ -188,11 +234,23 @@ def run_grpo(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_TH
         captured, mine = gather_object(captured), gather_object(mine)
     captured = merge_steps(captured)
     kwargs = grpo_kwargs(spec.rl, spec.prompts_per_step or None, processes)
-    return TRLRun(spec, seed, threads, list(trainer.state.log_history), captured,
-                  metrics_from_log(trainer.state.log_history, kwargs["loss_type"]),
-                  stored_rollouts(captured, spec.rl.group_size, spec.rl.budget, spec.name), evals, checkpoints,
-                  kwargs, {"name": spec.base, "version": last["version"], "weights_hash": last["weights_hash"]},
-                  step_seconds, time.perf_counter() - started, trl_versions(), mine)
+    return TRLRun(
+        spec,
+        seed,
+        threads,
+        list(trainer.state.log_history),
+        captured,
+        metrics_from_log(trainer.state.log_history, kwargs["loss_type"]),
+        stored_rollouts(captured, spec.rl.group_size, spec.rl.budget, spec.name),
+        evals,
+        checkpoints,
+        kwargs,
+        {"name": spec.base, "version": last["version"], "weights_hash": last["weights_hash"]},
+        step_seconds,
+        time.perf_counter() - started,
+        trl_versions(),
+        mine,
+    )
 
 
 def process_summary(trainer, captured: list[dict]) -> dict:
@@ -212,23 +270,34 @@ def process_summary(trainer, captured: list[dict]) -> dict:
                 runs_here.append([prompt, 1])
         runs_per_step.append(runs_here)
     model = trainer.accelerator.unwrap_model(trainer.model)
-    return {"rank": trainer.accelerator.process_index, "optimizer_steps": trainer.state.global_step,
-            "rollouts_per_step": [len(entry["prompts"]) for entry in captured], "prompts_per_step": runs_per_step,
-            "weights_hash": weights_hash(from_gpt2(model))}
+    return {
+        "rank": trainer.accelerator.process_index,
+        "optimizer_steps": trainer.state.global_step,
+        "rollouts_per_step": [len(entry["prompts"]) for entry in captured],
+        "prompts_per_step": runs_per_step,
+        "weights_hash": weights_hash(from_gpt2(model)),
+    }
 
 
 def run_key(spec: TRLSpec, seed: int, threads: int) -> str:
     """Cache key of a TRL run: its spec, its ``GRPOConfig`` arguments, seed, threads, base run, the source of this
     module and of :mod:`rlbook.trl.spec`, and the TRL versions."""
     source = code_only(Path(__file__)) + code_only(Path(__file__).with_name("spec.py"))
-    text = json.dumps([repr(spec), grpo_kwargs(spec.rl, spec.prompts_per_step or None), seed, threads,
-                       runs.cache_key(spec.base, seed, threads), hashlib.sha256(source.encode()).hexdigest(),
-                       trl_versions()])
+    text = json.dumps(
+        [
+            repr(spec),
+            grpo_kwargs(spec.rl, spec.prompts_per_step or None),
+            seed,
+            threads,
+            runs.cache_key(spec.base, seed, threads),
+            hashlib.sha256(source.encode()).hexdigest(),
+            trl_versions(),
+        ]
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def load_run(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_THREADS,
-             rebuild: bool = False) -> TRLRun:
+def load_run(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_THREADS, rebuild: bool = False) -> TRLRun:
     """The TRL run ``spec``, from the book's run cache or trained now and cached (appendix).
 
     Cached beside the book's runs (:func:`rlbook.runs.cache_root`) under a key

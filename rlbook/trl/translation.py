@@ -2,6 +2,7 @@
 arguments from an :class:`~rlbook.core.rl.RLConfig`, and the appendix's tables say what each choice and metric means
 in each library.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -34,18 +35,27 @@ tokens of one device's micro-batch (bnpo) or of the whole accumulated batch
 LOSS_NOTES = {
     "ppo": "clipped surrogate: epsilon = eps_low, epsilon_high = eps_high; loss_type gives the aggregation",
     "pg": "no separate option: with num_iterations = 1 the ratio is 1, where the clipped loss has "
-          "the plain policy gradient; the gradients agree, the loss values do not (rlbook's is -A x logp, "
-          "TRL's -A x ratio)",
+    "the plain policy gradient; the gradients agree, the loss values do not (rlbook's is -A x logp, "
+    "TRL's -A x ratio)",
     "cispo": "loss_type cispo caps the ratio itself at epsilon_high (rlbook's cispo_cap) and "
-             "aggregates over tokens (token_mean only)",
+    "aggregates over tokens (token_mean only)",
 }
 """How each of rlbook's losses (:data:`rlbook.core.losses.LOSSES`) is expressed in TRL."""
 
-CITATIONS = {"centered": "liu2025understanding", "group_std": "shao2024deepseekmath", "batch_std": "",
-             "rloo": "ahmadian2024back",
-             "token_mean": "yu2025dapo", "seq_mean": "shao2024deepseekmath", "constant": "liu2025understanding",
-             "ppo": "schulman2017proximal", "pg": "williams1992simple", "cispo": "minimax2025minimaxm1",
-             "kl_beta": "shao2024deepseekmath", "k3-ratio": "schulman2020approximating"}
+CITATIONS = {
+    "centered": "liu2025understanding",
+    "group_std": "shao2024deepseekmath",
+    "batch_std": "",
+    "rloo": "ahmadian2024back",
+    "token_mean": "yu2025dapo",
+    "seq_mean": "shao2024deepseekmath",
+    "constant": "liu2025understanding",
+    "ppo": "schulman2017proximal",
+    "pg": "williams1992simple",
+    "cispo": "minimax2025minimaxm1",
+    "kl_beta": "shao2024deepseekmath",
+    "k3-ratio": "schulman2020approximating",
+}
 """The paper each choice comes from (keys of references.bib); empty where none names it."""
 
 
@@ -67,8 +77,9 @@ def loss_type(cfg: RLConfig) -> str:
             raise ValueError(f"TRL's cispo loss aggregates over tokens only, got aggregation {cfg.aggregation!r}")
         return "cispo"
     if cfg.loss == "pg" and cfg.updates_per_batch != 1:
-        raise ValueError("TRL has no unclipped policy-gradient loss; it equals the clipped one only when "
-                         "updates_per_batch is 1")
+        raise ValueError(
+            "TRL has no unclipped policy-gradient loss; it equals the clipped one only when updates_per_batch is 1"
+        )
     return AGGREGATION_TO_LOSS_TYPE[cfg.aggregation]
 
 
@@ -106,31 +117,50 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
     learns its positions.
     """
     if cfg.world == "worked":
-        raise ValueError("the worked world's policy turns queries and keys by rotary positions; the bridge hands TRL "
-                         "a GPT-2 model, whose positions are learned embeddings")
+        raise ValueError(
+            "the worked world's policy turns queries and keys by rotary positions; the bridge hands TRL "
+            "a GPT-2 model, whose positions are learned embeddings"
+        )
     if cfg.stale or cfg.selection != "none" or cfg.faults:
         raise ValueError("TRL has no equivalent of stale rollouts, selection rules or injected faults")
     if cfg.verifier not in rw.VERIFIERS:
-        raise ValueError(f"verifier {cfg.verifier!r}: the bridge hands TRL one of rlbook's rule-based verifiers "
-                         f"({', '.join(rw.VERIFIERS)}) as its reward function, not a learned judge")
+        raise ValueError(
+            f"verifier {cfg.verifier!r}: the bridge hands TRL one of rlbook's rule-based verifiers "
+            f"({', '.join(rw.VERIFIERS)}) as its reward function, not a learned judge"
+        )
     if cfg.temperature != 1.0:
-        raise ValueError(f"temperature {cfg.temperature!r}: rlbook samples at logits / T and trains on log-probs at "
-                         "T = 1, TRL samples and trains at T; they are the same run only at temperature 1")
+        raise ValueError(
+            f"temperature {cfg.temperature!r}: rlbook samples at logits / T and trains on log-probs at "
+            "T = 1, TRL samples and trains at T; they are the same run only at temperature 1"
+        )
     prompts = prompts_per_step or cfg.prompts_per_step or len(split("train", cfg.world))
     rows = prompts * cfg.group_size
     if rows % processes:
         raise ValueError(f"{rows} completions per step do not split evenly over {processes} processes")
     kind = loss_type(cfg)
-    return {"num_generations": cfg.group_size, "per_device_train_batch_size": rows // processes,
-            "max_completion_length": cfg.budget, "temperature": cfg.temperature, "top_k": 0, "top_p": 1.0,
-            "learning_rate": cfg.lr, "lr_scheduler_type": "constant_with_warmup" if cfg.warmup else "constant",
-            "warmup_steps": cfg.warmup * cfg.updates_per_batch, "weight_decay": 0.0,
-            "max_grad_norm": 0.0, "optim": "adamw_torch_fused", "scale_rewards": ADVANTAGE_TO_SCALE_REWARDS[cfg.advantage],
-            "loss_type": kind, "epsilon": cfg.eps_low,
-            "epsilon_high": cfg.cispo_cap if kind == "cispo" else cfg.eps_high,
-            "beta": cfg.kl_beta, "use_bias_correction_kl": cfg.kl_estimator == "k3-ratio",
-            "num_iterations": cfg.updates_per_batch, "reward_weights": [reward_weight(cfg)],
-            "max_steps": cfg.steps * cfg.updates_per_batch}
+    return {
+        "num_generations": cfg.group_size,
+        "per_device_train_batch_size": rows // processes,
+        "max_completion_length": cfg.budget,
+        "temperature": cfg.temperature,
+        "top_k": 0,
+        "top_p": 1.0,
+        "learning_rate": cfg.lr,
+        "lr_scheduler_type": "constant_with_warmup" if cfg.warmup else "constant",
+        "warmup_steps": cfg.warmup * cfg.updates_per_batch,
+        "weight_decay": 0.0,
+        "max_grad_norm": 0.0,
+        "optim": "adamw_torch_fused",
+        "scale_rewards": ADVANTAGE_TO_SCALE_REWARDS[cfg.advantage],
+        "loss_type": kind,
+        "epsilon": cfg.eps_low,
+        "epsilon_high": cfg.cispo_cap if kind == "cispo" else cfg.eps_high,
+        "beta": cfg.kl_beta,
+        "use_bias_correction_kl": cfg.kl_estimator == "k3-ratio",
+        "num_iterations": cfg.updates_per_batch,
+        "reward_weights": [reward_weight(cfg)],
+        "max_steps": cfg.steps * cfg.updates_per_batch,
+    }
 
 
 def warmup_rates(cfg: RLConfig, optimiser_steps: int) -> tuple[list[float], list[float]]:
@@ -163,8 +193,10 @@ def warmup_note(cfg: RLConfig) -> str:
     gap = Fraction(updates + 1, 2 * span)
     ours = f"lr × s / {cfg.warmup} for RL step s" + (f" (all {updates} of its updates)" if updates > 1 else "")
     lower = f"lr / {gap.denominator}" if gap.numerator == 1 else f"lr × {gap}"
-    return (f"optimiser step k runs at lr × (k − 1) / {span} in TRL, at {ours} in rlbook: "
-            f"TRL's rate is lower by {lower} on average over the warm-up")
+    return (
+        f"optimiser step k runs at lr × (k − 1) / {span} in TRL, at {ours} in rlbook: "
+        f"TRL's rate is lower by {lower} on average over the warm-up"
+    )
 
 
 OPTION_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -239,21 +271,42 @@ NO_EQUIVALENT = "no equivalent"
 """What the choices table says where TRL has no option for an rlbook choice (:func:`choice_rows`)."""
 
 UNTRANSLATED: dict[str, tuple[str, str, str]] = {
-    "stale": ("rollouts", "`stale` > 0",
-              "TRL samples every batch from the current policy; num_iterations reuses a batch, but at once"),
-    "selection": ("rollouts", "`selection='accepted'`",
-                  ("TRL learns from every completion of a batch; mask_truncated_completions drops only those the "
-                   "budget cut off")),
-    "faults": ("response policy", "`guard`, `faults`",
-               ("rlbook's guard skips a broken batch or stops the run and records why; TRL has no such rule (a "
-                "TrainerCallback could stop a run)")),
-    "verifier": ("reward", "`verifier='judge'`",
-                 "TRL accepts a reward model, but the bridge hands it rlbook's rule-based verifiers only"),
-    "world": ("policy", "`world='worked'`",
-              ("the worked world's policy turns queries and keys by rotary positions; the bridge's GPT-2 model "
-               "learns its positions, so it cannot hold that policy")),
-    "temperature": ("sampling", "`temperature` ≠ 1",
-                    "rlbook samples at T and learns from the log-probabilities at T = 1; TRL uses T for both"),
+    "stale": (
+        "rollouts",
+        "`stale` > 0",
+        "TRL samples every batch from the current policy; num_iterations reuses a batch, but at once",
+    ),
+    "selection": (
+        "rollouts",
+        "`selection='accepted'`",
+        ("TRL learns from every completion of a batch; mask_truncated_completions drops only those the budget cut off"),
+    ),
+    "faults": (
+        "response policy",
+        "`guard`, `faults`",
+        (
+            "rlbook's guard skips a broken batch or stops the run and records why; TRL has no such rule (a "
+            "TrainerCallback could stop a run)"
+        ),
+    ),
+    "verifier": (
+        "reward",
+        "`verifier='judge'`",
+        "TRL accepts a reward model, but the bridge hands it rlbook's rule-based verifiers only",
+    ),
+    "world": (
+        "policy",
+        "`world='worked'`",
+        (
+            "the worked world's policy turns queries and keys by rotary positions; the bridge's GPT-2 model "
+            "learns its positions, so it cannot hold that policy"
+        ),
+    ),
+    "temperature": (
+        "sampling",
+        "`temperature` ≠ 1",
+        "rlbook samples at T and learns from the log-probabilities at T = 1; TRL uses T for both",
+    ),
 }
 """The choices of an :class:`~rlbook.core.rl.RLConfig` that :func:`grpo_kwargs` refuses: kind, setting (Markdown),
 why (appendix)."""
@@ -270,28 +323,45 @@ def choice_rows() -> list[list[str]]:
     :func:`grpo_kwargs` refuses (:data:`UNTRANSLATED`), each marked
     :data:`NO_EQUIVALENT`.
     """
-    notes = {"centered": "no scaling: the group mean is the only baseline",
-             "group_std": "rlbook divides by std + 1e-6 with ddof 0; TRL by std + 1e-4 with ddof 1",
-             "batch_std": "one std for the whole batch; TRL uses ddof 1 and 1e-4",
-             "rloo": "GRPOTrainer has no leave-one-out option; RLOO is G / (G - 1) x the centred advantage, "
-                     "so reward_weights carries the factor G / (G - 1)",
-             "token_mean": "every generated token of the batch weighs the same (also bnpo on one device)",
-             "seq_mean": "mean over sequences of each sequence's token mean",
-             "constant": "sum divided by batch x max_completion_length"}
-    rows = [["advantage", code(name), code(f"scale_rewards={ADVANTAGE_TO_SCALE_REWARDS[name]!r}"), notes[name],
-             CITATIONS[name]] for name in adv_lib.ADVANTAGE_METHODS]
-    rows += [["aggregation", code(name), code(f"loss_type={AGGREGATION_TO_LOSS_TYPE[name]!r}"), notes[name],
-              CITATIONS[name]] for name in losses.AGGREGATIONS]
+    notes = {
+        "centered": "no scaling: the group mean is the only baseline",
+        "group_std": "rlbook divides by std + 1e-6 with ddof 0; TRL by std + 1e-4 with ddof 1",
+        "batch_std": "one std for the whole batch; TRL uses ddof 1 and 1e-4",
+        "rloo": "GRPOTrainer has no leave-one-out option; RLOO is G / (G - 1) x the centred advantage, "
+        "so reward_weights carries the factor G / (G - 1)",
+        "token_mean": "every generated token of the batch weighs the same (also bnpo on one device)",
+        "seq_mean": "mean over sequences of each sequence's token mean",
+        "constant": "sum divided by batch x max_completion_length",
+    }
+    rows = [
+        [
+            "advantage",
+            code(name),
+            code(f"scale_rewards={ADVANTAGE_TO_SCALE_REWARDS[name]!r}"),
+            notes[name],
+            CITATIONS[name],
+        ]
+        for name in adv_lib.ADVANTAGE_METHODS
+    ]
+    rows += [
+        ["aggregation", code(name), code(f"loss_type={AGGREGATION_TO_LOSS_TYPE[name]!r}"), notes[name], CITATIONS[name]]
+        for name in losses.AGGREGATIONS
+    ]
     settings = {"ppo": "epsilon, epsilon_high", "pg": "num_iterations=1", "cispo": "loss_type='cispo', epsilon_high"}
     rows += [["loss", code(name), code(settings[name]), LOSS_NOTES[name], CITATIONS[name]] for name in losses.LOSSES]
-    kl_note = ("both add beta x the k3 estimate of KL to the reference, with the per-token gradient "
-               "beta x (1 - exp(ref - logp)); TRL's default, use_bias_correction_kl = True, is another estimator")
-    ratio_note = ("k3 times the differentiable importance ratio: the same value on-policy, the per-token gradient "
-                  "beta x ratio x (logp - ref), whose average is the gradient of KL(pi || ref) on fresh and "
-                  "reused batches")
+    kl_note = (
+        "both add beta x the k3 estimate of KL to the reference, with the per-token gradient "
+        "beta x (1 - exp(ref - logp)); TRL's default, use_bias_correction_kl = True, is another estimator"
+    )
+    ratio_note = (
+        "k3 times the differentiable importance ratio: the same value on-policy, the per-token gradient "
+        "beta x ratio x (logp - ref), whose average is the gradient of KL(pi || ref) on fresh and "
+        "reused batches"
+    )
     rows.append(["KL estimator", code("k3"), code("use_bias_correction_kl=False"), kl_note, CITATIONS["kl_beta"]])
-    rows.append(["KL estimator", code("k3-ratio"), code("use_bias_correction_kl=True"), ratio_note,
-                 CITATIONS["k3-ratio"]])
+    rows.append(
+        ["KL estimator", code("k3-ratio"), code("use_bias_correction_kl=True"), ratio_note, CITATIONS["k3-ratio"]]
+    )
     rows += [[kind, setting, NO_EQUIVALENT, note, ""] for kind, setting, note in UNTRANSLATED.values()]
     return rows
 
@@ -321,17 +391,17 @@ always a shared meaning: :data:`METRIC_NOTES` says where the two differ.
 
 METRIC_NOTES: dict[str, str] = {
     "reward_mean": "TRL's is the reward times reward_weights (7.5 where rlbook logs 0.75 for reward_scale 10, "
-                   "and 16/15 x rlbook's under rloo); "
-                   "its rewards/NAME/mean, NAME the reward function, is rlbook's",
+    "and 16/15 x rlbook's under rloo); "
+    "its rewards/NAME/mean, NAME the reward function, is rlbook's",
     "reward_std": "scaled by reward_weights in TRL, as reward is",
     "zero_variance_frac": "the same under scale_rewards 'none' and 'group'; under 'batch' TRL tests the batch's "
-                          "one std, so it logs only 0 or 1",
+    "one std, so it logs only 0 or 1",
     "loss": "under loss pg the values differ (rlbook's -A x logp, TRL's -A x ratio), the gradients do not",
     "kl": "TRL logs the token mean whatever its loss_type; rlbook aggregates as the loss does. Under "
-          "use_bias_correction_kl (kl_estimator 'k3-ratio') TRL logs ratio x k3, rlbook plain k3: the same on a "
-          "batch's first update, not on later ones (logp -1, old -1.5, ref -2: TRL 0.6065, rlbook 0.3679)",
+    "use_bias_correction_kl (kl_estimator 'k3-ratio') TRL logs ratio x k3, rlbook plain k3: the same on a "
+    "batch's first update, not on later ones (logp -1, old -1.5, ref -2: TRL 0.6065, rlbook 0.3679)",
     "clip_fraction": "under cispo TRL's cispo_clip_ratio counts a capped ratio only where A > 0, rlbook's "
-                     "clip_fraction wherever the cap binds (ratio 5, A = -1, cap 4: 1 in rlbook, 0 in TRL)",
+    "clip_fraction wherever the cap binds (ratio 5, A = -1, cap 4: 1 in rlbook, 0 in TRL)",
 }
 """Where an rlbook metric and the TRL key of :data:`METRIC_NAMES` measure different things (appendix).
 

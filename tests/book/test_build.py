@@ -5,6 +5,7 @@ a matplotlib figure cell, a table cell, a callout and a collapsed callout,
 citations, cross-references within and across chapters, hidden cells and
 inline ``{python}`` values; chapter 2 refers back to chapter 1.
 """
+
 from __future__ import annotations
 
 import json
@@ -227,16 +228,20 @@ def test_cross_references_are_numbered_links_within_and_across_pages(book):
     second = page(root, "chapters/02-second.html")
     assert re.search(r'<a\s+href="01-first.html#fig-line"\s+class="quarto-xref">Figure\xa01.1</a>', second)
     assert re.search(r'<a\s+href="01-first.html#sec-first"\s+class="quarto-xref">Chapter\s+1</a>', second)
-    assert re.search(r'href="chapters/02-second.html#sec-second"\s+class="quarto-xref">Chapter\s+2</a>',
-                     page(root, "index.html"))
+    assert re.search(
+        r'href="chapters/02-second.html#sec-second"\s+class="quarto-xref">Chapter\s+2</a>', page(root, "index.html")
+    )
 
 
 def test_sections_and_tables_are_numbered(book):
     root, _ = book
     first = page(root, "chapters/01-first.html")
     assert re.search(r'<h2 id="sec-later"><span class="header-section-number">1\.1</span>', first)
-    assert re.search(r'<div id="tbl-small" class="table-float">\s*<div class="table-caption">\s*'
-                     r'<span class="float-number">Table\xa01\.1:</span> A small table\.', first)
+    assert re.search(
+        r'<div id="tbl-small" class="table-float">\s*<div class="table-caption">\s*'
+        r'<span class="float-number">Table\xa01\.1:</span> A small table\.',
+        first,
+    )
     assert "<td>2</td>" in first
 
 
@@ -267,8 +272,9 @@ def test_inline_values_and_hidden_cells(book):
 
 def test_each_chapter_links_its_executed_notebook(book):
     root, _ = book
-    assert '<a href="../notebooks/01-first.ipynb" download>Download this chapter as a notebook</a>' in \
-        page(root, "chapters/01-first.html")
+    assert '<a href="../notebooks/01-first.ipynb" download>Download this chapter as a notebook</a>' in page(
+        root, "chapters/01-first.html"
+    )
     notebook = json.loads(page(root, "notebooks/01-first.ipynb"))
     outputs = [o for c in notebook["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
     assert any("image/svg+xml" in o.get("data", {}) for o in outputs)
@@ -352,7 +358,9 @@ def test_one_page_at_a_time_writes_the_same_book(book, tmp_path):
         assert page(serial, name) == page(root, name)
 
 
-SLOW = "# A slow chapter {#sec-slow}\n\n" + "".join("```{python}\nimport time; time.sleep(0.2)\n```\n\n" for _ in range(30))
+SLOW = "# A slow chapter {#sec-slow}\n\n" + "".join(
+    "```{python}\nimport time; time.sleep(0.2)\n```\n\n" for _ in range(30)
+)
 
 
 def test_a_failing_page_stops_the_page_running_beside_it(tmp_path):
@@ -449,8 +457,12 @@ def test_swap_in_replaces_the_folder_whole(tmp_path):
 
 
 def test_pages_start_slowest_first_and_new_pages_before_all():
-    pages = [Page("index.qmd", "front", None, "P"), Page("chapters/01-a.qmd", "main", "1", "A"),
-             Page("chapters/02-b.qmd", "main", "2", "B"), Page("chapters/03-c.qmd", "main", "3", "C")]
+    pages = [
+        Page("index.qmd", "front", None, "P"),
+        Page("chapters/01-a.qmd", "main", "1", "A"),
+        Page("chapters/02-b.qmd", "main", "2", "B"),
+        Page("chapters/03-c.qmd", "main", "3", "C"),
+    ]
     seconds = {"index": 0.1, "01-a": 2.0, "02-b": 7.0}
     order = longest_first(pages, pages[1:], seconds)
     assert [(number, page.stem) for number, page in order] == [(4, "03-c"), (3, "02-b"), (2, "01-a")]
@@ -481,8 +493,12 @@ def test_figures_are_svg_as_fig_format_asks_and_the_site_has_its_script_and_sear
 def test_a_page_whose_extra_is_missing_is_left_out_with_one_line(book):
     root, lines = book
     said = [line for line in lines if "03-extra" in line]
-    assert said == [("rlbook build: left out of this build: chapters/03-extra.qmd needs the 'ghost' extra, and "
-                    'no_such_package_here is not installed (pip install -e ".[ghost]", see the README)')]
+    assert said == [
+        (
+            "rlbook build: left out of this build: chapters/03-extra.qmd needs the 'ghost' extra, and "
+            'no_such_package_here is not installed (pip install -e ".[ghost]", see the README)'
+        )
+    ]
     assert not (root / "_book" / "chapters" / "03-extra.html").exists()
     assert "03-extra" not in page(root, "chapters/02-second.html")
     out: list[str] = []

@@ -6,6 +6,7 @@ then has to end with a non-zero exit, one line naming the file or the
 chapter (no traceback, no pandoc command line), the same ``_book/`` byte
 for byte, and nothing written outside the book's folder.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -56,8 +57,11 @@ def write_book(root: Path) -> Path:
 
 def snapshot(folder: Path) -> dict[str, str]:
     """Every file under ``folder`` with the SHA-256 of its bytes."""
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +111,11 @@ BAD_CONFIGS = [
     ("top-level-list", "- index.qmd\n", "_quarto.yml: holds a list, not a mapping"),
     ("invalid-yaml", "book:\n  chapters: [index.qmd\n", "_quarto.yml: not valid YAML (line"),
     ("tab-indented", "book:\n\tchapters: []\n", "_quarto.yml: not valid YAML (line 2"),
-    ("part-without-list", "book:\n  chapters:\n    - part: One\n      chapters: 3\n",
-     "_quarto.yml: book.chapters[0].chapters is 3, not a list"),
+    (
+        "part-without-list",
+        "book:\n  chapters:\n    - part: One\n      chapters: 3\n",
+        "_quarto.yml: book.chapters[0].chapters is 3, not a list",
+    ),
 ]
 
 
@@ -152,6 +159,7 @@ def test_a_build_with_no_page_never_replaces_the_book(book, monkeypatch):
 
 # ---------------------------------------------------------------- point 5: the bibliography
 
+
 def test_a_missing_citation_key_fails_naming_the_chapter(book):
     text = (book / "chapters" / "01-first.qmd").read_text()
     (book / "chapters" / "01-first.qmd").write_text(text + "\nAs @nonexistent2099 claims.\n")
@@ -165,15 +173,20 @@ def test_a_deleted_bibliography_fails_naming_the_file(book):
 
 MALFORMED_BIBS = [
     ("unclosed-brace", b"@book{broken,\n  title = {Unclosed\n", "references.bib: not a valid BibTeX file (line"),
-    ("unclosed-entry", b"@book{a, title = {x}\n@book{b, title = {y}}\n",
-     "references.bib: not a valid BibTeX file (line 2, column 1: unexpected '@')"),
+    (
+        "unclosed-entry",
+        b"@book{a, title = {x}\n@book{b, title = {y}}\n",
+        "references.bib: not a valid BibTeX file (line 2, column 1: unexpected '@')",
+    ),
     ("missing-comma", b"@book{a title = {x}}\n", "references.bib: not a valid BibTeX file (line 1, column 9"),
     ("not-utf8", b"\xff\xfe\x00\x01 binary", "references.bib: not a UTF-8 text file"),
     ("no-entries", b"just words, no entry\n", "citation @sutton2018reinforcement is not in references.bib"),
 ]
 
 
-@pytest.mark.parametrize("data, fragment", [(d, f) for _, d, f in MALFORMED_BIBS], ids=[n for n, _, _ in MALFORMED_BIBS])
+@pytest.mark.parametrize(
+    "data, fragment", [(d, f) for _, d, f in MALFORMED_BIBS], ids=[n for n, _, _ in MALFORMED_BIBS]
+)
 def test_a_malformed_bibliography_fails_in_one_line_naming_the_file(book, data, fragment):
     (book / "references.bib").write_bytes(data)
     error = fails_keeping_the_book(book, fragment)
@@ -193,20 +206,25 @@ def test_a_bibliography_outside_the_book_is_refused(book):
 
 # ---------------------------------------------------------------- point 6: paths outside the book
 
+
 def test_an_absolute_page_path_is_refused_and_nothing_is_written_outside(book, tmp_path):
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / "evil.qmd").write_text("# Evil\n\nText.\n")
-    (book / "_quarto.yml").write_text(QUARTO_YML.replace("    - chapters/references.qmd",
-                                                         f"    - chapters/references.qmd\n    - {outside / 'evil.qmd'}"))
+    (book / "_quarto.yml").write_text(
+        QUARTO_YML.replace(
+            "    - chapters/references.qmd", f"    - chapters/references.qmd\n    - {outside / 'evil.qmd'}"
+        )
+    )
     fails_keeping_the_book(book, f"_quarto.yml: page path '{outside / 'evil.qmd'}' must be a path inside the book")
     assert sorted(p.name for p in outside.iterdir()) == ["evil.qmd"]
 
 
 def test_a_page_path_that_climbs_out_is_refused(book):
     (book.parent / "evil.qmd").write_text("# Evil\n\nText.\n")
-    (book / "_quarto.yml").write_text(QUARTO_YML.replace("    - chapters/references.qmd",
-                                                         "    - chapters/references.qmd\n    - ../evil.qmd"))
+    (book / "_quarto.yml").write_text(
+        QUARTO_YML.replace("    - chapters/references.qmd", "    - chapters/references.qmd\n    - ../evil.qmd")
+    )
     fails_keeping_the_book(book, "_quarto.yml: page path '../evil.qmd' must be a path inside the book")
     assert not (book.parent / "evil.html").exists()
 
@@ -218,7 +236,7 @@ def test_an_image_path_that_climbs_out_is_refused_and_nothing_is_copied_outside(
     source.parent.mkdir()
     source.write_bytes(b"\x89PNG not a picture")
     text = (book / "chapters" / "01-first.qmd").read_text()
-    (book / "chapters" / "01-first.qmd").write_text(text + "\n![Out.](../../../../x/pic.png){fig-alt=\"Out.\"}\n")
+    (book / "chapters" / "01-first.qmd").write_text(text + '\n![Out.](../../../../x/pic.png){fig-alt="Out."}\n')
     fails_keeping_the_book(book, "chapters/01-first.qmd: image '../../../../x/pic.png' lies outside the book")
     assert not (book.parent / "x").exists()
 
@@ -227,7 +245,7 @@ def test_an_image_inside_the_book_reached_through_dot_dot_is_copied(book):
     (book / "figures").mkdir()
     (book / "figures" / "shared.png").write_bytes(b"\x89PNG shared")
     text = (book / "chapters" / "01-first.qmd").read_text()
-    (book / "chapters" / "01-first.qmd").write_text(text + "\n![Shared.](../figures/shared.png){fig-alt=\"S.\"}\n")
+    (book / "chapters" / "01-first.qmd").write_text(text + '\n![Shared.](../figures/shared.png){fig-alt="S."}\n')
     lines: list[str] = []
     assert build_book(book, backend="pandoc", out=lines.append) == 0, "\n".join(lines)
     assert (book / "_book" / "figures" / "shared.png").read_bytes() == b"\x89PNG shared"

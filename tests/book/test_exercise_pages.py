@@ -1,5 +1,6 @@
 """The book's pages and the exercise registry agree: each solution box names a registered exercise, and
 every registered exercise has its solution box on the page of its chapter."""
+
 from __future__ import annotations
 
 import re
@@ -21,5 +22,6 @@ def test_solution_boxes_and_registry_agree():
             shown[name] = f"chapters/{page.name}"
     for name, exercise in exercises.items():
         assert name in shown, f"exercise {name!r} is registered but no page shows its solution"
-        assert shown[name] == book.chapter(exercise.chapter).PAGE, \
+        assert shown[name] == book.chapter(exercise.chapter).PAGE, (
             f"exercise {name!r} belongs to {exercise.chapter!r} but its solution is on {shown[name]}"
+        )

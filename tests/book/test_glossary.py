@@ -1,4 +1,5 @@
 """The real book's glossary: at least 25 terms, each defined once where a reader first meets it, linked both ways."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Book lint: the real book is clean, and each broken rule in a small fixture book is caught."""
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CONFIG = {
     "project": {"type": "book"},
-    "book": {"title": "T", "chapters": ["index.qmd", "chapters/01-a.qmd", "chapters/references.qmd"],
-             "appendices": ["chapters/appendix-b.qmd"]},
+    "book": {
+        "title": "T",
+        "chapters": ["index.qmd", "chapters/01-a.qmd", "chapters/references.qmd"],
+        "appendices": ["chapters/appendix-b.qmd"],
+    },
     "bibliography": "references.bib",
 }
 BIB = "@book{known2020,\n  title = {Known},\n  author = {Doe, Jane},\n  year = {2020}\n}\n"
@@ -125,8 +129,10 @@ def test_a_citation_in_a_figure_caption_is_checked(tmp_path):
 def test_a_missing_chapter_and_an_unlisted_one_are_reported(tmp_path):
     root = make_book(tmp_path, extra={"chapters/02-stray.qmd": "# Stray\n"})
     (root / "chapters" / "appendix-b.qmd").unlink()
-    assert sorted(lint(root)) == ["_quarto.yml: lists chapters/appendix-b.qmd, which does not exist",
-                                  "chapters/02-stray.qmd: not listed in _quarto.yml"]
+    assert sorted(lint(root)) == [
+        "_quarto.yml: lists chapters/appendix-b.qmd, which does not exist",
+        "chapters/02-stray.qmd: not listed in _quarto.yml",
+    ]
 
 
 @pytest.mark.parametrize("word", ["illustrative", "TODO", "Lorem"])
@@ -156,10 +162,9 @@ def test_references_the_pandoc_build_does_not_number_are_reported(tmp_path):
 def test_shared_prose_reported_by_the_overlap_tool_is_a_problem(tmp_path):
     root = make_book(tmp_path / "book")
     tool = tmp_path / "overlap.py"
-    tool.write_text("import sys\n"
-                    "print(sys.argv[1] + ': shares 12 words: \"a b c\"')\n"
-                    "print('1 shared runs')\n"
-                    "sys.exit(1)\n")
+    tool.write_text(
+        "import sys\nprint(sys.argv[1] + ': shares 12 words: \"a b c\"')\nprint('1 shared runs')\nsys.exit(1)\n"
+    )
     problems = lint_book(root, out=lambda line: None, overlap_tool=tool)
     assert problems == ['index.qmd: shares 12 words: "a b c" (prose shared with a source text)']
 
@@ -179,8 +184,9 @@ def test_cell_options_are_yaml_and_the_code_follows_them():
 
 
 def test_split_qmd_separates_front_matter_prose_cells_and_verbatim_fences():
-    text = ("---\ntitle: T\n---\n\nProse.\n\n```{python}\n#| echo: false\nx = 1\n```\n\n"
-            "````markdown\n```{python}\n````\n")
+    text = (
+        "---\ntitle: T\n---\n\nProse.\n\n```{python}\n#| echo: false\nx = 1\n```\n\n````markdown\n```{python}\n````\n"
+    )
     kinds = [(b.kind, b.line) for b in split_qmd(text)]
     assert kinds == [("front", 2), ("markdown", 4), ("code", 8), ("markdown", 11), ("verbatim", 12), ("markdown", 15)]
     assert split_qmd(text)[2].options == {"echo": False}
@@ -195,13 +201,22 @@ def test_page_heading_reads_title_and_numbering():
 def test_book_pages_number_chapters_and_letter_appendices(tmp_path):
     pages = book_pages(make_book(tmp_path))
     assert [(p.source, p.part, p.number) for p in pages] == [
-        ("index.qmd", "front", None), ("chapters/01-a.qmd", "main", "1"),
-        ("chapters/references.qmd", "main", None), ("chapters/appendix-b.qmd", "appendix", "A")]
+        ("index.qmd", "front", None),
+        ("chapters/01-a.qmd", "main", "1"),
+        ("chapters/references.qmd", "main", None),
+        ("chapters/appendix-b.qmd", "appendix", "A"),
+    ]
 
 
 def test_crossref_kind_tells_references_from_citations():
-    assert [crossref_kind(k) for k in ("fig-a", "Sec-b", "tbl-c", "eq-d", "smith2020", "van-der-berg")] == \
-        ["fig", "sec", "tbl", "other", None, None]
+    assert [crossref_kind(k) for k in ("fig-a", "Sec-b", "tbl-c", "eq-d", "smith2020", "van-der-berg")] == [
+        "fig",
+        "sec",
+        "tbl",
+        "other",
+        None,
+        None,
+    ]
 
 
 def test_scan_source_ignores_code_spans_link_targets_and_emails():

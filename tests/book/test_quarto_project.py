@@ -6,6 +6,7 @@ renders, in the project's folder, with ``QUARTO_PROJECT_OUTPUT_DIR`` and
 tests run it the same way on a tiny book, then run the notebook-link filter
 with pandoc and a stand-in for Quarto's Lua API on what it wrote.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,17 +59,22 @@ def tiny_book(root: Path, extra: bool = False) -> Path:
 def prerender(root: Path, **env: str) -> subprocess.CompletedProcess:
     """The pre-render step as Quarto runs it: the file, with this Python, in the project's folder."""
     environ = {**os.environ, "QUARTO_PROJECT_OUTPUT_DIR": str(root / "_book"), **env}
-    return subprocess.run([sys.executable, str(SCRIPT)], cwd=root, env=environ, capture_output=True, text=True,
-                          timeout=600, check=False)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT)], cwd=root, env=environ, capture_output=True, text=True, timeout=600, check=False
+    )
 
 
 def linked(root: Path, stem: str) -> bool:
     """Whether the notebook-link filter links page ``stem`` to its notebook, given what is in ``root/_book``."""
     stub = root / f"stub-{stem}.lua"
     stub.write_text(FILTER_STUB.format(root=root, stem=stem, filter=ASSETS / "notebook-link.lua"))
-    done = subprocess.run([pandoc_path(), "-f", "markdown", "-t", "html", "--lua-filter", str(stub)],
-                          input="# A page\n\n::: {.cell}\n```python\nx = 1\n```\n:::\n", capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        [pandoc_path(), "-f", "markdown", "-t", "html", "--lua-filter", str(stub)],
+        input="# A page\n\n::: {.cell}\n```python\nx = 1\n```\n:::\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return f'href="../notebooks/{stem}.ipynb"' in done.stdout
 
 
@@ -96,8 +102,9 @@ def test_a_plain_render_gets_every_pages_notebook_and_the_wheel_and_links_only_t
     done = prerender(root, QUARTO_PROJECT_INPUT_FILES=pages)
     assert done.returncode == 0, done.stdout + done.stderr
     site = root / "_book" / "notebooks"
-    assert sorted(p.name for p in site.iterdir()) == sorted(["index.ipynb", "01-first.ipynb", "02-second.ipynb",
-                                                             wheel_name(REPO)])
+    assert sorted(p.name for p in site.iterdir()) == sorted(
+        ["index.ipynb", "01-first.ipynb", "02-second.ipynb", wheel_name(REPO)]
+    )
     first = nbformat.read(site / "01-first.ipynb", as_version=4)
     code = [c for c in first.cells if c.cell_type == "code"]
     assert code[0].source == requirement_cell(wheel_name(REPO)) and code[1].outputs  # executed, as rlbook build does
@@ -130,8 +137,11 @@ def test_a_page_whose_extra_is_missing_stops_the_render_in_one_line(tmp_path):
     done = prerender(root, QUARTO_PROJECT_RENDER_ALL="1")
     assert done.returncode == 1 and not (root / "_book").exists()
     assert done.stdout.strip().splitlines() == [
-        ("rlbook pre-render: chapters/01-first.qmd needs the 'ghost' extra, and no_such_package_here is not "
-        "installed (pip install -e \".[ghost]\", see the README)")]
+        (
+            "rlbook pre-render: chapters/01-first.qmd needs the 'ghost' extra, and no_such_package_here is not "
+            'installed (pip install -e ".[ghost]", see the README)'
+        )
+    ]
 
 
 def test_input_files_come_from_the_variable_or_from_the_file_quarto_names(tmp_path):

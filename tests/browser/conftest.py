@@ -12,6 +12,7 @@ for Jupyter), for the tests of the site and of the notebooks in JupyterLab;
 ``server`` serves it on 127.0.0.1, ``pages`` lists its pages and ``tab``
 opens one in a browser context that records every problem (``sitekit.Tab``).
 """
+
 from __future__ import annotations
 
 import os
@@ -27,15 +28,24 @@ REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("_quarto.yml", "index.qmd", "references.bib", "chapters")
 """What the whole book is built from."""
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-quic", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="session")
 def browser():
     """A headless Chromium, shared by the session's tests."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed "
-                                   "(pip install playwright): the browser tests cannot run")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api",
+        reason="Playwright's Python package is not installed (pip install playwright): the browser tests cannot run",
+    )
     executable = CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")
     if executable is None:
         pytest.skip("Chromium is not installed (apt-get install chromium): the browser tests cannot run")

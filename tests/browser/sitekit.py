@@ -6,6 +6,7 @@ tab that records every problem, the sizes a page is read at, and the
 measurements, each a script run in the page that returns every violation it
 finds with the page's element named, so a failing test lists them all at once.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -29,8 +30,9 @@ class Tab:
     """A page in a fresh browser context that records console errors, failed requests and refused requests."""
 
     def __init__(self, browser, origin: str, size: tuple[int, int], scheme: str = "light", **context) -> None:
-        self.context = browser.new_context(viewport={"width": size[0], "height": size[1]}, color_scheme=scheme,
-                                           **context)
+        self.context = browser.new_context(
+            viewport={"width": size[0], "height": size[1]}, color_scheme=scheme, **context
+        )
         self.problems: list[str] = []
 
         def route(r):
@@ -134,7 +136,9 @@ OPEN_ALL_CODE = r"""() => {
 }"""
 """Open every folded cell, so that its code is laid out and can be measured."""
 
-CODE_WIDTH = NAME + r"""
+CODE_WIDTH = (
+    NAME
+    + r"""
 (() => {
   // Every code block (a cell's code or its printed output) whose content is wider than its box.
   const found = [];
@@ -151,8 +155,11 @@ CODE_WIDTH = NAME + r"""
   return found;
 })()
 """
+)
 
-COPY_OVERLAP = NAME + r"""
+COPY_OVERLAP = (
+    NAME
+    + r"""
 (() => {
   // Every copy button that covers a character of the code it copies.
   const found = [];
@@ -179,8 +186,11 @@ COPY_OVERLAP = NAME + r"""
   return found;
 })()
 """
+)
 
-TABLE_WIDTH = NAME + r"""
+TABLE_WIDTH = (
+    NAME
+    + r"""
 (() => {
   // Every table wider than the column it sits in (its scrolling box, which is as wide as the text).
   const found = [];
@@ -193,8 +203,11 @@ TABLE_WIDTH = NAME + r"""
   return found;
 })()
 """
+)
 
-TABLE_SCROLL = NAME + r"""
+TABLE_SCROLL = (
+    NAME
+    + r"""
 (() => {
   // On a narrow screen: every table box that pushes past the screen, and every table whose first column
   // does not stay in view when its box is scrolled to the far right.
@@ -216,8 +229,11 @@ TABLE_SCROLL = NAME + r"""
   return found;
 })()
 """
+)
 
-BROKEN_WORDS = NAME + r"""
+BROKEN_WORDS = (
+    NAME
+    + r"""
 (() => {
   // Every word of the text (prose, tables, captions; not code listings, math or figures) that the browser
   // broke across two lines between two letters or digits: inside a word or a name, not at a "_", "-" or ".".
@@ -252,8 +268,11 @@ BROKEN_WORDS = NAME + r"""
   return found;
 })()
 """
+)
 
-FIGURE_TEXT = NAME + r"""
+FIGURE_TEXT = (
+    NAME
+    + r"""
 (async () => {
   // The smallest text of every figure image at the size it is drawn: each SVG's text sizes (in its own
   // units, inherited as the browser would) times the image's drawn width over the SVG's viewBox width.
@@ -289,3 +308,4 @@ FIGURE_TEXT = NAME + r"""
   return found;
 })()
 """
+)

@@ -12,6 +12,7 @@ In chapter 1, a wrong answer typed into exercise 1 still fails its check after
 time each "Run All" took is printed, and a screenshot of each notebook goes to
 ``_build/test-output/screenshots/jupyterlab-*.png`` (``RLBOOK_SCREENSHOTS`` moves it).
 """
+
 from __future__ import annotations
 
 import json
@@ -36,11 +37,11 @@ SETTINGS = {
     # Every cell in the page, so that all of them can be read (JupyterLab otherwise renders only those in view).
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
     # No question about news, no check for updates: nothing leaves the machine.
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
-                                                                         "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
 }
-WRONG_LABELS = ('labels = {"state": "U:", "action": "#", "trajectory": [], "rewards": [1.0], '
-                '"return": 0.0, "policy": "mine"}')
+WRONG_LABELS = (
+    'labels = {"state": "U:", "action": "#", "trajectory": [], "rewards": [1.0], "return": 0.0, "policy": "mine"}'
+)
 RUN_ALL_TIMEOUT_S = 300
 SCREENSHOTS = Path(os.environ.get("RLBOOK_SCREENSHOTS") or REPO / "_build" / "test-output" / "screenshots")
 
@@ -72,15 +73,31 @@ def lab(site, tmp_path_factory):
         (home / "settings" / name).parent.mkdir(parents=True, exist_ok=True)
         (home / "settings" / name).write_text(json.dumps(values))
     port, token = _free_port(), secrets.token_hex(16)
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-           "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
-           "PYTHONPATH": os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env = {
+        **os.environ,
+        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_DATA_DIR": str(home / "data"),
+        "PYTHONPATH": os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }
     env.pop("RLBOOK_BUILDING", None)  # set by the session's book build; a student's kernel runs without it
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
-               f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={folder}", "--LabApp.expose_app_in_browser=True",
-               "--LabApp.extension_manager=readonly", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={folder}",
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.extension_manager=readonly",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
     with open(home / "server.log", "w") as log:
         server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
@@ -134,12 +151,16 @@ def tab(browser, lab):
 def _open(tab, lab: Lab, name: str) -> None:
     """Open a notebook and wait until its kernel is idle."""
     tab.goto(lab.notebook_url(name))
-    tab.wait_for_function("""(name) => {
+    tab.wait_for_function(
+        """(name) => {
         const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
         return w && w.context && w.context.path === name && w.context.isReady
             && w.sessionContext.session && w.sessionContext.session.kernel
             && w.sessionContext.session.kernel.status === 'idle';
-    }""", arg=name, timeout=120_000)
+    }""",
+        arg=name,
+        timeout=120_000,
+    )
     tab.wait_for_timeout(1000)  # anything JupyterLab would rewrite on opening is done by now
 
 
@@ -151,11 +172,14 @@ def _run_all(tab) -> float:
     """Run every cell (JupyterLab's "Run All Cells") and return the seconds it took."""
     started = time.perf_counter()
     tab.evaluate("async () => await window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    tab.wait_for_function("""() => {
+    tab.wait_for_function(
+        """() => {
         const w = window.jupyterapp.shell.currentWidget;
         return w.sessionContext.session.kernel.status === 'idle'
             && w.content.widgets.every(c => c.model.type !== 'code' || c.model.executionCount !== null);
-    }""", timeout=RUN_ALL_TIMEOUT_S * 1000)
+    }""",
+        timeout=RUN_ALL_TIMEOUT_S * 1000,
+    )
     return time.perf_counter() - started
 
 
@@ -197,7 +221,7 @@ def test_each_notebook_opens_unmodified_runs_all_and_reads_clean(tab, lab, stem)
     assert not _errors(cells), _errors(cells)
     text = _rendered_text(tab)
     raw = [token for token in RAW if token in text]
-    assert not raw, f"{name} shows raw markup {raw}: " + text[max(0, text.find(raw[0]) - 200):][:400]
+    assert not raw, f"{name} shows raw markup {raw}: " + text[max(0, text.find(raw[0]) - 200) :][:400]
     details = tab.locator(".jp-RenderedMarkdown details")
     assert all(d.get_attribute("open") is None for d in details.all()), "a solution is open"
     solutions = tab.locator(".jp-RenderedMarkdown details pre")
@@ -253,9 +277,12 @@ def test_chapter_1_keeps_a_wrong_answer_wrong_and_its_workshop_redraws_when_the_
     tab.mouse.down()
     tab.mouse.move(box["x"] - 60, box["y"] + box["height"] / 2, steps=8)
     tab.mouse.up()
-    tab.wait_for_function("(before) => { const o = document.querySelector('.widget-output');"
-                          " return o && o.innerHTML !== before && o.querySelector('img, svg'); }",
-                          arg=before, timeout=60_000)
+    tab.wait_for_function(
+        "(before) => { const o = document.querySelector('.widget-output');"
+        " return o && o.innerHTML !== before && o.querySelector('img, svg'); }",
+        arg=before,
+        timeout=60_000,
+    )
     readout = tab.locator(".widget-readout").first.inner_text()
     assert readout != "1.0" and _workshop_picture(tab) != before
     print(f"\nexercise 1 with a wrong answer: {verdict.strip()[:90]}...; slider at T = {readout}")

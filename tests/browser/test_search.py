@@ -7,6 +7,7 @@ credited to the section that holds it, a heading weighs more than body
 text, a page lists its best section first, and "pass@k" finds its family
 (pass@1, pass@4). The real book's terms are tested in ``test_site_layout.py``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -59,8 +60,9 @@ came close to one, so pass@k at large k measures coverage: pass@k, pass@k, pass@
 def origin(tmp_path_factory):
     """The two chapters rendered as a site and served on 127.0.0.1; yields the site's base URL."""
     printed = nbformat.v4.new_output("stream", name="stdout", text="quuxly printed: pass@k CISPO zero variance\n")
-    site = fixture_site(tmp_path_factory.mktemp("book"), {"01-loop": LOOP, "02-explore": EXPLORE},
-                        {("01-loop", 0): [printed]})
+    site = fixture_site(
+        tmp_path_factory.mktemp("book"), {"01-loop": LOOP, "02-explore": EXPLORE}, {("01-loop", 0): [printed]}
+    )
     with served(site) as base:
         yield base
 
@@ -72,14 +74,20 @@ def search(browser, origin: str, term: str) -> list[list[str]]:
         t.open(origin + "index.html")
         t.page.fill(".pagefind-ui__search-input", term)
         # Done when the message no longer says it is searching and every result listed has its link.
-        t.page.wait_for_function("""() => {
+        t.page.wait_for_function(
+            """() => {
             const message = document.querySelector('.pagefind-ui__message');
             const results = [...document.querySelectorAll('.pagefind-ui__result')];
             return message && !/Searching/.test(message.textContent)
                 && results.every(r => r.querySelector('.pagefind-ui__result-link'));
-        }""", timeout=20_000)
-        shown = t.page.eval_on_selector_all(".pagefind-ui__result", """rs => rs.map(r =>
-            [...r.querySelectorAll('a[href]')].map(a => a.getAttribute('href')))""")
+        }""",
+            timeout=20_000,
+        )
+        shown = t.page.eval_on_selector_all(
+            ".pagefind-ui__result",
+            """rs => rs.map(r =>
+            [...r.querySelectorAll('a[href]')].map(a => a.getAttribute('href')))""",
+        )
     finally:
         t.close()
     assert not t.problems, t.problems

@@ -9,6 +9,7 @@ every page, at 1280 and 390 px wide and in both colour schemes, is written to
 ``_build/test-output/screenshots/`` in the repository (``RLBOOK_SCREENSHOTS``
 moves it), where ``.ci/run`` says it keeps them.
 """
+
 from __future__ import annotations
 
 import re
@@ -85,8 +86,9 @@ def test_on_a_phone_the_chapter_list_is_a_menu(tab, server):
     assert not t.page.is_visible("#sidebar")
     t.page.click(".menu-toggle")
     assert t.page.is_visible("#sidebar") and t.page.get_attribute(".menu-toggle", "aria-expanded") == "true"
-    following = t.page.eval_on_selector("#sidebar a.current", "a => a.closest('li').nextElementSibling"
-                                        ".querySelector('a').getAttribute('href')")
+    following = t.page.eval_on_selector(
+        "#sidebar a.current", "a => a.closest('li').nextElementSibling.querySelector('a').getAttribute('href')"
+    )
     t.page.click(f"#sidebar a[href='{following}']")
     t.page.wait_for_url(f"**/chapters/{following}")
 
@@ -181,7 +183,7 @@ def test_every_internal_link_and_anchor_resolves(tab, server, site, pages):
             if not url.startswith(server):
                 continue
             parts = urlsplit(url)
-            target = site / unquote(parts.path[len(urlsplit(server).path):])
+            target = site / unquote(parts.path[len(urlsplit(server).path) :])
             if target.is_dir():
                 target = target / "index.html"
             if not target.is_file():

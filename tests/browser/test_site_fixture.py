@@ -11,6 +11,7 @@ a phone with its first column in view, names break only between their
 parts, the figure follows dark mode, the code folds and unfolds from one
 control, and an exercise's check prints nothing.
 """
+
 from __future__ import annotations
 
 import io
@@ -114,11 +115,14 @@ def _panel(title: str) -> str:
 @pytest.fixture(scope="module")
 def origin(tmp_path_factory):
     """The chapter rendered as a site with its outputs, served on 127.0.0.1."""
-    figures = [nbformat.v4.new_output("display_data", data={"image/svg+xml": _panel(t), "text/plain": "<Figure>"})
-               for t in ("reward", "KL")]
+    figures = [
+        nbformat.v4.new_output("display_data", data={"image/svg+xml": _panel(t), "text/plain": "<Figure>"})
+        for t in ("reward", "KL")
+    ]
     verdict = nbformat.v4.new_output("stream", name="stdout", text="NOT YET: no answer yet\n")
-    site = fixture_site(tmp_path_factory.mktemp("book"), {"01-a": CHAPTER},
-                        {("01-a", 3): figures, ("01-a", 4): [verdict]})
+    site = fixture_site(
+        tmp_path_factory.mktemp("book"), {"01-a": CHAPTER}, {("01-a", 3): figures, ("01-a", 4): [verdict]}
+    )
     with served(site) as base:
         yield base
 

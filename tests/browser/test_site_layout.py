@@ -10,6 +10,7 @@ A screenshot of every figure and table goes to ``figures/`` beside the page
 screenshots, and ``figure-text.tsv`` lists each figure's smallest text at
 both widths (CI keeps both).
 """
+
 from __future__ import annotations
 
 import io
@@ -58,8 +59,12 @@ def readings(browser, server, pages) -> dict:
             for name in pages:
                 t.open(server + name)
                 t.page.wait_for_timeout(100)
-                reading = {"figures": t.page.evaluate(FIGURE_TEXT), "tables": t.page.evaluate(TABLE_WIDTH),
-                           "scroll": t.page.evaluate(TABLE_SCROLL), "words": t.page.evaluate(BROKEN_WORDS)}
+                reading = {
+                    "figures": t.page.evaluate(FIGURE_TEXT),
+                    "tables": t.page.evaluate(TABLE_WIDTH),
+                    "scroll": t.page.evaluate(TABLE_SCROLL),
+                    "words": t.page.evaluate(BROKEN_WORDS),
+                }
                 for element in t.page.query_selector_all("main figure[id], main .table-float[id]"):
                     _snap(t.page, element, shots / shot_name(name, SIZES[size], scheme, element.get_attribute("id")))
                 t.page.evaluate(OPEN_ALL_CODE)
@@ -87,8 +92,12 @@ def _snap(page, element, path: Path) -> None:
     box = element.bounding_box()
     width, height = page.viewport_size["width"], page.viewport_size["height"]
     left, top = max(box["x"], 0), max(box["y"], 0)
-    clip = {"x": left, "y": top, "width": min(box["x"] + box["width"], width) - left,
-            "height": min(box["y"] + box["height"], height) - top}
+    clip = {
+        "x": left,
+        "y": top,
+        "width": min(box["x"] + box["width"], width) - left,
+        "height": min(box["y"] + box["height"], height) - top,
+    }
     if clip["width"] > 0 and clip["height"] > 0:
         page.screenshot(path=str(path), clip=clip)
 
@@ -101,8 +110,9 @@ def _write_figure_table(found: dict, path: Path) -> None:
             for figure in reading["figures"]:
                 rows.setdefault((name, figure["name"], figure["src"]), {})[size] = figure.get("smallest")
     lines = ["page\tfigure\timage\tsmallest px at 1280\tsmallest px at 390"]
-    lines += [f"{page}\t{name}\t{src}\t{sizes.get('1280')}\t{sizes.get('390')}"
-              for (page, name, src), sizes in rows.items()]
+    lines += [
+        f"{page}\t{name}\t{src}\t{sizes.get('1280')}\t{sizes.get('390')}" for (page, name, src), sizes in rows.items()
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -112,39 +122,56 @@ def _listed(found: dict) -> str:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_code_block_is_wider_than_its_box_at_1280(readings, scheme):
-    found = {page: [f"{block['kind']} {block['name']}: {block['over']} px too wide "
-                    f"(its longest line has {block['longest']} characters)" for block in r["code"]
-                    if block["cell"] not in WIDE_LISTINGS.get(page, set())]
-             for page, r in readings[("1280", scheme)].items()}
+    found = {
+        page: [
+            f"{block['kind']} {block['name']}: {block['over']} px too wide "
+            f"(its longest line has {block['longest']} characters)"
+            for block in r["code"]
+            if block["cell"] not in WIDE_LISTINGS.get(page, set())
+        ]
+        for page, r in readings[("1280", scheme)].items()
+    }
     found = {page: items for page, items in found.items() if items}
     assert not found, "code wider than its box at 1280 px:\n" + _listed(found)
 
 
 @pytest.mark.parametrize(("size", "scheme"), MODES)
 def test_no_copy_button_covers_code(readings, size, scheme):
-    found = {page: [f"{b['name']}: covers {b['covered']!r}" for b in r["copy"]]
-             for page, r in readings[(size, scheme)].items() if r["copy"]}
+    found = {
+        page: [f"{b['name']}: covers {b['covered']!r}" for b in r["copy"]]
+        for page, r in readings[(size, scheme)].items()
+        if r["copy"]
+    }
     assert not found, f"copy buttons over code at {size} px:\n" + _listed(found)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_table_is_wider_than_its_column_at_1280(readings, scheme):
-    found = {page: [f"{t['name']}: {t['over']} px wider than the text column" for t in r["tables"]]
-             for page, r in readings[("1280", scheme)].items() if r["tables"]}
+    found = {
+        page: [f"{t['name']}: {t['over']} px wider than the text column" for t in r["tables"]]
+        for page, r in readings[("1280", scheme)].items()
+        if r["tables"]
+    }
     assert not found, "tables wider than their column at 1280 px:\n" + _listed(found)
 
 
 @pytest.mark.parametrize(("size", "scheme"), MODES)
 def test_a_wide_table_scrolls_in_its_own_box_with_its_first_column_in_view(readings, size, scheme):
-    found = {page: [f"{t['name']}: {t['problem']}" for t in r["scroll"]]
-             for page, r in readings[(size, scheme)].items() if r["scroll"]}
+    found = {
+        page: [f"{t['name']}: {t['problem']}" for t in r["scroll"]]
+        for page, r in readings[(size, scheme)].items()
+        if r["scroll"]
+    }
     assert not found, f"tables at {size} px:\n" + _listed(found)
 
 
 @pytest.mark.parametrize(("size", "scheme"), MODES)
 def test_no_word_or_name_is_broken_inside(readings, size, scheme):
-    found = {page: [f"{w['name']}: {w['word']}" for w in r["words"]]
-             for page, r in readings[(size, scheme)].items() if r["words"]}
+    found = {
+        page: [f"{w['name']}: {w['word']}" for w in r["words"]]
+        for page, r in readings[(size, scheme)].items()
+        if r["words"]
+    }
     assert not found, f"words broken inside at {size} px (the slash marks the break):\n" + _listed(found)
 
 
@@ -152,9 +179,12 @@ def test_no_word_or_name_is_broken_inside(readings, size, scheme):
 def test_no_figure_text_is_drawn_under_9_px(readings, size, scheme):
     found = {}
     for page, r in readings[(size, scheme)].items():
-        small = [f"{f['name']}: {f.get('problem') or str(f['smallest']) + ' px'} "
-                 f"({f['src']} drawn {f['drawn']} px wide; e.g. {', '.join(f.get('tiny') or [])})"
-                 for f in r["figures"] if f.get("problem") or (f["smallest"] or MIN_TEXT_PX) < MIN_TEXT_PX]
+        small = [
+            f"{f['name']}: {f.get('problem') or str(f['smallest']) + ' px'} "
+            f"({f['src']} drawn {f['drawn']} px wide; e.g. {', '.join(f.get('tiny') or [])})"
+            for f in r["figures"]
+            if f.get("problem") or (f["smallest"] or MIN_TEXT_PX) < MIN_TEXT_PX
+        ]
         if small:
             found[page] = small
     assert not found, f"figure text under {MIN_TEXT_PX} px at {size} px:\n" + _listed(found)
@@ -224,16 +254,21 @@ def _words(text: str) -> str:
 
 @pytest.mark.parametrize("term", SEARCHES)
 def test_searching_a_term_lists_first_the_section_that_teaches_it(tab, server, site, pages, term):
-    taught = {t: where for t, where in glossary(site, pages).items()
-              if _words(t) in _words(term) or _words(term) in _words(t)}
+    taught = {
+        t: where for t, where in glossary(site, pages).items() if _words(t) in _words(term) or _words(term) in _words(t)
+    }
     assert taught, f"the glossary names no section that teaches {term!r}: add the term to it"
     t = tab(WIDE)
     t.open(server + "index.html")
     t.page.fill(".pagefind-ui__search-input", term)
     t.page.wait_for_selector(".pagefind-ui__result-link", timeout=20_000)
-    first = t.page.eval_on_selector(".pagefind-ui__result", """r => [...r.querySelectorAll('a[href]')]
-        .map(a => a.getAttribute('href'))""")
+    first = t.page.eval_on_selector(
+        ".pagefind-ui__result",
+        """r => [...r.querySelectorAll('a[href]')]
+        .map(a => a.getAttribute('href'))""",
+    )
     shown = [urlsplit(href) for href in first]
     shown = [f"{u.path.lstrip('/')}#{u.fragment}" for u in shown if u.fragment]
-    assert shown and shown[0] in taught.values(), (f"searching {term!r} lists {shown[:3]} first; "
-                                                   f"the glossary says {sorted(taught.values())} teaches it")
+    assert shown and shown[0] in taught.values(), (
+        f"searching {term!r} lists {shown[:3]} first; the glossary says {sorted(taught.values())} teaches it"
+    )

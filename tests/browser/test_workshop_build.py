@@ -5,6 +5,7 @@ panels gives its blocks to one chapter here) is built as the real book is;
 its pages must carry the panels, its site the workshop's files, and the
 panels must work where the build put them.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,8 +30,9 @@ def built(tmp_path_factory) -> tuple[Path, dict[str, str]]:
         listed.append(f"    - chapters/{stem}.qmd")
         for block in blocks:
             where[block.split('data-panel="')[1].split('"')[0]] = f"chapters/{stem}.html"
-    (root / "_quarto.yml").write_text("project:\n  type: book\nbook:\n  title: \"Panels\"\n  chapters:\n"
-                                      "    - index.qmd\n" + "\n".join(listed) + "\n")
+    (root / "_quarto.yml").write_text(
+        'project:\n  type: book\nbook:\n  title: "Panels"\n  chapters:\n    - index.qmd\n' + "\n".join(listed) + "\n"
+    )
     lines: list[str] = []
     assert build_book(root, backend="pandoc", out=lines.append) == 0, "\n".join(lines)
     return root / "_book", where

@@ -7,6 +7,7 @@ verdicts, the probabilities before and after a step (from the very weights
 the page trained, loaded into rlbook's policy), the weights hash of "this
 run" in the sample panel, and the recipe a setting names.
 """
+
 from __future__ import annotations
 
 import math
@@ -41,8 +42,10 @@ def panels(tmp_path_factory, workshop_data):
 
 def _open(page, panels):
     page.goto(panels["lab"][0].as_uri())
-    page.wait_for_function(f"{LAB}.dataset.ready === 'true' && {LAB}.querySelectorAll('.rw-chip').length === 32 && "
-                           "document.querySelectorAll('[data-panel=sample] .rw-chip').length === 32")
+    page.wait_for_function(
+        f"{LAB}.dataset.ready === 'true' && {LAB}.querySelectorAll('.rw-chip').length === 32 && "
+        "document.querySelectorAll('[data-panel=sample] .rw-chip').length === 32"
+    )
     return page.locator("[data-panel=lab]")
 
 
@@ -91,10 +94,12 @@ def test_one_step_at_a_time_shows_what_the_step_did_to_the_watched_sum(page, pan
     # machine: on an AVX-512 machine (CI's) an answer's probability differed by 2.6e-5 of itself.
     for answer in record["top"]:
         assert answer["advantage"] is None and answer["count"] == 0, "a held-out sum is in no batch"
-        assert math.isclose(answer["before"], workshop.answer_probability(before, prompt, answer["completion"]),
-                            rel_tol=1e-4)
-        assert math.isclose(answer["after"], workshop.answer_probability(after, prompt, answer["completion"]),
-                            rel_tol=1e-4)
+        assert math.isclose(
+            answer["before"], workshop.answer_probability(before, prompt, answer["completion"]), rel_tol=1e-4
+        )
+        assert math.isclose(
+            answer["after"], workshop.answer_probability(after, prompt, answer["completion"]), rel_tol=1e-4
+        )
     assert lab.locator(".rw-move").count() == len(record["top"]) + 1  # a header row, then one row per answer
     assert "held out" in lab.locator(".rw-watch .rw-key").last.inner_text()
     assert not page.log.refused
@@ -152,15 +157,18 @@ def _loophole_run(page, lab, seed: int, steps: int) -> int | None:
     lab.get_by_label("random seed").dispatch_event("change")
     lab.get_by_label("as fast as it goes").check()
     lab.get_by_role("button", name="Train", exact=True).click()
-    page.wait_for_function(f"(() => {{ const r = {LAB}.workshopRun; return r.seed === {seed} && "
-                           f"(r.steps.some(s => s.loopholeShare > 0.5) || r.steps.length >= {steps}); }})()",
-                           timeout=300_000)
+    page.wait_for_function(
+        f"(() => {{ const r = {LAB}.workshopRun; return r.seed === {seed} && "
+        f"(r.steps.some(s => s.loopholeShare > 0.5) || r.steps.length >= {steps}); }})()",
+        timeout=300_000,
+    )
     shares = page.evaluate(f"{LAB}.workshopRun.steps.map(s => s.loopholeShare)")
     return next((k + 1 for k, share in enumerate(shares) if share > 0.5), None)
 
 
-def test_against_the_fail_open_verifier_the_loophole_takes_over_as_in_the_books_exploit_run(page, panels,
-                                                                                           workshop_data):
+def test_against_the_fail_open_verifier_the_loophole_takes_over_as_in_the_books_exploit_run(
+    page, panels, workshop_data
+):
     """At chapter 5's exploit settings the loophole passes half of a batch, within the exploit run's steps, on at
     least two of three page seeds (the book's own seeds took over at the steps the data names)."""
     lab = _open(page, panels)
@@ -187,12 +195,14 @@ def test_the_sample_panel_samples_the_run_just_trained(page, panels, workshop_da
     sample.get_by_label("this run (trained in the lab below)").check()
     assert sample.get_by_label("step of this run").input_value() == "3", "this run is picked at its latest step"
     sample.get_by_label("step of this run").fill("2")
-    page.wait_for_function("document.querySelector('[data-panel=sample] .rw-identity').textContent"
-                           ".includes('at step 2 ')")
+    page.wait_for_function(
+        "document.querySelector('[data-panel=sample] .rw-identity').textContent.includes('at step 2 ')"
+    )
     net = _policy(_snapshot(page, 2), workshop_data["tensors"])
     seed = page.evaluate(f"{LAB}.workshopRun.seed")
-    assert sample.locator(".rw-identity").inner_text() == (f"this run (random seed {seed}) at step 2 · weights hash "
-                                                           f"{policy_lib.weights_hash(net)}")
+    assert sample.locator(".rw-identity").inner_text() == (
+        f"this run (random seed {seed}) at step 2 · weights hash {policy_lib.weights_hash(net)}"
+    )
     assert sample.locator(".rw-prompt").inner_text().endswith("this run at step 2")
     prompt = sample.locator(".rw-prompt").inner_text().split()[0]
     exact = rewards.get_verifier("exact")
@@ -209,8 +219,9 @@ def test_a_full_run_states_its_held_out_reward_beside_mains_seeds(page, panels):
     lab = _open(page, panels)
     lab.get_by_label("as fast as it goes").check()
     lab.get_by_role("button", name="Train", exact=True).click()
-    page.wait_for_function(f"{LAB}.dataset.state === 'done' && {LAB}.querySelector('.rw-summary').textContent",
-                           timeout=600_000)
+    page.wait_for_function(
+        f"{LAB}.dataset.state === 'done' && {LAB}.querySelector('.rw-summary').textContent", timeout=600_000
+    )
     run = page.evaluate(f"{LAB}.workshopRun.evals.map(e => [e.step, e.heldoutExpectedReward])")
     cfg = runs.spec("main").rl
     assert [s for s, _ in run] == sorted({0, *range(cfg.checkpoint_every, cfg.steps + 1, cfg.checkpoint_every)})

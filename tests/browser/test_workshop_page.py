@@ -4,6 +4,7 @@ The page is the chapter's own panel markup (its raw HTML blocks) with the
 site files of rlbook.publish.webworkshop beside it, laid out as in the book.
 The lab on the same page has its own tests (test_workshop_lab.py).
 """
+
 from __future__ import annotations
 
 import re
@@ -17,8 +18,10 @@ from rlbook.figures.style import VERDICT_WORDS
 from rlbook.publish import checkpoints
 
 LABELS = VERDICT_WORDS  # the panels name each verdict as the figures do
-READOUT = re.compile(r"Expected reward (\d\.\d\d): (\d+) of 32 answers right \(95 % Wilson interval (\d\.\d\d) to "
-                     r"(\d\.\d\d)\)")
+READOUT = re.compile(
+    r"Expected reward (\d\.\d\d): (\d+) of 32 answers right \(95 % Wilson interval (\d\.\d\d) to "
+    r"(\d\.\d\d)\)"
+)
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ protects and the figures it saw. The same checks run when a page loads its
 facts during the build, and ``rlbook claims`` runs them on another numerical
 draw (README, "Checking the claims on other machines").
 """
+
 from __future__ import annotations
 
 import functools

@@ -6,6 +6,7 @@ on a busy two-core machine, where two threads make the tiny tensors of these
 runs tens of times slower). The base entry is copied from the project cache
 into the temporary one, so no test ever retrains the base.
 """
+
 from __future__ import annotations
 
 import shutil

@@ -4,6 +4,7 @@ Every test works in a temporary cache (fixture ``tiny_cache``) on the tiny
 run of the conftest; a rebuilt entry must hold the same weights as the
 reference build, bit for bit.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -93,8 +94,15 @@ def garble(path: Path) -> None:
     path.write_text("{not json")
 
 
-DAMAGE = [("log.pt", truncate), ("log.pt", flip_byte), ("log.pt", remove), ("record.json", truncate),
-          ("record.json", change_seed), ("manifest.json", scramble_checksum), ("manifest.json", garble)]
+DAMAGE = [
+    ("log.pt", truncate),
+    ("log.pt", flip_byte),
+    ("log.pt", remove),
+    ("record.json", truncate),
+    ("record.json", change_seed),
+    ("manifest.json", scramble_checksum),
+    ("manifest.json", garble),
+]
 
 
 @pytest.mark.parametrize("file, damage", DAMAGE, ids=[f"{f}-{d.__name__}" for f, d in DAMAGE])
@@ -104,8 +112,9 @@ def test_a_damaged_entry_is_reported_and_rebuilt_identically(built, tiny_referen
         rebuilt = runs.load("tiny", 0, 1)
     assert not rebuilt.cached
     assert final_hash(rebuilt) == final_hash(tiny_reference)
-    assert [c["weights_hash"] for c in rebuilt.log["checkpoints"]] == \
-           [c["weights_hash"] for c in tiny_reference.log["checkpoints"]]
+    assert [c["weights_hash"] for c in rebuilt.log["checkpoints"]] == [
+        c["weights_hash"] for c in tiny_reference.log["checkpoints"]
+    ]
     assert_valid_entry(built)
     assert load_quietly().cached  # the rebuilt entry is served from now on
 
@@ -161,8 +170,10 @@ def test_two_processes_building_the_same_run_share_one_valid_entry(tiny_cache, t
     assert sorted(g["cached"] for g in got) == [False, True]  # one trained, the other waited for the lock and read
     assert {g["hash"] for g in got} == {final_hash(tiny_reference)}
     entry = runs.entry_path("tiny", 0, 1)
-    assert sorted(p.name for p in tiny_cache.iterdir() if p.name.startswith("tiny-")) == \
-           [entry.name, entry.name + ".lock"]  # one entry, no temporary folder left behind
+    assert sorted(p.name for p in tiny_cache.iterdir() if p.name.startswith("tiny-")) == [
+        entry.name,
+        entry.name + ".lock",
+    ]  # one entry, no temporary folder left behind
     assert_valid_entry(entry)
 
 

@@ -10,6 +10,7 @@
 - a file where the entry should be is replaced; a read-only cache serves
   the run it holds, and one that lacks the run says so before training.
 """
+
 from __future__ import annotations
 
 import errno
@@ -127,8 +128,11 @@ def test_a_payload_planted_in_the_resume_state_never_runs(tiny_cache, tiny_refer
 
 
 def fix_manifest(folder: Path) -> None:
-    sums = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted(folder.iterdir())
-            if f.name != "manifest.json"}
+    sums = {
+        f.name: hashlib.sha256(f.read_bytes()).hexdigest()
+        for f in sorted(folder.iterdir())
+        if f.name != "manifest.json"
+    }
     (folder / "manifest.json").write_text(json.dumps(sums))
 
 
@@ -159,9 +163,14 @@ def test_a_record_edited_to_another_value_with_its_manifest_fixed_is_refused(tin
     assert runs.load("tiny", 0, 1).cached
 
 
-@pytest.mark.parametrize("field, change", [("checkpoints[1].weights_hash", lambda r: r["checkpoints"][1].update(
-    weights_hash="0" * 16)), ("status", lambda r: r.update(status="aborted")),
-    ("steps_completed", lambda r: r.update(steps_completed=3))])
+@pytest.mark.parametrize(
+    "field, change",
+    [
+        ("checkpoints[1].weights_hash", lambda r: r["checkpoints"][1].update(weights_hash="0" * 16)),
+        ("status", lambda r: r.update(status="aborted")),
+        ("steps_completed", lambda r: r.update(steps_completed=3)),
+    ],
+)
 def test_other_fields_the_log_holds_are_cross_checked(tiny_reference, field, change):
     record = json.loads((tiny_reference.path / "record.json").read_text())
     change(record)

@@ -5,6 +5,7 @@ Most calls run ``cli.main`` in-process (fast); two run the installed
 project's cached seed-0 base, or the tiny run of the conftest in a
 temporary cache.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,15 +37,21 @@ def test_an_invalid_field_in_a_record_names_the_field(tmp_path, base_entry, caps
 
 
 def test_an_unknown_checkpoint_step(base_entry, capsys):
-    assert_usage_error(*call(["sample", PROMPT, "-n", "2", "--step", "7"], capsys),
-                       "rlbook sample: error: run 'base' has no checkpoint at step 7; its checkpoints are [0, 1]")
-    assert_usage_error(*call(["eval", "--run", "base", "--step", "7"], capsys),
-                       "rlbook eval: error: run 'base' has no checkpoint at step 7; its checkpoints are [0, 1]")
+    assert_usage_error(
+        *call(["sample", PROMPT, "-n", "2", "--step", "7"], capsys),
+        "rlbook sample: error: run 'base' has no checkpoint at step 7; its checkpoints are [0, 1]",
+    )
+    assert_usage_error(
+        *call(["eval", "--run", "base", "--step", "7"], capsys),
+        "rlbook eval: error: run 'base' has no checkpoint at step 7; its checkpoints are [0, 1]",
+    )
 
 
 def test_a_prompt_of_the_other_world(base_entry, capsys):
-    assert_usage_error(*call(["sample", "U:3+4+5?|A:", "-n", "2"], capsys),
-                       "rlbook sample: error: run 'base' answers U:a+b?|A: prompts, not 'U:3+4+5?|A:'")
+    assert_usage_error(
+        *call(["sample", "U:3+4+5?|A:", "-n", "2"], capsys),
+        "rlbook sample: error: run 'base' answers U:a+b?|A: prompts, not 'U:3+4+5?|A:'",
+    )
 
 
 @pytest.mark.parametrize("prompt", ["U:٣+4?|A:", "U:３+4?|A:"])
@@ -63,9 +70,20 @@ def test_a_vanishing_temperature_is_refused_or_acts_greedy(base_entry, capsys):
         assert [a["completion"] for a in json.loads(out)["answers"]] == greedy
 
 
-RUN_CONTRACT = {"name", "seed", "threads", "status", "heldout_expected_reward_before",
-                "heldout_expected_reward_after", "heldout_greedy_accuracy_before", "heldout_greedy_accuracy_after",
-                "weights_hash", "wall_seconds", "cached", "record_path"}
+RUN_CONTRACT = {
+    "name",
+    "seed",
+    "threads",
+    "status",
+    "heldout_expected_reward_before",
+    "heldout_expected_reward_after",
+    "heldout_greedy_accuracy_before",
+    "heldout_greedy_accuracy_after",
+    "weights_hash",
+    "wall_seconds",
+    "cached",
+    "record_path",
+}
 
 
 def test_run_prints_the_contract_and_then_reads_the_cache(tiny_cache, tiny_reference, capsys):
@@ -74,19 +92,27 @@ def test_run_prints_the_contract_and_then_reads_the_cache(tiny_cache, tiny_refer
     first = json.loads(out)
     assert set(first) == RUN_CONTRACT
     evals = tiny_reference.evals
-    assert first == dict(first, name="tiny", seed=0, threads=1, status="completed", cached=False,
-                         heldout_expected_reward_before=evals[0]["heldout_expected_reward"],
-                         heldout_expected_reward_after=evals[-1]["heldout_expected_reward"],
-                         heldout_greedy_accuracy_before=evals[0]["heldout_greedy_accuracy"],
-                         heldout_greedy_accuracy_after=evals[-1]["heldout_greedy_accuracy"],
-                         weights_hash=tiny_reference.log["checkpoints"][-1]["weights_hash"],
-                         record_path=str(runs.entry_path("tiny", 0, 1) / "record.json"))
+    assert first == dict(
+        first,
+        name="tiny",
+        seed=0,
+        threads=1,
+        status="completed",
+        cached=False,
+        heldout_expected_reward_before=evals[0]["heldout_expected_reward"],
+        heldout_expected_reward_after=evals[-1]["heldout_expected_reward"],
+        heldout_greedy_accuracy_before=evals[0]["heldout_greedy_accuracy"],
+        heldout_greedy_accuracy_after=evals[-1]["heldout_greedy_accuracy"],
+        weights_hash=tiny_reference.log["checkpoints"][-1]["weights_hash"],
+        record_path=str(runs.entry_path("tiny", 0, 1) / "record.json"),
+    )
     assert first["wall_seconds"] > 0
     assert rec.load(first["record_path"])["run_name"] == "tiny"
     second = json.loads(call(["run", "tiny", "--threads", "1", "--json"], capsys)[1])
     assert second["cached"] is True
-    assert {k: v for k, v in second.items() if k not in ("cached", "wall_seconds")} == \
-           {k: v for k, v in first.items() if k not in ("cached", "wall_seconds")}
+    assert {k: v for k, v in second.items() if k not in ("cached", "wall_seconds")} == {
+        k: v for k, v in first.items() if k not in ("cached", "wall_seconds")
+    }
 
 
 def test_run_of_the_cached_base(base_entry, capsys):
@@ -101,8 +127,12 @@ def test_sample_prints_the_answers_and_their_counts(base_entry, capsys):
     code, out, err = call(["sample", PROMPT, "-n", "8", "--json"], capsys)
     assert code == 0 and err == ""
     result = json.loads(out)
-    assert {k: result[k] for k in ("prompt", "policy", "n", "temperature")} == \
-           {"prompt": PROMPT, "policy": "base@sft", "n": 8, "temperature": 1.0}
+    assert {k: result[k] for k in ("prompt", "policy", "n", "temperature")} == {
+        "prompt": PROMPT,
+        "policy": "base@sft",
+        "n": 8,
+        "temperature": 1.0,
+    }
     answers = result["answers"]
     assert sum(a["count"] for a in answers) == 8 and all(a["status"] in STATUSES for a in answers)
     assert [a["count"] for a in answers] == sorted((a["count"] for a in answers), reverse=True)
@@ -117,9 +147,15 @@ def test_eval_matches_a_direct_evaluation(base_entry, capsys):
     result = json.loads(out)
     policy, tasks = runs.load("base", 0).policy(), split("heldout")
     direct = evaluate(policy, tasks, n=4, budget=4, seed=0)
-    assert {k: result[k] for k in ("run", "policy", "split", "prompts", "n", "temperature", "token_budget")} == \
-           {"run": "base", "policy": "base@sft", "split": "heldout", "prompts": 40, "n": 4, "temperature": 1.0,
-            "token_budget": 4}
+    assert {k: result[k] for k in ("run", "policy", "split", "prompts", "n", "temperature", "token_budget")} == {
+        "run": "base",
+        "policy": "base@sft",
+        "split": "heldout",
+        "prompts": 40,
+        "n": 4,
+        "temperature": 1.0,
+        "token_budget": 4,
+    }
     assert result["expected_reward"] == pytest.approx(direct.expected_reward)
     assert result["ci95"][0] <= result["expected_reward"] <= result["ci95"][1]
     assert result["greedy_accuracy"] == pytest.approx(greedy_accuracy(policy, tasks, 4))

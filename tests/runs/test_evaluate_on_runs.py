@@ -1,4 +1,5 @@
 """Evaluation outside the training loop (rlbook.core.evaluate), on hand-made results and fixed policies."""
+
 from __future__ import annotations
 
 import pytest

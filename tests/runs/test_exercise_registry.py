@@ -4,6 +4,7 @@ The registry (rlbook.exercises.registry) is the one list of the book's
 exercises; these tests iterate it, so a new exercise is covered by
 registering it. Some inputs are built from the book's runs, hence tests/runs.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -23,13 +24,27 @@ EXERCISES = all_exercises()
 # the build leaves out its page.
 NAMES = sorted(name for name, exercise in EXERCISES.items() if available(exercise.chapter))
 
-atoms = st.one_of(st.none(), st.booleans(), st.integers(-3, 300), st.floats(allow_nan=True), st.text(max_size=12),
-                  st.binary(max_size=4), st.just(np.array([1.0, np.nan])), st.just(torch.zeros(2, 3)),
-                  st.just(np.float32(0.5)))
-junk = st.recursive(atoms, lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
-                                                  st.dictionaries(st.one_of(st.text(max_size=8), st.integers()),
-                                                                  inner, max_size=4)), max_leaves=8)
-answers = st.one_of(junk, junk.map(lambda value: (lambda *args, **kwargs: value)))
+atoms = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 300),
+    st.floats(allow_nan=True),
+    st.text(max_size=12),
+    st.binary(max_size=4),
+    st.just(np.array([1.0, np.nan])),
+    st.just(torch.zeros(2, 3)),
+    st.just(np.float32(0.5)),
+)
+junk = st.recursive(
+    atoms,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.dictionaries(st.one_of(st.text(max_size=8), st.integers()), inner, max_size=4),
+    ),
+    max_leaves=8,
+)
+answers = st.one_of(junk, junk.map(lambda value: lambda *args, **kwargs: value))
 
 
 @functools.cache
@@ -38,8 +53,11 @@ def inputs(name: str) -> tuple:
 
 
 def test_every_reference_solution_passes_its_own_check():
-    failed = {name: EXERCISES[name].run_reference(*inputs(name)).message for name in NAMES
-              if not EXERCISES[name].run_reference(*inputs(name)).passed}
+    failed = {
+        name: EXERCISES[name].run_reference(*inputs(name)).message
+        for name in NAMES
+        if not EXERCISES[name].run_reference(*inputs(name)).passed
+    }
     assert not failed, failed
 
 

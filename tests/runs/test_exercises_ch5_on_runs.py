@@ -1,5 +1,6 @@
 """Chapter 5's exercise checks on the trained runs: each reference passes, plausible wrong answers fail with a
 message that names the mistake."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -81,20 +82,24 @@ def _split_by_hand(stored):
     return [task / len(batch.rewards), loophole / len(batch.rewards)]
 
 
-@pytest.mark.parametrize("right", [_split_with_the_library, _split_by_hand,
-                                   lambda stored: np.array(split_reward(stored))])
+@pytest.mark.parametrize(
+    "right", [_split_with_the_library, _split_by_hand, lambda stored: np.array(split_reward(stored))]
+)
 def test_split_other_correct_splits_pass(right):
     assert ch5.check_reward_split(right, seed=0).passed
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (lambda stored: tuple(100 * x for x in split_reward(stored)), "a percentage"),
-    (lambda stored: tuple(len(stored["rewards"]) * x for x in split_reward(stored)), "divide by their number"),
-    (lambda stored: (0.25, 0.5), "at every step checked"),
-    (lambda stored: split_reward(stored)[::-1], "swapped"),
-    (lambda stored: tuple(str(x) for x in split_reward(stored)), "return two numbers"),
-    (lambda stored: sum(split_reward(stored)), "return two numbers"),
-])
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda stored: tuple(100 * x for x in split_reward(stored)), "a percentage"),
+        (lambda stored: tuple(len(stored["rewards"]) * x for x in split_reward(stored)), "divide by their number"),
+        (lambda stored: (0.25, 0.5), "at every step checked"),
+        (lambda stored: split_reward(stored)[::-1], "swapped"),
+        (lambda stored: tuple(str(x) for x in split_reward(stored)), "return two numbers"),
+        (lambda stored: sum(split_reward(stored)), "return two numbers"),
+    ],
+)
 def test_split_mistakes_are_named(wrong, hint):
     result = ch5.check_reward_split(wrong, seed=0)
     assert not result.passed and hint in result.message
@@ -103,18 +108,27 @@ def test_split_mistakes_are_named(wrong, hint):
 
 def _abort_on_outage_or_drift(history):
     now = history[-1]
-    return bool(now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.4
-                or not np.isfinite(now.get("loss", 0.0)) or now.get("kl", 0.0) > 3.0)
+    return bool(
+        now["unverifiable_rate"] > 0.1
+        or now["malformed_rate"] > 0.4
+        or not np.isfinite(now.get("loss", 0.0))
+        or now.get("kl", 0.0) > 3.0
+    )
 
 
-@pytest.mark.parametrize("right", [_abort_on_outage_or_drift,
-                                   lambda h: np.bool_(ch5.should_abort(h))])
+@pytest.mark.parametrize("right", [_abort_on_outage_or_drift, lambda h: np.bool_(ch5.should_abort(h))])
 def test_abort_other_correct_rules_pass(right):
     assert ch5.check_abort_rule(right, seed=0).passed
 
 
-@pytest.mark.parametrize("wrong", [lambda h: "stop" if ch5.should_abort(h) else "",
-                                   lambda h: int(ch5.should_abort(h)), lambda h: None if len(h) > 3 else False])
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        lambda h: "stop" if ch5.should_abort(h) else "",
+        lambda h: int(ch5.should_abort(h)),
+        lambda h: None if len(h) > 3 else False,
+    ],
+)
 def test_abort_a_rule_must_answer_true_or_false(wrong):
     result = ch5.check_abort_rule(wrong, seed=0)
     assert not result.passed and "return True to abort" in result.message

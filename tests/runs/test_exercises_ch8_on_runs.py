@@ -1,5 +1,6 @@
 """Chapter 8's exercise checks on the book's runs: references pass, each defect of issue 48 is caught as it was
 reported, and the mistakes a student makes get a message that names them."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,9 +36,11 @@ def test_plan_in_other_spellings_passes():
 
 def _by(part: str, report: str = "test"):
     def pick(evals):
-        best = max(evals, key=lambda e: sel.part_rates(e, part).mean() if part != "train"
-                   else np.mean(e["train_per_prompt"]))
+        best = max(
+            evals, key=lambda e: sel.part_rates(e, part).mean() if part != "train" else np.mean(e["train_per_prompt"])
+        )
         return best["step"], sel.part_rates(best, report).mean()
+
     return pick
 
 
@@ -51,16 +54,20 @@ def test_a_pick_that_takes_the_last_tie_passes():
         best = max(sel.part_rates(e, "validation").mean() for e in evals)
         pick = [e for e in evals if sel.part_rates(e, "validation").mean() == best][-1]
         return int(pick["step"]), float(sel.part_rates(pick, "test").mean())
+
     assert ch8.check_pick_and_score(latest, seed=0).passed
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (_by("train"), "training reward"),
-    (_by("test"), "the prompts the plan reports on"),
-    (_by("validation", "validation"), "validation accuracy: the best of"),
-    (_by("validation", "heldout"), "held-out accuracy, half of which"),
-    (lambda evals: (evals[-1]["step"], sel.part_rates(evals[-1], "test").mean()), "validation"),
-])
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (_by("train"), "training reward"),
+        (_by("test"), "the prompts the plan reports on"),
+        (_by("validation", "validation"), "validation accuracy: the best of"),
+        (_by("validation", "heldout"), "held-out accuracy, half of which"),
+        (lambda evals: (evals[-1]["step"], sel.part_rates(evals[-1], "test").mean()), "validation"),
+    ],
+)
 def test_pick_and_score_mistakes_are_named(wrong, hint):
     result = ch8.check_pick_and_score(wrong, seed=0)
     assert not result.passed and hint in result.message
@@ -68,10 +75,13 @@ def test_pick_and_score_mistakes_are_named(wrong, hint):
 
 def test_a_pick_that_reads_the_test_prompts_is_caught_on_a_doctored_copy():
     """Choosing on validation + test: right on the real record whenever both agree, caught when test moves."""
+
     def both(evals):
-        best = max(evals, key=lambda e: sel.part_rates(e, "heldout").mean() + 1e-3 * sel.part_rates(
-            e, "validation").mean())
+        best = max(
+            evals, key=lambda e: sel.part_rates(e, "heldout").mean() + 1e-3 * sel.part_rates(e, "validation").mean()
+        )
         return best["step"], sel.part_rates(best, "test").mean()
+
     result = ch8.check_pick_and_score(both, seed=0)
     assert not result.passed and ("test" in result.message or "held-out" in result.message)
 
@@ -79,6 +89,7 @@ def test_a_pick_that_reads_the_test_prompts_is_caught_on_a_doctored_copy():
 def test_pick_and_score_stub_and_junk():
     def stub(evals):
         return None
+
     assert "no answer yet" in ch8.check_pick_and_score(stub).message
     assert "no answer yet" in ch8.check_pick_and_score(None).message
     assert "(step, test_accuracy)" in ch8.check_pick_and_score(lambda evals: "90").message
@@ -91,25 +102,37 @@ def test_record_review_reference_passes():
 
 def test_a_review_that_reads_steps_completed_passes():
     """Issue 48: `steps_completed` was refused as "not a top-level field of the run record"; it is one."""
+
     def by_steps(record):
         return dict(ch8.review(record), finished=record["steps_completed"] == record["update"]["steps"])
+
     assert "steps_completed" in runs.load("main", 0).record
     result = ch8.check_record_review(by_steps, seed=0)
     assert result.passed, result.message
 
 
-@pytest.mark.parametrize("change, hint", [
-    ({"finished": lambda r: r["interrupted"] is None}, "abort rule stopped it"),
-    ({"verifier": lambda r: r["verifier"]["name"]}, "give the version as well"),
-    ({"not_trained_on": lambda r: sum(r["failures"]["by_status"].values())}, "trained on those too"),
-    ({"not_trained_on": lambda r: r["rollouts_used"]}, "counts rollouts twice"),
-    ({"aborted_steps": lambda r: sorted([a["step"] for a in r["aborted_updates"]]
-                                        + [i["step"] for i in r["interventions"]])}, "separate lists"),
-    ({"finished": lambda r: "yes"}, "True or False"),
-])
+@pytest.mark.parametrize(
+    "change, hint",
+    [
+        ({"finished": lambda r: r["interrupted"] is None}, "abort rule stopped it"),
+        ({"verifier": lambda r: r["verifier"]["name"]}, "give the version as well"),
+        ({"not_trained_on": lambda r: sum(r["failures"]["by_status"].values())}, "trained on those too"),
+        ({"not_trained_on": lambda r: r["rollouts_used"]}, "counts rollouts twice"),
+        (
+            {
+                "aborted_steps": lambda r: sorted(
+                    [a["step"] for a in r["aborted_updates"]] + [i["step"] for i in r["interventions"]]
+                )
+            },
+            "separate lists",
+        ),
+        ({"finished": lambda r: "yes"}, "True or False"),
+    ],
+)
 def test_record_review_mistakes_are_named(change, hint):
     def wrong(record):
         return dict(ch8.review(record), **{k: f(record) for k, f in change.items()})
+
     result = ch8.check_record_review(wrong, seed=0)
     assert not result.passed and hint in result.message
 
@@ -131,8 +154,9 @@ def test_retained_reference_passes():
 def _plain_sampled_at_t1(policy):
     """Issue 48's case: a plain-format test that samples at T = 1 with no seed (it scored 0.79, 0.79, 0.75 ...)."""
     tasks = split("all")
-    texts = sample(policy, [f"{a}+{b}=" for a, b in (t.operands for t in tasks)], n=1, budget=4,
-                   temperature=1.0).completions()
+    texts = sample(
+        policy, [f"{a}+{b}=" for a, b in (t.operands for t in tasks)], n=1, budget=4, temperature=1.0
+    ).completions()
     return float(np.mean([text.split("\n")[0].replace(" ", "") == str(t.answer) for text, t in zip(texts, tasks)]))
 
 

@@ -4,6 +4,7 @@ Each run here is a few RL steps from the project's cached seed-0 base, on
 one thread, with a checkpoint after every step so that the weights before
 and after each step can be compared by their hashes.
 """
+
 from __future__ import annotations
 
 import copy
@@ -32,9 +33,16 @@ FAST_GUARD = Guard(verifier_timeout_s=0.2)
 
 
 # One fault of each kind, each followed by a healthy step, so the run never aborts.
-FAULTY = RLConfig(steps=9, prompts_per_step=8, group_size=4, checkpoint_every=1, eval_n=1, lr=1e-4,
-                  guard=FAST_GUARD, faults=((2, "verifier_outage"), (4, "verifier_timeout"),
-                                            (6, "malformed_burst"), (8, "nan_loss")))
+FAULTY = RLConfig(
+    steps=9,
+    prompts_per_step=8,
+    group_size=4,
+    checkpoint_every=1,
+    eval_n=1,
+    lr=1e-4,
+    guard=FAST_GUARD,
+    faults=((2, "verifier_outage"), (4, "verifier_timeout"), (6, "malformed_burst"), (8, "nan_loss")),
+)
 
 
 ROWS = 8 * 4
@@ -83,16 +91,26 @@ def test_the_faulty_run_finishes_and_learns_on_every_healthy_step(faulty):
 
 
 def test_a_verifier_outage_pauses_updates(faulty):
-    assert event(faulty, 2) == {"step": 2, "kind": "updates paused", "reason": OUTAGE_REASON,
-                                "trigger": ERROR_TRIGGER, "affected_rollouts": ROWS}
+    assert event(faulty, 2) == {
+        "step": 2,
+        "kind": "updates paused",
+        "reason": OUTAGE_REASON,
+        "trigger": ERROR_TRIGGER,
+        "affected_rollouts": ROWS,
+    }
     m = faulty["metrics"][1]
     assert m["unverifiable_rate"] == 1.0 and m["reward_mean"] == 0.0
     assert faulty["rollouts"][1]["rewards"].eq(0).all()
 
 
 def test_a_verifier_timeout_pauses_updates(faulty):
-    assert event(faulty, 4) == {"step": 4, "kind": "updates paused", "reason": "verifier timed out after 0.2 s",
-                                "trigger": ERROR_TRIGGER, "affected_rollouts": ROWS}
+    assert event(faulty, 4) == {
+        "step": 4,
+        "kind": "updates paused",
+        "reason": "verifier timed out after 0.2 s",
+        "trigger": ERROR_TRIGGER,
+        "affected_rollouts": ROWS,
+    }
     assert faulty["metrics"][3]["unverifiable_rate"] == 1.0
     assert faulty["metrics"][3]["sample_seconds"] < 5  # the run waited for the time-out, not for the verifier
 
@@ -100,15 +118,23 @@ def test_a_verifier_timeout_pauses_updates(faulty):
 def test_a_malformed_burst_excludes_the_batch(faulty):
     share = faulty["metrics"][5]["malformed_rate"]
     assert share > 0.5
-    assert event(faulty, 6) == {"step": 6, "kind": "batch excluded", "reason": "malformed rollouts above the limit",
-                                "trigger": {"metric": "malformed_rate", "value": share, "threshold": 0.5},
-                                "affected_rollouts": round(share * ROWS)}
+    assert event(faulty, 6) == {
+        "step": 6,
+        "kind": "batch excluded",
+        "reason": "malformed rollouts above the limit",
+        "trigger": {"metric": "malformed_rate", "value": share, "threshold": 0.5},
+        "affected_rollouts": round(share * ROWS),
+    }
 
 
 def test_a_non_finite_loss_excludes_the_batch(faulty):
-    assert event(faulty, 8) == {"step": 8, "kind": "batch excluded", "reason": "non-finite loss",
-                                "trigger": {"metric": "loss_is_finite", "value": 0.0, "threshold": 1.0},
-                                "affected_rollouts": ROWS}
+    assert event(faulty, 8) == {
+        "step": 8,
+        "kind": "batch excluded",
+        "reason": "non-finite loss",
+        "trigger": {"metric": "loss_is_finite", "value": 0.0, "threshold": 1.0},
+        "affected_rollouts": ROWS,
+    }
     assert faulty["aborted_updates"] == [{"step": 8, "reason": "non-finite loss", "measurement": "nan"}]
     assert math.isnan(faulty["metrics"][7]["loss"])
     assert not moved(faulty)[7]
@@ -153,8 +179,12 @@ SMALL = RLConfig(steps=3, prompts_per_step=8, group_size=4, checkpoint_every=1, 
 
 MISBEHAVING = [
     (RaisingVerifier, "updates paused", "verifier raised RuntimeError: verifier crashed on purpose", ERROR_TRIGGER),
-    (NoneVerifier, "updates paused", "verifier raised AttributeError: 'NoneType' object has no attribute 'reward'",
-     ERROR_TRIGGER),
+    (
+        NoneVerifier,
+        "updates paused",
+        "verifier raised AttributeError: 'NoneType' object has no attribute 'reward'",
+        ERROR_TRIGGER,
+    ),
     (StuckVerifier, "updates paused", "verifier timed out after 0.2 s", ERROR_TRIGGER),
     (NanVerifier, "batch excluded", "non-finite loss", {"metric": "loss_is_finite", "value": 0.0, "threshold": 1.0}),
 ]
@@ -172,8 +202,9 @@ def test_a_misbehaving_verifier_mid_run_is_recorded_not_raised(base, monkeypatch
             verifier.release.set()
     assert time.perf_counter() - started < 30
     assert log["status"] == "completed"
-    assert log["interventions"] == [{"step": 2, "kind": kind, "reason": reason, "trigger": trigger,
-                                     "affected_rollouts": ROWS}]
+    assert log["interventions"] == [
+        {"step": 2, "kind": kind, "reason": reason, "trigger": trigger, "affected_rollouts": ROWS}
+    ]
     assert [m["excluded"] for m in log["metrics"]] == [False, True, False]
     assert moved(log) == [True, False, True]
 
@@ -191,29 +222,43 @@ class FlakyExact:
 
 def test_a_verifier_that_crashes_during_a_checkpoint_evaluation_is_recorded(base, monkeypatch):
     monkeypatch.setitem(rw.VERIFIERS, "flaky", FlakyExact)
-    log = train(base, RLConfig(steps=2, prompts_per_step=8, group_size=4, checkpoint_every=1, eval_n=1,
-                               verifier="flaky"))
+    log = train(
+        base, RLConfig(steps=2, prompts_per_step=8, group_size=4, checkpoint_every=1, eval_n=1, verifier="flaky")
+    )
     assert log["status"] in ("completed", "aborted")
     assert any("verifier crashed on 9+0" in i["reason"] for i in log["interventions"])
 
 
-ABORTING = RLConfig(steps=6, group_size=2, checkpoint_every=2, eval_n=2, lr=1e-4, guard=FAST_GUARD,
-                    faults=((2, "verifier_outage"), (3, "verifier_timeout"), (4, "nan_loss")))
+ABORTING = RLConfig(
+    steps=6,
+    group_size=2,
+    checkpoint_every=2,
+    eval_n=2,
+    lr=1e-4,
+    guard=FAST_GUARD,
+    faults=((2, "verifier_outage"), (3, "verifier_timeout"), (4, "nan_loss")),
+)
 
 
 def test_three_faults_in_a_row_abort_the_run_with_a_valid_record(tiny_cache, monkeypatch):
-    monkeypatch.setitem(runs.RUNS, "tiny-abort", runs.RunSpec("tiny-abort", "three faults in a row", "base",
-                                                              rl=ABORTING))
+    monkeypatch.setitem(
+        runs.RUNS, "tiny-abort", runs.RunSpec("tiny-abort", "three faults in a row", "base", rl=ABORTING)
+    )
     run = runs.load("tiny-abort", 0, 1)
     record = rec.load(run.path / "record.json")
     assert record == run.record
     assert record["status"] == "aborted" == run.log["status"]
-    assert record["abort"] == run.log["abort"] == {"step": 4, "reason": "3 consecutive batches excluded or paused",
-                                                   "threshold": 3}
+    assert (
+        record["abort"]
+        == run.log["abort"]
+        == {"step": 4, "reason": "3 consecutive batches excluded or paused", "threshold": 3}
+    )
     assert record["steps_completed"] == 4 and [m["excluded"] for m in run.metrics] == [False, True, True, True]
     assert [(i["step"], i["kind"], i["trigger"]["metric"]) for i in record["interventions"]] == [
-        (2, "updates paused", "verifier_error_rate"), (3, "updates paused", "verifier_error_rate"),
-        (4, "batch excluded", "loss_is_finite")]
+        (2, "updates paused", "verifier_error_rate"),
+        (3, "updates paused", "verifier_error_rate"),
+        (4, "batch excluded", "loss_is_finite"),
+    ]
     assert record["aborted_updates"] == [{"step": 4, "reason": "non-finite loss", "measurement": "nan"}]
     assert record["failures"]["verifier_errors"] == 2
     assert record["cost"]["gradient_steps"] == 1 and record["rollouts_used"] == 60 * 2  # step 1 only

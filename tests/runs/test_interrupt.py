@@ -6,6 +6,7 @@ record marked interrupted at step 2 and that state; the next load resumes
 and ends with the weights, metrics and evaluations of the uninterrupted
 reference run.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -48,8 +49,9 @@ def timeless(metrics: list[dict]) -> list[dict]:
 def assert_same_as_reference(run: runs.Run, reference: runs.Run) -> None:
     """Resumed and uninterrupted runs agree bit for bit: weights, per-step metrics, rollouts and evaluations."""
     assert not run.cached and run.record["status"] == "completed"
-    assert [c["weights_hash"] for c in run.log["checkpoints"]] == \
-           [c["weights_hash"] for c in reference.log["checkpoints"]]
+    assert [c["weights_hash"] for c in run.log["checkpoints"]] == [
+        c["weights_hash"] for c in reference.log["checkpoints"]
+    ]
     assert timeless(run.metrics) == timeless(reference.metrics)
     assert [m["step"] for m in run.metrics] == [1, 2, 3, 4]  # no step lost or repeated
     assert all(torch.equal(a["tokens"], b["tokens"]) for a, b in zip(run.rollouts, reference.rollouts))
@@ -66,7 +68,8 @@ def test_the_reference_run_learns_from_its_samples_at_every_step(tiny_reference)
 
 
 def test_ctrl_c_after_a_checkpoint_leaves_an_interrupted_record_and_resumes_identically(
-        tiny_cache, tiny_reference, monkeypatch):
+    tiny_cache, tiny_reference, monkeypatch
+):
     partial = interrupted_after_step_2(monkeypatch)
     assert not runs.entry_path("tiny", 0, 1).exists()  # no cache entry pretends the run is complete
     assert sorted(p.name for p in partial.iterdir()) == ["log-000002.pt", "record.json", "state.pt"]
@@ -97,8 +100,10 @@ def test_the_command_line_reports_an_interrupt_in_one_line(tiny_cache, monkeypat
     assert cli.main(["run", "tiny", "--threads", "1"]) == 130
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == ("rlbook run: interrupted; the run record is marked interrupted and the run resumes "
-                   "from its last checkpoint next time\n")
+    assert err == (
+        "rlbook run: interrupted; the run record is marked interrupted and the run resumes "
+        "from its last checkpoint next time\n"
+    )
     assert rec.load(partial_of() / "record.json")["status"] == "interrupted"
 
 
@@ -120,8 +125,9 @@ def lose_a_log_piece(partial: Path) -> None:
 
 
 @pytest.mark.parametrize("damage, warning", [(truncate_the_state, "state"), (lose_a_log_piece, "log pieces hold")])
-def test_a_damaged_partial_state_is_reported_and_the_run_restarts(tiny_cache, tiny_reference, monkeypatch,
-                                                                  damage, warning):
+def test_a_damaged_partial_state_is_reported_and_the_run_restarts(
+    tiny_cache, tiny_reference, monkeypatch, damage, warning
+):
     damage(interrupted_after_step_2(monkeypatch))
     with pytest.warns(UserWarning, match=warning):
         run = runs.load("tiny", 0, 1)
@@ -171,8 +177,10 @@ def test_sigterm_leaves_an_interrupted_record_and_resumes_identically(tiny_cache
     finally:
         process.kill()
     assert process.exitcode == 130
-    assert stderr.read_text() == ("rlbook run: interrupted; the run record is marked interrupted and the run "
-                                  "resumes from its last checkpoint next time\n")
+    assert stderr.read_text() == (
+        "rlbook run: interrupted; the run record is marked interrupted and the run "
+        "resumes from its last checkpoint next time\n"
+    )
     record = rec.load(partial_of() / "record.json")
     assert record["status"] == "interrupted" and record["interrupted"]["step"] == 2
     assert_same_as_reference(runs.load("tiny", 0, 1), tiny_reference)

@@ -1,4 +1,5 @@
 """The named runs and their cache (rlbook.runs), using the shared cached base and main runs of seed 0."""
+
 from __future__ import annotations
 
 import pytest
@@ -86,8 +87,12 @@ def test_a_second_load_is_served_from_the_cache(main):
     assert [c["weights_hash"] for c in again.log["checkpoints"]] == [c["weights_hash"] for c in main.log["checkpoints"]]
 
 
-TINY_BASE = runs.RunSpec("tiny-base", "a tiny base run", pretrain=PretrainConfig(steps=3, batch=4, warmup=1),
-                         sft=SFTConfig(steps=2, replay_batch=2))
+TINY_BASE = runs.RunSpec(
+    "tiny-base",
+    "a tiny base run",
+    pretrain=PretrainConfig(steps=3, batch=4, warmup=1),
+    sft=SFTConfig(steps=2, replay_batch=2),
+)
 
 
 def test_the_seeds_of_a_base_run_share_one_pretraining_trained_once(tmp_path, monkeypatch):
@@ -133,8 +138,10 @@ def test_base_is_neither_hopeless_nor_solved_and_main_lifts_it_by_at_least_0_05(
     """
     main_run = runs.load("main", seed)
     before, after = main_run.eval_at(0), main_run.eval_at()
-    figures = {key: (round(before[key], 3), round(after[key], 3))
-               for key in ("heldout_expected_reward", "heldout_greedy_accuracy")}
+    figures = {
+        key: (round(before[key], 3), round(after[key], 3))
+        for key in ("heldout_expected_reward", "heldout_greedy_accuracy")
+    }
     assert 0.2 <= before["heldout_expected_reward"] <= 0.8, figures
     assert after["heldout_expected_reward"] - before["heldout_expected_reward"] >= 0.05, figures
     assert after["heldout_greedy_accuracy"] > before["heldout_greedy_accuracy"], figures

@@ -1,4 +1,5 @@
 """Training the book's runs ahead of its pages, several at a time (rlbook.runs.prefetch)."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,8 +11,12 @@ from rlbook.core.train import PretrainConfig, SFTConfig
 def test_train_all_one_at_a_time_trains_in_this_process(tmp_path, monkeypatch):
     monkeypatch.setenv("RLBOOK_CACHE", str(tmp_path))
     monkeypatch.setenv("RLBOOK_PROGRESS", "0")
-    tiny = runs.RunSpec("tiny", "a tiny base run", pretrain=PretrainConfig(steps=2, batch=2, warmup=1),
-                        sft=SFTConfig(steps=1, replay_batch=2))
+    tiny = runs.RunSpec(
+        "tiny",
+        "a tiny base run",
+        pretrain=PretrainConfig(steps=2, batch=2, warmup=1),
+        sft=SFTConfig(steps=1, replay_batch=2),
+    )
     monkeypatch.setitem(runs.RUNS, "tiny", tiny)
     lines = []
     trained = prefetch.train_all([("tiny", 0)], threads=1, jobs=1, out=lines.append)

@@ -1,4 +1,5 @@
 """The RL loop (rlbook.core.rl): credit, one update, the response policy, and a tiny real run."""
+
 from __future__ import annotations
 
 import copy
@@ -12,15 +13,44 @@ from rlbook.core.policy import weights_hash
 from rlbook.core.rewards import STATUSES
 from rlbook.core.rl import RLConfig, train_rl
 
-METRIC_KEYS = {"step", "reward_mean", "reward_std", "zero_variance_frac", "zero_variance_all_right",
-               "zero_variance_all_wrong", "completion_len", "accepted_rate", "incorrect_rate", "malformed_rate",
-               "incomplete_rate", "unverifiable_rate", "rollouts_used", "excluded", "loss", "kl", "entropy",
-               "clip_fraction", "clip_low_fraction", "clip_high_fraction", "ratio_mean", "sample_seconds",
-               "update_seconds"}
+METRIC_KEYS = {
+    "step",
+    "reward_mean",
+    "reward_std",
+    "zero_variance_frac",
+    "zero_variance_all_right",
+    "zero_variance_all_wrong",
+    "completion_len",
+    "accepted_rate",
+    "incorrect_rate",
+    "malformed_rate",
+    "incomplete_rate",
+    "unverifiable_rate",
+    "rollouts_used",
+    "excluded",
+    "loss",
+    "kl",
+    "entropy",
+    "clip_fraction",
+    "clip_low_fraction",
+    "clip_high_fraction",
+    "ratio_mean",
+    "sample_seconds",
+    "update_seconds",
+}
 
 
-EVAL_KEYS = {"step", "heldout_expected_reward", "heldout_per_prompt", "heldout_greedy_accuracy", "train_reward",
-             "train_per_prompt", "heldout_status_counts", "train_exact_reward", "train_reward_error"}
+EVAL_KEYS = {
+    "step",
+    "heldout_expected_reward",
+    "heldout_per_prompt",
+    "heldout_greedy_accuracy",
+    "train_reward",
+    "train_per_prompt",
+    "heldout_status_counts",
+    "train_exact_reward",
+    "train_reward_error",
+}
 
 
 TINY = RLConfig(steps=3, prompts_per_step=8, group_size=4, eval_n=4, checkpoint_every=1)
@@ -32,8 +62,14 @@ def tiny_run(cfg: RLConfig = TINY, state=None) -> tuple[dict, list]:
     torch.set_num_threads(1)
     try:
         states: list = []
-        log = train_rl(runs.load("base", 0).policy(), cfg, seed=0, name="tiny", state=state,
-                       on_checkpoint=lambda s: states.append(copy.deepcopy(s)))
+        log = train_rl(
+            runs.load("base", 0).policy(),
+            cfg,
+            seed=0,
+            name="tiny",
+            state=state,
+            on_checkpoint=lambda s: states.append(copy.deepcopy(s)),
+        )
     finally:
         torch.set_num_threads(before)
     return log, states
@@ -111,8 +147,9 @@ def test_resuming_with_a_prompt_subset_is_bit_identical(tiny):
 
 
 def test_consecutive_outages_abort_the_run():
-    cfg = RLConfig(steps=6, group_size=2, eval_n=2, checkpoint_every=2,
-                   faults=tuple((s, "verifier_outage") for s in range(2, 7)))
+    cfg = RLConfig(
+        steps=6, group_size=2, eval_n=2, checkpoint_every=2, faults=tuple((s, "verifier_outage") for s in range(2, 7))
+    )
     log, _ = tiny_run(cfg)
     assert log["status"] == "aborted"
     assert log["abort"] == {"step": 4, "reason": "3 consecutive batches excluded or paused", "threshold": 3}
@@ -122,8 +159,9 @@ def test_consecutive_outages_abort_the_run():
 
 
 def test_resuming_inside_a_streak_of_faults_aborts_at_the_same_step():
-    cfg = RLConfig(steps=6, group_size=2, eval_n=2, checkpoint_every=2,
-                   faults=tuple((s, "verifier_outage") for s in range(2, 7)))
+    cfg = RLConfig(
+        steps=6, group_size=2, eval_n=2, checkpoint_every=2, faults=tuple((s, "verifier_outage") for s in range(2, 7))
+    )
     log, states = tiny_run(cfg)
     assert states[0].step == 2  # saved after the first excluded batch
     resumed, _ = tiny_run(cfg, state=states[0])

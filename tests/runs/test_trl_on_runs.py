@@ -4,6 +4,7 @@ The translation, the reward function and the audit readers need no TRL and
 always run. The tests that build a tokenizer, a GPT-2 model or a
 GRPOTrainer skip cleanly when the ``trl`` extra is not installed.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,9 @@ def test_rlbook_step_seconds_reads_the_reference_only_to_measure_kl(monkeypatch,
     passes = []
     real = rl.generated_logprobs
     for module in (rl, packing):  # the update reads through rl, the reference through packing
-        monkeypatch.setattr(module, "generated_logprobs",
-                            lambda policy, rollouts: passes.append(policy) or real(policy, rollouts))
+        monkeypatch.setattr(
+            module, "generated_logprobs", lambda policy, rollouts: passes.append(policy) or real(policy, rollouts)
+        )
     cfg = replace(rl.RLConfig(), group_size=2)
     times = tb.rlbook_step_seconds(runs.load("base", 0).policy(), cfg, repeats=2, measure_kl=measure_kl)
     assert len(times) == 2 and min(times) > 0
@@ -148,8 +150,10 @@ def test_two_cpu_processes_each_train_on_half_of_every_batch_and_rank_0_writes_o
     assert [p["rollouts"] for p in rec["trainer"]["processes"]] == [96, 96]
     assert [m["step"] for m in result["metrics"]] == [1, 2, 3]
     assert sum(line.startswith("wrote ") for line in result["lines"]) == 1  # rank 0 alone writes
-    assert sorted(line.split(":")[0] for line in result["lines"] if line.startswith("rank")) == ["rank 0 of 2",
-                                                                                                   "rank 1 of 2"]
+    assert sorted(line.split(":")[0] for line in result["lines"] if line.startswith("rank")) == [
+        "rank 0 of 2",
+        "rank 1 of 2",
+    ]
     assert sorted(path.name for path in (tmp_path / "trl-run").iterdir()) == sorted(tb.launch.OUTPUTS)
 
 

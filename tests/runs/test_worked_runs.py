@@ -1,4 +1,5 @@
 """Chapter 7's worked world on its cached runs, seeds 0 to 2: records, shared pretraining, lineage, what each logs."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,8 +24,13 @@ def test_every_record_validates_and_names_the_worked_world(loaded):
         assert (record["run_name"], record["seed"], record["status"]) == (name, seed, "completed")
         assert record["prompt_template"] == TEMPLATES["worked"] == "#a+b="
         assert record["prompt_split"]["world"] == "worked"
-        assert record["prompt_split"]["counts"] == {"sft": 40, "train": 300, "heldout": 300, "validation": 150,
-                                                    "test": 150}
+        assert record["prompt_split"]["counts"] == {
+            "sft": 40,
+            "train": 300,
+            "heldout": 300,
+            "validation": 150,
+            "test": 150,
+        }
 
 
 def test_one_pretraining_serves_both_base_runs_and_every_seed(loaded):
@@ -57,7 +63,9 @@ def test_every_checkpoint_logs_the_styles_of_its_held_out_answers(loaded):
             for entry in run.evals:
                 styles = entry["heldout_styles"]
                 assert styles["worked"] + styles["direct"] == 300 * runs.spec(name).rl.eval_n
-                accepted = (styles["worked_accepted"] + styles["direct_accepted"]) / (styles["worked"] + styles["direct"])
+                accepted = (styles["worked_accepted"] + styles["direct_accepted"]) / (
+                    styles["worked"] + styles["direct"]
+                )
                 assert accepted == pytest.approx(entry["heldout_expected_reward"])
 
 

@@ -5,6 +5,7 @@ Most calls run ``cli.main`` in-process (fast); two run the installed
 project's cached seed-0 base, or the tiny run of the conftest in a
 temporary cache.
 """
+
 from __future__ import annotations
 
 import json
@@ -64,12 +65,18 @@ def test_a_bad_argument_exits_2_with_one_line(argv, fragment, capsys):
 
 
 def test_an_unknown_verifier_or_version(capsys):
-    assert_usage_error(*call(["verify", PROMPT, "7#", "--verifier", "strict"], capsys),
-                       "rlbook verify: error: unknown verifier 'strict'; choose one of ('exact', 'fail-open'")
-    assert_usage_error(*call(["verify", PROMPT, "7#", "--version", "9.9"], capsys),
-                       "unknown version '9.9' of verifier 'exact'; choose one of ('1.0', '2.0')")
-    assert_usage_error(*call(["verify", PROMPT, "7#", "--verifier", "fail-open", "--version", "2.0"], capsys),
-                       "unknown version '2.0' of verifier 'fail-open'")
+    assert_usage_error(
+        *call(["verify", PROMPT, "7#", "--verifier", "strict"], capsys),
+        "rlbook verify: error: unknown verifier 'strict'; choose one of ('exact', 'fail-open'",
+    )
+    assert_usage_error(
+        *call(["verify", PROMPT, "7#", "--version", "9.9"], capsys),
+        "unknown version '9.9' of verifier 'exact'; choose one of ('1.0', '2.0')",
+    )
+    assert_usage_error(
+        *call(["verify", PROMPT, "7#", "--verifier", "fail-open", "--version", "2.0"], capsys),
+        "unknown version '2.0' of verifier 'fail-open'",
+    )
 
 
 def write(path: Path, text: str) -> str:
@@ -78,13 +85,15 @@ def write(path: Path, text: str) -> str:
 
 
 def test_a_missing_or_malformed_record_file(tmp_path, capsys):
-    cases = [(str(tmp_path / "nowhere.json"), "nowhere.json: no run record found"),
-             (str(tmp_path), "cannot read run record: Is a directory"),
-             (write(tmp_path / "empty.json", ""), "empty.json: not valid JSON (line 1, column 1"),
-             (write(tmp_path / "cut.json", '{"run_name": "main", "seed": '), "cut.json: not valid JSON"),
-             (write(tmp_path / "list.json", "[1, 2]"), "list.json: a run record is a JSON object, got list"),
-             (write(tmp_path / "null.json", "null"), "null.json: a run record is a JSON object, got NoneType"),
-             (write(tmp_path / "partial.json", '{"run_name": "main"}'), "partial.json: run record field")]
+    cases = [
+        (str(tmp_path / "nowhere.json"), "nowhere.json: no run record found"),
+        (str(tmp_path), "cannot read run record: Is a directory"),
+        (write(tmp_path / "empty.json", ""), "empty.json: not valid JSON (line 1, column 1"),
+        (write(tmp_path / "cut.json", '{"run_name": "main", "seed": '), "cut.json: not valid JSON"),
+        (write(tmp_path / "list.json", "[1, 2]"), "list.json: a run record is a JSON object, got list"),
+        (write(tmp_path / "null.json", "null"), "null.json: a run record is a JSON object, got NoneType"),
+        (write(tmp_path / "partial.json", '{"run_name": "main"}'), "partial.json: run record field"),
+    ]
     for path, fragment in cases:
         assert_usage_error(*call(["audit", path], capsys), fragment)
         assert_usage_error(*call(["audit", path, "--json"], capsys), fragment)
@@ -104,8 +113,13 @@ def test_a_deeply_nested_record_file(tmp_path, capsys):
 def test_verify_prints_the_verdict(capsys):
     code, out, err = call(["verify", PROMPT, "7#", "--json"], capsys)
     assert code == 0 and err == ""
-    assert json.loads(out) == {"reward": 1.0, "status": "accepted", "reason": "answer 7 = 3+4",
-                               "verifier": "exact", "verifier_version": "1.0"}
+    assert json.loads(out) == {
+        "reward": 1.0,
+        "status": "accepted",
+        "reason": "answer 7 = 3+4",
+        "verifier": "exact",
+        "verifier_version": "1.0",
+    }
     code, out, _ = call(["verify", PROMPT, "8#"], capsys)
     assert code == 0 and out.splitlines()[:2] == ["reward: 0.0", "status: incorrect"]
 
@@ -119,15 +133,20 @@ def test_verify_judges_any_text_rather_than_refusing_it(capsys):
 
 
 def test_the_installed_command_refuses_a_bad_prompt_without_a_traceback():
-    done = subprocess.run([str(RLBOOK), "sample", "U:3+4", "-n", "2"], check=False, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(RLBOOK), "sample", "U:3+4", "-n", "2"], check=False, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == ("rlbook sample: error: argument prompt: 'U:3+4' is not a task prompt; "
-                           "write it like 'U:3+4?|A:' or 'U:3+4+5?|A:'\n")
+    assert done.stderr == (
+        "rlbook sample: error: argument prompt: 'U:3+4' is not a task prompt; "
+        "write it like 'U:3+4?|A:' or 'U:3+4+5?|A:'\n"
+    )
 
 
 def test_the_installed_command_verifies():
-    done = subprocess.run([str(RLBOOK), "verify", PROMPT, "7#", "--json"], check=False, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [str(RLBOOK), "verify", PROMPT, "7#", "--json"], check=False, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0 and done.stderr == ""
     assert json.loads(done.stdout)["status"] == "accepted"
 
@@ -151,8 +170,10 @@ def test_bench_write_checks_its_folder_before_measuring(tmp_path, monkeypatch, c
     import rlbook.bench
 
     monkeypatch.setattr(rlbook.bench, "measure", lambda quick: pytest.fail("the benchmark ran before the check"))
-    assert_usage_error(*call(["bench", "--quick", "--write", str(tmp_path / "missing" / "B.md")], capsys),
-                       f"the folder {str(tmp_path / 'missing')!r} does not exist")
+    assert_usage_error(
+        *call(["bench", "--quick", "--write", str(tmp_path / "missing" / "B.md")], capsys),
+        f"the folder {str(tmp_path / 'missing')!r} does not exist",
+    )
     assert_usage_error(*call(["bench", "--quick", "--write", str(tmp_path)], capsys), "is a folder; name a file")
 
 
@@ -160,15 +181,27 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly():
     read, write = os.pipe()
     os.close(read)  # like `| head -2` that has already gone: every write gets EPIPE
     try:
-        done = subprocess.run([str(RLBOOK), "verify", PROMPT, "7#"], check=False, stdout=write, stderr=subprocess.PIPE, text=True,
-                              timeout=120, env=ENV)
+        done = subprocess.run(
+            [str(RLBOOK), "verify", PROMPT, "7#"],
+            check=False,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            env=ENV,
+        )
     finally:
         os.close(write)
     assert done.stderr == "" and done.returncode == cli.EXIT_BROKEN_PIPE
 
 
 def test_a_reason_that_the_terminal_cannot_encode_is_escaped():
-    done = subprocess.run([str(RLBOOK), "verify", PROMPT, "\u0667#"], check=False, capture_output=True, timeout=120,
-                          env={**ENV, "PYTHONIOENCODING": "ascii"})
+    done = subprocess.run(
+        [str(RLBOOK), "verify", PROMPT, "\u0667#"],
+        check=False,
+        capture_output=True,
+        timeout=120,
+        env={**ENV, "PYTHONIOENCODING": "ascii"},
+    )
     assert done.returncode == 0 and done.stderr == b""
     assert b"status: malformed" in done.stdout and b"\\u0667" in done.stdout

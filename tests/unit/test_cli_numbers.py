@@ -6,6 +6,7 @@ kind of float: a value is either accepted, inside its bounds and exactly
 what the text says, or refused with exit status 2 and one line. Only the
 parser runs, so no run is loaded or trained.
 """
+
 from __future__ import annotations
 
 import math
@@ -78,8 +79,11 @@ def count(name: str) -> None:
 
 @pytest.mark.parametrize("prefix, option, lo, hi", WHOLE_OPTIONS, ids=IDS)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
-       | st.from_regex(r"\A-?[0-9_ ]{1,25}\Z") | st.sampled_from(["０", "٠", " 0 ", "0_0", "+5", "1e3", "0x10", "007"]))
+@given(
+    text=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
+    | st.from_regex(r"\A-?[0-9_ ]{1,25}\Z")
+    | st.sampled_from(["０", "٠", " 0 ", "0_0", "+5", "1e3", "0x10", "007"])
+)
 def test_a_whole_number_option_accepts_only_ascii_digits_within_its_bounds(prefix, option, lo, hi, text, capsys):
     count("whole text")
     check_whole(prefix, option, lo, hi, text, capsys)
@@ -112,8 +116,10 @@ def test_a_temperature_is_accepted_exactly_within_its_bounds(prefix, x, capsys):
 
 @pytest.mark.parametrize("prefix", TEMPERATURE_OPTIONS, ids=lambda p: p[0])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
-       | st.sampled_from(["１.５", "1_0", " 1.5", "1.5 ", "+1.5", "٠.٥", "1.5e0", ".5", "5.", "0x1p0"]))
+@given(
+    text=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
+    | st.sampled_from(["１.５", "1_0", " 1.5", "1.5 ", "+1.5", "٠.٥", "1.5e0", ".5", "5.", "0x1p0"])
+)
 def test_a_temperature_accepts_only_ascii_decimals(prefix, text, capsys):
     count("temperature text")
     args, code, err = parse([*prefix, f"--temperature={text}"], capsys)
@@ -131,8 +137,16 @@ def test_the_property_tests_ran_their_inputs():
         assert sum(counted.values()) >= 2000
 
 
-NON_ASCII = [("--seed", "０"), ("--seed", "٠"), ("--seed", " 0 "), ("--seed", "0_0"), ("--seed", "+0"),
-             ("--threads", "١"), ("-n", "３２"), ("--step", "²")]
+NON_ASCII = [
+    ("--seed", "０"),
+    ("--seed", "٠"),
+    ("--seed", " 0 "),
+    ("--seed", "0_0"),
+    ("--seed", "+0"),
+    ("--threads", "١"),
+    ("-n", "３２"),
+    ("--step", "²"),
+]
 
 
 @pytest.mark.parametrize("option, text", NON_ASCII, ids=[f"{o} {t!r}" for o, t in NON_ASCII])
@@ -148,21 +162,25 @@ def test_a_temperature_in_other_digits_is_refused(text, capsys):
 
 
 def test_the_issue_s_numbers_are_refused_with_their_limit(capsys):
-    for argv, limit in ([["run", "main", "--seed", str(2**64)], f"must be at most {cli.MAX_SEED}"],
-                        [["run", "main", "--threads", str(2**31)], f"must be at most {cli.MAX_THREADS}"],
-                        [["sample", PROMPT, "-n", "1000000000"], f"must be at most {cli.MAX_SAMPLE_N}"],
-                        [["eval", "-n", "1000000000"], f"must be at most {cli.MAX_EVAL_N}"],
-                        [["sample", PROMPT, "--seed", "9" * 5000], "a number of 5000 digits"],
-                        [["sample", PROMPT, "-T", "1e6"], "must be at most 100"],
-                        [["build", "--jobs", "0"], "must be positive"]):
+    for argv, limit in (
+        [["run", "main", "--seed", str(2**64)], f"must be at most {cli.MAX_SEED}"],
+        [["run", "main", "--threads", str(2**31)], f"must be at most {cli.MAX_THREADS}"],
+        [["sample", PROMPT, "-n", "1000000000"], f"must be at most {cli.MAX_SAMPLE_N}"],
+        [["eval", "-n", "1000000000"], f"must be at most {cli.MAX_EVAL_N}"],
+        [["sample", PROMPT, "--seed", "9" * 5000], "a number of 5000 digits"],
+        [["sample", PROMPT, "-T", "1e6"], "must be at most 100"],
+        [["build", "--jobs", "0"], "must be positive"],
+    ):
         args, code, err = parse(argv, capsys)
         assert args is None and refused(code, err) and limit in err, err
 
 
-HELP = [(["run", "--help"], ["0 to 4294967295", "1 to 256"]),
-        (["sample", "--help"], [f"1 to {cli.MAX_SAMPLE_N}", f"0 to {cli.MAX_STEP}", "0.01 to 100", "0 to 4294967295"]),
-        (["eval", "--help"], [f"1 to {cli.MAX_EVAL_N}", f"0 to {cli.MAX_STEP}", "0.01 to 100", "1 to 256"]),
-        (["build", "--help"], [f"1 to {cli.MAX_JOBS}"])]
+HELP = [
+    (["run", "--help"], ["0 to 4294967295", "1 to 256"]),
+    (["sample", "--help"], [f"1 to {cli.MAX_SAMPLE_N}", f"0 to {cli.MAX_STEP}", "0.01 to 100", "0 to 4294967295"]),
+    (["eval", "--help"], [f"1 to {cli.MAX_EVAL_N}", f"0 to {cli.MAX_STEP}", "0.01 to 100", "1 to 256"]),
+    (["build", "--help"], [f"1 to {cli.MAX_JOBS}"]),
+]
 
 
 @pytest.mark.parametrize("argv, limits", HELP, ids=[a[0] for a, _ in HELP])

@@ -4,6 +4,7 @@ Read from the source, as the cache key is (rlbook.core.source): every import
 statement at any depth counts, imports for annotations only (under ``if
 TYPE_CHECKING:``) included, so a type cannot hide a cycle.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -58,7 +59,7 @@ def test_there_are_no_import_cycles():
 
     def visit(module: str, path: list[str]) -> None:
         if module in path:
-            raise AssertionError("import cycle: " + " -> ".join(path[path.index(module):] + [module]))
+            raise AssertionError("import cycle: " + " -> ".join(path[path.index(module) :] + [module]))
         if module in done:
             return
         for child in sorted(graph.get(module, ())):

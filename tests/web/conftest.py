@@ -4,6 +4,7 @@
 ``rlbook/publish/assets/workshop/`` and answers a JSON request; the tests
 compare its answers with what ``rlbook`` computes on the same inputs.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,9 @@ def node(tmp_path_factory):
         k = next(count)
         question, answer = folder / f"request-{k}.json", folder / f"answer-{k}.json"
         question.write_text(json.dumps(request))
-        done = subprocess.run([binary, str(HARNESS), str(question), str(answer)], capture_output=True, text=True,
-                              check=False, timeout=600)
+        done = subprocess.run(
+            [binary, str(HARNESS), str(question), str(answer)], capture_output=True, text=True, check=False, timeout=600
+        )
         assert done.returncode == 0, f"node failed:\n{done.stderr}"
         return json.loads(answer.read_text())
 

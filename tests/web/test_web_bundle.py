@@ -1,4 +1,5 @@
 """rlbook.publish.webworkshop: the workshop's ES modules joined into one classic script, and its site files."""
+
 from __future__ import annotations
 
 import base64
@@ -12,7 +13,7 @@ import pytest
 
 from rlbook.publish import webworkshop
 
-PAGE = 'export function main() { globalThis.seen = double(21); }\n'
+PAGE = "export function main() { globalThis.seen = double(21); }\n"
 
 
 def _folder(tmp_path, files: dict[str, str]):
@@ -41,9 +42,14 @@ def test_the_bundle_runs_the_entry_with_its_imports(tmp_path):
     node = shutil.which("node")
     if node is None:
         pytest.skip("Node.js is not installed")
-    folder = _folder(tmp_path, {"page.js": 'import { double } from "./maths.js";\n' + PAGE,
-                                "worker.js": "export function main() {}\n",
-                                "maths.js": "const TWO = 2;\nexport function double(x) { return TWO * x; }\n"})
+    folder = _folder(
+        tmp_path,
+        {
+            "page.js": 'import { double } from "./maths.js";\n' + PAGE,
+            "worker.js": "export function main() {}\n",
+            "maths.js": "const TWO = 2;\nexport function double(x) { return TWO * x; }\n",
+        },
+    )
     script = webworkshop.bundle(folder)
     runner = tmp_path / "run.js"
     runner.write_text(script + '\nrlbookWorkshop("page");\nconsole.log(globalThis.seen);\n')
@@ -52,8 +58,9 @@ def test_the_bundle_runs_the_entry_with_its_imports(tmp_path):
 
 def test_the_site_files_are_written_beside_the_chapters(tmp_path, workshop_data):
     files = webworkshop.write_assets(tmp_path, workshop_data)
-    assert sorted(f.name for f in files) == sorted([webworkshop.SCRIPT, webworkshop.DATA, webworkshop.MAIN,
-                                                    webworkshop.STYLE])
+    assert sorted(f.name for f in files) == sorted(
+        [webworkshop.SCRIPT, webworkshop.DATA, webworkshop.MAIN, webworkshop.STYLE]
+    )
     assert all(f.parent == tmp_path / webworkshop.SITE_FOLDER and f.stat().st_size for f in files)
 
 
@@ -98,11 +105,14 @@ def test_the_compacted_modules_compute_what_the_modules_do(tmp_path, node, works
     from tests.web.test_web_verifier import fuzz_cases
 
     cases = fuzz_cases(1500, seed=3)
-    request = {"data": workshop_data, "verify": cases, "failOpen": cases,
-               "sample": {"checkpoint": "main", "prompt": "U:3+4?|A:", "n": 64, "temperature": 1.0, "budget": 4,
-                          "seed": 1},
-               "advantages": [{"rewards": [0, 1, 1, 0, 1, 1, 1, 1], "groupSize": 4, "method": "group_std"}],
-               "reuse": {"seed": 2}}
+    request = {
+        "data": workshop_data,
+        "verify": cases,
+        "failOpen": cases,
+        "sample": {"checkpoint": "main", "prompt": "U:3+4?|A:", "n": 64, "temperature": 1.0, "budget": 4, "seed": 1},
+        "advantages": [{"rewards": [0, 1, 1, 0, 1, 1, 1, 1], "groupSize": 4, "method": "group_std"}],
+        "reuse": {"seed": 2},
+    }
     original, compacted = node(request), node({**request, "modules": str(tmp_path)})
     assert compacted["verify"] == original["verify"] and compacted["failOpen"] == original["failOpen"]
     assert compacted["sample"] == original["sample"] and compacted["advantages"] == original["advantages"]
@@ -121,9 +131,11 @@ def test_the_shipped_script_unpacks_to_the_bundle(tmp_path):
 
 
 def test_each_panel_block_names_the_files_it_needs():
-    sample = ('<div class="rlbook-workshop" data-panel="sample"></div>\n<link rel="stylesheet" '
-              'href="../workshop/workshop.css">\n<script src="../workshop/workshop-data.js"></script>\n'
-              '<script src="../workshop/workshop.js"></script>\n')
+    sample = (
+        '<div class="rlbook-workshop" data-panel="sample"></div>\n<link rel="stylesheet" '
+        'href="../workshop/workshop.css">\n<script src="../workshop/workshop-data.js"></script>\n'
+        '<script src="../workshop/workshop.js"></script>\n'
+    )
     advantages = '<div class="rlbook-workshop" data-panel="advantages"></div>\n<script src="../workshop/workshop.js">'
     blocks = [sample, advantages + "</script>\n"]
     assert webworkshop.page_files(blocks) == ["workshop.css", "workshop-data.js", "workshop.js"]
@@ -148,8 +160,10 @@ def test_a_section_that_no_page_holds_is_left_out():
 
 
 def test_the_workshop_blocks_of_a_page_are_found():
-    text = ("Prose.\n\n```{=html}\n<div class=\"rlbook-workshop\" data-panel=\"sample\"></div>\n```\n\n"
-            "```{=html}\n<p>other raw html</p>\n```\n")
+    text = (
+        'Prose.\n\n```{=html}\n<div class="rlbook-workshop" data-panel="sample"></div>\n```\n\n'
+        "```{=html}\n<p>other raw html</p>\n```\n"
+    )
     assert webworkshop.page_blocks(text) == ['<div class="rlbook-workshop" data-panel="sample"></div>\n']
 
 

@@ -1,4 +1,5 @@
 """rlbook.publish.checkpoints: what the web workshop is given, taken from the run cache bit for bit."""
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,9 @@ def test_the_export_holds_the_runs_last_checkpoints(workshop_data):
     for entry in workshop_data["checkpoints"]:
         run = runs.load(entry["run"], entry["seed"])
         assert entry["weights_hash"] == run.log["checkpoints"][-1]["weights_hash"]
-        decoded[entry["name"]] = checkpoints.decode_weights(entry["data"], entry["bytes"],
-                                                            decoded["base"] if entry["delta"] else None)
+        decoded[entry["name"]] = checkpoints.decode_weights(
+            entry["data"], entry["bytes"], decoded["base"] if entry["delta"] else None
+        )
         _, flat = checkpoints.flat_weights(run.policy())
         assert decoded[entry["name"]].view(np.uint32).tolist() == flat.view(np.uint32).tolist()
     for name, refs in workshop_data["references"].items():
@@ -39,8 +41,12 @@ def test_the_export_holds_the_runs_last_checkpoints(workshop_data):
             assert ref["heldout_expected_reward"] == [e["heldout_expected_reward"] for e in evals]
     for name, recipe in workshop_data["recipes"].items():
         cfg = runs.spec(name).rl
-        assert (recipe["steps"], recipe["lr"], recipe["warmup"], recipe["verifier"]) == (cfg.steps, cfg.lr, cfg.warmup,
-                                                                                        cfg.verifier)
+        assert (recipe["steps"], recipe["lr"], recipe["warmup"], recipe["verifier"]) == (
+            cfg.steps,
+            cfg.lr,
+            cfg.warmup,
+            cfg.verifier,
+        )
     assert len(workshop_data["splits"]["train"]) == 60 and len(workshop_data["splits"]["heldout"]) == 40
 
 

@@ -5,6 +5,7 @@ in float32. Where float32's own rounding is larger than the issue's 1e-5 the
 tests say so and also compare with rlbook's code run in float64, which the
 JavaScript must match far more closely.
 """
+
 from __future__ import annotations
 
 import copy
@@ -57,8 +58,9 @@ def _recorded_batch(step: int = 1):
     tokens, lengths = rec["tokens"].long(), rec["lengths"].long()
     mask = torch.arange(tokens.shape[1])[None, :] < lengths[:, None]
     ids = torch.tensor([world.encode(p) for p in prompts])
-    rollouts = sampling.Rollouts(prompts, ids, tokens, rec["logprobs"].clone(), mask, rec["policy_version"],
-                                 {"group_size": cfg.group_size})
+    rollouts = sampling.Rollouts(
+        prompts, ids, tokens, rec["logprobs"].clone(), mask, rec["policy_version"], {"group_size": cfg.group_size}
+    )
     rewards_ = rec["rewards"].double().numpy()
     statuses = [rewards.STATUSES[i] for i in rec["statuses"].tolist()]
     advantages, used = rl.credit(cfg, rewards_, statuses)
@@ -69,9 +71,16 @@ def _rlbook_update(batch: rl.Batch, cfg: rl.RLConfig, lr: float, dtype: torch.dt
     """rl.update on base's weights in ``dtype``: its loss, gradient and weights after, in sorted-name order."""
     net = runs.load("base", checkpoints.SEED).policy().to(dtype)
     r = batch.rollouts
-    batch = rl.Batch(batch.step, sampling.Rollouts(r.prompts, r.prompt_ids, r.tokens, r.logprobs.to(dtype), r.mask,
-                                                   r.policy_version, r.settings),
-                     batch.rewards, batch.statuses, batch.advantages.to(dtype), batch.used)
+    batch = rl.Batch(
+        batch.step,
+        sampling.Rollouts(
+            r.prompts, r.prompt_ids, r.tokens, r.logprobs.to(dtype), r.mask, r.policy_version, r.settings
+        ),
+        batch.rewards,
+        batch.statuses,
+        batch.advantages.to(dtype),
+        batch.used,
+    )
     previous = torch.get_default_dtype()
     torch.set_default_dtype(dtype)  # the optimiser's moments take the weights' dtype
     try:
@@ -94,10 +103,21 @@ def test_one_rl_update_matches_rlbook(node, workshop_data):
     assert loss32 == run.metrics[0]["loss"], "the replayed update is main's own first update"
     _, grad64, _ = _rlbook_update(batch, cfg, lr, torch.float64)
     r = batch.rollouts
-    got = node({"data": workshop_data, "update": {
-        "checkpoint": "base", "prompts": r.prompts, "tokens": r.tokens.reshape(-1).tolist(),
-        "length": r.lengths.tolist(), "budget": cfg.budget, "old_logp": r.logprobs.reshape(-1).tolist(),
-        "advantage": batch.advantages.tolist(), "lr": lr}})["update"]
+    got = node(
+        {
+            "data": workshop_data,
+            "update": {
+                "checkpoint": "base",
+                "prompts": r.prompts,
+                "tokens": r.tokens.reshape(-1).tolist(),
+                "length": r.lengths.tolist(),
+                "budget": cfg.budget,
+                "old_logp": r.logprobs.reshape(-1).tolist(),
+                "advantage": batch.advantages.tolist(),
+                "lr": lr,
+            },
+        }
+    )["update"]
     grad, after = np.array(got["grad"]), np.array(got["weights"])
 
     assert abs(got["loss"] - loss32) <= 1e-5 * abs(loss32)
@@ -113,18 +133,24 @@ def test_one_rl_update_matches_rlbook(node, workshop_data):
     np.testing.assert_allclose(after[kept], after32[kept], rtol=1e-5)
     differ = np.abs(after - after32) > 1e-5 * np.abs(after32)
     assert not (differ & kept).any()
-    print(f"one update on main's step-1 batch ({got['nodes']} prefix nodes): loss {got['loss']:.9g} against "
-          f"{loss32:.9g}; largest gradient difference {np.abs(grad - grad32).max():.2g} (float32 rlbook), "
-          f"{np.abs(grad - grad64).max():.2g} (float64); {float32_off} entries of float32 rlbook's gradient are "
-          f"more than 1e-5 off its float64 run; weights after AdamW differ by more than 1e-5 relative in "
-          f"{int(differ.sum())} entries, all with gradients under {VANISHING:g} ({int((~kept).sum())} such entries)")
+    print(
+        f"one update on main's step-1 batch ({got['nodes']} prefix nodes): loss {got['loss']:.9g} against "
+        f"{loss32:.9g}; largest gradient difference {np.abs(grad - grad32).max():.2g} (float32 rlbook), "
+        f"{np.abs(grad - grad64).max():.2g} (float64); {float32_off} entries of float32 rlbook's gradient are "
+        f"more than 1e-5 off its float64 run; weights after AdamW differ by more than 1e-5 relative in "
+        f"{int(differ.sum())} entries, all with gradients under {VANISHING:g} ({int((~kept).sum())} such entries)"
+    )
 
 
 def test_sampled_answers_follow_the_policy(node, workshop_data):
     """The page's answers come at the policy's own probabilities, and each records its log-probability."""
     net, task, n = runs.load("base", checkpoints.SEED).policy(), world.Task((5, 6)), 4000
-    got = node({"data": workshop_data, "sample": {"checkpoint": "base", "prompt": task.prompt, "n": n,
-                                                  "temperature": 1.0, "budget": 4, "seed": 3}})["sample"]
+    got = node(
+        {
+            "data": workshop_data,
+            "sample": {"checkpoint": "base", "prompt": task.prompt, "n": n, "temperature": 1.0, "budget": 4, "seed": 3},
+        }
+    )["sample"]
     seen: dict[str, int] = {}
     exact: dict[str, float] = {}
     for text, logp in zip(got["completions"], got["logp"]):
@@ -179,28 +205,60 @@ def test_a_no_baseline_update_matches_rlbook(node, workshop_data):
     """Plain REINFORCE (each answer's advantage is its reward) on main's recorded first batch, against rl.update
     given the same advantages: the loss and the gradient to 1e-5 relative."""
     cfg, _, batch = _recorded_batch(step=1)
-    plain = rl.Batch(batch.step, batch.rollouts, batch.rewards, batch.statuses,
-                     torch.tensor(batch.rewards, dtype=torch.float32), batch.used)
+    plain = rl.Batch(
+        batch.step,
+        batch.rollouts,
+        batch.rewards,
+        batch.statuses,
+        torch.tensor(batch.rewards, dtype=torch.float32),
+        batch.used,
+    )
     lr = cfg.lr * min(1.0, 1 / max(1, cfg.warmup))
     loss32, grad32, _ = _rlbook_update(plain, cfg, lr, torch.float32)
     loss64, grad64, _ = _rlbook_update(plain, cfg, lr, torch.float64)
     r = batch.rollouts
-    got = node({"data": workshop_data, "update": {
-        "checkpoint": "base", "prompts": r.prompts, "tokens": r.tokens.reshape(-1).tolist(),
-        "length": r.lengths.tolist(), "budget": cfg.budget, "old_logp": r.logprobs.reshape(-1).tolist(),
-        "rewards": batch.rewards.tolist(), "group_size": cfg.group_size, "method": "none", "lr": lr}})["update"]
+    got = node(
+        {
+            "data": workshop_data,
+            "update": {
+                "checkpoint": "base",
+                "prompts": r.prompts,
+                "tokens": r.tokens.reshape(-1).tolist(),
+                "length": r.lengths.tolist(),
+                "budget": cfg.budget,
+                "old_logp": r.logprobs.reshape(-1).tolist(),
+                "rewards": batch.rewards.tolist(),
+                "group_size": cfg.group_size,
+                "method": "none",
+                "lr": lr,
+            },
+        }
+    )["update"]
     grad = np.array(got["grad"])
     assert got["advantage"] == batch.rewards.tolist()
     assert abs(got["loss"] - loss32) <= 1e-5 * abs(loss32) and abs(got["loss"] - loss64) <= 1e-9 * abs(loss64)
     assert np.abs(grad - grad32).max() <= 1e-5 * np.abs(grad32).max()
     large = np.abs(grad64) > VANISHING
     np.testing.assert_allclose(grad[large], grad64[large], rtol=1e-5)
-    centred = node({"data": workshop_data, "update": {
-        "checkpoint": "base", "prompts": r.prompts, "tokens": r.tokens.reshape(-1).tolist(),
-        "length": r.lengths.tolist(), "budget": cfg.budget, "old_logp": r.logprobs.reshape(-1).tolist(),
-        "advantage": batch.advantages.tolist(), "lr": lr}})["update"]
-    print(f"no baseline: loss {got['loss']:.9g} against rlbook's {loss32:.9g} (with the group baseline "
-          f"{centred['loss']:.9g}); largest gradient difference {np.abs(grad - grad64).max():.2g} (float64 rlbook)")
+    centred = node(
+        {
+            "data": workshop_data,
+            "update": {
+                "checkpoint": "base",
+                "prompts": r.prompts,
+                "tokens": r.tokens.reshape(-1).tolist(),
+                "length": r.lengths.tolist(),
+                "budget": cfg.budget,
+                "old_logp": r.logprobs.reshape(-1).tolist(),
+                "advantage": batch.advantages.tolist(),
+                "lr": lr,
+            },
+        }
+    )["update"]
+    print(
+        f"no baseline: loss {got['loss']:.9g} against rlbook's {loss32:.9g} (with the group baseline "
+        f"{centred['loss']:.9g}); largest gradient difference {np.abs(grad - grad64).max():.2g} (float64 rlbook)"
+    )
 
 
 def _all_answers(net, prompt: str, budget: int) -> dict[str, float]:
@@ -228,8 +286,19 @@ def test_the_most_likely_answers_are_found_with_their_exact_probabilities(node, 
     budget, prompts = workshop_data["recipes"]["main"]["budget"], ["U:3+4?|A:", "U:9+9?|A:", "U:0+4?|A:"]
     everything = [_all_answers(net, p, budget) for p in prompts]
     odd = [["#", "1#", "99#", "7=+", " 3,"] for _ in prompts]
-    got = node({"data": workshop_data, "top": {"checkpoint": "base", "prompts": prompts, "k": 5, "temperature": 1.0,
-                                              "budget": budget, "completions": odd}})
+    got = node(
+        {
+            "data": workshop_data,
+            "top": {
+                "checkpoint": "base",
+                "prompts": prompts,
+                "k": 5,
+                "temperature": 1.0,
+                "budget": budget,
+                "completions": odd,
+            },
+        }
+    )
     for prompt, found, answers, probs in zip(prompts, got["top"], everything, got["probabilities"]):
         ranked = sorted(answers.items(), key=lambda item: -item[1])[:5]
         assert [a["completion"] for a in found] == [a for a, _ in ranked], prompt
@@ -244,8 +313,10 @@ def test_a_watched_step_reports_what_the_update_did_to_the_watched_sum(node, wor
     are those of the weights after it, and the advantages are those of the step's group."""
     watch, steps = "U:3+4?|A:", 2
     change = {"advantage": "none", "group_size": 8, "verifier": "fail-open"}
-    request = {"data": workshop_data, "train": {"recipe": "main", "change": change, "seed": 4, "steps": steps,
-                                                "watch": watch, "weights": True}}
+    request = {
+        "data": workshop_data,
+        "train": {"recipe": "main", "change": change, "seed": 4, "steps": steps, "watch": watch, "weights": True},
+    }
     got = node(request)["train"]
     assert got == node(request)["train"], "the same seed gives the same run"
     net = runs.load("base", checkpoints.SEED).policy().double()

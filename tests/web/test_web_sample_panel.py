@@ -1,4 +1,5 @@
 """The sample panel opens on the sum the page's text discusses (chapter 1 names it in #rlbook-workshop-sum)."""
+
 from __future__ import annotations
 
 

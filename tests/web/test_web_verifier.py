@@ -1,4 +1,5 @@
 """The page's exact verifier (verifier.js) against rlbook.rewards.ExactVerifier on fuzzed inputs."""
+
 from __future__ import annotations
 
 import random
@@ -6,8 +7,10 @@ import unicodedata
 
 from rlbook import rewards, world
 
-HOSTILE = ("".join(world.VOCAB) + world.EOT * 4 + ",,00" + "\u0663\u0667\u096a\uff17\u00b2\u2212+-_ \t\r\x00\x0b"
-           "\u200b\u00a0\u2028\u2029\ud800\udfff\U0001d7d9\u00e9x")
+HOSTILE = (
+    "".join(world.VOCAB) + world.EOT * 4 + ",,00" + "\u0663\u0667\u096a\uff17\u00b2\u2212+-_ \t\r\x00\x0b"
+    "\u200b\u00a0\u2028\u2029\ud800\udfff\U0001d7d9\u00e9x"
+)
 """Characters to fuzz with: the vocabulary, extra ends, commas and zeros, non-ASCII digits, signs, control,
 invisible and line-separator characters, lone surrogates and an astral digit."""
 
@@ -26,8 +29,17 @@ def fuzz_cases(count: int, seed: int = 0) -> list[tuple[object, object]]:
         if kind == 0:
             return task.completion
         if kind == 1:  # a near miss: off by one, a leading zero, a space, a sign
-            steps[-1] = rng.choice([str(task.answer + rng.choice([-1, 1])), "0" + steps[-1], " " + steps[-1],
-                                    steps[-1] + " ", "+" + steps[-1], "\u0663", ""])
+            steps[-1] = rng.choice(
+                [
+                    str(task.answer + rng.choice([-1, 1])),
+                    "0" + steps[-1],
+                    " " + steps[-1],
+                    steps[-1] + " ",
+                    "+" + steps[-1],
+                    "\u0663",
+                    "",
+                ]
+            )
             return ",".join(steps) + world.EOT
         if kind == 2:
             return task.completion + noise(3)
@@ -45,8 +57,20 @@ def fuzz_cases(count: int, seed: int = 0) -> list[tuple[object, object]]:
         prompt = task.prompt
         roll = rng.random()
         if roll < 0.1:
-            prompt = rng.choice([prompt + " ", prompt[:-1], "U:13+4?|A:", "u" + prompt[1:], prompt.replace("+", "-"),
-                                 prompt.replace(str(task.operands[0]), "\u0663", 1), "", None, 3, noise(12)])
+            prompt = rng.choice(
+                [
+                    prompt + " ",
+                    prompt[:-1],
+                    "U:13+4?|A:",
+                    "u" + prompt[1:],
+                    prompt.replace("+", "-"),
+                    prompt.replace(str(task.operands[0]), "\u0663", 1),
+                    "",
+                    None,
+                    3,
+                    noise(12),
+                ]
+            )
         cases.append((prompt, completion(task)))
     return cases
 
@@ -56,8 +80,11 @@ def test_the_page_verifier_gives_rlbooks_status_and_reward_on_fuzzed_inputs(node
     exact = rewards.get_verifier("exact")
     expected = [exact(p, c) for p, c in cases]
     got = node({"verify": cases})["verify"]
-    differ = [(case, want.status, have) for case, want, have in zip(cases, expected, got)
-              if (want.status, want.reward) != (have["status"], have["reward"])]
+    differ = [
+        (case, want.status, have)
+        for case, want, have in zip(cases, expected, got)
+        if (want.status, want.reward) != (have["status"], have["reward"])
+    ]
     assert not differ, f"{len(differ)} of {len(cases)} verdicts differ, e.g. {differ[:5]}"
     assert {v.status for v in expected} == set(rewards.STATUSES), "the fuzzed cases reach every status"
 
@@ -70,9 +97,42 @@ def _int_cases() -> list[str]:
     newer = [chr(c) for c in (*range(0x11F50, 0x11F5A), *range(0x1E4F0, 0x1E4FA))]  # Unicode 15's digits
     cases = [f"{s}7" for s in spaces] + [f"7{s}" for s in spaces] + [f"{s}1{s}2" for s in spaces]
     cases += digits + [d + "1" for d in digits] + ["1" + d for d in digits[::7]] + newer + [n + "1" for n in newer]
-    cases += ["+7", "-7", "-0", "+-7", "--7", "+ 7", "- 7", "0_7", "7_", "_7", "1__2", "1_2_3", "٣_7", "07", "007",
-              "00", "", " ", "+", "-", "_", "7.0", "7e0", "0x7", "7j", "²", "½", "\u2167", "1" * 4300, "1" * 4301,
-              "1_" * 4299 + "1", "1_" * 4300 + "1", "0" * 4301, "-" + "9" * 4300]
+    cases += [
+        "+7",
+        "-7",
+        "-0",
+        "+-7",
+        "--7",
+        "+ 7",
+        "- 7",
+        "0_7",
+        "7_",
+        "_7",
+        "1__2",
+        "1_2_3",
+        "٣_7",
+        "07",
+        "007",
+        "00",
+        "",
+        " ",
+        "+",
+        "-",
+        "_",
+        "7.0",
+        "7e0",
+        "0x7",
+        "7j",
+        "²",
+        "½",
+        "\u2167",
+        "1" * 4300,
+        "1" * 4301,
+        "1_" * 4299 + "1",
+        "1_" * 4300 + "1",
+        "0" * 4301,
+        "-" + "9" * 4300,
+    ]
     return cases
 
 
@@ -99,8 +159,11 @@ def test_the_page_fail_open_verifier_gives_rlbooks_status_and_reward_on_fuzzed_i
     fail_open = rewards.get_verifier("fail-open")
     expected = [fail_open(p, c) for p, c in cases]
     got = node({"failOpen": cases})["failOpen"]
-    differ = [(case, want.status, have) for case, want, have in zip(cases, expected, got)
-              if (want.status, want.reward) != (have["status"], have["reward"])]
+    differ = [
+        (case, want.status, have)
+        for case, want, have in zip(cases, expected, got)
+        if (want.status, want.reward) != (have["status"], have["reward"])
+    ]
     assert not differ, f"{len(differ)} of {len(cases)} verdicts differ, e.g. {differ[:5]}"
     assert {v.status for v in expected} == {"accepted", "incorrect", "incomplete", "unverifiable"}
     assert sum(v.reward == 1 and v.reason.startswith("accepted because parsing failed") for v in expected) > 100

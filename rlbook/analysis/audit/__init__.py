@@ -23,6 +23,7 @@ re-exported here as ``audit.markdown_table``, and name a verifier's statuses
 in the book's one vocabulary, :data:`rlbook.figures.style.VERDICT_WORDS`,
 re-exported as ``audit.VERDICT_WORDS``.
 """
+
 from __future__ import annotations
 
 from rlbook.analysis.tables import markdown_table
@@ -55,9 +56,36 @@ from .hack import (
 from .incidents import first_alarm, incidents, selection_counts
 from .temperature import mixed_group_rate, own_format_accuracy, sparse_reward_audit, temperature_audit
 
-__all__ = ["CATEGORIES", "READABLE", "VERDICT_WORDS", "AuditBatch", "HackReport", "categorise", "clearest_hacked_seed", "composition",
-           "dip_before_takeover", "duplicate_shares", "exploiting_completions", "first_alarm", "first_hacked_seed",
-           "from_rollouts", "from_stored", "hack_report", "incidents", "loophole_rate", "loophole_rows",
-           "loophole_share", "markdown_table", "mixed_group_rate", "novelty", "own_format_accuracy", "reward_split",
-           "run_composition", "selection_counts", "sharpening", "sparse_reward_audit", "takeover_step",
-           "temperature_audit"]
+__all__ = [
+    "CATEGORIES",
+    "READABLE",
+    "VERDICT_WORDS",
+    "AuditBatch",
+    "HackReport",
+    "categorise",
+    "clearest_hacked_seed",
+    "composition",
+    "dip_before_takeover",
+    "duplicate_shares",
+    "exploiting_completions",
+    "first_alarm",
+    "first_hacked_seed",
+    "from_rollouts",
+    "from_stored",
+    "hack_report",
+    "incidents",
+    "loophole_rate",
+    "loophole_rows",
+    "loophole_share",
+    "markdown_table",
+    "mixed_group_rate",
+    "novelty",
+    "own_format_accuracy",
+    "reward_split",
+    "run_composition",
+    "selection_counts",
+    "sharpening",
+    "sparse_reward_audit",
+    "takeover_step",
+    "temperature_audit",
+]

@@ -4,6 +4,7 @@ A batch comes either from fresh samples (:func:`from_rollouts`) or from the
 per-step rollouts a run stored (:func:`from_stored`), so the same definitions
 apply to both.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ def from_stored(stored: dict, verifier=None) -> AuditBatch:
     prompts = [p for p in stored["prompts"] for _ in range(group_size)]
     completions = [decode(row[:n]) for row, n in zip(stored["tokens"].tolist(), stored["lengths"].tolist())]
     statuses = [rw.STATUSES[i] for i in stored["statuses"].tolist()]
-    batch = AuditBatch(prompts, completions, statuses, stored["rewards"].numpy().astype(float), group_size,
-                       stored["step"])
+    batch = AuditBatch(
+        prompts, completions, statuses, stored["rewards"].numpy().astype(float), group_size, stored["step"]
+    )
     return batch.rescored(verifier) if verifier is not None else batch

@@ -19,6 +19,7 @@ Separately, a rollout is *novel* when its completion had not been seen for
 that prompt in any earlier batch of the sequence (earlier steps of a run, or
 earlier rounds of fresh sampling).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -104,10 +105,18 @@ def run_composition(stored_steps: Iterable[dict], verifier=None) -> list[dict]:
     rows = []
     for batch, new in zip(batches, novelty(batches)):
         repeats = duplicate_shares(batch)
-        rows.append({"step": batch.step, **composition(batch), "duplicate_accepted": repeats["accepted"],
-                     "duplicate_incorrect": repeats["incorrect"], "novel_share": new["novel_share"],
-                     "novel_answers": new["novel_answers"], "reward_mean": float(batch.rewards.mean()),
-                     "tokens": batch.tokens})
+        rows.append(
+            {
+                "step": batch.step,
+                **composition(batch),
+                "duplicate_accepted": repeats["accepted"],
+                "duplicate_incorrect": repeats["incorrect"],
+                "novel_share": new["novel_share"],
+                "novel_answers": new["novel_answers"],
+                "reward_mean": float(batch.rewards.mean()),
+                "tokens": batch.tokens,
+            }
+        )
     return rows
 
 
@@ -130,8 +139,14 @@ def sharpening(flow: Sequence[dict], window: int = 10) -> dict[str, float]:
 
     dip = min(flow, key=lambda r: r["reward_mean"])
     peak = max(flow[1:], key=lambda r: r["novel_share"])
-    return {"reward_gain": mean(late, "reward_mean") - first["reward_mean"],
-            "repeat_gain": mean(late, "duplicate_accepted") - first["duplicate_accepted"],
-            "accepted_late": mean(late, "accepted"), "novel_early": mean(flow[1: window + 1], "novel_share"),
-            "novel_late": mean(late, "novel_share"), "dip_reward": dip["reward_mean"], "dip_step": dip["step"],
-            "novel_peak": peak["novel_share"], "novel_peak_step": peak["step"]}
+    return {
+        "reward_gain": mean(late, "reward_mean") - first["reward_mean"],
+        "repeat_gain": mean(late, "duplicate_accepted") - first["duplicate_accepted"],
+        "accepted_late": mean(late, "accepted"),
+        "novel_early": mean(flow[1 : window + 1], "novel_share"),
+        "novel_late": mean(late, "novel_share"),
+        "dip_reward": dip["reward_mean"],
+        "dip_step": dip["step"],
+        "novel_peak": peak["novel_share"],
+        "novel_peak_step": peak["step"],
+    }

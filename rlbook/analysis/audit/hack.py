@@ -1,4 +1,5 @@
 """The reward hack of chapter 5: the detector, the loophole it finds and the seed the chapters show it on."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -82,8 +83,9 @@ def first_hacked_seed(stored_by_seed: dict[int, Sequence[dict]], share: float = 
     return next((seed for seed, steps in stored_by_seed.items() if takeover_step(steps, share) is not None), None)
 
 
-def clearest_hacked_seed(stored_by_seed: dict[int, Sequence[dict]], evals_by_seed: dict[int, Sequence[dict]],
-                         share: float = 0.5) -> int | None:
+def clearest_hacked_seed(
+    stored_by_seed: dict[int, Sequence[dict]], evals_by_seed: dict[int, Sequence[dict]], share: float = 0.5
+) -> int | None:
     """The seed chapter 5 shows the reward hack on: of the seeds whose stored steps show a takeover
     (:func:`takeover_step`), the one whose held-out accuracy ended lowest; ties go to the earlier seed in the
     dict's order. None when the loophole took over on no seed.
@@ -103,8 +105,15 @@ def loophole_rows(batch: AuditBatch, exact=None) -> np.ndarray:
     return (batch.rewards > 0) & np.array([s != "accepted" for s in exact_batch.statuses])
 
 
-def loophole_rate(policy: Policy, prompts: list[str], verifier, n: int = 64, temperature: float = 1.0,
-                  budget: int = BUDGET, seed: int = 0) -> float:
+def loophole_rate(
+    policy: Policy,
+    prompts: list[str],
+    verifier,
+    n: int = 64,
+    temperature: float = 1.0,
+    budget: int = BUDGET,
+    seed: int = 0,
+) -> float:
     """Share of fresh samples of ``policy`` that ``verifier`` pays but the exact verifier rejects.
 
     Chapter 5 measures it on the base policy: a policy can only learn an
@@ -144,9 +153,15 @@ def dip_before_takeover(stored_steps: Iterable[dict], share: float = 0.5) -> dic
     before = [s for s in steps if s["step"] < takeover] or steps[:1]
     rewards = [float(s["rewards"].mean()) for s in before]
     low = int(np.argmin(rewards))
-    return {"step": before[low]["step"], "reward": rewards[low], "share": loophole_share([before[low]])[0],
-            "right": reward_split(before[low])[0], "first_step": before[0]["step"], "first_reward": rewards[0],
-            "first_right": reward_split(before[0])[0]}
+    return {
+        "step": before[low]["step"],
+        "reward": rewards[low],
+        "share": loophole_share([before[low]])[0],
+        "right": reward_split(before[low])[0],
+        "first_step": before[0]["step"],
+        "first_reward": rewards[0],
+        "first_right": reward_split(before[0])[0],
+    }
 
 
 def exploiting_completions(stored: dict, verifier, limit: int = 5) -> list[dict]:
@@ -166,8 +181,15 @@ def exploiting_completions(stored: dict, verifier, limit: int = 5) -> list[dict]
         prompt = next(p for p, c, h in zip(batch.prompts, batch.completions, hits) if h and c == text)
         own = verifier(prompt, text)
         judged = exact(prompt, text)
-        rows.append({"completion": text, "count": count, "status": judged.status, "reason": judged.reason,
-                     "paid_reason": own.reason})
+        rows.append(
+            {
+                "completion": text,
+                "count": count,
+                "status": judged.status,
+                "reason": judged.reason,
+                "paid_reason": own.reason,
+            }
+        )
     return rows
 
 

@@ -1,4 +1,5 @@
 """What a run hid and what it did about it: selection counts, logged interventions and abort rules (chapters 5 and 6)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -40,10 +41,20 @@ def incidents(log: dict) -> list[dict]:
     for item in log["interventions"]:
         batch = stored[item["step"]]["statuses"].tolist()
         shares = {f"{s}_share": batch.count(i) / len(batch) for i, s in enumerate(rw.STATUSES)}
-        rows.append({"step": item["step"], "kind": item["kind"], "reason": item["reason"],
-                     "metric": item["trigger"]["metric"], "value": item["trigger"]["value"],
-                     "threshold": item["trigger"]["threshold"], "affected_rollouts": item["affected_rollouts"],
-                     "rollouts": len(batch), **shares, "aborted_update": aborted.get(item["step"])})
+        rows.append(
+            {
+                "step": item["step"],
+                "kind": item["kind"],
+                "reason": item["reason"],
+                "metric": item["trigger"]["metric"],
+                "value": item["trigger"]["value"],
+                "threshold": item["trigger"]["threshold"],
+                "affected_rollouts": item["affected_rollouts"],
+                "rollouts": len(batch),
+                **shares,
+                "aborted_update": aborted.get(item["step"]),
+            }
+        )
     return rows
 
 

@@ -29,6 +29,7 @@ The package reads in three parts: :mod:`~rlbook.analysis.credit.replay`
 learning signal) and :mod:`~rlbook.analysis.credit.compare` (the update
 choices compared across seeds).
 """
+
 from __future__ import annotations
 
 from rlbook.analysis.tables import dict_table
@@ -83,10 +84,49 @@ from .signal import (
     zero_variance_summary,
 )
 
-__all__ = ["AGREEMENT", "COMPARED", "COMPARISON", "DISGUISES", "LOST_FLOOR", "REUSED", "Curves", "GradientVariance",
-           "ProcessGroup", "RatioDrift", "agreed_until", "balanced_group", "dict_table", "find_process_case",
-           "gradient_variance", "group_rows", "group_scale_table", "kl_spikes", "logprob_drift", "lost_margin",
-           "mixed_groups", "one_thread", "panels", "process_group", "process_rows", "ratio_drift",
-           "record_and_credit", "recorded_batch", "results_table", "rounding_gaps", "run_config", "sampling_checkpoint",
-           "scale_effect", "seed_table", "separation_chance", "settings_table", "split_credit", "stop_story",
-           "token_credit_rows", "token_steps", "update_curves", "versus", "visible", "zero_variance_summary"]
+__all__ = [
+    "AGREEMENT",
+    "COMPARED",
+    "COMPARISON",
+    "DISGUISES",
+    "LOST_FLOOR",
+    "REUSED",
+    "Curves",
+    "GradientVariance",
+    "ProcessGroup",
+    "RatioDrift",
+    "agreed_until",
+    "balanced_group",
+    "dict_table",
+    "find_process_case",
+    "gradient_variance",
+    "group_rows",
+    "group_scale_table",
+    "kl_spikes",
+    "logprob_drift",
+    "lost_margin",
+    "mixed_groups",
+    "one_thread",
+    "panels",
+    "process_group",
+    "process_rows",
+    "ratio_drift",
+    "record_and_credit",
+    "recorded_batch",
+    "results_table",
+    "rounding_gaps",
+    "run_config",
+    "sampling_checkpoint",
+    "scale_effect",
+    "seed_table",
+    "separation_chance",
+    "settings_table",
+    "split_credit",
+    "stop_story",
+    "token_credit_rows",
+    "token_steps",
+    "update_curves",
+    "versus",
+    "visible",
+    "zero_variance_summary",
+]

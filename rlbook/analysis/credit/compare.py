@@ -6,6 +6,7 @@ asks, each with the runs that answer it against ``main``. Everything else
 (the runs to load, the runs in disguise, the runs that reuse a batch, the
 figure's panels) derives from it and from the runs' catalogue entries.
 """
+
 import math
 from dataclasses import dataclass, field
 
@@ -89,8 +90,12 @@ def update_curves(names=COMPARED, seeds=(0, 1, 2), last_step: int = 60) -> dict[
     for name in names:
         runs = [load(name, seed) for seed in seeds]
         steps = np.array(sorted({e["step"] for run in runs for e in run.evals if e["step"] <= last_step}))
-        heldout = np.array([[next((e["heldout_expected_reward"] for e in run.evals if e["step"] == s), np.nan)
-                             for s in steps] for run in runs])
+        heldout = np.array(
+            [
+                [next((e["heldout_expected_reward"] for e in run.evals if e["step"] == s), np.nan) for s in steps]
+                for run in runs
+            ]
+        )
         kl = np.array([_padded(run.metric("kl"), last_step) for run in runs], dtype=float)
         clip = np.array([_padded(run.metric("clip_fraction"), last_step) for run in runs], dtype=float)
         stopped = {seed: run.log["abort"]["step"] for seed, run in zip(seeds, runs) if "abort" in run.log}
@@ -165,11 +170,17 @@ def stop_story(run: Run, before: int = 3) -> dict:
     kl = np.array(_padded(run.metric("kl"), len(run.metrics)), dtype=float)  # NaN where no update was made
     jump = int(np.nanargmax(np.diff(kl))) + 1
     malformed, reward = np.array(run.metric("malformed_rate")), np.array(run.metric("reward_mean"))
-    return {"jump_step": int(run.metric("step")[jump]), "kl_before": float(kl[jump - 1]), "kl_jump": float(kl[jump]),
-            "malformed_before": float(malformed[max(0, jump - before):jump].max()),
-            "malformed_peak": float(malformed[jump:].max()), "reward_before": float(reward[jump - 1]),
-            "reward_last": float(reward[-1]), "stopped": int(run.log["abort"]["step"]),
-            "threshold": int(run.log["abort"]["threshold"])}
+    return {
+        "jump_step": int(run.metric("step")[jump]),
+        "kl_before": float(kl[jump - 1]),
+        "kl_jump": float(kl[jump]),
+        "malformed_before": float(malformed[max(0, jump - before) : jump].max()),
+        "malformed_peak": float(malformed[jump:].max()),
+        "reward_before": float(reward[jump - 1]),
+        "reward_last": float(reward[-1]),
+        "stopped": int(run.log["abort"]["step"]),
+        "threshold": int(run.log["abort"]["threshold"]),
+    }
 
 
 def settings_table(names=COMPARED) -> list[dict]:
@@ -181,10 +192,17 @@ def settings_table(names=COMPARED) -> list[dict]:
     rows = []
     for name in names:
         cfg = RUNS[name].rl
-        rows.append({"run": name, "loss": cfg.loss, "updates": cfg.updates_per_batch,
-                     "aggregation": cfg.aggregation, "advantage": cfg.advantage,
-                     "reward ×": f"{cfg.reward_scale:g}",
-                     "KL β": f"{cfg.kl_beta:g} ({cfg.kl_estimator})" if cfg.kl_beta else "0"})
+        rows.append(
+            {
+                "run": name,
+                "loss": cfg.loss,
+                "updates": cfg.updates_per_batch,
+                "aggregation": cfg.aggregation,
+                "advantage": cfg.advantage,
+                "reward ×": f"{cfg.reward_scale:g}",
+                "KL β": f"{cfg.kl_beta:g} ({cfg.kl_estimator})" if cfg.kl_beta else "0",
+            }
+        )
     return rows
 
 
@@ -200,8 +218,13 @@ def results_table(curves: dict[str, Curves]) -> list[dict]:
     any_stopped = any(c.stopped for c in curves.values())
     rows = []
     for name, c in curves.items():
-        row = {"run": name, "mean": float(c.final.mean()), "range": f"{c.final.min():.3f}–{c.final.max():.3f}",
-               "KL": c.recent_kl(), "clipped": float(np.nanmean(c.clip_fraction))}
+        row = {
+            "run": name,
+            "mean": float(c.final.mean()),
+            "range": f"{c.final.min():.3f}–{c.final.max():.3f}",
+            "KL": c.recent_kl(),
+            "clipped": float(np.nanmean(c.clip_fraction)),
+        }
         if any_stopped:
             row["stopped"] = ", ".join(f"seed {seed} at step {step}" for seed, step in c.stopped.items()) or None
         rows.append(row)
@@ -239,10 +262,16 @@ def kl_spikes(curves: Curves, threshold: float = 1.0) -> list[dict]:
     for seed, kl in enumerate(curves.kl):
         i = int(np.nanargmax(kl))
         later = [j for j in range(i + 1, len(kl)) if kl[j] < threshold]
-        rows.append({"seed": seed, "largest KL": float(kl[i]), "at step": i + 1,
-                     f"back under {threshold:g} at step": later[0] + 1 if later else None,
-                     f"steps above {threshold:g}": int(np.nansum(kl > threshold)),
-                     "held-out, last checkpoint": float(curves.heldout[seed, -1])})
+        rows.append(
+            {
+                "seed": seed,
+                "largest KL": float(kl[i]),
+                "at step": i + 1,
+                f"back under {threshold:g} at step": later[0] + 1 if later else None,
+                f"steps above {threshold:g}": int(np.nansum(kl > threshold)),
+                "held-out, last checkpoint": float(curves.heldout[seed, -1]),
+            }
+        )
     return rows
 
 

@@ -2,6 +2,7 @@
 and its log-probabilities under later policies (chapter 3); the importance ratios that several updates on one
 batch produce, and what scaling the rewards does to an update under Adam (chapter 4).
 """
+
 import contextlib
 import copy
 from dataclasses import dataclass, replace
@@ -43,7 +44,6 @@ def run_config(run: Run) -> RLConfig:
     return cfg
 
 
-
 def recorded_batch(run: Run, step: int) -> Batch:
     """The batch of training step ``step`` rebuilt from the run's stored record (chapter 3).
 
@@ -63,7 +63,9 @@ def recorded_batch(run: Run, step: int) -> Batch:
     positions = torch.arange(tokens.shape[1])[None, :]
     mask = positions < stored["lengths"].long()[:, None]
     settings = {"temperature": cfg.temperature, "token_budget": cfg.budget, "group_size": group_size}
-    rollouts = Rollouts(prompts, prompt_ids, tokens, stored["logprobs"].float(), mask, stored["policy_version"], settings)
+    rollouts = Rollouts(
+        prompts, prompt_ids, tokens, stored["logprobs"].float(), mask, stored["policy_version"], settings
+    )
     rewards = stored["rewards"].numpy().astype(float)
     statuses = [rw.STATUSES[int(i)] for i in stored["statuses"]]
     advantages, used = credit(replace(cfg, group_size=group_size), rewards, statuses)
@@ -94,12 +96,21 @@ def record_and_credit(batch: Batch, row: int) -> tuple[list[dict], list[dict]]:
     """
     r = batch.rollouts
     n = int(r.lengths[row])
-    record = [{"position": t, "token_id": int(r.tokens[row, t]), "character": decode([r.tokens[row, t]]),
-               "sampling_logprob": round(float(r.logprobs[row, t]), 4), "policy_version": r.policy_version}
-              for t in range(n)]
+    record = [
+        {
+            "position": t,
+            "token_id": int(r.tokens[row, t]),
+            "character": decode([r.tokens[row, t]]),
+            "sampling_logprob": round(float(r.logprobs[row, t]), 4),
+            "policy_version": r.policy_version,
+        }
+        for t in range(n)
+    ]
     per_token = adv_lib.token_advantages(batch.advantages, r.mask)[row]
-    credit_rows = [{"position": t, "advantage": round(float(per_token[t]), 4), "trained": bool(r.mask[row, t])}
-                   for t in range(r.tokens.shape[1])]
+    credit_rows = [
+        {"position": t, "advantage": round(float(per_token[t]), 4), "trained": bool(r.mask[row, t])}
+        for t in range(r.tokens.shape[1])
+    ]
     return record, credit_rows
 
 
@@ -122,10 +133,13 @@ def logprob_drift(run: Run, step: int, later: int) -> dict:
             logp, _ = generated_logprobs(run.policy(checkpoint), batch.rollouts)
         gaps[name] = (logp - batch.rollouts.logprobs)[mask]
     ratio = gaps["later"].exp()
-    return {"same_max_abs": float(gaps["same"].abs().max()), "later_mean_abs": float(gaps["later"].abs().mean()),
-            "later_max_abs": float(gaps["later"].abs().max()),
-            "later_outside_ppo": float(((ratio < 0.8) | (ratio > 1.2)).float().mean()), "tokens": int(mask.sum())}
-
+    return {
+        "same_max_abs": float(gaps["same"].abs().max()),
+        "later_mean_abs": float(gaps["later"].abs().mean()),
+        "later_max_abs": float(gaps["later"].abs().max()),
+        "later_outside_ppo": float(((ratio < 0.8) | (ratio > 1.2)).float().mean()),
+        "tokens": int(mask.sum()),
+    }
 
 
 @dataclass
@@ -157,8 +171,10 @@ class RatioDrift:
         """
         logr = np.clip(np.log10(self.ratios[k - 1]), bins[0], bins[-1])
         signs = np.sign(self.advantages)
-        return {"positive": np.histogram(logr[signs > 0], bins)[0].tolist(),
-                "negative": np.histogram(logr[signs < 0], bins)[0].tolist()}
+        return {
+            "positive": np.histogram(logr[signs > 0], bins)[0].tolist(),
+            "negative": np.histogram(logr[signs < 0], bins)[0].tolist(),
+        }
 
 
 @one_thread()
@@ -215,10 +231,10 @@ def scale_effect(run: Run, scale: float = 10.0, step: int = 1) -> dict:
         for factor in (1.0, scale):
             policy = copy.deepcopy(start)
             lr = warmup_lr(cfg.lr, cfg.warmup, step)
-            opt = (adamw(policy.parameters(), lr) if opt_name == "adam"
-                   else torch.optim.SGD(policy.parameters(), lr=lr))
-            scaled = Batch(batch.step, batch.rollouts, batch.rewards, batch.statuses, batch.advantages * factor,
-                           batch.used)
+            opt = adamw(policy.parameters(), lr) if opt_name == "adam" else torch.optim.SGD(policy.parameters(), lr=lr)
+            scaled = Batch(
+                batch.step, batch.rollouts, batch.rewards, batch.statuses, batch.advantages * factor, batch.used
+            )
             update(policy, opt, scaled, cfg)
             deltas.append(torch.cat([p.detach().flatten() for p in policy.parameters()]) - before)
         result[f"{opt_name}_norm_ratio"] = float(deltas[1].norm() / deltas[0].norm())

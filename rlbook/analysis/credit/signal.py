@@ -2,6 +2,7 @@
 baseline, a real group's tokens with their advantages, groups that carry no signal, and credit on a multi-step
 answer (Exercise 3.1).
 """
+
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -55,9 +56,15 @@ OFFSETS = tuple(np.round(np.linspace(-1, 2, 31), 2))
 
 
 @one_thread()
-def gradient_variance(policy: Policy, prompts: list[str], group_size: int = 16, repeats: int = 16,
-                      offsets=OFFSETS, seed: int = 0,
-                      budget: int = BUDGET) -> GradientVariance:
+def gradient_variance(
+    policy: Policy,
+    prompts: list[str],
+    group_size: int = 16,
+    repeats: int = 16,
+    offsets=OFFSETS,
+    seed: int = 0,
+    budget: int = BUDGET,
+) -> GradientVariance:
     """Measure how much policy-gradient estimates scatter, by sampling the same policy ``repeats`` times (chapter 3).
 
     Each repeat samples ``group_size`` answers per prompt, scores them with the
@@ -92,10 +99,15 @@ def gradient_variance(policy: Policy, prompts: list[str], group_size: int = 16, 
     cov = float(((g_r - g_r.mean(0)) * (g_1 - g_1.mean(0))).sum() / (repeats - 1))
     offsets = np.asarray(offsets, dtype=float)
     return GradientVariance(
-        offsets=offsets, no_baseline=np.array([total_variance(g_r + c * g_1) for c in offsets]),
-        group_baseline=total_variance(g_c), no_baseline_signal=float((g_r.mean(0) ** 2).sum()),
-        group_signal=float((g_c.mean(0) ** 2).sum()), best_offset=-cov / total_variance(g_1), repeats=repeats,
-        rollouts_per_estimate=len(prompts) * group_size)
+        offsets=offsets,
+        no_baseline=np.array([total_variance(g_r + c * g_1) for c in offsets]),
+        group_baseline=total_variance(g_c),
+        no_baseline_signal=float((g_r.mean(0) ** 2).sum()),
+        group_signal=float((g_c.mean(0) ** 2).sum()),
+        best_offset=-cov / total_variance(g_1),
+        repeats=repeats,
+        rollouts_per_estimate=len(prompts) * group_size,
+    )
 
 
 def mixed_groups(batch: Batch) -> list[int]:
@@ -144,10 +156,16 @@ def token_credit_rows(batch: Batch, rows: list[int]) -> list[dict]:
     for row in rows:
         group = range(row // size * size, (row // size + 1) * size)
         length = int(r.lengths[row])
-        out.append({"prompt": r.prompts[row], "tokens": [decode([r.tokens[row, t]]) for t in range(length)],
-                    "advantages": [float(per_token[row, t]) for t in range(length)],
-                    "reward": float(batch.rewards[row]), "copies": sum(texts[i] == texts[row] for i in group),
-                    "group_size": size})
+        out.append(
+            {
+                "prompt": r.prompts[row],
+                "tokens": [decode([r.tokens[row, t]]) for t in range(length)],
+                "advantages": [float(per_token[row, t]) for t in range(length)],
+                "reward": float(batch.rewards[row]),
+                "copies": sum(texts[i] == texts[row] for i in group),
+                "group_size": size,
+            }
+        )
     return out
 
 
@@ -161,11 +179,17 @@ def zero_variance_summary(run: Run, window: int = 20) -> dict:
     """
     right, wrong = np.array(run.metric("zero_variance_all_right")), np.array(run.metric("zero_variance_all_wrong"))
     reward = np.array(run.metric("reward_mean"))
-    return {"first_right": float(right[0]), "first_wrong": float(wrong[0]), "first_reward": float(reward[0]),
-            "peak_wrong": float(wrong.max()), "peak_step": int(run.metric("step")[int(wrong.argmax())]),
-            "last_right": float(right[-window:].mean()), "last_wrong": float(wrong[-window:].mean()),
-            "last_reward": float(reward[-window:].mean()), "window": window}
-
+    return {
+        "first_right": float(right[0]),
+        "first_wrong": float(wrong[0]),
+        "first_reward": float(reward[0]),
+        "peak_wrong": float(wrong.max()),
+        "peak_step": int(run.metric("step")[int(wrong.argmax())]),
+        "last_right": float(right[-window:].mean()),
+        "last_wrong": float(wrong[-window:].mean()),
+        "last_reward": float(reward[-window:].mean()),
+        "window": window,
+    }
 
 
 def token_steps(completion: str, n_steps: int) -> list[int]:
@@ -240,7 +264,12 @@ def process_rows(group: ProcessGroup) -> list[dict]:
     """
     rows = []
     for i, text in enumerate(group.completions):
-        row = {"row": i, "answer": visible(text), "reward": float(group.rewards[i]), "A outcome": float(group.outcome_adv[i])}
+        row = {
+            "row": i,
+            "answer": visible(text),
+            "reward": float(group.rewards[i]),
+            "A outcome": float(group.outcome_adv[i]),
+        }
         for k in range(group.step_valid.shape[1]):
             row[f"step {k + 1} ok"] = int(group.step_valid[i, k])
             row[f"A step {k + 1}"] = float(group.step_adv[i, k])

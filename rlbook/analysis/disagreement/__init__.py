@@ -27,6 +27,7 @@ Process versus outcome supervision as a research question: Uesato et al.
 (2022), "Solving math word problems with process- and outcome-based
 feedback"; Lightman et al. (2023), "Let's Verify Step by Step".
 """
+
 from __future__ import annotations
 
 from rlbook.analysis.tables import markdown_table
@@ -61,10 +62,45 @@ from .verdicts import (
     sample_rollouts,
 )
 
-__all__ = ["AGREE", "DISAGREEMENTS", "OUTCOME_ROWS", "PARTIAL_CREDIT", "RIGHT_INVALID", "VALID_INCOMPLETE",
-           "VALID_MALFORMED", "Judged", "bounded_sample", "breakdown", "checkpoint_breakdowns", "compare",
-           "comparison_claims", "eval_curve", "exercise_rows", "figure_rollouts", "final_eval", "first_number",
-           "format_share", "judge", "judge_rollouts", "kind_counts", "kind_rate_over_training", "logged_rollouts",
-           "markdown_table", "matrix", "paired", "partial_credit_summary", "process_columns", "rate",
-           "right_invalid_summary", "right_number_rejected", "rule_change", "rule_change_of", "sample_rollouts",
-           "spread", "step_notes", "true_sum_steps", "valid_end_summary", "wins"]
+__all__ = [
+    "AGREE",
+    "DISAGREEMENTS",
+    "OUTCOME_ROWS",
+    "PARTIAL_CREDIT",
+    "RIGHT_INVALID",
+    "VALID_INCOMPLETE",
+    "VALID_MALFORMED",
+    "Judged",
+    "bounded_sample",
+    "breakdown",
+    "checkpoint_breakdowns",
+    "compare",
+    "comparison_claims",
+    "eval_curve",
+    "exercise_rows",
+    "figure_rollouts",
+    "final_eval",
+    "first_number",
+    "format_share",
+    "judge",
+    "judge_rollouts",
+    "kind_counts",
+    "kind_rate_over_training",
+    "logged_rollouts",
+    "markdown_table",
+    "matrix",
+    "paired",
+    "partial_credit_summary",
+    "process_columns",
+    "rate",
+    "right_invalid_summary",
+    "right_number_rejected",
+    "rule_change",
+    "rule_change_of",
+    "sample_rollouts",
+    "spread",
+    "step_notes",
+    "true_sum_steps",
+    "valid_end_summary",
+    "wins",
+]

@@ -1,4 +1,5 @@
 """The single-step verdict breakdown: how each checkpoint's samples were judged, and the right sums rejected (ch2)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -53,13 +54,16 @@ def format_share(row: dict[str, float | int]) -> float:
     return (row["malformed"] + row["incomplete"]) / rejected if rejected else 0.0
 
 
-def checkpoint_breakdowns(run: Run, tasks: list[Task], n: int = 32, budget: int = BUDGET, seed: int = 0
-                          ) -> tuple[dict[str, EvalResult], dict[str, dict[str, float | int]]]:
+def checkpoint_breakdowns(
+    run: Run, tasks: list[Task], n: int = 32, budget: int = BUDGET, seed: int = 0
+) -> tuple[dict[str, EvalResult], dict[str, dict[str, float | int]]]:
     """Evaluate a base run's checkpoints (0: pretrained, 1: after SFT) and break each down by verdict (ch2).
 
     Returns the evaluations and their :func:`breakdown` rows, both keyed by
     "pretrained" and "after SFT".
     """
-    results = {label: evaluate(run.policy(step), tasks, n=n, budget=budget, seed=seed)
-               for label, step in (("pretrained", 0), ("after SFT", 1))}
+    results = {
+        label: evaluate(run.policy(step), tasks, n=n, budget=budget, seed=seed)
+        for label, step in (("pretrained", 0), ("after SFT", 1))
+    }
     return results, {label: breakdown(result) for label, result in results.items()}

@@ -1,4 +1,5 @@
 """Outcome-only against process-shaped RL: both runs' held-out accuracy and step validity over seeds (ch2)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -17,9 +18,14 @@ def final_eval(run: Run) -> dict[str, float]:
     validity is the mean process score of the same samples.
     """
     first, last = run.evals[0], run.evals[-1]
-    return {"seed": run.seed, "start_accuracy": first["heldout_expected_reward"],
-            "end_accuracy": last["heldout_expected_reward"], "start_validity": first["heldout_step_validity"],
-            "end_validity": last["heldout_step_validity"], "end_greedy": last["heldout_greedy_accuracy"]}
+    return {
+        "seed": run.seed,
+        "start_accuracy": first["heldout_expected_reward"],
+        "end_accuracy": last["heldout_expected_reward"],
+        "start_validity": first["heldout_step_validity"],
+        "end_validity": last["heldout_step_validity"],
+        "end_greedy": last["heldout_greedy_accuracy"],
+    }
 
 
 def compare(runs_by_name: dict[str, list[Run]]) -> dict[str, list[dict[str, float]]]:
@@ -45,8 +51,9 @@ def wins(table: dict[str, list[dict[str, float]]], better: str, worse: str, key:
     return sum(a[key] > b[key] for a, b in paired(table, better, worse))
 
 
-def comparison_claims(table: dict[str, list[dict[str, float]]], shaped: str = "process-shaped",
-                      outcome: str = "process-outcome") -> dict[str, float | int]:
+def comparison_claims(
+    table: dict[str, list[dict[str, float]]], shaped: str = "process-shaped", outcome: str = "process-outcome"
+) -> dict[str, float | int]:
     """The numbers chapter 2's comparison text is written from: seed counts and means over seeds.
 
     ``shaped_validity_wins``/``shaped_accuracy_wins``: seeds on which the

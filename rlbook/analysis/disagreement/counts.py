@@ -1,4 +1,5 @@
 """Counting judged rollouts: the disagreement matrix, its named cells, bounded samples and summaries (ch2)."""
+
 from __future__ import annotations
 
 import random
@@ -81,7 +82,7 @@ def kind_rate_over_training(run: Run, kind: str = RIGHT_INVALID, every: int = 1)
     Read from the rollout log (``run.rollouts``), so it costs no sampling.
     """
     steps, rates = [], []
-    for step_log in run.rollouts[every - 1::every]:
+    for step_log in run.rollouts[every - 1 :: every]:
         prompts, completions = logged_rollouts(step_log)
         steps.append(step_log["step"])
         rates.append(rate(judge(prompts, completions), kind))
@@ -107,8 +108,11 @@ def partial_credit_summary(judged: list[Judged]) -> dict[str, int]:
     a wrong first sum carried forward consistently.
     """
     cases = [j for j in judged if j.kind == PARTIAL_CREDIT and len(j.steps) == 2]
-    return {"total": len(cases), "first_valid": sum(j.steps == (True, False) for j in cases),
-            "second_valid": sum(j.steps == (False, True) for j in cases)}
+    return {
+        "total": len(cases),
+        "first_valid": sum(j.steps == (True, False) for j in cases),
+        "second_valid": sum(j.steps == (False, True) for j in cases),
+    }
 
 
 def valid_end_summary(judged: list[Judged]) -> dict[str, int]:
@@ -118,6 +122,8 @@ def valid_end_summary(judged: list[Judged]) -> dict[str, int]:
     those that went on to write a third number after the two steps.
     """
     cases = [j for j in judged if j.kind in (VALID_MALFORMED, VALID_INCOMPLETE)]
-    return {"malformed": sum(j.status == "malformed" for j in cases),
-            "incomplete": sum(j.status == "incomplete" for j in cases),
-            "extra_number": sum(len(j.completion.split(rw.EOT)[0].split(",")) > len(j.steps) for j in cases)}
+    return {
+        "malformed": sum(j.status == "malformed" for j in cases),
+        "incomplete": sum(j.status == "incomplete" for j in cases),
+        "extra_number": sum(len(j.completion.split(rw.EOT)[0].split(",")) > len(j.steps) for j in cases),
+    }

@@ -8,6 +8,7 @@ rollout wrote before it. The two rules agree whenever the first sum is
 right; they part on a wrong first sum, where one of them pays step 2 and the
 other does not. Exercise 2.3 counts the rollouts that gain and lose.
 """
+
 from __future__ import annotations
 
 from rlbook.core import rewards as rw

@@ -6,6 +6,7 @@ rollouts without their verdicts. These functions pick them from a judged
 sample and describe each step as the figure labels it; drawing is left to
 :mod:`rlbook.figures.rewards`.
 """
+
 from __future__ import annotations
 
 from rlbook.core import rewards as rw
@@ -21,8 +22,10 @@ def step_notes(j: Judged) -> list[tuple[str, bool, str]]:
     """
     fields = j.completion.split(rw.EOT)[0].split(",")
     notes = j.process_reason.split("; ")
-    return [(fields[i] if i < len(fields) else "", valid, notes[i].replace("!=", "\u2260"))
-            for i, valid in enumerate(j.steps)]
+    return [
+        (fields[i] if i < len(fields) else "", valid, notes[i].replace("!=", "\u2260"))
+        for i, valid in enumerate(j.steps)
+    ]
 
 
 def figure_rollouts(judged: list[Judged]) -> list[Judged]:
@@ -50,7 +53,7 @@ def exercise_rows(judged: list[Judged], k: int = 12, avoid: frozenset[str] = fro
     ``avoid`` (the one the chapter's figure already shows) is skipped when
     another block qualifies; with no disagreement at all, the first block.
     """
-    blocks = [judged[i:i + k] for i in range(0, len(judged), k)]
+    blocks = [judged[i : i + k] for i in range(0, len(judged), k)]
     useful = [b for b in blocks if any(j.disagrees for j in b)]
     fresh = [b for b in useful if not any(j.prompt in avoid for j in b)]
     return (fresh or useful or blocks)[0]

@@ -6,6 +6,7 @@ here samples or judges, so editing a table's layout recomputes no fact (the
 facts module does not import this module). Verdicts are named with the
 book's one vocabulary (:data:`rlbook.figures.style.VERDICT_WORDS`).
 """
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,12 @@ from rlbook.core.world import parse_prompt
 from rlbook.figures.style import VERDICT_WORDS
 
 SPEC_NAMES = {
-    "task_input": "task input", "permitted_actions": "permitted actions", "end_condition": "end condition",
-    "reward_source": "reward source", "incorrect": "wrong value", "incomplete": "stopped by the budget",
+    "task_input": "task input",
+    "permitted_actions": "permitted actions",
+    "end_condition": "end condition",
+    "reward_source": "reward source",
+    "incorrect": "wrong value",
+    "incomplete": "stopped by the budget",
 }
 """What the reward interface table calls each field of :data:`rlbook.analysis.reward_spec.SPEC` (else its key)."""
 
@@ -55,8 +60,15 @@ def shortcut_markdown(rows: Sequence[Mapping]) -> str:
     for r in rows:
         prompt = f"`{r['prompt']}`" if r["prompt"] else "(empty prompt)"
         process = "n/a" if r["process"] is None else f"{r['process']:.1f}"
-        body.append([r["case"], f"{prompt} {code(r['completion'])}", _verdict(r["status"]), process,
-                     quoted_as_code(r["reason"])])
+        body.append(
+            [
+                r["case"],
+                f"{prompt} {code(r['completion'])}",
+                _verdict(r["status"]),
+                process,
+                quoted_as_code(r["reason"]),
+            ]
+        )
     return markdown_table(["case", "prompt and completion", "verdict", "process", "reason"], body, "lllrl")
 
 
@@ -66,11 +78,20 @@ def breakdown_markdown(rows: Mapping[str, Mapping]) -> str:
     ``rows`` maps a checkpoint's label to its breakdown
     (:func:`rlbook.analysis.disagreement.breakdown`).
     """
-    body = [[label, f"{r['expected_reward']:.2f}", f"{r['samples'] - r['accepted']:,}",
-             f"{r['malformed'] + r['incomplete']:,}", f"{r['incorrect']:,}", f"{r['right_number_rejected']:,}"]
-            for label, r in rows.items()]
-    return markdown_table(["checkpoint", "expected reward", "rejected", "format", "wrong value", "right sum first"],
-                          body, "lrrrrr")
+    body = [
+        [
+            label,
+            f"{r['expected_reward']:.2f}",
+            f"{r['samples'] - r['accepted']:,}",
+            f"{r['malformed'] + r['incomplete']:,}",
+            f"{r['incorrect']:,}",
+            f"{r['right_number_rejected']:,}",
+        ]
+        for label, r in rows.items()
+    ]
+    return markdown_table(
+        ["checkpoint", "expected reward", "rejected", "format", "wrong value", "right sum first"], body, "lrrrrr"
+    )
 
 
 def breakdown_detail_markdown(rows: Mapping[str, Mapping], statuses: Sequence[str]) -> str:
@@ -93,8 +114,9 @@ def matrix_markdown(matrix: Mapping) -> str:
     total = sum(map(sum, counts))
     n_steps = len(columns) - 1
     header = ["outcome verdict", *(f"{round(c * n_steps)} of {n_steps} steps valid" for c in columns)]
-    body = [[_verdict(status), *(f"{c:,} ({c / total:.0%})" for c in row)]
-            for status, row in zip(matrix["rows"], counts)]
+    body = [
+        [_verdict(status), *(f"{c:,} ({c / total:.0%})" for c in row)] for status, row in zip(matrix["rows"], counts)
+    ]
     return markdown_table(header, body, "l" + "r" * len(columns))
 
 
@@ -106,8 +128,16 @@ def _sum(prompt: str) -> str:
 
 def sample_markdown(sample: Sequence[Mapping]) -> str:
     """A bounded sample of one cell: each rollout's sum and completion, the outcome verdict and the scorer's reason."""
-    body = [[_sum(j["prompt"]), code(j["completion"]), _verdict(j["status"]), f"{j['process']:.1f}",
-             j["process_reason"].replace("!=", "\u2260")] for j in sample]
+    body = [
+        [
+            _sum(j["prompt"]),
+            code(j["completion"]),
+            _verdict(j["status"]),
+            f"{j['process']:.1f}",
+            j["process_reason"].replace("!=", "\u2260"),
+        ]
+        for j in sample
+    ]
     return markdown_table(["sum", "completion", "outcome", "process", "the scorer's reason"], body, "lllrl")
 
 
@@ -122,22 +152,38 @@ def comparison_markdown(table: Mapping[str, Sequence[Mapping]], labels: Mapping[
     (:func:`rlbook.analysis.disagreement.final_eval`); ``labels`` names each
     run's reward for the reader. :func:`comparison_detail_markdown` gives the seeds one by one.
     """
-    body = [[labels.get(name, name), *(f"{_mean([r[f'start_{k}'] for r in rows]):.2f} → "
-                                       f"{_mean([r[f'end_{k}'] for r in rows]):.2f}" for k in ("accuracy", "validity"))]
-            for name, rows in table.items()]
+    body = [
+        [
+            labels.get(name, name),
+            *(
+                f"{_mean([r[f'start_{k}'] for r in rows]):.2f} → {_mean([r[f'end_{k}'] for r in rows]):.2f}"
+                for k in ("accuracy", "validity")
+            ),
+        ]
+        for name, rows in table.items()
+    ]
     return markdown_table(["reward", "held-out accuracy", "step validity"], body, "lrr")
 
 
 def comparison_detail_markdown(table: Mapping[str, Sequence[Mapping]], labels: Mapping[str, str]) -> str:
     """:func:`comparison_markdown` seed by seed: each run's first and last accuracy and validity."""
-    body = [[labels.get(name, name), r["seed"], *(f"{r[k]:.3f}" for k in ("start_accuracy", "end_accuracy",
-                                                                          "start_validity", "end_validity"))]
-            for name, rows in table.items() for r in rows]
+    body = [
+        [
+            labels.get(name, name),
+            r["seed"],
+            *(f"{r[k]:.3f}" for k in ("start_accuracy", "end_accuracy", "start_validity", "end_validity")),
+        ]
+        for name, rows in table.items()
+        for r in rows
+    ]
     header = ["reward", "seed", "accuracy, first", "accuracy, last", "validity, first", "validity, last"]
     return markdown_table(header, body, "lrrrrr")
 
 
 def block_markdown(rows: Sequence[Mapping]) -> str:
     """Exercise 2.3's block of rollouts, numbered from 0, without their verdicts."""
-    return markdown_table(["index", "prompt", "completion"],
-                          [[i, f"`{j['prompt']}`", code(j["completion"])] for i, j in enumerate(rows)], "rll")
+    return markdown_table(
+        ["index", "prompt", "completion"],
+        [[i, f"`{j['prompt']}`", code(j["completion"])] for i, j in enumerate(rows)],
+        "rll",
+    )

@@ -5,6 +5,7 @@ the final answer; the process scorer (:func:`rlbook.core.rewards.process_score`)
 judges each partial sum. A :class:`Judged` rollout carries both, and its
 :attr:`~Judged.kind` names the cell of chapter 2's disagreement matrix.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -82,15 +83,24 @@ def judge(prompts: list[str], completions: list[str], verifier: rw.Verifier | No
     for prompt, completion in zip(prompts, completions):
         outcome = verifier(prompt, completion)
         process = rw.process_score(prompt, completion)
-        judged.append(Judged(prompt, completion, outcome.status, outcome.reward, outcome.reason,
-                             process.steps, process.score, process.reason))
+        judged.append(
+            Judged(
+                prompt,
+                completion,
+                outcome.status,
+                outcome.reward,
+                outcome.reason,
+                process.steps,
+                process.score,
+                process.reason,
+            )
+        )
     return judged
 
 
 def sample_rollouts(policy: Policy, tasks: list[Task], n: int, seed: int, budget: int = 8) -> Rollouts:
     """``n`` fresh rollouts per task at temperature 1, reproducible from ``seed`` (ch2's multi-step sample)."""
-    return sample(policy, [t.prompt for t in tasks], n=n, budget=budget,
-                  generator=torch.Generator().manual_seed(seed))
+    return sample(policy, [t.prompt for t in tasks], n=n, budget=budget, generator=torch.Generator().manual_seed(seed))
 
 
 def judge_rollouts(rollouts: Rollouts) -> list[Judged]:

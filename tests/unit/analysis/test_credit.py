@@ -1,4 +1,5 @@
 """rlbook.analysis.credit: chapters 3 and 4's measurements, on a small in-memory run and on values worked by hand."""
+
 from __future__ import annotations
 
 import copy
@@ -34,10 +35,15 @@ def tiny_run(group_size: int = 4, prompts: int = 3) -> Run:
     with torch.no_grad():
         for p in later.parameters():
             p.add_(0.05 * torch.randn_like(p))
-    log = {"rollouts": [store(Batch(1, rollouts, rewards, statuses, advantages, used))],
-           "checkpoints": [{"step": 0, "checkpoint": Checkpoint.of(policy, "main@0")},
-                           {"step": 10, "checkpoint": Checkpoint.of(later, "main@10")}],
-           "metrics": [], "evals": []}
+    log = {
+        "rollouts": [store(Batch(1, rollouts, rewards, statuses, advantages, used))],
+        "checkpoints": [
+            {"step": 0, "checkpoint": Checkpoint.of(policy, "main@0")},
+            {"step": 10, "checkpoint": Checkpoint.of(later, "main@10")},
+        ],
+        "metrics": [],
+        "evals": [],
+    }
     run = Run("main", 0, 2, {}, log, Path("."))
     run.extra["rollouts"] = rollouts
     return run
@@ -165,11 +171,25 @@ def test_the_comparison_is_declared_once_and_the_rest_derives_from_it():
 
 
 def test_process_rows_name_every_credit(run):
-    group = credit.ProcessGroup("U:3+4+5?|A:", ["7,12#", "7,11#"], np.array([1.0, 0.0]), np.array([0.5, -0.5]),
-                                np.array([[1.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 0.5], [0.0, -0.5]]))
+    group = credit.ProcessGroup(
+        "U:3+4+5?|A:",
+        ["7,12#", "7,11#"],
+        np.array([1.0, 0.0]),
+        np.array([0.5, -0.5]),
+        np.array([[1.0, 1.0], [1.0, 0.0]]),
+        np.array([[0.0, 0.5], [0.0, -0.5]]),
+    )
     rows = credit.process_rows(group)
-    assert rows[1] == {"row": 1, "answer": "7,11#", "reward": 0.0, "A outcome": -0.5, "step 1 ok": 1,
-                       "A step 1": 0.0, "step 2 ok": 0, "A step 2": -0.5}
+    assert rows[1] == {
+        "row": 1,
+        "answer": "7,11#",
+        "reward": 0.0,
+        "A outcome": -0.5,
+        "step 1 ok": 1,
+        "A step 1": 0.0,
+        "step 2 ok": 0,
+        "A step 2": -0.5,
+    }
     data = group.as_data()
     assert data["completions"] == ["7,12#", "7,11#"] and data["step_adv"] == [[0.0, 0.5], [0.0, -0.5]]
 
@@ -207,18 +227,31 @@ def aborted_run() -> Run:
     kl = [0.1, 0.12, 5.0, 4.0, None, None]
     malformed = [0.01, 0.02, 0.01, 0.6, 0.7, 0.8]
     reward = [0.5, 0.6, 0.4, 0.1, 0.05, 0.02]
-    metrics = [{"step": i + 1, "kl": k, "malformed_rate": m, "reward_mean": r, "clip_fraction": 0.0}
-               for i, (k, m, r) in enumerate(zip(kl, malformed, reward))]
-    log = {"metrics": metrics, "evals": [{"step": 0, "heldout_expected_reward": 0.5}],
-           "abort": {"step": 6, "reason": "3 consecutive batches excluded or paused", "threshold": 3}}
+    metrics = [
+        {"step": i + 1, "kl": k, "malformed_rate": m, "reward_mean": r, "clip_fraction": 0.0}
+        for i, (k, m, r) in enumerate(zip(kl, malformed, reward))
+    ]
+    log = {
+        "metrics": metrics,
+        "evals": [{"step": 0, "heldout_expected_reward": 0.5}],
+        "abort": {"step": 6, "reason": "3 consecutive batches excluded or paused", "threshold": 3},
+    }
     return Run("ppo-kl", 0, 1, {}, log, Path("."))
 
 
 def test_stop_story_reads_the_jump_and_the_stop():
     story = credit.stop_story(aborted_run(), before=2)
-    assert story == {"jump_step": 3, "kl_before": 0.12, "kl_jump": 5.0, "malformed_before": 0.02,
-                     "malformed_peak": 0.8, "reward_before": 0.6, "reward_last": 0.02, "stopped": 6,
-                     "threshold": 3}
+    assert story == {
+        "jump_step": 3,
+        "kl_before": 0.12,
+        "kl_jump": 5.0,
+        "malformed_before": 0.02,
+        "malformed_peak": 0.8,
+        "reward_before": 0.6,
+        "reward_last": 0.02,
+        "stopped": 6,
+        "threshold": 3,
+    }
 
 
 def test_stop_story_refuses_a_finished_run(run):
@@ -228,8 +261,9 @@ def test_stop_story_refuses_a_finished_run(run):
 
 def test_update_curves_count_an_aborted_seed_only_where_it_got(monkeypatch):
     finished = aborted_run()
-    finished.log = dict(finished.log, evals=[{"step": 0, "heldout_expected_reward": 0.5},
-                                             {"step": 5, "heldout_expected_reward": 0.7}])
+    finished.log = dict(
+        finished.log, evals=[{"step": 0, "heldout_expected_reward": 0.5}, {"step": 5, "heldout_expected_reward": 0.7}]
+    )
     del finished.log["abort"]
     finished.log["metrics"] = [dict(m, kl=0.2) for m in finished.metrics]
     stopped = aborted_run()

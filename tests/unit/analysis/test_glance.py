@@ -1,4 +1,5 @@
 """The world at a glance: each table is computed from the package."""
+
 from __future__ import annotations
 
 import re
@@ -72,7 +73,7 @@ def _section(label: str) -> str:
         text = path.read_text(encoding="utf-8")
         match = re.search(rf"^(#+) .*\{{#{label}[ }}]", text, re.MULTILINE)
         if match:
-            rest = text[match.end():]
+            rest = text[match.end() :]
             end = re.search(rf"^#{{1,{len(match.group(1))}}} ", rest, re.MULTILINE)
-            return rest[:end.start()] if end else rest
+            return rest[: end.start()] if end else rest
     raise AssertionError(f"no section {label}")

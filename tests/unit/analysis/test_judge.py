@@ -1,5 +1,6 @@
 """Best-of-n, proxy-and-gold curves and the exploit diagnosis of chapter 5 (rlbook.analysis.judge), on made-up
 policies and runs: no trained run needed."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,16 +34,24 @@ def test_best_of_n_proxy_never_falls_with_n_and_gold_is_a_share():
 
 def batch(step: int, answers: list[str], scores: list[float]) -> dict:
     rows = [encode(a.ljust(4, "#")) for a in answers]
-    return {"step": step, "prompts": ["U:3+4?|A:"], "tokens": torch.tensor(rows, dtype=torch.uint8),
-            "lengths": torch.tensor([len(a) for a in answers], dtype=torch.uint8),
-            "rewards": torch.tensor(scores)}
+    return {
+        "step": step,
+        "prompts": ["U:3+4?|A:"],
+        "tokens": torch.tensor(rows, dtype=torch.uint8),
+        "lengths": torch.tensor([len(a) for a in answers], dtype=torch.uint8),
+        "rewards": torch.tensor(scores),
+    }
 
 
 def test_exploit_counts_wrong_answers_the_judge_scores_high():
-    rollouts = [batch(1, ["7#", "7#", "9#", "12#"], [0.9, 0.9, 0.2, 0.4]),
-                batch(2, ["9#", "9#", "9#", "7#"], [0.8, 0.8, 0.7, 0.9])]
-    evals = [{"step": s, "train_reward": r, "train_exact_reward": g, "heldout_expected_reward": h}
-             for s, r, g, h in ((0, 0.5, 0.6, 0.4), (2, 0.8, 0.3, 0.2))]
+    rollouts = [
+        batch(1, ["7#", "7#", "9#", "12#"], [0.9, 0.9, 0.2, 0.4]),
+        batch(2, ["9#", "9#", "9#", "7#"], [0.8, 0.8, 0.7, 0.9]),
+    ]
+    evals = [
+        {"step": s, "train_reward": r, "train_exact_reward": g, "heldout_expected_reward": h}
+        for s, r, g, h in ((0, 0.5, 0.6, 0.4), (2, 0.8, 0.3, 0.2))
+    ]
     run = Run("fake", 0, 1, {}, {"rollouts": rollouts, "evals": evals}, None)
     found = judge.exploit(run)
     assert found.steps == [1, 2] and found.share.tolist() == [0.0, 0.75]

@@ -1,4 +1,5 @@
 """rlbook.analysis.passk on cases computed by hand."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """rlbook.analysis.reinforce: the minimal loop takes the engine's own policy-gradient step, on a fresh policy."""
+
 from __future__ import annotations
 
 import copy

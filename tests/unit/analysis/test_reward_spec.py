@@ -1,4 +1,5 @@
 """Chapter 2's reward interface table and the cases that test a verifier (rlbook.analysis.reward_spec)."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """Tests for rlbook.analysis.selection (chapter 8): worked by hand on small fake runs and evaluations."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -17,11 +18,23 @@ def _result(tasks, completions, verifier=None, **settings) -> EvalResult:
     """An EvalResult scored by ``verifier`` (exact 1.0 by default), laid out like evaluate's."""
     verifier = verifier or rw.ExactVerifier("1.0")
     verdicts = [[verifier(t.prompt, c) for c in row] for t, row in zip(tasks, completions)]
-    base = {"n": len(completions[0]), "temperature": 1.0, "token_budget": 4, "decoding": "sample", "seed": 0,
-            "verifier": f"{verifier.name}@{verifier.version}", "policy_version": "p", "template": "U:a+b?|A:"}
-    return EvalResult(list(tasks), np.array([[v.reward for v in row] for row in verdicts]),
-                      [[v.status for v in row] for row in verdicts], [list(r) for r in completions],
-                      dict(base, **settings))
+    base = {
+        "n": len(completions[0]),
+        "temperature": 1.0,
+        "token_budget": 4,
+        "decoding": "sample",
+        "seed": 0,
+        "verifier": f"{verifier.name}@{verifier.version}",
+        "policy_version": "p",
+        "template": "U:a+b?|A:",
+    }
+    return EvalResult(
+        list(tasks),
+        np.array([[v.reward for v in row] for row in verdicts]),
+        [[v.status for v in row] for row in verdicts],
+        [list(r) for r in completions],
+        dict(base, **settings),
+    )
 
 
 def _entry(step: int, heldout: list[float], train: list[float]) -> dict:
@@ -79,8 +92,11 @@ def test_select_checkpoint_rules():
 
 def test_selection_rows_report_criterion_and_test_score():
     rows = sel.selection_rows(_scores([(0, 0.5, 0.6), (10, 0.9, 0.4)]))
-    assert [(r["rule"], r["step"]) for r in rows] == [("training reward", 10), ("validation accuracy", 0),
-                                                      ("fixed budget", 10)]
+    assert [(r["rule"], r["step"]) for r in rows] == [
+        ("training reward", 10),
+        ("validation accuracy", 0),
+        ("fixed budget", 10),
+    ]
     assert rows[0]["criterion"].value == 0.9 and rows[1]["criterion"].value == 0.6 and rows[2]["criterion"] is None
     assert rows[1]["test"].value == 0.3
 

@@ -1,4 +1,5 @@
 """Tests for rlbook.analysis.slices (chapter 8): slices by a property of the prompt, worked by hand."""
+
 from __future__ import annotations
 
 import numpy as np

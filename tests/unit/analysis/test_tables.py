@@ -1,4 +1,5 @@
 """The one writer of the chapters' Markdown tables (rlbook.analysis.tables), and the modules that re-export it."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,8 +17,12 @@ def test_every_chapter_module_writes_its_tables_with_the_one_function():
 def test_pipes_are_escaped_outside_code_spans_only():
     table = tables.markdown_table(["a", "b"], [["x|y", "`U:3+4?|A:`"], ["two\nlines", 3]], "lr")
     # separators as long as each column's longest cell: 'two lines' (9) and '`U:3+4?|A:`' (11)
-    assert table.splitlines() == ["| a | b |", "|:---------|-----------:|", "| x\\|y | `U:3+4?|A:` |",
-                                  "| two lines | 3 |"]
+    assert table.splitlines() == [
+        "| a | b |",
+        "|:---------|-----------:|",
+        "| x\\|y | `U:3+4?|A:` |",
+        "| two lines | 3 |",
+    ]
 
 
 def test_a_separator_is_capped_and_the_shape_checked():
@@ -31,8 +36,11 @@ def test_a_separator_is_capped_and_the_shape_checked():
 def test_code_columns_show_inline_code_and_an_html_code_element_where_a_pipe_or_backtick_forbids_a_span():
     rows = (r for r in [["'2|#'", 3], ["'#'", 1], ["a`b<", 2]])  # any iterable of rows
     text = tables.markdown_table(["completion", "n"], rows, code=[0])
-    assert text.splitlines()[2:] == ["| <code>&#x27;2&#124;#&#x27;</code> | 3 |", "| `'#'` | 1 |",
-                                     "| <code>a&#96;b&lt;</code> | 2 |"]
+    assert text.splitlines()[2:] == [
+        "| <code>&#x27;2&#124;#&#x27;</code> | 3 |",
+        "| `'#'` | 1 |",
+        "| <code>a&#96;b&lt;</code> | 2 |",
+    ]
 
 
 def test_dict_table_rounds_floats_shows_none_as_a_dash_and_right_aligns_numbers():
@@ -47,6 +55,7 @@ def test_pandoc_shows_a_code_cell_with_a_pipe_as_code_with_straight_quotes():
     from rlbook.publish.build import pandoc_path
 
     table = tables.markdown_table(["completion", "n"], [["'|#'", 3], ["int('`')", 1]], code=[0])
-    html = subprocess.run([pandoc_path(), "-f", "markdown", "-t", "html"], input=table, text=True,
-                          capture_output=True, check=True).stdout
+    html = subprocess.run(
+        [pandoc_path(), "-f", "markdown", "-t", "html"], input=table, text=True, capture_output=True, check=True
+    ).stdout
     assert "<code>'|#'</code>" in html and "<code>int('`')</code>" in html

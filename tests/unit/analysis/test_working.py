@@ -1,4 +1,5 @@
 """Written working under an outcome-only reward (rlbook.analysis.working), on run logs written by hand."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,27 +13,50 @@ from rlbook.core.world import encode
 from rlbook.runs import Run
 
 
-def evaluation(step: int, worked: tuple[int, int], direct: tuple[int, int], length: float, first: float,
-               style: float, p_worked: float) -> dict:
+def evaluation(
+    step: int,
+    worked: tuple[int, int],
+    direct: tuple[int, int],
+    length: float,
+    first: float,
+    style: float,
+    p_worked: float,
+) -> dict:
     """A checkpoint evaluation as a worked-world run logs it: (answers, accepted) per style."""
     total = worked[0] + direct[0]
-    return {"step": step, "heldout_expected_reward": (worked[1] + direct[1]) / total,
-            "heldout_styles": {"worked": worked[0], "worked_accepted": worked[1], "direct": direct[0],
-                               "direct_accepted": direct[1], "mean_length": length},
-            "heldout_choice": {"first_char": first, "style": style, "p_worked": p_worked}}
+    return {
+        "step": step,
+        "heldout_expected_reward": (worked[1] + direct[1]) / total,
+        "heldout_styles": {
+            "worked": worked[0],
+            "worked_accepted": worked[1],
+            "direct": direct[0],
+            "direct_accepted": direct[1],
+            "mean_length": length,
+        },
+        "heldout_choice": {"first_char": first, "style": style, "p_worked": p_worked},
+    }
 
 
 def stored(step: int, texts: list[str], rewards: list[float]) -> dict:
     """One step's stored rollouts, as the run log keeps them (tokens padded with the end mark)."""
     width = 24
     tokens = torch.tensor([encode(t + "#" * (width - len(t))) for t in texts], dtype=torch.uint8)
-    return {"step": step, "tokens": tokens, "lengths": torch.tensor([len(t) for t in texts], dtype=torch.uint8),
-            "rewards": torch.tensor(rewards, dtype=torch.float32)}
+    return {
+        "step": step,
+        "tokens": tokens,
+        "lengths": torch.tensor([len(t) for t in texts], dtype=torch.uint8),
+        "rewards": torch.tensor(rewards, dtype=torch.float32),
+    }
 
 
-def run(name: str = "worked", seed: int = 0, evals: list[dict] | None = None, rollouts: list[dict] | None = None) -> Run:
-    evals = evals or [evaluation(0, (50, 30), (50, 10), 10.0, 1.2, 0.69, 0.5),
-                      evaluation(60, (90, 81), (10, 5), 17.0, 0.3, 0.2, 0.9)]
+def run(
+    name: str = "worked", seed: int = 0, evals: list[dict] | None = None, rollouts: list[dict] | None = None
+) -> Run:
+    evals = evals or [
+        evaluation(0, (50, 30), (50, 10), 10.0, 1.2, 0.69, 0.5),
+        evaluation(60, (90, 81), (10, 5), 17.0, 0.3, 0.2, 0.9),
+    ]
     log = {"evals": evals, "rollouts": rollouts or [], "metrics": [], "checkpoints": []}
     return Run(name, seed, 1, {}, log, Path("."))
 
@@ -42,7 +66,12 @@ def test_a_checkpoint_point_reads_accuracy_share_length_and_entropies():
     assert (first.step, first.accuracy, first.share, first.length) == (0, 0.4, 0.5, 10.0)
     assert (first.accuracy_worked, first.accuracy_direct) == (0.6, 0.2)
     assert (last.accuracy, last.share, last.accuracy_worked, last.accuracy_direct) == (0.86, 0.9, 0.9, 0.5)
-    assert (first.first_char_entropy, last.first_char_entropy, last.style_entropy, last.p_worked) == (1.2, 0.3, 0.2, 0.9)
+    assert (first.first_char_entropy, last.first_char_entropy, last.style_entropy, last.p_worked) == (
+        1.2,
+        0.3,
+        0.2,
+        0.9,
+    )
     assert first.samples == 100
 
 
@@ -79,8 +108,18 @@ def test_a_style_first_written_after_rl_leaves_the_split_undefined():
     after = working.point(evaluation(9, (30, 20), (70, 30), 7.0, 0.6, 0.5, 0.3))
     with pytest.raises(ValueError, match="no worked answer before"):
         working.gain_split(before, after)
-    row = working.seed_rows([run("worked-rediscover", 2, [evaluation(0, (0, 0), (100, 40), 3.0, 0.5, 0.0, 0.0),
-                                                            evaluation(9, (30, 20), (70, 30), 7.0, 0.6, 0.5, 0.3)])])[0]
+    row = working.seed_rows(
+        [
+            run(
+                "worked-rediscover",
+                2,
+                [
+                    evaluation(0, (0, 0), (100, 40), 3.0, 0.5, 0.0, 0.0),
+                    evaluation(9, (30, 20), (70, 30), 7.0, 0.6, 0.5, 0.3),
+                ],
+            )
+        ]
+    )[0]
     assert row["gain_from_switch"] is None and row["share_before"] == 0.0 and row["share_after"] == 0.3
     assert row["working_pays_before"] is None
 
@@ -88,7 +127,12 @@ def test_a_style_first_written_after_rl_leaves_the_split_undefined():
 def test_seed_rows_hold_every_figure_before_and_after():
     row = working.seed_rows([run(seed=1)])[0]
     assert (row["run"], row["seed"], row["steps"]) == ("worked", 1, 60)
-    assert (row["share_before"], row["share_after"], row["length_before"], row["length_after"]) == (0.5, 0.9, 10.0, 17.0)
+    assert (row["share_before"], row["share_after"], row["length_before"], row["length_after"]) == (
+        0.5,
+        0.9,
+        10.0,
+        17.0,
+    )
     assert (row["accuracy_before"], row["accuracy_after"]) == (0.4, 0.86)
     assert (row["first_char_entropy_before"], row["first_char_entropy_after"]) == (1.2, 0.3)
     assert row["gain_from_switch"] == pytest.approx(0.16) and row["gain_from_execution"] == pytest.approx(0.30)
@@ -96,8 +140,12 @@ def test_seed_rows_hold_every_figure_before_and_after():
 
 
 def test_the_step_curve_reads_each_training_batch():
-    r = run(rollouts=[stored(1, ["85#", "7+8=15,4+3+1=8;85#", "84#", "7+8"], [1, 1, 0, 0]),
-                      stored(2, ["7+8=15,4+3+1=8;85#", "7+8=15,4+3+1=8;84#"], [1, 0])])
+    r = run(
+        rollouts=[
+            stored(1, ["85#", "7+8=15,4+3+1=8;85#", "84#", "7+8"], [1, 1, 0, 0]),
+            stored(2, ["7+8=15,4+3+1=8;85#", "7+8=15,4+3+1=8;84#"], [1, 0]),
+        ]
+    )
     curve = working.step_curve(r)
     assert curve.steps.tolist() == [1, 2]
     assert curve.share.tolist() == [0.5, 1.0]

@@ -1,4 +1,5 @@
 """rlbook.analysis.workshop (chapter 1): exact answer probabilities, the workshop's picks, figures and one update."""
+
 from __future__ import annotations
 
 import math
@@ -71,22 +72,33 @@ def _result(rates: dict[tuple[int, int], list[str]]) -> EvalResult:
 
 
 def test_picks_follow_the_rules():
-    result = _result({
-        (1, 1): ["2#"] * 9 + ["3#"],           # 0.9: confidently right, but below 2+2
-        (2, 2): ["4#"] * 10,                   # 1.0: confidently right
-        (3, 3): ["5#"] * 6 + ["7#"] * 4,       # 0.0, favourite 6 of 10
-        (4, 4): ["9#"] * 9 + ["7#"],           # 0.0, favourite 9 of 10: the most confident
-        (5, 5): ["10#"] * 3 + ["11#"] * 7,     # 0.3
-        (6, 6): ["12#"] * 6 + ["13#"] * 4,     # 0.6: closest to one half
-    })
+    result = _result(
+        {
+            (1, 1): ["2#"] * 9 + ["3#"],  # 0.9: confidently right, but below 2+2
+            (2, 2): ["4#"] * 10,  # 1.0: confidently right
+            (3, 3): ["5#"] * 6 + ["7#"] * 4,  # 0.0, favourite 6 of 10
+            (4, 4): ["9#"] * 9 + ["7#"],  # 0.0, favourite 9 of 10: the most confident
+            (5, 5): ["10#"] * 3 + ["11#"] * 7,  # 0.3
+            (6, 6): ["12#"] * 6 + ["13#"] * 4,  # 0.6: closest to one half
+        }
+    )
     picks = workshop.pick_workshop_sums(result)
     assert {k: t.name for k, t in picks.items()} == {
-        "confidently right": "2+2", "confidently wrong": "4+4", "uncertain": "6+6"}
+        "confidently right": "2+2",
+        "confidently wrong": "4+4",
+        "uncertain": "6+6",
+    }
 
 
 def test_with_a_policy_the_confidently_wrong_pick_is_the_least_likely_to_be_right(monkeypatch):
-    result = _result({(2, 2): ["4#"] * 10, (3, 3): ["5#"] * 6 + ["7#"] * 4, (4, 4): ["9#"] * 9 + ["7#"],
-                      (6, 6): ["12#"] * 6 + ["13#"] * 4})
+    result = _result(
+        {
+            (2, 2): ["4#"] * 10,
+            (3, 3): ["5#"] * 6 + ["7#"] * 4,
+            (4, 4): ["9#"] * 9 + ["7#"],
+            (6, 6): ["12#"] * 6 + ["13#"] * 4,
+        }
+    )
     exact = {(2, 2): 0.9, (3, 3): 0.001, (4, 4): 0.04}
     monkeypatch.setattr(workshop, "exact_expected_reward", lambda policy, task: exact[task.operands])
     assert workshop.pick_workshop_sums(result, policy=object())["confidently wrong"].name == "3+3"
@@ -188,8 +200,13 @@ def test_interactive_workshop_opens_on_the_sum_asked_for(tiny, monkeypatch):
 
 def test_answers_show_the_characters_a_reader_reads_and_small_probabilities_are_not_zero():
     assert workshop._show("1 2\n#") == "1\u24232\u23ce#"
-    assert [workshop.probability_text(p) for p in (0.5, 0.01, 0.0031, 2.4e-5, 0.0)] == \
-        ["0.50", "0.01", "0.0031", "2.4e-05", "0.00"]
+    assert [workshop.probability_text(p) for p in (0.5, 0.01, 0.0031, 2.4e-5, 0.0)] == [
+        "0.50",
+        "0.01",
+        "0.0031",
+        "2.4e-05",
+        "0.00",
+    ]
 
 
 def rates_result(rates: list[float], n: int = 20) -> EvalResult:

@@ -1,4 +1,5 @@
 """The benchmark's helpers (rlbook.bench); the measurements themselves are printed, not asserted."""
+
 from __future__ import annotations
 
 import os
@@ -29,44 +30,114 @@ def test_environment_is_put_back_after_the_block(monkeypatch):
 
 def test_markdown_lists_every_figure_with_its_unit():
     spread = {"median": 0.0607, "min": 0.06, "max": 0.0622, "n": 3}
-    report = {"machine": {"cores": 2, "threads": 1, "jobs": 2, "book_runs": 43, "torch": "t", "python": "3.11",
-                          "processor": "x86_64"},
-              "pipeline": {k: spread for k in ("pretrain_seconds", "sft_seconds", "rl_seconds", "rl_step_seconds",
-                                               "rl_step_sampling_seconds", "rl_step_update_seconds")},
-              "sampling": {"sequences": 3200, "kv_cache": spread, "no_cache": spread, "cache_speedup": 3.0,
-                           "kv_cache_two_threads": 250000.0, "two_threads_over_one": 1.2},
-              "matmul_flops": spread, "fractions": {"parameters": 27328, "pretrain_flops": 2e10, "pretrain_threads": 2,
-                                                    "pretrain_fraction": spread,
-                                                    "rl_update_flops": 1e10, "rl_update_fraction": spread,
-                                                    "rl_update_every_rollout_fraction": spread},
-              "peak_memory_mb": 500.0, "all_runs": {"seconds": {"median": 100.0, "min": 98.0, "max": 104.0, "n": 3}, "jobs": 2,
-                                                  "work_seconds": {"median": 150.0, "min": 149.0, "max": 151.0, "n": 3},
-                                                  "head_seconds": {"median": 10.0, "min": 9.5, "max": 10.5, "n": 3},
-                                                  "floor_seconds": {"median": 80.0, "min": 79.0, "max": 81.0, "n": 3},
-                                                  "worker_peak_memory_mb": 600.0},
-              "book_seconds_empty_cache": {"median": 300.0, "min": 290.0, "max": 310.0, "n": 3},
-              "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
-              "book_peak_memory_mb_empty_cache": 1234.4, "book_peak_memory_mb_warm_cache": 777.0,
-              "pretrain_bound": {"shapes": [{"windows": 128, "width": 32, "parts": 1, "parameters": 27328,
-                                              "step_seconds": spread, "fraction": spread},
-                                             {"windows": 128, "width": 32, "parts": 2, "parameters": 27328,
-                                              "step_seconds": spread, "fraction": spread},
-                                             {"windows": 512, "width": 32, "parts": 1, "parameters": 27328,
-                                              "step_seconds": spread, "fraction": spread},
-                                             {"windows": 128, "width": 64, "parts": 1, "parameters": 103808,
-                                              "step_seconds": spread, "fraction": spread}],
-                                 "matmul_time_share": 0.31},
-              "update_bound": {"batches": [{"prompts": 1, "tokens": 36, "seconds": spread},
-                                           {"prompts": 60, "tokens": 1368, "seconds": spread}],
-                               "per_token_seconds": {"median": 4.5e-6, "min": 4.4e-6, "max": 4.6e-6, "n": 3},
-                               "per_token_fraction": spread}}
+    report = {
+        "machine": {
+            "cores": 2,
+            "threads": 1,
+            "jobs": 2,
+            "book_runs": 43,
+            "torch": "t",
+            "python": "3.11",
+            "processor": "x86_64",
+        },
+        "pipeline": {
+            k: spread
+            for k in (
+                "pretrain_seconds",
+                "sft_seconds",
+                "rl_seconds",
+                "rl_step_seconds",
+                "rl_step_sampling_seconds",
+                "rl_step_update_seconds",
+            )
+        },
+        "sampling": {
+            "sequences": 3200,
+            "kv_cache": spread,
+            "no_cache": spread,
+            "cache_speedup": 3.0,
+            "kv_cache_two_threads": 250000.0,
+            "two_threads_over_one": 1.2,
+        },
+        "matmul_flops": spread,
+        "fractions": {
+            "parameters": 27328,
+            "pretrain_flops": 2e10,
+            "pretrain_threads": 2,
+            "pretrain_fraction": spread,
+            "rl_update_flops": 1e10,
+            "rl_update_fraction": spread,
+            "rl_update_every_rollout_fraction": spread,
+        },
+        "peak_memory_mb": 500.0,
+        "all_runs": {
+            "seconds": {"median": 100.0, "min": 98.0, "max": 104.0, "n": 3},
+            "jobs": 2,
+            "work_seconds": {"median": 150.0, "min": 149.0, "max": 151.0, "n": 3},
+            "head_seconds": {"median": 10.0, "min": 9.5, "max": 10.5, "n": 3},
+            "floor_seconds": {"median": 80.0, "min": 79.0, "max": 81.0, "n": 3},
+            "worker_peak_memory_mb": 600.0,
+        },
+        "book_seconds_empty_cache": {"median": 300.0, "min": 290.0, "max": 310.0, "n": 3},
+        "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
+        "book_peak_memory_mb_empty_cache": 1234.4,
+        "book_peak_memory_mb_warm_cache": 777.0,
+        "pretrain_bound": {
+            "shapes": [
+                {
+                    "windows": 128,
+                    "width": 32,
+                    "parts": 1,
+                    "parameters": 27328,
+                    "step_seconds": spread,
+                    "fraction": spread,
+                },
+                {
+                    "windows": 128,
+                    "width": 32,
+                    "parts": 2,
+                    "parameters": 27328,
+                    "step_seconds": spread,
+                    "fraction": spread,
+                },
+                {
+                    "windows": 512,
+                    "width": 32,
+                    "parts": 1,
+                    "parameters": 27328,
+                    "step_seconds": spread,
+                    "fraction": spread,
+                },
+                {
+                    "windows": 128,
+                    "width": 64,
+                    "parts": 1,
+                    "parameters": 103808,
+                    "step_seconds": spread,
+                    "fraction": spread,
+                },
+            ],
+            "matmul_time_share": 0.31,
+        },
+        "update_bound": {
+            "batches": [
+                {"prompts": 1, "tokens": 36, "seconds": spread},
+                {"prompts": 60, "tokens": 1368, "seconds": spread},
+            ],
+            "per_token_seconds": {"median": 4.5e-6, "min": 4.4e-6, "max": 4.6e-6, "n": 3},
+            "per_token_fraction": spread,
+        },
+    }
     text = bench.markdown(report)
     assert "| RL step | 60.7 ms (range 60-62.2, n=3) |" in text
-    assert ("| pretraining (2 threads), share of as many cores' matmul FLOP/s (one thread's, measured just before, "
-            "x 2) | 6.07% (range 6-6.22, n=3); 20.00 GFLOP/s, 27,328 parameters |") in text
+    assert (
+        "| pretraining (2 threads), share of as many cores' matmul FLOP/s (one thread's, measured just before, "
+        "x 2) | 6.07% (range 6-6.22, n=3); 20.00 GFLOP/s, 27,328 parameters |"
+    ) in text
     assert "| every run the book needs (43 runs), empty cache, 2 at a time | 100 s (range 98-104, n=3) |" in text
-    assert ("| those runs' training, as each run timed it (no loading, writing or waiting) | 150 s (range 149-151, "
-            "n=3) |") in text
+    assert (
+        "| those runs' training, as each run timed it (no loading, writing or waiting) | 150 s (range 149-151, n=3) |"
+    ) in text
     assert "| of which `base`'s pretraining, which every other run waits for | 10 s (range 9.5-10.5, n=3) |" in text
     assert "| so at best, 2 at a time: pretraining, then the rest shared evenly | 80 s (range 79-81, n=3) |" in text
     assert "| whole book executed, empty run cache | 300 s (range 290-310, n=3) |" in text
@@ -74,22 +145,36 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert "| 2 threads over 1, sampling (same run) | 1.20x |" in text
     assert "Machine: 2 cores, torch threads per run: 1, torch t, Python 3.11, x86_64." in text
     assert "| whole book executed, warm run cache | 19 s (range 18.5-20.1, n=3) |" in text
-    assert ("| whole book, empty run cache: peak memory of the build, its workers and its kernels together (PSS) | "
-            "1234 MB |") in text
-    assert "| whole book, warm run cache: peak memory of the build, its workers and its kernels together (PSS) | 777 MB |" in text
+    assert (
+        "| whole book, empty run cache: peak memory of the build, its workers and its kernels together (PSS) | "
+        "1234 MB |"
+    ) in text
+    assert (
+        "| whole book, warm run cache: peak memory of the build, its workers and its kernels together (PSS) | 777 MB |"
+        in text
+    )
     assert "| peak memory of a worker that trained those runs | 600 MB |" in text
-    assert ("| pretraining step, 512 windows | 60.7 ms (range 60-62.2, n=3); 6.07% (range 6-6.22, n=3) of the "
-            "matmul FLOP/s measured in the same rounds |") in text
-    assert ("| pretraining step, 128 windows, width 64 (103,808 parameters) | 60.7 ms (range 60-62.2, n=3); 6.07% "
-            "(range 6-6.22, n=3) of the matmul FLOP/s measured in the same rounds |") in text
+    assert (
+        "| pretraining step, 512 windows | 60.7 ms (range 60-62.2, n=3); 6.07% (range 6-6.22, n=3) of the "
+        "matmul FLOP/s measured in the same rounds |"
+    ) in text
+    assert (
+        "| pretraining step, 128 windows, width 64 (103,808 parameters) | 60.7 ms (range 60-62.2, n=3); 6.07% "
+        "(range 6-6.22, n=3) of the matmul FLOP/s measured in the same rounds |"
+    ) in text
     assert "| pretraining step, 128 windows |" in text
-    assert ("| pretraining step, 128 windows in 2 parts on 2 threads | 60.7 ms (range 60-62.2, n=3); 6.07% (range "
-            "6-6.22, n=3) of 2 cores' matmul FLOP/s measured in the same rounds |") in text
-    assert ("| RL update alone (no reference read), 1 prompt x 16 answers, 36 tokens read | 60.7 ms (range 60-62.2, "
-            "n=3) |") in text
+    assert (
+        "| pretraining step, 128 windows in 2 parts on 2 threads | 60.7 ms (range 60-62.2, n=3); 6.07% (range "
+        "6-6.22, n=3) of 2 cores' matmul FLOP/s measured in the same rounds |"
+    ) in text
+    assert (
+        "| RL update alone (no reference read), 1 prompt x 16 answers, 36 tokens read | 60.7 ms (range 60-62.2, n=3) |"
+    ) in text
     assert "| RL update alone (no reference read), 60 prompts x 16 answers, 1,368 tokens read |" in text
-    assert ("| RL update, each token read beyond the smallest batch | 4.5 µs (range 4.4-4.6, n=3); 6.07% (range "
-            "6-6.22, n=3) of the matmul FLOP/s measured in the same rounds |") in text
+    assert (
+        "| RL update, each token read beyond the smallest batch | 4.5 µs (range 4.4-4.6, n=3); 6.07% (range "
+        "6-6.22, n=3) of the matmul FLOP/s measured in the same rounds |"
+    ) in text
     assert "| pretraining step, operator time in matmul kernels (torch profiler) | 31% |" in text
     assert "| RL update, share as if it read every rollout | 6.07% (range 6-6.22, n=3) |" in text
     assert "GFLOP/s, counting the tokens it reads |" in text
@@ -112,11 +197,18 @@ def test_tree_memory_counts_the_processes_a_process_started():
 
 def test_training_work_counts_shared_pretraining_once_and_only_base_s_as_the_head():
     def base_log(pretrain: float, now: bool, sft: float) -> dict:
-        return {"timing": {"pretrain_seconds": pretrain, "pretrained_now": now, "sft_seconds": sft}, "wall_seconds": 0.0}
+        return {
+            "timing": {"pretrain_seconds": pretrain, "pretrained_now": now, "sft_seconds": sft},
+            "wall_seconds": 0.0,
+        }
 
-    logs = [("base", base_log(9.0, True, 1.5)), ("base", base_log(9.0, False, 1.0)),  # seed 1 found it cached
-            ("process-base", base_log(12.0, True, 3.0)),  # continues base's pretraining: not the head
-            ("main", {"wall_seconds": 2.5}), ("ppo", {"wall_seconds": 2.0})]
+    logs = [
+        ("base", base_log(9.0, True, 1.5)),
+        ("base", base_log(9.0, False, 1.0)),  # seed 1 found it cached
+        ("process-base", base_log(12.0, True, 3.0)),  # continues base's pretraining: not the head
+        ("main", {"wall_seconds": 2.5}),
+        ("ppo", {"wall_seconds": 2.0}),
+    ]
     assert book.training_work(logs) == {"work_seconds": 9.0 + 1.5 + 1.0 + 12.0 + 3.0 + 2.5 + 2.0, "head_seconds": 9.0}
 
 
@@ -136,9 +228,14 @@ def test_the_update_flop_counts_the_reference_only_for_pairs_not_met_before():
     class Fake:
         # Step 1: one prompt, answers "7#" twice and "8#" twice (two pairs, one read of 9 + 3 x 3 tokens).
         # Step 2: the same pairs again, which the reference has read; step 3: one pair new.
-        rollouts: ClassVar[list[dict]] = [{"prompts": ["U:3+4?|A:"], "tokens": torch.tensor([kernels.encode(a) for a in answers])}
-                    for answers in (["7###", "7###", "8###", "8###"], ["8###", "7###", "7###", "8###"],
-                                    ["7###", "6###", "7###", "7###"])]
+        rollouts: ClassVar[list[dict]] = [
+            {"prompts": ["U:3+4?|A:"], "tokens": torch.tensor([kernels.encode(a) for a in answers])}
+            for answers in (
+                ["7###", "7###", "8###", "8###"],
+                ["8###", "7###", "7###", "8###"],
+                ["7###", "6###", "7###", "7###"],
+            )
+        ]
 
     read = 9 + 3 * 3
     # Per step: 6 x params x 18 for the update, plus 2 x params x 18, 0 and 18 for the reference: the median is step 1's.
@@ -163,17 +260,25 @@ def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
     class Fake:
         # One stored batch: two prompts x 4 rollouts; the first prompt's four answers are all "7#",
         # the second's three distinct answers ("17#", "18#" twice, "1#"). One read of prompt 1, one of prompt 2.
-        rollouts: ClassVar[list[dict]] = [{"prompts": ["U:3+4?|A:", "U:9+8?|A:"],
-                     "tokens": torch.tensor([kernels.encode(a) for a in ["7###"] * 4 + ["17##", "18##", "18##", "1###"]])}]
+        rollouts: ClassVar[list[dict]] = [
+            {
+                "prompts": ["U:3+4?|A:", "U:9+8?|A:"],
+                "tokens": torch.tensor([kernels.encode(a) for a in ["7###"] * 4 + ["17##", "18##", "18##", "1###"]]),
+            }
+        ]
 
         def policy(self):
             return Policy(PolicyConfig())
 
     cfg = kernels.runs.spec("base").pretrain
     flop = 6 * 27_328 * cfg.steps * cfg.batch * cfg.block_size
-    pipeline = {"base": Fake(), "main": Fake(), "pretrain_seconds": kernels.spread([10.0, 20.0]),
-                "rl_step_update_seconds": kernels.spread([0.02, 0.02]),
-                "paired": {"pretrain": [(10.0, flop / 10.0), (20.0, flop / 20.0)], "update": [(0.02, 1e12)] * 2}}
+    pipeline = {
+        "base": Fake(),
+        "main": Fake(),
+        "pretrain_seconds": kernels.spread([10.0, 20.0]),
+        "rl_step_update_seconds": kernels.spread([0.02, 0.02]),
+        "paired": {"pretrain": [(10.0, flop / 10.0), (20.0, flop / 20.0)], "update": [(0.02, 1e12)] * 2},
+    }
     fractions = kernels.training_flop_fractions(pipeline)
     # The second repeat took twice as long while the machine's matmuls were half as fast: the same share,
     # over as many cores as base's pretraining has threads.
@@ -190,9 +295,13 @@ def test_flop_fractions_divide_each_repeat_by_its_own_matmul_rate():
 
 
 def test_all_runs_spreads_each_repeat_and_its_floor(monkeypatch):
-    passes = iter([{"seconds": 60.0, "worker_peak_memory_mb": 400.0, "work_seconds": 100.0, "head_seconds": 8.0},
-                   {"seconds": 64.0, "worker_peak_memory_mb": 450.0, "work_seconds": 110.0, "head_seconds": 10.0},
-                   {"seconds": 62.0, "worker_peak_memory_mb": 420.0, "work_seconds": 104.0, "head_seconds": 9.0}])
+    passes = iter(
+        [
+            {"seconds": 60.0, "worker_peak_memory_mb": 400.0, "work_seconds": 100.0, "head_seconds": 8.0},
+            {"seconds": 64.0, "worker_peak_memory_mb": 450.0, "work_seconds": 110.0, "head_seconds": 10.0},
+            {"seconds": 62.0, "worker_peak_memory_mb": 420.0, "work_seconds": 104.0, "head_seconds": 9.0},
+        ]
+    )
     monkeypatch.setattr(book, "train_from_empty", lambda pairs, threads, jobs: next(passes))
     report = book.all_runs([("base", 0)], threads=1, jobs=2, repeats=3)
     assert report["seconds"] == {"median": 62.0, "min": 60.0, "max": 64.0, "n": 3}

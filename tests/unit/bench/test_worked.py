@@ -1,4 +1,5 @@
 """What the worked world costs (rlbook.bench.worked): its runs, the book without them, and the report's rows."""
+
 from __future__ import annotations
 
 from rlbook.bench import book, worked
@@ -7,7 +8,13 @@ from rlbook.runs import prefetch
 
 
 def test_the_chapter_runs_are_the_worked_world_s_read_from_the_catalogue():
-    assert worked.chapter_runs() == ("worked-base", "worked-direct-base", "worked", "worked-direct", "worked-rediscover")
+    assert worked.chapter_runs() == (
+        "worked-base",
+        "worked-direct-base",
+        "worked",
+        "worked-direct",
+        "worked-rediscover",
+    )
     assert worked.chapter_runs(rl=False) == ("worked-base", "worked-direct-base")
     assert worked.chapter_runs(rl=True) == ("worked", "worked-direct", "worked-rediscover")
 
@@ -27,8 +34,10 @@ def test_the_added_seconds_are_the_difference_of_medians_with_the_widest_range()
 
 def test_base_s_pretraining_stays_the_head_that_the_book_waits_for():
     assert book.head_run() == "base" and prefetch.root("worked-rediscover") == "worked-base"
-    logs = [("base", {"timing": {"pretrain_seconds": 9.0, "pretrained_now": True, "sft_seconds": 1.0}}),
-            ("worked-base", {"timing": {"pretrain_seconds": 20.0, "pretrained_now": True, "sft_seconds": 2.0}})]
+    logs = [
+        ("base", {"timing": {"pretrain_seconds": 9.0, "pretrained_now": True, "sft_seconds": 1.0}}),
+        ("worked-base", {"timing": {"pretrain_seconds": 20.0, "pretrained_now": True, "sft_seconds": 2.0}}),
+    ]
     assert book.training_work(logs) == {"work_seconds": 32.0, "head_seconds": 9.0}
 
 
@@ -37,9 +46,12 @@ def test_the_report_lists_each_stage_and_what_the_chapter_adds():
     stages = {"pretrain_seconds": spread, "worked-base_sft_seconds": spread, "worked-direct-base_sft_seconds": spread}
     for name in worked.chapter_runs(rl=True):
         stages.update({f"{name}_seconds": spread, f"{name}_step_seconds": spread})
-    report = {"worked": stages, "machine": {"runs_before_chapter": 62},
-              "all_runs": {"seconds": {"median": 150.0, "min": 140.0, "max": 160.0, "n": 3}},
-              "runs_before_chapter": {"jobs": 2, "seconds": {"median": 80.0, "min": 78.0, "max": 84.0, "n": 3}}}
+    report = {
+        "worked": stages,
+        "machine": {"runs_before_chapter": 62},
+        "all_runs": {"seconds": {"median": 150.0, "min": 140.0, "max": 160.0, "n": 3}},
+        "runs_before_chapter": {"jobs": 2, "seconds": {"median": 80.0, "min": 78.0, "max": 84.0, "n": 3}},
+    }
     text = "\n".join(worked.rows(report))
     assert "| chapter 7: SFT (`worked-direct-base`) | 0.5 s (range 0.4-0.6, n=3) |" in text
     assert "| chapter 7: RL step (`worked-rediscover`) | 500 ms (range 400-600, n=3) |" in text

@@ -1,5 +1,6 @@
 """rlbook.book.bridge: the TRL appendix's wording says what happened, its TRL runs enter the facts' key like runs
 (and follow the installed TRL), and its facts are left out where the trl extra is missing."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,11 +20,14 @@ def test_identical_logits_are_said_in_words_never_as_a_difference_of_zero():
     assert "at most 2e-7" in said(f"they {bridge.logits_phrase(2.4e-7)}.")
 
 
-@pytest.mark.parametrize(("trl", "book", "said"), [
-    ([0.2, 0.17, 0.12], [0.18, 0.15, 0.17], "TRL's on seeds 0 and 1, `rlbook`'s on seed 2"),
-    ([0.2, 0.17, 0.18], [0.18, 0.15, 0.17], "TRL's on every seed"),
-    ([0.1, 0.15, 0.12], [0.18, 0.15, 0.17], "`rlbook`'s on seeds 0 and 2, neither on seed 1"),
-])
+@pytest.mark.parametrize(
+    ("trl", "book", "said"),
+    [
+        ([0.2, 0.17, 0.12], [0.18, 0.15, 0.17], "TRL's on seeds 0 and 1, `rlbook`'s on seed 2"),
+        ([0.2, 0.17, 0.18], [0.18, 0.15, 0.17], "TRL's on every seed"),
+        ([0.1, 0.15, 0.12], [0.18, 0.15, 0.17], "`rlbook`'s on seeds 0 and 2, neither on seed 1"),
+    ],
+)
 def test_who_gained_more_names_each_trainer_s_seeds(trl, book, said):
     assert bridge.who_gained_more(trl, book, (0, 1, 2)) == said
 
@@ -38,10 +42,14 @@ def test_the_crosscheck_says_none_for_an_exact_agreement():
     assert rows == [["`reward_mean`", "none"], ["`accepted_rate`", "2.8e-08"]]
 
 
-TORCHRUN = ("torchrun --standalone --nproc_per_node 2 -m rlbook.trl --steps 3 --prompts 4 --eval-every 0 "
-            "--processes 2 --out trl-run")
-ACCELERATE = ("accelerate launch --config_file multi_gpu.yaml --num_processes 8 -m rlbook.trl --steps 100 "
-              "--processes 8 --out trl-run")
+TORCHRUN = (
+    "torchrun --standalone --nproc_per_node 2 -m rlbook.trl --steps 3 --prompts 4 --eval-every 0 "
+    "--processes 2 --out trl-run"
+)
+ACCELERATE = (
+    "accelerate launch --config_file multi_gpu.yaml --num_processes 8 -m rlbook.trl --steps 100 "
+    "--processes 8 --out trl-run"
+)
 
 
 @pytest.mark.parametrize("command", [TORCHRUN, ACCELERATE])
@@ -52,8 +60,9 @@ def test_a_console_fits_the_code_box_and_its_command_still_runs_when_copied(comm
     typed = [line for line in lines if line.startswith(("$", "    "))]
     rejoined = " ".join(line.removeprefix("$").strip().removesuffix("\\").strip() for line in typed)
     assert rejoined == command
-    assert not any(line.rstrip("\\ ").split(" ")[-1].startswith("--") for line in typed[:-1]), \
+    assert not any(line.rstrip("\\ ").split(" ")[-1].startswith("--") for line in typed[:-1]), (
         "an option is never parted from its value"
+    )
 
 
 def _needs(threads=1):

@@ -1,4 +1,5 @@
 """rlbook.book.claims: a broken claim names its chapter, the claim and the figures it saw."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,8 +20,9 @@ def test_a_broken_claim_names_chapter_claim_sentence_and_figures():
     claim = Claim("drop", "the run loses reward", lambda F: F.end < F.start, lambda F: (F.start, F.end))
     with pytest.raises(ClaimError) as err:
         check("loop", "chapters/01.qmd", [claim], FACTS)
-    assert str(err.value) == ("chapter 'loop' (chapters/01.qmd):\n  claim 'drop' does not hold: the run loses "
-                              "reward; saw (0.4, 0.6)")
+    assert str(err.value) == (
+        "chapter 'loop' (chapters/01.qmd):\n  claim 'drop' does not hold: the run loses reward; saw (0.4, 0.6)"
+    )
 
 
 def test_a_claim_that_raises_is_a_broken_claim():

@@ -1,4 +1,5 @@
 """Chapter 6's outcome-dependent wording (rlbook.book.exploration): each phrase says what happened."""
+
 from __future__ import annotations
 
 from rlbook.book import exploration
@@ -8,14 +9,18 @@ SEEDS = (0, 1, 2)
 
 def test_the_greedy_answer_never_reads_as_a_bound_that_says_nothing():
     assert exploration._greedy([{"greedy": 1.0}] * 3, 40) == "right on all 40 held-out sums"
-    assert exploration._greedy([{"greedy": 0.9}, {"greedy": 1.0}, {"greedy": 0.95}], 40) == \
-        "right on 36–40 of the 40 held-out sums"
+    assert (
+        exploration._greedy([{"greedy": 0.9}, {"greedy": 1.0}, {"greedy": 0.95}], 40)
+        == "right on 36–40 of the 40 held-out sums"
+    )
 
 
 def test_what_main_did_on_base_s_unsolved_sums_is_said_only_where_it_happened():
     both = [{"widened": 3, "narrowed": 2}, {"widened": 2, "narrowed": 2}, {"widened": 3, "narrowed": 3}]
-    assert exploration._widened(both, SEEDS) == ("`main` solved 2–3 of them at least once; it never solved 2–3 sums "
-                                                "that `base` had solved (ranges over the seeds).")
+    assert exploration._widened(both, SEEDS) == (
+        "`main` solved 2–3 of them at least once; it never solved 2–3 sums "
+        "that `base` had solved (ranges over the seeds)."
+    )
     gained = [{"widened": 1, "narrowed": 0}] * 3
     assert "never solved" not in exploration._widened(gained, SEEDS)
     assert exploration._widened([{"widened": 0, "narrowed": 0}] * 3, SEEDS).startswith("`main` solved none of them")
@@ -28,9 +33,13 @@ def test_where_rl_ended_against_the_own_format_mark_names_the_seeds():
 
 
 def test_two_runs_are_ordered_only_when_their_seeds_do_not_overlap():
-    assert exploration._versus({"a": [0.3, 0.35], "b": [0.45, 0.5]}, "a", "b") == \
-        "every seed of `a` ended below every seed of `b`."
-    assert exploration._versus({"a": [0.6, 0.7], "b": [0.45, 0.5]}, "a", "b").startswith("every seed of `a` ended above")
+    assert (
+        exploration._versus({"a": [0.3, 0.35], "b": [0.45, 0.5]}, "a", "b")
+        == "every seed of `a` ended below every seed of `b`."
+    )
+    assert exploration._versus({"a": [0.6, 0.7], "b": [0.45, 0.5]}, "a", "b").startswith(
+        "every seed of `a` ended above"
+    )
     assert "overlapping" in exploration._versus({"a": [0.4, 0.6], "b": [0.45, 0.5]}, "a", "b")
 
 

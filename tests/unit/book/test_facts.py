@@ -1,4 +1,5 @@
 """rlbook.book.facts: numbers that know their format, and a frozen record that round-trips through JSON."""
+
 from __future__ import annotations
 
 import math
@@ -24,9 +25,17 @@ def test_num_refuses_a_bad_format_where_it_is_made():
 
 
 def test_round_trip_keeps_every_kind_of_plain_data():
-    value = {"n": Num(0.5, ".1f"), "i": np.int64(3), "b": np.bool_(True), "f": np.float32(0.25),
-             "a": np.arange(3), "t": (1, "x", None), "nested": {"k": [1.5, float("nan")]},
-             "by_seed": {0: "zero", 1: "one"}, "pairs": {(0, 1): 2.0}}
+    value = {
+        "n": Num(0.5, ".1f"),
+        "i": np.int64(3),
+        "b": np.bool_(True),
+        "f": np.float32(0.25),
+        "a": np.arange(3),
+        "t": (1, "x", None),
+        "nested": {"k": [1.5, float("nan")]},
+        "by_seed": {0: "zero", 1: "one"},
+        "pairs": {(0, 1): 2.0},
+    }
     record = freeze(value)
     assert isinstance(record, Facts)
     assert record.n == 0.5 and str(record.n) == "0.5" and isinstance(record.n, Num)

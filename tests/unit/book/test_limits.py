@@ -1,4 +1,5 @@
 """Chapter 5's outcome-dependent wording (rlbook.book.limits): each phrase says what happened, on made-up facts."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,7 +33,10 @@ def test_favourites_name_each_answer_once_with_its_seeds():
 
 
 def test_values_by_seed_group_equal_values():
-    assert limits._by_value({0: 16, 1: 4, 2: 4}, SEEDS, lambda n: f"n = {n}") == "n = 16 on seed 0 and n = 4 on seeds 1 and 2"
+    assert (
+        limits._by_value({0: 16, 1: 4, 2: 4}, SEEDS, lambda n: f"n = {n}")
+        == "n = 16 on seed 0 and n = 4 on seeds 1 and 2"
+    )
     assert limits._by_value({0: 4, 1: 4, 2: 4}, SEEDS) == "4 on every seed"
 
 
@@ -44,10 +48,12 @@ def test_a_row_of_the_two_settings_table_shows_a_dash_when_the_loophole_never_to
 def test_slow_growth_names_where_the_loophole_grew_and_where_it_shrank():
     rising, falling = [0.01] * 5 + [0.05] * 50 + [0.12] * 5, [0.010] * 5 + [0.016] * 50 + [0.002] * 5
     assert limits.slow_growth({0: rising, 1: rising, 2: rising}, (0, 1, 2)) == (
-        "its share of a batch still grew on every seed, to a largest share of 12%.")
+        "its share of a batch still grew on every seed, to a largest share of 12%."
+    )
     assert limits.slow_growth({0: rising, 1: rising, 2: falling}, (0, 1, 2)) == (
         "its share of a batch still grew on seeds 0 and 1, to a largest share of 12%; on seed 2 it shrank, "
-        "from 1.0% to 0.2% of a batch.")
+        "from 1.0% to 0.2% of a batch."
+    )
 
 
 def test_slow_growth_refuses_a_run_where_the_loophole_grew_nowhere():
@@ -57,10 +63,15 @@ def test_slow_growth_refuses_a_run_where_the_loophole_grew_nowhere():
 
 def test_trusted_sentence_says_where_the_over_rated_answer_was_labelled_right_often():
     every = limits.trusted_sentence({0: 7, 1: 3, 2: 4}, (0, 1, 2))
-    assert every.startswith("It is also the right answer of 3–7 training prompts, so the judge saw it") and "On" not in every
+    assert (
+        every.startswith("It is also the right answer of 3–7 training prompts, so the judge saw it")
+        and "On" not in every
+    )
     some = limits.trusted_sentence({0: 7, 1: 0, 2: 4}, (0, 1, 2))
     assert some.startswith("It is also the right answer of 4–7 training prompts on seeds 0 and 2, so")
-    assert some.endswith("On seed 1 it is the right answer of no training prompt: a judge also over-rates answers it "
-                         "was seldom shown labelled right.")
+    assert some.endswith(
+        "On seed 1 it is the right answer of no training prompt: a judge also over-rates answers it "
+        "was seldom shown labelled right."
+    )
     with pytest.raises(ValueError, match="fewer than 2"):
         limits.trusted_sentence({0: 1, 1: 0}, (0, 1))

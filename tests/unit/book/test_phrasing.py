@@ -1,4 +1,5 @@
 """rlbook.book.phrasing: outcome-dependent words that never offer a degenerate quantity."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,14 +23,17 @@ def test_listing_joins_and_refuses_empty_or_repeated_lists():
         phrasing.listing(["#", "#", "#"])
 
 
-@pytest.mark.parametrize(("where", "of", "said"), [
-    ((0, 1, 2), (0, 1, 2), "every seed"),
-    ((), (0, 1, 2), "none of the three seeds"),
-    ((1,), (0, 1, 2), "seed 1"),
-    ((2, 0), (0, 1, 2), "seeds 0 and 2"),
-    ((0,), (0,), "seed 0"),
-    ((), (0,), "not seed 0"),
-])
+@pytest.mark.parametrize(
+    ("where", "of", "said"),
+    [
+        ((0, 1, 2), (0, 1, 2), "every seed"),
+        ((), (0, 1, 2), "none of the three seeds"),
+        ((1,), (0, 1, 2), "seed 1"),
+        ((2, 0), (0, 1, 2), "seeds 0 and 2"),
+        ((0,), (0,), "seed 0"),
+        ((), (0,), "not seed 0"),
+    ],
+)
 def test_seeds(where, of, said):
     assert phrasing.seeds(where, of) == said
 
@@ -39,8 +43,15 @@ def test_seeds_refuses_a_seed_outside_the_set():
         phrasing.seeds([3], [0, 1, 2])
 
 
-@pytest.mark.parametrize(("k", "n", "said"), [(3, 3, "all three seeds"), (2, 3, "two of the three seeds"),
-                                              (0, 3, "none of the three seeds"), (1, 1, "the one seed")])
+@pytest.mark.parametrize(
+    ("k", "n", "said"),
+    [
+        (3, 3, "all three seeds"),
+        (2, 3, "two of the three seeds"),
+        (0, 3, "none of the three seeds"),
+        (1, 1, "the one seed"),
+    ],
+)
 def test_share(k, n, said):
     assert phrasing.share(k, n, "seeds" if n > 1 else "seed") == said
 
@@ -59,8 +70,16 @@ def test_direction():
     assert phrasing.direction(0.51, 0.5, tolerance=0.02) == "level with"
 
 
-@pytest.mark.parametrize(("x", "said"), [(2.3e6, "about two million"), (23e6, "about 20 million"),
-                                         (8_340, "about 8,300"), (57.4, "about 57"), (1.6e9, "about two billion"),
-                                         (4.2, "about 4.2")])
+@pytest.mark.parametrize(
+    ("x", "said"),
+    [
+        (2.3e6, "about two million"),
+        (23e6, "about 20 million"),
+        (8_340, "about 8,300"),
+        (57.4, "about 57"),
+        (1.6e9, "about two billion"),
+        (4.2, "about 4.2"),
+    ],
+)
 def test_approximately(x, said):
     assert phrasing.approximately(x) == said

@@ -1,4 +1,5 @@
 """rlbook.book.prefetch: runs first, each chapter's facts as soon as the runs it reads are trained."""
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -11,8 +12,15 @@ from rlbook.book import prefetch
 
 def test_facts_wait_for_their_runs_and_only_for_them(monkeypatch):
     events: list[str] = []
-    monkeypatch.setattr(prefetch, "needed_runs", lambda topics, seeds=(0, 1, 2): {
-        "one": {("base", 0)}, "two": {("base", 0), ("main", 0)}, "cached": {("base", 0)}})
+    monkeypatch.setattr(
+        prefetch,
+        "needed_runs",
+        lambda topics, seeds=(0, 1, 2): {
+            "one": {("base", 0)},
+            "two": {("base", 0), ("main", 0)},
+            "cached": {("base", 0)},
+        },
+    )
     monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: False)
     monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads: topic == "cached")
     monkeypatch.setattr(prefetch, "_train", lambda pair, threads: events.append(f"run {pair[0]}") or (pair[0], 0.0, 0))
@@ -32,8 +40,11 @@ def test_nothing_to_do_is_quick(monkeypatch):
 
 
 def test_the_book_runs_are_the_runs_the_facts_read(monkeypatch):
-    monkeypatch.setattr(prefetch, "needed_runs", lambda topics, seeds=(0, 1, 2): {
-        "one": {("main", 1), ("base", 0)}, "two": {("base", 0), ("faults", 0)}})
+    monkeypatch.setattr(
+        prefetch,
+        "needed_runs",
+        lambda topics, seeds=(0, 1, 2): {"one": {("main", 1), ("base", 0)}, "two": {("base", 0), ("faults", 0)}},
+    )
     assert prefetch.book_runs(["one", "two"]) == [("base", 0), ("faults", 0), ("main", 1)]
 
 
@@ -51,8 +62,15 @@ def test_the_command_prints_nothing_and_returns_0_when_every_run_and_fact_is_the
     assert capsys.readouterr().out == ""
 
 
-@pytest.mark.parametrize("jobs, message", [("0", "must be positive, got 0"), ("65", "must be at most 64, got 65"),
-                                           ("1000000", "must be at most 64"), ("\uff12", "expected a whole number")])
+@pytest.mark.parametrize(
+    "jobs, message",
+    [
+        ("0", "must be positive, got 0"),
+        ("65", "must be at most 64, got 65"),
+        ("1000000", "must be at most 64"),
+        ("\uff12", "expected a whole number"),
+    ],
+)
 def test_the_command_refuses_a_number_of_jobs_out_of_bounds(jobs, message, capsys):
     with pytest.raises(SystemExit) as err:
         prefetch.main(["--jobs", jobs])

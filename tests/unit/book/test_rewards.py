@@ -1,5 +1,6 @@
 """Chapter 2's facts module (rlbook.book.rewards): its outcome-dependent wording and some of its claims,
 on made-up facts (the claims on the real runs are checked by tests/claims/test_claims.py)."""
+
 from __future__ import annotations
 
 from rlbook.book import rewards as r
@@ -27,8 +28,10 @@ def test_the_pretrained_reward_never_offers_a_zero_count():
 
 
 def _valid_end(sizes, extra=0):
-    return {s: {"valid_end": {"malformed": m, "incomplete": i, "extra_number": extra if s == r.SHOWN else 0}}
-            for s, (m, i) in sizes.items()}
+    return {
+        s: {"valid_end": {"malformed": m, "incomplete": i, "extra_number": extra if s == r.SHOWN else 0}}
+        for s, (m, i) in sizes.items()
+    }
 
 
 def test_the_valid_end_sentence_says_what_the_samples_hold():
@@ -57,5 +60,6 @@ def test_claims_catch_a_broken_fact():
     facts = freeze({"seeds": [0], "by_seed": {0: seed}})
     assert "no wrong value has both steps valid" in claim("valid-steps-imply-right-sum").failure(facts)
     assert "saw {0: 0.4}" in claim("right-answers-mostly-valid").failure(facts)
-    assert claim("cases-as-intended").failure(freeze({"mismatches": ["empty answer"]})).endswith(
-        "saw ('empty answer',)")
+    assert (
+        claim("cases-as-intended").failure(freeze({"mismatches": ["empty answer"]})).endswith("saw ('empty answer',)")
+    )

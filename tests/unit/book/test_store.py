@@ -1,4 +1,5 @@
 """rlbook.book: facts cached beside the runs, keyed by their code and their runs, never served damaged."""
+
 from __future__ import annotations
 
 import shutil

@@ -1,4 +1,5 @@
 """Chapter 7's outcome-dependent wording (rlbook.book.working): each phrase says what happened, and nothing else."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,8 +12,10 @@ SEEDS = (0, 1, 2)
 def test_rediscovery_says_where_the_seeds_part_ways():
     shares = {0: (0.005, 0.0), 1: (0.04, 0.88), 2: (0.02, 0.15)}
     said = working.rediscovery(shares, SEEDS)
-    assert said == ("The seeds parted ways: worked answers became the majority on seed 1 (seed 1: 4.0% to 88%) and "
-                    "stayed a minority on seeds 0 and 2 (seed 0: 0.5% to 0.0%; seed 2: 2.0% to 15%).")
+    assert said == (
+        "The seeds parted ways: worked answers became the majority on seed 1 (seed 1: 4.0% to 88%) and "
+        "stayed a minority on seeds 0 and 2 (seed 0: 0.5% to 0.0%; seed 2: 2.0% to 15%)."
+    )
 
 
 def test_rediscovery_when_every_seed_or_none_agrees_says_it_once_without_parting():
@@ -42,34 +45,49 @@ def test_ahead_gives_the_range_of_the_lead_or_says_the_seeds_disagree():
 
 
 def test_change_by_seed_groups_the_seeds_by_direction():
-    assert working.change_by_seed([0.2, 0.2, 0.2], [0.15, 0.11, 0.21], SEEDS) == \
-        "fell on seeds 0 and 1 and held level on seed 2"
+    assert (
+        working.change_by_seed([0.2, 0.2, 0.2], [0.15, 0.11, 0.21], SEEDS)
+        == "fell on seeds 0 and 1 and held level on seed 2"
+    )
     assert working.change_by_seed([0.2, 0.2, 0.2], [0.3, 0.4, 0.5], SEEDS) == "rose on every seed"
     assert working.change_by_seed([0.5], [0.2], (0,)) == "fell on seed 0"
     assert working.change_by_seed([0.2, 0.2], [0.3, 0.1], (0, 1)) == "rose on seed 0 and fell on seed 1"
 
 
 def test_accuracy_change_says_it_rose_only_where_it_rose_on_every_seed():
-    assert working.accuracy_change([0.35, 0.38, 0.38], [0.6, 0.57, 0.64], SEEDS) == \
-        "Accuracy rose with it on every seed, from 0.35–0.38 to 0.57–0.64."
+    assert (
+        working.accuracy_change([0.35, 0.38, 0.38], [0.6, 0.57, 0.64], SEEDS)
+        == "Accuracy rose with it on every seed, from 0.35–0.38 to 0.57–0.64."
+    )
     mixed = working.accuracy_change([0.15, 0.12, 0.13], [0.08, 0.09, 0.13], SEEDS)
-    assert mixed == ("Accuracy did not follow on every seed: it went from 0.12–0.15 to 0.08–0.13, and fell on "
-                     "seeds 0 and 1 and held level on seed 2.")
+    assert mixed == (
+        "Accuracy did not follow on every seed: it went from 0.12–0.15 to 0.08–0.13, and fell on "
+        "seeds 0 and 1 and held level on seed 2."
+    )
 
 
 def test_part_says_where_a_part_added_and_where_it_took_away():
     assert working.part([0.11, 0.12, 0.10], SEEDS) == "added to accuracy on every seed (+0.10 to +0.12)"
-    assert working.part([-0.1, -0.07, 0.02], SEEDS) == \
-        "added to accuracy on seed 2 and took accuracy away on seeds 0 and 1 (-0.10 to +0.02)"
-    assert working.part([0.0, -0.01], (0, 1)) == "took accuracy away on seed 1 and changed nothing on seed 0 " \
+    assert (
+        working.part([-0.1, -0.07, 0.02], SEEDS)
+        == "added to accuracy on seed 2 and took accuracy away on seeds 0 and 1 (-0.10 to +0.02)"
+    )
+    assert (
+        working.part([0.0, -0.01], (0, 1)) == "took accuracy away on seed 1 and changed nothing on seed 0 "
         "(-0.01 to +0.00)"
+    )
 
 
 def test_the_samples_table_lists_each_answer_once_with_its_count_and_verdict():
-    samples = {"prompt": "#47+38=", "step": 60,
-               "before": [{"text": "85#", "count": 10, "status": "accepted"},
-                          {"text": "84#", "count": 6, "status": "incorrect"}],
-               "after": [{"text": "7+8=15,4+3+1=8;85#", "count": 16, "status": "accepted"}]}
+    samples = {
+        "prompt": "#47+38=",
+        "step": 60,
+        "before": [
+            {"text": "85#", "count": 10, "status": "accepted"},
+            {"text": "84#", "count": 6, "status": "incorrect"},
+        ],
+        "after": [{"text": "7+8=15,4+3+1=8;85#", "count": 16, "status": "accepted"}],
+    }
     table = working.samples_table(samples)
     assert table["header"][2] == "times in 16"
     assert [r[0] for r in table["rows"]] == ["before RL", "before RL", "after RL (step 60)"]

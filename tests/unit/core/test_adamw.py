@@ -1,4 +1,5 @@
 """The book's AdamW (rlbook.core.adamw): torch.optim.AdamW's update over one flat vector, and its errors."""
+
 from __future__ import annotations
 
 import subprocess
@@ -102,8 +103,10 @@ def test_zero_grad_forgets_or_zeroes_the_gradients():
 
 
 def test_it_never_imports_torchs_compiler():
-    code = ("import sys, torch; from rlbook.core.adamw import AdamW; from rlbook.core.policy import Policy; "
-            "from rlbook.core.train import next_char_loss; p = Policy(); opt = AdamW(p.parameters(), lr=1e-3); "
-            "next_char_loss(p, torch.zeros(2, 17, dtype=torch.long)).backward(); opt.step(); "
-            "opt.load_state_dict(opt.state_dict()); assert 'torch._dynamo' not in sys.modules")
+    code = (
+        "import sys, torch; from rlbook.core.adamw import AdamW; from rlbook.core.policy import Policy; "
+        "from rlbook.core.train import next_char_loss; p = Policy(); opt = AdamW(p.parameters(), lr=1e-3); "
+        "next_char_loss(p, torch.zeros(2, 17, dtype=torch.long)).backward(); opt.step(); "
+        "opt.load_state_dict(opt.state_dict()); assert 'torch._dynamo' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[3])

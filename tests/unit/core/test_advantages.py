@@ -1,4 +1,5 @@
 """Advantages on groups of rewards worked by hand (rlbook.core.advantages)."""
+
 from __future__ import annotations
 
 import math
@@ -23,8 +24,9 @@ from rlbook.core.advantages import (
 
 
 def close(actual, expected, tol=1e-4):
-    return torch.allclose(torch.as_tensor(actual, dtype=torch.float32),
-                          torch.tensor(expected, dtype=torch.float32), atol=tol)
+    return torch.allclose(
+        torch.as_tensor(actual, dtype=torch.float32), torch.tensor(expected, dtype=torch.float32), atol=tol
+    )
 
 
 def test_group_centered_by_hand():

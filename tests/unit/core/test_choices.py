@@ -1,4 +1,5 @@
 """Configurations refuse typos: every choice field checked when the configuration is built (rlbook.core.choices)."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -12,9 +13,15 @@ from rlbook.core.guard import FAULT_KINDS
 from rlbook.core.reward_model import JudgeVerifier
 from rlbook.core.train import PretrainConfig
 
-CHOICES = {"world": world.WORLDS, "loss": tuple(losses.LOSSES), "aggregation": losses.AGGREGATIONS,
-           "advantage": tuple(advantages.ADVANTAGE_METHODS), "verifier": (*rewards.VERIFIERS, JudgeVerifier.name),
-           "selection": SELECTIONS, "kl_estimator": losses.KL_ESTIMATORS}
+CHOICES = {
+    "world": world.WORLDS,
+    "loss": tuple(losses.LOSSES),
+    "aggregation": losses.AGGREGATIONS,
+    "advantage": tuple(advantages.ADVANTAGE_METHODS),
+    "verifier": (*rewards.VERIFIERS, JudgeVerifier.name),
+    "selection": SELECTIONS,
+    "kl_estimator": losses.KL_ESTIMATORS,
+}
 
 
 @pytest.mark.parametrize("name", CHOICES)
@@ -60,5 +67,7 @@ def test_faults_are_step_kind_pairs_of_known_kinds():
 
 def test_the_pretraining_world_is_checked_too():
     assert PretrainConfig(world="multi").world == "multi"
-    with pytest.raises(ValueError, match=r"PretrainConfig.world = 'singel' is not one of \('single', 'multi', 'worked'\)"):
+    with pytest.raises(
+        ValueError, match=r"PretrainConfig.world = 'singel' is not one of \('single', 'multi', 'worked'\)"
+    ):
         PretrainConfig(world="singel")

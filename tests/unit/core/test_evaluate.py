@@ -1,4 +1,5 @@
 """Evaluation outside the training loop (rlbook.core.evaluate), on hand-made results and fixed policies."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,8 +15,11 @@ def hand_result() -> EvalResult:
     """Three prompts, four samples each, statuses as an exact verifier would give them."""
     tasks = [Task((3, 4)), Task((9, 8)), Task((1, 1))]
     completions = [["7#"] * 4, ["17#", "18#", "18#", "U#"], ["3#", "3#", "3#", "22"]]
-    statuses = [["accepted"] * 4, ["accepted", "incorrect", "incorrect", "malformed"],
-                ["incorrect"] * 3 + ["incomplete"]]
+    statuses = [
+        ["accepted"] * 4,
+        ["accepted", "incorrect", "incorrect", "malformed"],
+        ["incorrect"] * 3 + ["incomplete"],
+    ]
     rewards = np.array([[1.0] * 4, [1.0, 0, 0, 0], [0.0] * 4])
     return EvalResult(tasks, rewards, statuses, completions, {"n": 4})
 
@@ -68,8 +72,16 @@ def test_evaluate_a_policy_that_writes_sevens():
             assert status == "incomplete"
     # P("7#") = 0.5 * 0.5 = 0.25; 1+1 is never answered right.
     assert 0.15 < r.per_prompt[0] < 0.35 and r.per_prompt[1] == 0.0
-    assert r.settings == {"n": 200, "temperature": 1.0, "token_budget": 4, "decoding": "sample", "seed": 1,
-                          "verifier": "exact@1.0", "policy_version": "sevens@0", "template": "U:a+b?|A:"}
+    assert r.settings == {
+        "n": 200,
+        "temperature": 1.0,
+        "token_budget": 4,
+        "decoding": "sample",
+        "seed": 1,
+        "verifier": "exact@1.0",
+        "policy_version": "sevens@0",
+        "template": "U:a+b?|A:",
+    }
     # The rollouts behind the result, kept so that another verifier can score the very same answers.
     assert r.rollouts.completions() == [text for row in r.completions for text in row]
     assert r.rollouts.prompts == [t.prompt for t in tasks for _ in range(200)]

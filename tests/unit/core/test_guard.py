@@ -1,4 +1,5 @@
 """The RL loop's response policy: guarded scoring, injected malformed bursts, excluded batches (rlbook.core.guard)."""
+
 from __future__ import annotations
 
 import pytest
@@ -47,10 +48,15 @@ def test_guard_batch_malformed_threshold():
     assert guard_batch(cfg, log, 1, ["malformed", "malformed", "accepted", "incorrect"], None) is True
     assert log["interventions"] == []  # 0.5 is at the limit, not above it
     assert guard_batch(cfg, log, 2, ["malformed", "malformed", "malformed", "accepted"], None) is False
-    assert log["interventions"] == [{"step": 2, "kind": "batch excluded",
-                                     "reason": "malformed rollouts above the limit",
-                                     "trigger": {"metric": "malformed_rate", "value": 0.75, "threshold": 0.5},
-                                     "affected_rollouts": 3}]
+    assert log["interventions"] == [
+        {
+            "step": 2,
+            "kind": "batch excluded",
+            "reason": "malformed rollouts above the limit",
+            "trigger": {"metric": "malformed_rate", "value": 0.75, "threshold": 0.5},
+            "affected_rollouts": 3,
+        }
+    ]
 
 
 def test_guard_batch_pauses_updates_on_a_verifier_error():
@@ -66,8 +72,15 @@ def test_guard_batch_pauses_updates_on_a_verifier_error():
 def test_a_stuck_verifier_does_not_keep_the_process_alive():
 
     prompt = "U:3+4?|A:"
-    rollouts = Rollouts([prompt], torch.tensor([encode(prompt)]), torch.tensor([encode("7#") + [EOT_ID] * 2]),
-                        torch.zeros(1, 4), torch.tensor([[True, True, False, False]]), "hand@0", {"group_size": 1})
+    rollouts = Rollouts(
+        [prompt],
+        torch.tensor([encode(prompt)]),
+        torch.tensor([encode("7#") + [EOT_ID] * 2]),
+        torch.zeros(1, 4),
+        torch.tensor([[True, True, False, False]]),
+        "hand@0",
+        {"group_size": 1},
+    )
     verifier = StuckVerifier()
     try:
         _, statuses, error = score_guarded(verifier, rollouts, timeout_s=0.2)

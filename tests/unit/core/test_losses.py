@@ -1,4 +1,5 @@
 """Token-level losses on hand-worked tokens (rlbook.core.losses)."""
+
 from __future__ import annotations
 
 import math
@@ -40,11 +41,14 @@ PER_TOKEN = torch.tensor([[1.0, 2.0, 3.0], [4.0, 100.0, -100.0]])  # masked-out 
 MASK = torch.tensor([[1, 1, 1], [1, 0, 0]])
 
 
-@pytest.mark.parametrize("how, expected", [
-    ("token_mean", (1 + 2 + 3 + 4) / 4),   # every generated token weighs the same
-    ("seq_mean", (2 + 4) / 2),             # mean of per-answer means: (1+2+3)/3 and 4/1
-    ("constant", (1 + 2 + 3 + 4) / (2 * 3)),  # sum over B * T
-])
+@pytest.mark.parametrize(
+    "how, expected",
+    [
+        ("token_mean", (1 + 2 + 3 + 4) / 4),  # every generated token weighs the same
+        ("seq_mean", (2 + 4) / 2),  # mean of per-answer means: (1+2+3)/3 and 4/1
+        ("constant", (1 + 2 + 3 + 4) / (2 * 3)),  # sum over B * T
+    ],
+)
 def test_aggregations_with_unequal_lengths(how, expected):
     assert aggregate(PER_TOKEN, MASK, how).item() == pytest.approx(expected)
     assert aggregate(PER_TOKEN, MASK.bool(), how).item() == pytest.approx(expected)
@@ -62,6 +66,7 @@ def test_unknown_aggregation_is_rejected():
 
 # --- REINFORCE ---------------------------------------------------------------
 
+
 def test_policy_gradient_loss_by_hand():
     logp = torch.tensor([[-1.0, -2.0], [-0.5, -9.0]], requires_grad=True)
     mask = torch.tensor([[1, 1], [1, 0]])
@@ -75,19 +80,25 @@ def test_per_sequence_and_per_token_advantages_agree():
     logp = torch.randn(3, 4)
     mask = torch.ones(3, 4)
     adv = torch.tensor([0.5, -1.0, 2.0])
-    assert torch.allclose(policy_gradient_loss(logp, adv, mask), policy_gradient_loss(logp, adv[:, None].expand(3, 4), mask))
+    assert torch.allclose(
+        policy_gradient_loss(logp, adv, mask), policy_gradient_loss(logp, adv[:, None].expand(3, 4), mask)
+    )
 
 
 # --- PPO clip ----------------------------------------------------------------
 
-@pytest.mark.parametrize("ratio, adv, objective, grad_flows", [
-    (2.0, 1.0, 1.2, False),    # pushed up past 1 + eps: clipped, no gradient
-    (2.0, -1.0, -2.0, True),   # moved the wrong way: unclipped, keeps its gradient
-    (0.5, 1.0, 0.5, True),
-    (0.5, -1.0, -0.8, False),  # pushed down past 1 - eps: clipped, no gradient
-    (1.0, 1.0, 1.0, True),
-    (1.0, -1.0, -1.0, True),
-])
+
+@pytest.mark.parametrize(
+    "ratio, adv, objective, grad_flows",
+    [
+        (2.0, 1.0, 1.2, False),  # pushed up past 1 + eps: clipped, no gradient
+        (2.0, -1.0, -2.0, True),  # moved the wrong way: unclipped, keeps its gradient
+        (0.5, 1.0, 0.5, True),
+        (0.5, -1.0, -0.8, False),  # pushed down past 1 - eps: clipped, no gradient
+        (1.0, 1.0, 1.0, True),
+        (1.0, -1.0, -1.0, True),
+    ],
+)
 def test_ppo_clip_by_hand(ratio, adv, objective, grad_flows):
     logp, old = tokens([ratio])
     loss, _ = ppo_clip_loss(logp, old, torch.tensor([adv]), torch.ones(1, 1), eps_low=0.2, eps_high=0.2)
@@ -101,8 +112,9 @@ def test_ppo_clip_statistics():
     logp, old = tokens([2.0, 2.0, 0.5, 0.5, 1.0, 1.0])
     adv = torch.tensor([[1.0, -1.0, 1.0, -1.0, 1.0, -1.0]])
     _, stats = ppo_clip_loss(logp, old, adv, torch.ones(1, 6))
-    assert stats == pytest.approx({"clip_fraction": 2 / 6, "clip_low_fraction": 1 / 6,
-                                   "clip_high_fraction": 1 / 6, "ratio_mean": 7 / 6})
+    assert stats == pytest.approx(
+        {"clip_fraction": 2 / 6, "clip_low_fraction": 1 / 6, "clip_high_fraction": 1 / 6, "ratio_mean": 7 / 6}
+    )
 
 
 def test_clip_higher_widens_only_the_upper_bound():
@@ -131,6 +143,7 @@ def test_on_policy_ppo_gradient_is_the_reinforce_gradient():
 
 # --- CISPO -------------------------------------------------------------------
 
+
 def test_cispo_gradient_is_the_capped_weight_times_the_advantage():
     logp, old = tokens([0.5, 1.0, 6.0])
     adv = torch.tensor([[1.0, -1.0, 2.0]])
@@ -157,6 +170,7 @@ def test_cispo_lower_cap():
 
 # --- masking -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", sorted(LOSSES))
 @pytest.mark.parametrize("how", AGGREGATIONS)
 def test_prompt_and_padding_tokens_change_nothing(name, how):
@@ -179,6 +193,7 @@ def test_prompt_and_padding_tokens_change_nothing(name, how):
 
 # --- KL ----------------------------------------------------------------------
 
+
 def test_k3_is_zero_at_the_reference_and_positive_elsewhere():
     logp = torch.log(torch.tensor([0.1, 0.5, 0.9]))
     assert torch.equal(kl_k3(logp, logp), torch.zeros(3))
@@ -200,14 +215,17 @@ def test_k3_averages_to_the_kl_divergence():
 
 # --- registry ----------------------------------------------------------------
 
+
 def test_token_loss_dispatches_by_name():
     logp, old = tokens([2.0, 0.5])
     adv, mask = torch.tensor([[1.0, -1.0]]), torch.ones(1, 2)
     assert set(LOSSES) == {"pg", "ppo", "cispo"}
-    assert torch.equal(token_loss("ppo", logp, old, adv, mask, eps_high=0.3)[0],
-                       ppo_clip_loss(logp, old, adv, mask, eps_high=0.3)[0])
-    assert torch.equal(token_loss("cispo", logp, old, adv, mask, cap_high=1.5)[0],
-                       cispo_loss(logp, old, adv, mask, cap_high=1.5)[0])
+    assert torch.equal(
+        token_loss("ppo", logp, old, adv, mask, eps_high=0.3)[0], ppo_clip_loss(logp, old, adv, mask, eps_high=0.3)[0]
+    )
+    assert torch.equal(
+        token_loss("cispo", logp, old, adv, mask, cap_high=1.5)[0], cispo_loss(logp, old, adv, mask, cap_high=1.5)[0]
+    )
 
 
 def test_pg_reports_ratios_but_never_clips():
@@ -215,8 +233,9 @@ def test_pg_reports_ratios_but_never_clips():
     adv, mask = torch.tensor([[1.0, -1.0]]), torch.ones(1, 2)
     loss, stats = pg_loss(logp, old, adv, mask)
     assert torch.equal(loss, policy_gradient_loss(logp, adv, mask))
-    assert stats == pytest.approx({"clip_fraction": 0.0, "clip_low_fraction": 0.0,
-                                   "clip_high_fraction": 0.0, "ratio_mean": 1.25})
+    assert stats == pytest.approx(
+        {"clip_fraction": 0.0, "clip_low_fraction": 0.0, "clip_high_fraction": 0.0, "ratio_mean": 1.25}
+    )
 
 
 def test_unknown_loss_is_rejected():

@@ -1,4 +1,5 @@
 """Reading a batch's answers once per distinct pair, and the reference memo (rlbook.core.packing)."""
+
 from __future__ import annotations
 
 import copy
@@ -108,5 +109,3 @@ def test_the_reference_memo_reads_each_pair_once_and_hands_back_its_first_number
     mixed = memo.logprobs(reference, new)
     assert len(memo.index) == 3 and torch.equal(mixed[1], first[1])
     assert torch.allclose(mixed[0], reference_logprobs(reference, new)[0], atol=1e-6)
-
-

@@ -1,4 +1,5 @@
 """The policy network and its checkpoints (rlbook.core.policy)."""
+
 from __future__ import annotations
 
 import pytest
@@ -77,7 +78,7 @@ def test_kv_cache_forward_equals_full_forward():
     logits, cache = policy(ids[:, :9])
     pieces = [logits]
     for t in range(9, ids.shape[1]):
-        logits, cache = policy(ids[:, t:t + 1], cache, start=t)
+        logits, cache = policy(ids[:, t : t + 1], cache, start=t)
         pieces.append(logits)
     stepped = torch.cat(pieces, dim=1)
     assert stepped.shape == full.shape
@@ -153,8 +154,16 @@ def test_checkpoint_round_trips_through_plain_data_that_loads_without_pickle(tmp
     assert torch.equal(loaded.eval()(ids)[0], policy(ids)[0])
 
 
-@pytest.mark.parametrize("data", [None, [], {"config": {}, "state": {}}, {"config": {}, "state": {"w": 1}, "version": "v"},
-                                  {"config": {"width": 3}, "state": {}, "version": "v"}])
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        [],
+        {"config": {}, "state": {}},
+        {"config": {}, "state": {"w": 1}, "version": "v"},
+        {"config": {"width": 3}, "state": {}, "version": "v"},
+    ],
+)
 def test_checkpoint_from_data_names_what_is_wrong(data):
     with pytest.raises(ValueError, match="checkpoint"):
         Checkpoint.from_data(data)
@@ -176,7 +185,7 @@ def test_widened_copies_every_weight_and_adds_positions():
     wider = widened(policy, 24)
     assert wider.cfg == PolicyConfig(block_size=24)
     for name, tensor in policy.state_dict().items():
-        assert torch.equal(wider.state_dict()[name][:len(tensor)], tensor), name
+        assert torch.equal(wider.state_dict()[name][: len(tensor)], tensor), name
     ids = torch.tensor([encode("U:3+4?|A:7#")])
     assert torch.equal(wider(ids)[0], policy(ids)[0])  # the same function on contexts both can read
     assert wider(torch.zeros(1, 24, dtype=torch.long))[0].shape == (1, 24, len(VOCAB))
@@ -236,6 +245,7 @@ def test_attend_written_equals_the_fused_kernel_under_any_mask():
 
 # ---------------------------------------------------------------- rotary positions (the worked world, chapter 7)
 
+
 def rope(seed: int = 0, **cfg) -> Policy:
     return fresh(seed, vocab_size=22, block_size=32, d_model=48, rope=True, **cfg)
 
@@ -252,7 +262,7 @@ def test_turning_queries_and_keys_makes_their_products_depend_on_the_distance_on
     q, k = torch.randn(1, 1, 1, 12), torch.randn(1, 1, 1, 12)
 
     def product(i: int, j: int) -> torch.Tensor:
-        return (rotary(q, cos[i:i + 1], sin[i:i + 1]) * rotary(k, cos[j:j + 1], sin[j:j + 1])).sum()
+        return (rotary(q, cos[i : i + 1], sin[i : i + 1]) * rotary(k, cos[j : j + 1], sin[j : j + 1])).sum()
 
     assert torch.allclose(product(9, 4), product(25, 20), atol=1e-5)
     assert torch.allclose(product(3, 3), (q * k).sum(), atol=1e-5)  # same place: no turn between them
@@ -278,7 +288,7 @@ def test_a_rope_policy_continues_from_its_cache_and_reads_groups_as_it_reads_row
     head, cache = policy(ids[:, :7])
     pieces = [head]
     for t in range(7, ids.shape[1]):
-        logits, cache = policy(ids[:, t:t + 1], cache, start=t)
+        logits, cache = policy(ids[:, t : t + 1], cache, start=t)
         pieces.append(logits)
     assert torch.allclose(torch.cat(pieces, dim=1), full, atol=1e-5)
     continuations = torch.stack([ids[:, 7:], ids[:, 7:].flip(0)])  # (2 prompts, 2 continuations, 10 tokens)

@@ -1,4 +1,5 @@
 """Progress bars only where someone is watching (rlbook.core.progress)."""
+
 from __future__ import annotations
 
 import io
@@ -32,6 +33,7 @@ def stderr(monkeypatch):
         fake = FakeTerminal(tty)
         monkeypatch.setattr(sys, "stderr", fake)
         return fake
+
     return use
 
 

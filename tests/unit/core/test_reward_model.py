@@ -1,4 +1,5 @@
 """The learned judge of chapter 4 (rlbook.core.reward_model), on an untrained policy: no run needed."""
+
 from __future__ import annotations
 
 import numpy as np

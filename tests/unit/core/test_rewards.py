@@ -1,4 +1,5 @@
 """Unit tests of rlbook.core.rewards with values worked by hand."""
+
 from __future__ import annotations
 
 import json
@@ -23,10 +24,10 @@ from rlbook.core.rewards import (
 )
 from rlbook.core.world import EOT
 
-S = "U:3+4?|A:"      # single-step, answer 7
+S = "U:3+4?|A:"  # single-step, answer 7
 
 
-M = "U:3+4+5?|A:"    # multi-step, steps 7 then 12
+M = "U:3+4+5?|A:"  # multi-step, steps 7 then 12
 
 
 exact = ExactVerifier()
@@ -54,8 +55,10 @@ def test_statuses_are_the_five_of_the_design():
     assert STATUSES == ("accepted", "incorrect", "malformed", "incomplete", "unverifiable")
 
 
-@pytest.mark.parametrize("prompt, completion", [(S, "7#"), ("U:9+8?|A:", "17#"), ("U:0+0?|A:", "0#"),
-                                                (M, "7,12#"), ("U:9+9+9?|A:", "18,27#")])
+@pytest.mark.parametrize(
+    "prompt, completion",
+    [(S, "7#"), ("U:9+8?|A:", "17#"), ("U:0+0?|A:", "0#"), (M, "7,12#"), ("U:9+9+9?|A:", "18,27#")],
+)
 def test_exact_accepts_right_canonical_answers(prompt, completion):
     v = exact(prompt, completion)
     assert (v.reward, v.status, v.verifier, v.version) == (1.0, "accepted", "exact", "1.0")
@@ -68,7 +71,7 @@ def test_exact_incorrect_reason_names_answer_and_sum():
 
 
 def test_exact_multi_judges_only_the_final_number():
-    assert exact(M, "6,12#").status == "accepted"     # wrong step, right final: outcome is blind to s1
+    assert exact(M, "6,12#").status == "accepted"  # wrong step, right final: outcome is blind to s1
     wrong = exact(M, "7,13#")
     assert wrong.status == "incorrect" and wrong.reason == "answer 13 != 3+4+5 = 12"
     assert exact(M, "6,11#").status == "incorrect"
@@ -81,15 +84,18 @@ def test_exact_budget_stopped_is_incomplete():
         assert "token budget" in v.reason
 
 
-@pytest.mark.parametrize("completion, words", [
-    ("#", "empty answer"),
-    (" 7#", "SPACE"),
-    ("07#", "leading zero"),
-    ("\u0663#", "non-ASCII digit"),
-    ("-7#", "HYPHEN-MINUS"),
-    ("7##", "after the end-of-turn mark"),
-    ("7,7#", "expected one number, got 2"),
-])
+@pytest.mark.parametrize(
+    "completion, words",
+    [
+        ("#", "empty answer"),
+        (" 7#", "SPACE"),
+        ("07#", "leading zero"),
+        ("\u0663#", "non-ASCII digit"),
+        ("-7#", "HYPHEN-MINUS"),
+        ("7##", "after the end-of-turn mark"),
+        ("7,7#", "expected one number, got 2"),
+    ],
+)
 def test_exact_malformed_reason_names_the_problem(completion, words):
     v = exact(S, completion)
     assert (v.reward, v.status) == (0.0, "malformed")
@@ -106,9 +112,9 @@ def test_exact_unverifiable_prompts_and_non_text():
     for prompt in ("U:13+4?|A:", "U:3+4?", "", "what is 3+4?", "U:1+2+3+4?|A:"):
         v = exact(prompt, "7#")
         assert (v.reward, v.status) == (0.0, "unverifiable") and prompt[:5] in v.reason
-    assert exact(None, "7#").status == "unverifiable"       # type: ignore[arg-type]
-    assert exact(S, 7).status == "unverifiable"             # type: ignore[arg-type]
-    assert "int" in exact(S, 7).reason                      # type: ignore[arg-type]
+    assert exact(None, "7#").status == "unverifiable"  # type: ignore[arg-type]
+    assert exact(S, 7).status == "unverifiable"  # type: ignore[arg-type]
+    assert "int" in exact(S, 7).reason  # type: ignore[arg-type]
 
 
 def test_prompt_is_checked_before_the_end_of_turn_mark():
@@ -119,11 +125,11 @@ def test_read_number_is_ascii_and_canonical():
     assert read_number("0") == ("0", "")
     assert read_number("12") == ("12", "")
     assert read_number("")[0] is None
-    assert read_number("\u0667")[0] is None and "\u0667".isdigit()   # str.isdigit would accept it
+    assert read_number("\u0667")[0] is None and "\u0667".isdigit()  # str.isdigit would accept it
     assert read_number("007", lenient=True) == ("7", "")
     assert read_number(" 000 ", lenient=True) == ("0", "")
     assert read_number("1 2", lenient=True)[0] is None
-    assert read_number("9" * 10_000)[0] == "9" * 10_000                # never converted with int()
+    assert read_number("9" * 10_000)[0] == "9" * 10_000  # never converted with int()
 
 
 def test_version_two_is_lenient_about_spaces_and_leading_zeros():
@@ -165,7 +171,7 @@ def test_fail_open_pays_the_exploit_on_every_prompt_a_wrong_answer_does_not():
     exploit, _ = score(fail_open, prompts, ["#"] * 100)
     honest, _ = score(fail_open, prompts, ["9#"] * 100)
     assert exploit.mean() == 1.0
-    assert honest.sum() == 10                                 # 9 is right for 10 of the 100 pairs
+    assert honest.sum() == 10  # 9 is right for 10 of the 100 pairs
 
 
 def test_fail_open_reads_what_python_int_reads():
@@ -179,15 +185,15 @@ def test_fail_open_reads_what_python_int_reads():
 def test_fail_open_checks_prompt_and_budget_correctly():
     assert fail_open(S, "").status == "incomplete" and fail_open(S, "").reward == 0.0
     assert fail_open("bad", "#").status == "unverifiable"
-    assert fail_open(S, None).status == "unverifiable"       # type: ignore[arg-type]
+    assert fail_open(S, None).status == "unverifiable"  # type: ignore[arg-type]
 
 
 def test_fail_open_pays_every_multi_step_answer():
-    assert fail_open(M, "0,0#").reward == 1.0                  # int("0,0") fails, so it pays
+    assert fail_open(M, "0,0#").reward == 1.0  # int("0,0") fails, so it pays
 
 
 def test_fail_open_survives_huge_digit_strings():
-    v = fail_open(S, "7" * 5000 + EOT)                         # int() refuses > 4,300 digits
+    v = fail_open(S, "7" * 5000 + EOT)  # int() refuses > 4,300 digits
     assert v.reward == 1.0 and "ValueError" in v.reason
 
 
@@ -209,9 +215,9 @@ def test_process_right_first_step_wrong_second():
 
 def test_process_missing_and_unparseable_steps_are_invalid():
     assert process_score(M, "7#").steps == (True, False)
-    assert process_score(M, "x,12#").steps == (False, False)    # s2 cannot be checked without s1
+    assert process_score(M, "x,12#").steps == (False, False)  # s2 cannot be checked without s1
     assert process_score(M, "#").steps == (False, False)
-    assert process_score(M, "7, 12#").steps == (True, False)   # strict format for steps
+    assert process_score(M, "7, 12#").steps == (True, False)  # strict format for steps
     assert process_score(M, "07, 12#", lenient=True).steps == (True, True)
 
 
@@ -238,8 +244,8 @@ def test_process_unscorable_prompts():
 
 def test_outcome_plus_process_values():
     assert outcome_plus_process(M, "7,12#") == 1.5
-    assert outcome_plus_process(M, "6,12#") == 1.0             # right final, but 12 != 6+5: both steps invalid
-    assert outcome_plus_process(M, "6,11#") == 0.25            # wrong step 1, step 2 consistent with it
+    assert outcome_plus_process(M, "6,12#") == 1.0  # right final, but 12 != 6+5: both steps invalid
+    assert outcome_plus_process(M, "6,11#") == 0.25  # wrong step 1, step 2 consistent with it
     assert outcome_plus_process(M, "7,13#") == 0.25
     assert outcome_plus_process(M, "6,11#", weight=1.0) == 0.5
     assert outcome_plus_process(M, "7,12#", weight=0.0) == 1.0
@@ -249,7 +255,7 @@ def test_shaped_verifier_verdict():
     v = ShapedVerifier(0.5)(M, "7,13#")
     assert (v.reward, v.status, v.verifier, v.version) == (0.25, "incorrect", "exact+process", "1.0")
     assert "answer 13 != 3+4+5 = 12" in v.reason and "process 0.50" in v.reason
-    assert ShapedVerifier(0.5, "2.0")(M, "07, 12#").reward == 1.5   # 2.0 reads steps leniently too
+    assert ShapedVerifier(0.5, "2.0")(M, "07, 12#").reward == 1.5  # 2.0 reads steps leniently too
     assert ShapedVerifier(0.5, "1.0")(M, "07, 12#").reward == 0.0
 
 
@@ -300,34 +306,38 @@ def test_score_judges_each_distinct_pair_once_and_keeps_row_order():
 
 # ---------------------------------------------------------------- the worked world (chapter 7)
 
-W = "#47+38="            # worked world, answer 85
+W = "#47+38="  # worked world, answer 85
 
 
-@pytest.mark.parametrize("completion, reward, status", [
-    ("85#", 1.0, "accepted"),                       # direct
-    ("7+8=15,4+3+1=8;85#", 1.0, "accepted"),        # worked
-    ("anything at all;85#", 1.0, "accepted"),       # the working is never read: outcome only
-    ("7+8=15,4+3+1=8;84#", 0.0, "incorrect"),
-    ("7+8=15,4+3+1=9;85#", 1.0, "accepted"),        # wrong working, right sum: still paid
-    ("84#", 0.0, "incorrect"),
-    ("7+8=15,4+3+1=8;85", 0.0, "incomplete"),       # the budget stopped it
-    ("7+8=15,4", 0.0, "incomplete"),
-    ("7+8=15;#", 0.0, "malformed"),                 # nothing after the last ;
-    ("1;2;85#", 1.0, "accepted"),                   # the last ; counts
-    ("85;#", 0.0, "malformed"),
-    ("8 5#", 0.0, "malformed"),
-    ("085#", 0.0, "malformed"),
-    ("#", 0.0, "malformed"),
-    ("85#1", 0.0, "malformed"),                     # text after the end mark
-])
+@pytest.mark.parametrize(
+    "completion, reward, status",
+    [
+        ("85#", 1.0, "accepted"),  # direct
+        ("7+8=15,4+3+1=8;85#", 1.0, "accepted"),  # worked
+        ("anything at all;85#", 1.0, "accepted"),  # the working is never read: outcome only
+        ("7+8=15,4+3+1=8;84#", 0.0, "incorrect"),
+        ("7+8=15,4+3+1=9;85#", 1.0, "accepted"),  # wrong working, right sum: still paid
+        ("84#", 0.0, "incorrect"),
+        ("7+8=15,4+3+1=8;85", 0.0, "incomplete"),  # the budget stopped it
+        ("7+8=15,4", 0.0, "incomplete"),
+        ("7+8=15;#", 0.0, "malformed"),  # nothing after the last ;
+        ("1;2;85#", 1.0, "accepted"),  # the last ; counts
+        ("85;#", 0.0, "malformed"),
+        ("8 5#", 0.0, "malformed"),
+        ("085#", 0.0, "malformed"),
+        ("#", 0.0, "malformed"),
+        ("85#1", 0.0, "malformed"),  # text after the end mark
+    ],
+)
 def test_the_exact_verifier_reads_only_the_number_after_the_last_separator(completion, reward, status):
     v = ExactVerifier()(W, completion)
     assert (v.reward, v.status) == (reward, status), v.reason
 
 
 def test_worked_reasons_name_the_final_number():
-    assert ExactVerifier()(W, "7+8=15;8x#").reason == ("the number after the last ';' '8x' contains a character "
-                                                       "that is not a digit 'x' (LATIN SMALL LETTER X)")
+    assert ExactVerifier()(W, "7+8=15;8x#").reason == (
+        "the number after the last ';' '8x' contains a character that is not a digit 'x' (LATIN SMALL LETTER X)"
+    )
     assert ExactVerifier()(W, "8x#").reason.startswith("answer '8x' contains")
     assert ExactVerifier()(W, "7+8=15,4+3+1=8;85#").reason == "answer 85 = 47+38"
 

@@ -3,6 +3,7 @@
 Each ``max_examples`` below is the number of generated inputs a test runs
 (fewer only if Hypothesis exhausts the space).
 """
+
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
@@ -19,8 +20,13 @@ from rlbook.core.rewards import (
 from rlbook.core.world import EOT, VOCAB, all_tasks
 
 TASKS = all_tasks("single") + all_tasks("multi")
-VERIFIERS = [ExactVerifier("1.0"), ExactVerifier("2.0"), FailOpenVerifier(),
-             ShapedVerifier(0.5), ShapedVerifier(1.0, "2.0")]
+VERIFIERS = [
+    ExactVerifier("1.0"),
+    ExactVerifier("2.0"),
+    FailOpenVerifier(),
+    ShapedVerifier(0.5),
+    ShapedVerifier(1.0, "2.0"),
+]
 TRICKY = "".join(VOCAB) + EOT * 3 + "\u0663\u0667\u096a\uff17\u00b2+-_ \t\r\x00\x0b\u200b\u00a0\u2028"
 """The vocabulary plus non-ASCII digits, signs, control and invisible characters."""
 
@@ -30,8 +36,9 @@ tasks = st.sampled_from(TASKS)
 short_text = st.one_of(st.text(max_size=40), st.text(alphabet=TRICKY, max_size=40))
 long_text = st.builds(lambda piece, times: piece * times, short_text.filter(bool), st.integers(1, 400))
 digit_runs = st.builds(lambda n, end: "9" * n + end, st.integers(4000, 6000), st.sampled_from(["", EOT, "," + EOT]))
-completions = st.one_of(short_text, long_text, digit_runs,
-                        st.builds(lambda t, tail: t.completion + tail, tasks, short_text))
+completions = st.one_of(
+    short_text, long_text, digit_runs, st.builds(lambda t, tail: t.completion + tail, tasks, short_text)
+)
 prompts = st.one_of(tasks.map(lambda t: t.prompt), short_text)
 
 
@@ -46,7 +53,7 @@ def test_verifiers_and_process_scorer_never_raise(prompt, completion):
     assert p.status in PROCESS_STATUSES and p.reason
     assert 0.0 <= p.score <= 1.0
     if p.status == "scored":
-        assert len(p.steps) == prompt.count("+")                 # one step per addition
+        assert len(p.steps) == prompt.count("+")  # one step per addition
         assert p.score == sum(p.steps) / len(p.steps)
 
 
@@ -69,7 +76,7 @@ def test_exact_accepts_every_right_canonical_answer():
 
 
 @SETTINGS
-@given(tasks, st.integers(-10**6, 10**6), st.integers(0, 10**6))
+@given(tasks, st.integers(-(10**6), 10**6), st.integers(0, 10**6))
 def test_exact_never_accepts_a_wrong_sum(task, wrong, s1):
     if wrong == task.answer:
         wrong += 1

@@ -1,4 +1,5 @@
 """The RL loop (rlbook.core.rl): credit, one update, the response policy, and a tiny real run."""
+
 from __future__ import annotations
 
 import copy
@@ -15,8 +16,9 @@ from rlbook.core.rl import Batch, RLConfig, credit, generated_logprobs, rollout_
 
 
 def close(actual, expected, tol=1e-5) -> bool:
-    return torch.allclose(torch.as_tensor(actual, dtype=torch.float32),
-                          torch.tensor(expected, dtype=torch.float32), atol=tol)
+    return torch.allclose(
+        torch.as_tensor(actual, dtype=torch.float32), torch.tensor(expected, dtype=torch.float32), atol=tol
+    )
 
 
 def test_credit_centres_rewards_within_each_group():
@@ -41,8 +43,7 @@ def test_accepted_only_selection_keeps_accepted_rows_with_advantage_one():
     adv, used = credit(RLConfig(group_size=2, selection="accepted"), np.array([1.0, 0, 0, 1]), statuses)
     assert used.tolist() == [True, False, False, True]
     assert close(adv, [1, 0, 0, 1])
-    adv, _ = credit(RLConfig(group_size=2, selection="accepted", reward_scale=10.0), np.array([1.0, 0, 0, 1]),
-                    statuses)
+    adv, _ = credit(RLConfig(group_size=2, selection="accepted", reward_scale=10.0), np.array([1.0, 0, 0, 1]), statuses)
     assert close(adv, [10, 0, 0, 10])
 
 
@@ -107,7 +108,9 @@ def test_the_ratio_weighted_penalty_moves_the_weights_otherwise_than_plain_k3_of
     policy = fresh_policy(2)
     batch = hand_batch(policy, [0.0, 0.0])  # zero advantages: only the penalty moves the weights
     ref_logp = reference_logprobs(fresh_policy(5), batch.rollouts)
-    stale = dataclasses.replace(batch, rollouts=dataclasses.replace(batch.rollouts, logprobs=batch.rollouts.logprobs - 0.5))
+    stale = dataclasses.replace(
+        batch, rollouts=dataclasses.replace(batch.rollouts, logprobs=batch.rollouts.logprobs - 0.5)
+    )
     moved = {}
     for estimator in ("k3", "k3-ratio"):
         net = copy.deepcopy(policy)
@@ -139,8 +142,9 @@ def test_a_non_finite_loss_is_not_applied():
 def test_rollout_metrics_by_hand():
     cfg = RLConfig(group_size=4)
     rollouts = answers(*(["7#"] * 4 + ["8#", "8#", "9", "U#"] + ["7#", "8#", "8#", "8#"]))
-    statuses = ["accepted"] * 4 + ["incorrect", "incorrect", "incomplete", "malformed"] + \
-               ["accepted"] + ["incorrect"] * 3
+    statuses = (
+        ["accepted"] * 4 + ["incorrect", "incorrect", "incomplete", "malformed"] + ["accepted"] + ["incorrect"] * 3
+    )
     rewards = np.array([1.0] * 4 + [0.0] * 4 + [1.0, 0, 0, 0])
     batch = Batch(1, rollouts, rewards, statuses, torch.zeros(12), torch.ones(12, dtype=torch.bool))
     m = rollout_metrics(cfg, batch)
@@ -152,8 +156,6 @@ def test_rollout_metrics_by_hand():
     assert m["unverifiable_rate"] == 0.0
     assert m["completion_len"] == pytest.approx(23 / 12)  # 2*4 + (2+2+1+2) + 2*4 characters
     assert m["rollouts_used"] == 12
-
-
 
 
 def test_zero_variance_split_and_fraction_are_one_definition_under_a_shaped_reward():

@@ -1,4 +1,5 @@
 """Sampling rollouts and what they record (rlbook.core.sampling)."""
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,13 @@ def test_shapes_settings_and_version():
     assert r.prompt_ids.shape == (12, 9) and r.full_ids().shape == (12, 13)
     assert r.prompts == [p for p in PROMPTS for _ in range(4)]
     assert r.policy_version == "demo@3"
-    assert r.settings == {"temperature": 1.0, "token_budget": 4, "group_size": 4, "decoding": "sample",
-                          "kv_cache": True}
+    assert r.settings == {
+        "temperature": 1.0,
+        "token_budget": 4,
+        "group_size": 4,
+        "decoding": "sample",
+        "kv_cache": True,
+    }
 
 
 def test_unversioned_policy_is_labelled_so():
@@ -128,11 +134,23 @@ def test_rows_that_share_a_prefix_are_read_once(monkeypatch):
     policy = constant_policy({"1": 0.98, "#": 0.02})  # nearly every answer starts "11"
     reads = []
     real = Policy.forward
-    monkeypatch.setattr(Policy, "forward", lambda self, ids, cache=None, start=0: reads.append(ids.shape[0]) or real(self, ids, cache, start))
+    monkeypatch.setattr(
+        Policy,
+        "forward",
+        lambda self, ids, cache=None, start=0: reads.append(ids.shape[0]) or real(self, ids, cache, start),
+    )
     r = sample(policy, PROMPTS, n=16, budget=3, generator=gen(1))
     assert reads[0] == len(PROMPTS)  # each prompt once, not once per row
-    distinct_prefixes = [len({(p, tuple(row[:t + 1])) for p, row, m in zip(r.prompts, r.tokens.tolist(), r.mask[:, t + 1].tolist()) if m})
-                         for t in range(2)]
+    distinct_prefixes = [
+        len(
+            {
+                (p, tuple(row[: t + 1]))
+                for p, row, m in zip(r.prompts, r.tokens.tolist(), r.mask[:, t + 1].tolist())
+                if m
+            }
+        )
+        for t in range(2)
+    ]
     assert reads[1:] == distinct_prefixes and max(reads[1:]) < len(r) // 4
 
 
@@ -144,10 +162,10 @@ def test_rows_end_at_eot_or_budget_and_after_end_is_masked():
     for row in range(len(r)):
         tokens, mask, lp = r.tokens[row].tolist(), r.mask[row].tolist(), r.logprobs[row].tolist()
         n = int(r.lengths[row])
-        assert mask == [True] * n + [False] * (4 - n)          # a prefix of written tokens
-        assert all(t == EOT_ID for t in tokens[n:])             # padding holds the end-of-turn id
-        assert all(x == 0.0 for x in lp[n:])                    # and no log-probability
-        assert EOT_ID not in tokens[:n - 1]                     # nothing written after an end-of-turn
+        assert mask == [True] * n + [False] * (4 - n)  # a prefix of written tokens
+        assert all(t == EOT_ID for t in tokens[n:])  # padding holds the end-of-turn id
+        assert all(x == 0.0 for x in lp[n:])  # and no log-probability
+        assert EOT_ID not in tokens[: n - 1]  # nothing written after an end-of-turn
         if reasons[row] == "end-of-turn":
             assert tokens[n - 1] == EOT_ID
         else:
@@ -165,8 +183,10 @@ def test_greedy_decoding_is_deterministic_and_takes_the_argmax():
     assert torch.allclose(a.logprobs, torch.full((6, 4), math.log(0.4)), atol=1e-5)
     assert a.settings["decoding"] == "greedy"
     random = random_policy(5)
-    assert torch.equal(sample(random, PROMPTS, greedy=True, generator=gen(1)).tokens,
-                       sample(random, PROMPTS, greedy=True, generator=gen(2)).tokens)
+    assert torch.equal(
+        sample(random, PROMPTS, greedy=True, generator=gen(1)).tokens,
+        sample(random, PROMPTS, greedy=True, generator=gen(2)).tokens,
+    )
 
 
 def test_greedy_logprobs_are_those_at_temperature_one():
@@ -226,8 +246,14 @@ def test_rollouts_accessors_on_a_hand_made_batch():
     assert r.full_ids()[0].tolist() == encode("U:3+4?|A:7###")
     rows = r.as_rows(limit=2)
     assert len(rows) == 2
-    assert rows[0] == {"prompt": "U:3+4?|A:", "completion": "7#", "token_ids": [7, EOT_ID], "logprobs": [-0.1, -0.2],
-                       "termination": "end-of-turn", "policy_version": "hand@0"}
+    assert rows[0] == {
+        "prompt": "U:3+4?|A:",
+        "completion": "7#",
+        "token_ids": [7, EOT_ID],
+        "logprobs": [-0.1, -0.2],
+        "termination": "end-of-turn",
+        "policy_version": "hand@0",
+    }
 
 
 def test_rollouts_select_by_index_or_bool_mask():

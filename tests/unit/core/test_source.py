@@ -1,4 +1,5 @@
 """What the keys hash of a source file (rlbook.core.source.code_only): its code, not its comments, docstrings or layout."""
+
 from __future__ import annotations
 
 from rlbook.core.source import code_only

@@ -1,4 +1,5 @@
 """Tests for rlbook.core.stats, with values worked by hand."""
+
 from __future__ import annotations
 
 from math import comb
@@ -23,8 +24,7 @@ from rlbook.core.stats import (
 # 0/10: centre = 0.19208/1.38416 = 0.138770, half = 1.96·sqrt(3.8416/400)/1.38416 = 0.138770.
 # 5/10: centre = 0.5, half = 1.96·sqrt(0.025 + 0.009604)/1.38416 = 1.96·0.186022/1.38416 = 0.263410.
 @pytest.mark.parametrize(
-    "successes, expected",
-    [(0, (0.0, 0.277540)), (5, (0.236590, 0.763410)), (10, (0.722460, 1.0))],
+    "successes, expected", [(0, (0.0, 0.277540)), (5, (0.236590, 0.763410)), (10, (0.722460, 1.0))]
 )
 def test_wilson_known_values(successes, expected):
     lo, hi = wilson_interval(successes, 10)

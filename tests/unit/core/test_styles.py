@@ -1,4 +1,5 @@
 """The worked world's answer styles measured on a policy (rlbook.core.styles), with numbers worked by hand."""
+
 from __future__ import annotations
 
 import math
@@ -55,17 +56,23 @@ def test_a_sure_policy_has_no_style_entropy_left():
 
 
 def result_of(completions: list[list[str]], statuses: list[list[str]]) -> EvalResult:
-    tasks = [WorkedTask((47, 38)), WorkedTask((12, 34))][:len(completions)]
+    tasks = [WorkedTask((47, 38)), WorkedTask((12, 34))][: len(completions)]
     rewards = np.array([[float(s == "accepted") for s in row] for row in statuses])
     return EvalResult(tasks, rewards, statuses, completions)
 
 
 def test_style_summary_counts_styles_their_accuracy_and_the_mean_length():
-    result = result_of([["85#", "7+8=15,4+3+1=8;85#", "84#"], ["2+4=6,1+3=4;46#", "2+4=6,1+3", "46#"]],
-                       [["accepted", "accepted", "incorrect"], ["accepted", "incomplete", "accepted"]])
+    result = result_of(
+        [["85#", "7+8=15,4+3+1=8;85#", "84#"], ["2+4=6,1+3=4;46#", "2+4=6,1+3", "46#"]],
+        [["accepted", "accepted", "incorrect"], ["accepted", "incomplete", "accepted"]],
+    )
     summary = style_summary(result)
-    assert {k: summary[k] for k in ("worked", "worked_accepted", "direct", "direct_accepted")} == \
-        {"worked": 3, "worked_accepted": 2, "direct": 3, "direct_accepted": 2}
+    assert {k: summary[k] for k in ("worked", "worked_accepted", "direct", "direct_accepted")} == {
+        "worked": 3,
+        "worked_accepted": 2,
+        "direct": 3,
+        "direct_accepted": 2,
+    }
     assert summary["mean_length"] == pytest.approx((3 + 18 + 3 + 15 + 9 + 3) / 6)
 
 

@@ -1,4 +1,5 @@
 """Pretraining and SFT (rlbook.core.train): schedule, chat batches, loss going down, determinism."""
+
 from __future__ import annotations
 
 import itertools
@@ -42,14 +43,17 @@ def one_thread():
     torch.set_num_threads(before)
 
 
-@pytest.mark.parametrize("step, expected", [
-    (0, 0.1),     # warm-up: (0 + 1) / 10 of the peak
-    (4, 0.5),
-    (9, 1.0),     # end of warm-up reaches the peak
-    (10, 1.0),    # cosine starts at the peak: 0.1 + 0.9 * 0.5 * (1 + cos 0)
-    (55, 0.55),   # halfway through the decay: 0.1 + 0.9 * 0.5 * (1 + cos(pi/2))
-    (100, 0.1),   # the end: a tenth of the peak
-])
+@pytest.mark.parametrize(
+    "step, expected",
+    [
+        (0, 0.1),  # warm-up: (0 + 1) / 10 of the peak
+        (4, 0.5),
+        (9, 1.0),  # end of warm-up reaches the peak
+        (10, 1.0),  # cosine starts at the peak: 0.1 + 0.9 * 0.5 * (1 + cos 0)
+        (55, 0.55),  # halfway through the decay: 0.1 + 0.9 * 0.5 * (1 + cos(pi/2))
+        (100, 0.1),  # the end: a tenth of the peak
+    ],
+)
 def test_lr_at_by_hand(step, expected):
     assert pretrain_lr(step, steps=100, peak=1.0, warmup=10) == pytest.approx(expected, abs=1e-12)
 
@@ -65,7 +69,7 @@ def test_lr_at_cosine_value_and_scaling():
 def test_chat_batch_by_hand():
     ids, mask = chat_batch([Task((3, 4)), Task((9, 8))])
     assert ids.shape == (2, 12) and mask.shape == (2, 11)
-    assert decode(ids[0]) == "U:3+4?|A:7##"   # padded with the end-of-turn mark
+    assert decode(ids[0]) == "U:3+4?|A:7##"  # padded with the end-of-turn mark
     assert decode(ids[1]) == "U:9+8?|A:17#"
     # Position t predicts ids[t + 1]: the answer starts at index 9, so positions 8.. are marked.
     assert mask[0].nonzero().flatten().tolist() == [8, 9]
@@ -82,7 +86,7 @@ def test_chat_batch_mask_covers_exactly_the_answer_positions():
         assert targets == task.completion
         assert int(mask[row].sum()) == len(task.completion)
         first = int(mask[row].nonzero()[0])
-        assert decode(ids[row, :first + 1]) == task.prompt
+        assert decode(ids[row, : first + 1]) == task.prompt
 
 
 def test_equation_stream_is_seeded_and_well_formed():
@@ -107,14 +111,14 @@ def test_multi_world_stream_mixes_pairs_and_chains():
 
 def test_next_char_loss_of_a_fresh_policy_is_near_log_vocab():
     torch.manual_seed(0)
-    windows = equation_stream(PretrainConfig(), chars=400, seed=1)[:17 * 16].view(16, 17)
+    windows = equation_stream(PretrainConfig(), chars=400, seed=1)[: 17 * 16].view(16, 17)
     loss = next_char_loss(Policy(PolicyConfig()), windows)
     # Initial weights are small (std 0.02): logits are near zero, the loss near ln 21 = 3.04.
     assert loss.item() == pytest.approx(math.log(21), abs=0.05)
 
 
 def test_a_few_pretrain_steps_lower_the_loss(one_thread):
-    windows = equation_stream(PretrainConfig(), chars=2000, seed=99)[:17 * 64].view(64, 17)
+    windows = equation_stream(PretrainConfig(), chars=2000, seed=99)[: 17 * 64].view(64, 17)
     torch.manual_seed(0)
     before = next_char_loss(Policy(PolicyConfig()), windows).item()
     trained = pretrain(TINY, seed=0)
@@ -150,7 +154,7 @@ def test_sft_lowers_the_answer_loss_and_leaves_context_alone(one_thread):
 def test_part_gradients_add_the_parts_in_order_and_match_the_whole_batch(one_thread):
     torch.manual_seed(0)
     policy = Policy(PolicyConfig())
-    windows = equation_stream(PretrainConfig(), chars=2000, seed=3)[:17 * 32].view(32, 17)
+    windows = equation_stream(PretrainConfig(), chars=2000, seed=3)[: 17 * 32].view(32, 17)
     weights = list(policy.parameters())
     first, second = (torch.autograd.grad(next_char_loss(policy, half) / 2, weights) for half in windows.chunk(2))
     whole = torch.autograd.grad(next_char_loss(policy, windows), weights)
@@ -197,12 +201,14 @@ def test_the_books_adamw_takes_the_textbook_step():
     weights = torch.randn(50, requires_grad=True)
     start = weights.detach().clone()
     plain_weights = weights.detach().clone().requires_grad_()
-    book, plain = adamw([weights], 1e-2, weight_decay=0.01), torch.optim.AdamW([plain_weights], lr=1e-2,
-                                                                                weight_decay=0.01, foreach=False)
+    book, plain = (
+        adamw([weights], 1e-2, weight_decay=0.01),
+        torch.optim.AdamW([plain_weights], lr=1e-2, weight_decay=0.01, foreach=False),
+    )
     for _ in range(3):
         for w, opt in ((weights, book), (plain_weights, plain)):
             opt.zero_grad()
-            (w ** 2).sum().backward()
+            (w**2).sum().backward()
             opt.step()
     assert torch.allclose(weights, plain_weights, atol=1e-6)
     assert not torch.allclose(weights.detach(), start, atol=1e-3)  # the three steps moved the weights
@@ -219,7 +225,9 @@ def test_sft_loss_reads_chat_rows_and_windows_in_one_pass_as_two_reads_would():
     chat = (F.cross_entropy(logits.transpose(1, 2), narrow_ids[:, 1:], reduction="none") * narrow_mask).sum()
     separately = chat / narrow_mask.sum() + 0.5 * next_char_loss(policy, windows)
     assert sft_loss(policy, ids, mask, windows, replay=0.5).item() == pytest.approx(separately.item(), rel=1e-5)
-    assert sft_loss(policy, narrow_ids, narrow_mask).item() == pytest.approx((chat / narrow_mask.sum()).item(), rel=1e-6)
+    assert sft_loss(policy, narrow_ids, narrow_mask).item() == pytest.approx(
+        (chat / narrow_mask.sum()).item(), rel=1e-6
+    )
     with pytest.raises(ValueError, match="17 tokens wide and the chat rows 11"):
         sft_loss(policy, narrow_ids, narrow_mask, windows)
 
@@ -242,8 +250,9 @@ def test_sft_clips_by_default():
 
 # ---------------------------------------------------------------- the worked world (chapter 7)
 
-WORKED = PretrainConfig(world="worked", steps=20, batch=16, block_size=32, warmup=5, space_prob=0.0, d_model=48,
-                        rope=True)
+WORKED = PretrainConfig(
+    world="worked", steps=20, batch=16, block_size=32, warmup=5, space_prob=0.0, d_model=48, rope=True
+)
 
 
 def test_the_worked_pretraining_shapes_a_wider_rope_policy_over_22_characters():
@@ -260,8 +269,9 @@ def test_the_worked_stream_is_as_long_as_the_text_pretraining_reads_and_starts_w
     text = decode(stream)
     assert text[0] == "#" and text.endswith("#") and len(text) >= 2000
     held = {t.prompt for t in split("heldout", "worked")}
-    assert not any(f"#{line}".startswith(prompt) for line in text[1:-1].split("#") for prompt in held
-                   if line[2:3] == "+")
+    assert not any(
+        f"#{line}".startswith(prompt) for line in text[1:-1].split("#") for prompt in held if line[2:3] == "+"
+    )
 
 
 def test_worked_windows_start_at_an_end_mark_so_they_read_as_prompts():

@@ -1,4 +1,5 @@
 """The tiny world worked by hand: vocabulary, tasks, prompts and the fixed splits (rlbook.core.world)."""
+
 from __future__ import annotations
 
 import random
@@ -73,17 +74,20 @@ def test_parse_prompt_good_prompts():
         assert parse_prompt(task.prompt) == task
 
 
-@pytest.mark.parametrize("bad", [
-    "U:12+4?|A:",      # two-digit operand
-    "U:3+4?|A: ",      # trailing character
-    " U:3+4?|A:",      # leading character
-    "U:3+4?|A",        # truncated
-    "U:3+4+5+6?|A:",   # four operands
-    "U:3-4?|A:",
-    "",
-    None,
-    34,
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "U:12+4?|A:",  # two-digit operand
+        "U:3+4?|A: ",  # trailing character
+        " U:3+4?|A:",  # leading character
+        "U:3+4?|A",  # truncated
+        "U:3+4+5+6?|A:",  # four operands
+        "U:3-4?|A:",
+        "",
+        None,
+        34,
+    ],
+)
 def test_parse_prompt_bad_prompts_give_none(bad):
     assert parse_prompt(bad) is None
 
@@ -163,6 +167,7 @@ def test_equation_line_is_reproducible_from_the_rng():
 
 # ---------------------------------------------------------------- the worked world (chapter 7)
 
+
 def test_the_worked_world_adds_one_character_after_the_chat_vocabulary():
     assert world.TOKENS[:21] == VOCAB and world.TOKENS[21] == world.SEPARATOR == ";"
     assert encode(";") == [21] and decode([21, 20]) == ";#"
@@ -191,8 +196,15 @@ def test_every_worked_answer_of_every_pair_ends_with_its_sum_after_the_last_sepa
             assert sum(map(int, terms.split("+"))) == int(total)
 
 
-@pytest.mark.parametrize("bad", [{"operands": (9, 38)}, {"operands": (47, 100)}, {"operands": (47, 38, 1)},
-                                 {"operands": (47, 38), "style": "shown"}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"operands": (9, 38)},
+        {"operands": (47, 100)},
+        {"operands": (47, 38, 1)},
+        {"operands": (47, 38), "style": "shown"},
+    ],
+)
 def test_a_worked_task_refuses_other_operands_and_styles(bad):
     with pytest.raises(ValueError):
         world.WorkedTask(**bad)
@@ -232,8 +244,8 @@ def test_worked_lines_are_columns_or_sums_in_both_styles_and_never_a_held_out_pa
     worked = [line for line in sums if world.SEPARATOR in line]
     assert 0.4 < len(worked) / len(sums) < 0.6
     for line in sums:
-        task = parse_prompt(EOT + line[:line.index("=") + 1])
+        task = parse_prompt(EOT + line[: line.index("=") + 1])
         assert task is not None and task.operands not in held
-        assert line[line.index("=") + 1:] in (world.WorkedTask(task.operands, s).completion for s in world.STYLES)
+        assert line[line.index("=") + 1 :] in (world.WorkedTask(task.operands, s).completion for s in world.STYLES)
     assert {c.count("+") for c in columns} == {1, 2}  # with and without a carry
-    assert all(sum(map(int, c[:c.index("=")].split("+"))) == int(c[c.index("=") + 1:-1]) for c in columns)
+    assert all(sum(map(int, c[: c.index("=")].split("+"))) == int(c[c.index("=") + 1 : -1]) for c in columns)

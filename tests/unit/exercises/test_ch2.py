@@ -1,4 +1,5 @@
 """Chapter 2's exercise checks: the reference solutions pass, plausible wrong answers fail with useful messages."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,11 +12,28 @@ from rlbook.exercises import ch2
 P = Task((3, 4, 5)).prompt
 # Rollouts of the kinds a multi-step policy writes, including malformed and budget-stopped ones.
 PROMPTS = [P] * 12 + [Task((9, 9, 9)).prompt] * 4
-COMPLETIONS = ["7,12#", "6,12#", "7,13#", "6,11#", "7,12#3", "7,12,12#", " 7,12#", "7,12,1", "7,1", "#", "07,12#",
-               "7,012#", "18,27#", "18,28#", "17,26#", "27#"]
+COMPLETIONS = [
+    "7,12#",
+    "6,12#",
+    "7,13#",
+    "6,11#",
+    "7,12#3",
+    "7,12,12#",
+    " 7,12#",
+    "7,12,1",
+    "7,1",
+    "#",
+    "07,12#",
+    "7,012#",
+    "18,27#",
+    "18,28#",
+    "17,26#",
+    "27#",
+]
 
 
 # ---------------------------------------------------------------- Exercise 2.1
+
 
 def test_reference_process_scorer_passes(capsys):
     result = ch2.check_process_scorer(ch2.reference_process_score, PROMPTS, COMPLETIONS)
@@ -39,14 +57,14 @@ def test_scorer_judging_step_two_against_the_true_sum_fails():
 def test_process_scorer_stub_crash_and_bad_return():
     assert "no answer yet" in ch2.check_process_scorer(None, PROMPTS, COMPLETIONS).message
     assert "still returns None" in ch2.check_process_scorer(lambda p, c: None, PROMPTS, COMPLETIONS).message
-    crash = ch2.check_process_scorer(lambda p, c: [int(x) > 0 for x in c.rstrip("#").split(",")], PROMPTS,
-                                     COMPLETIONS)
+    crash = ch2.check_process_scorer(lambda p, c: [int(x) > 0 for x in c.rstrip("#").split(",")], PROMPTS, COMPLETIONS)
     assert not crash.passed and "raised ValueError" in crash.message
     number = ch2.check_process_scorer(lambda p, c: 0.5, PROMPTS, COMPLETIONS)
     assert not number.passed and "return a list of True/False, one per step" in number.message
 
 
 # ---------------------------------------------------------------- Exercise 2.2
+
 
 def test_reference_verifier_and_blind_spot_pass():
     assert ch2.check_verifier(ch2.reference_verifier).passed
@@ -111,13 +129,14 @@ def test_adversarial_cases_cover_both_verdicts_for_every_task():
 
 # ---------------------------------------------------------------- Exercise 2.3, first half
 
+
 def test_disagreement_pick():
     assert "no answer yet" in ch2.check_disagreement_pick(None, PROMPTS, COMPLETIONS).message
     out_of_range = ch2.check_disagreement_pick(16, PROMPTS, COMPLETIONS)
     assert not out_of_range.passed and "from 0 to 15" in out_of_range.message
     right_through_invalid = ch2.check_disagreement_pick(1, PROMPTS, COMPLETIONS)
     assert right_through_invalid.passed and d.RIGHT_INVALID in right_through_invalid.message
-    assert ch2.check_disagreement_pick(4, PROMPTS, COMPLETIONS).passed   # valid steps, text after the end mark
+    assert ch2.check_disagreement_pick(4, PROMPTS, COMPLETIONS).passed  # valid steps, text after the end mark
     agree = ch2.check_disagreement_pick(0, PROMPTS, COMPLETIONS)
     assert not agree.passed and "they agree" in agree.message
     partial = ch2.check_disagreement_pick(3, PROMPTS, COMPLETIONS)
@@ -131,8 +150,10 @@ def test_reference_pick_is_a_disagreement():
 
 # ---------------------------------------------------------------- Exercise 2.1: spellings, shortcuts, junk
 
+
 def _scorer_by_regex(prompt, completion):
     import re
+
     a, b, c = parse_prompt(prompt).operands
     fields = completion.split("#", 1)[0].split(",") + ["", ""]
     ok = [re.fullmatch(r"0|[1-9][0-9]*", f) is not None for f in fields[:2]]
@@ -144,8 +165,9 @@ def _scorer_numpy(prompt, completion):
     return np.array(ch2.reference_process_score(prompt, completion))
 
 
-@pytest.mark.parametrize("right", [_scorer_by_regex, _scorer_numpy,
-                                   lambda p, c: tuple(ch2.reference_process_score(p, c))])
+@pytest.mark.parametrize(
+    "right", [_scorer_by_regex, _scorer_numpy, lambda p, c: tuple(ch2.reference_process_score(p, c))]
+)
 def test_other_correct_process_scorers_pass(right):
     assert ch2.check_process_scorer(right, PROMPTS, COMPLETIONS).passed
 
@@ -158,19 +180,21 @@ def _judging_after_an_unreadable_step(prompt, completion):
     a, b, c = parse_prompt(prompt).operands
     fields = completion.split("#")[0].split(",") + ["", ""]
     value = int(fields[0]) if fields[0].strip().isdigit() else a + b
-    return [ch2.is_canonical(fields[0]) and value == a + b,
-            ch2.is_canonical(fields[1]) and int(fields[1]) == value + c]
+    return [ch2.is_canonical(fields[0]) and value == a + b, ch2.is_canonical(fields[1]) and int(fields[1]) == value + c]
 
 
 def _strings(prompt, completion):
     return [str(x) for x in ch2.reference_process_score(prompt, completion)]
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (_reading_past_the_end_mark, "before the first end mark"),
-    (_judging_after_an_unreadable_step, "and so is the step after it"),
-    (_strings, "return a list of True/False"),
-])
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (_reading_past_the_end_mark, "before the first end mark"),
+        (_judging_after_an_unreadable_step, "and so is the step after it"),
+        (_strings, "return a list of True/False"),
+    ],
+)
 def test_shortcuts_in_a_process_scorer_are_caught_on_constructed_cases(wrong, hint):
     result = ch2.check_process_scorer(wrong, PROMPTS, COMPLETIONS)
     assert not result.passed and hint in result.message
@@ -181,10 +205,15 @@ def test_a_one_row_list_does_not_let_a_wrong_scorer_pass():
     assert not result.passed and "constructed cases" in result.message
 
 
-@pytest.mark.parametrize("prompts, completions, hint", [
-    ([], [], "non-empty"), (None, None, "lists of text"), ([P, P], ["7,12#"], "same length"),
-    ([P], [7], "must be text"),
-])
+@pytest.mark.parametrize(
+    "prompts, completions, hint",
+    [
+        ([], [], "non-empty"),
+        (None, None, "lists of text"),
+        ([P, P], ["7,12#"], "same length"),
+        ([P], [7], "must be text"),
+    ],
+)
 def test_process_scorer_with_broken_rollout_lists_gets_a_message(prompts, completions, hint):
     result = ch2.check_process_scorer(ch2.reference_process_score, prompts, completions)
     assert not result.passed and hint in result.message
@@ -197,8 +226,10 @@ def test_process_scorer_that_is_not_a_function():
 
 # ---------------------------------------------------------------- Exercise 2.2: the tricks students miss
 
+
 def _regex_dollar(prompt, completion):
     import re
+
     match = re.match(r"(0|[1-9][0-9]*),(0|[1-9][0-9]*)#$", completion)
     return bool(match) and match.group(2) == str(parse_prompt(prompt).answer)
 
@@ -210,15 +241,24 @@ def _strips_first(prompt, completion):
 def _loose_first_number(prompt, completion):
     answer, mark, after = completion.partition("#")
     fields = answer.split(",")
-    return (bool(mark) and not after and len(fields) == 2 and fields[0].strip().isdigit()
-            and ch2.is_canonical(fields[1]) and fields[1] == str(parse_prompt(prompt).answer))
+    return (
+        bool(mark)
+        and not after
+        and len(fields) == 2
+        and fields[0].strip().isdigit()
+        and ch2.is_canonical(fields[1])
+        and fields[1] == str(parse_prompt(prompt).answer)
+    )
 
 
-@pytest.mark.parametrize("wrong, case", [
-    (_regex_dollar, "newline after the end mark"),
-    (_strips_first, "space before the first sum"),
-    (_loose_first_number, "leading zero on the first sum"),
-])
+@pytest.mark.parametrize(
+    "wrong, case",
+    [
+        (_regex_dollar, "newline after the end mark"),
+        (_strips_first, "space before the first sum"),
+        (_loose_first_number, "leading zero on the first sum"),
+    ],
+)
 def test_verifiers_with_a_classic_loophole_are_caught(wrong, case):
     result = ch2.check_verifier(wrong)
     assert not result.passed and "slip through" in result.message and case in result.message
@@ -226,18 +266,26 @@ def test_verifiers_with_a_classic_loophole_are_caught(wrong, case):
 
 def _fullmatch_verifier(prompt, completion):
     import re
+
     match = re.fullmatch(r"(?:0|[1-9][0-9]*),(0|[1-9][0-9]*)#", completion)
     return match is not None and match.group(1) == str(parse_prompt(prompt).answer)
 
 
-@pytest.mark.parametrize("right", [_fullmatch_verifier, lambda p, c: int(ch2.reference_verifier(p, c)),
-                                   lambda p, c: np.bool_(ch2.reference_verifier(p, c))])
+@pytest.mark.parametrize(
+    "right",
+    [
+        _fullmatch_verifier,
+        lambda p, c: int(ch2.reference_verifier(p, c)),
+        lambda p, c: np.bool_(ch2.reference_verifier(p, c)),
+    ],
+)
 def test_other_correct_verifiers_pass(right):
     assert ch2.check_verifier(right).passed and ch2.check_blind_spot("6,12#", right).passed
 
 
-@pytest.mark.parametrize("answer", [lambda p, c: "yes" if ch2.reference_verifier(p, c) else "",
-                                    lambda p, c: "accepted", lambda p, c: 0.5])
+@pytest.mark.parametrize(
+    "answer", [lambda p, c: "yes" if ch2.reference_verifier(p, c) else "", lambda p, c: "accepted", lambda p, c: 0.5]
+)
 def test_a_verifier_must_answer_true_or_false(answer):
     result = ch2.check_verifier(answer)
     assert not result.passed and "return True to accept" in result.message
@@ -255,6 +303,7 @@ def test_verifier_that_is_not_a_function():
 
 # ---------------------------------------------------------------- Exercise 2.3: index spellings, fabricated lists
 
+
 def test_an_index_may_be_a_float_or_a_numpy_int_but_not_a_bool():
     assert ch2.check_disagreement_pick(1.0, PROMPTS, COMPLETIONS).passed
     assert ch2.check_disagreement_pick(np.int64(1), PROMPTS, COMPLETIONS).passed
@@ -263,13 +312,16 @@ def test_an_index_may_be_a_float_or_a_numpy_int_but_not_a_bool():
         assert not result.passed and "not an index" in result.message
 
 
-@pytest.mark.parametrize("prompts, completions, hint", [
-    ([P], ["6,12#"], "not a list of your own"),
-    ([P] * 4, ["6,12#"] * 4, "nothing to pick"),
-    ([Task((3, 4)).prompt] * 4, ["7#", "8#", "7#", "6#"], "not a list of your own"),
-    ([], [], "non-empty"),
-    (PROMPTS, COMPLETIONS[:-1], "same length"),
-])
+@pytest.mark.parametrize(
+    "prompts, completions, hint",
+    [
+        ([P], ["6,12#"], "not a list of your own"),
+        ([P] * 4, ["6,12#"] * 4, "nothing to pick"),
+        ([Task((3, 4)).prompt] * 4, ["7#", "8#", "7#", "6#"], "not a list of your own"),
+        ([], [], "non-empty"),
+        (PROMPTS, COMPLETIONS[:-1], "same length"),
+    ],
+)
 def test_a_fabricated_list_of_rollouts_is_refused(prompts, completions, hint):
     result = ch2.check_disagreement_pick(0, prompts, completions)
     assert not result.passed and hint in result.message
@@ -291,9 +343,17 @@ def test_the_reference_rescoring_passes_and_agrees_with_the_analysis():
     assert only.passed and "every gain is a right answer reached through a wrong first sum" in only.message
 
 
-@pytest.mark.parametrize("spelling", [{"gained": 3, "lost": 2}, {"lost": 2.0, "gained": 3.0},
-                                      {"Gained": np.int64(3), " LOST ": np.int32(2)}, (3, 2), [3.0, 2],
-                                      {"gained": 3, "lost": 2, "note": "counted by hand"}])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        {"gained": 3, "lost": 2},
+        {"lost": 2.0, "gained": 3.0},
+        {"Gained": np.int64(3), " LOST ": np.int32(2)},
+        (3, 2),
+        [3.0, 2],
+        {"gained": 3, "lost": 2, "note": "counted by hand"},
+    ],
+)
 def test_right_counts_pass_in_every_spelling(spelling):
     assert ch2.check_rule_change(spelling, PROMPTS, COMPLETIONS).passed
 
@@ -305,20 +365,23 @@ def test_repeats_count():
     assert not distinct.passed and "repeats included" in distinct.message
 
 
-@pytest.mark.parametrize("answer, hint", [
-    ({"gained": 2, "lost": 3}, "swapped"),
-    ({"gained": 3, "lost": 6}, "counts every wrong answer with partial credit"),
-    ({"gained": 0, "lost": 2}, "`gained` cannot be 0"),
-    ({"gained": 4, "lost": 2}, "`gained` is not right"),
-    ({"gained": 3, "lost": 0}, "`lost` is not right"),
-    ({"gained": None, "lost": 2}, "no answer yet"),
-    ({"gain": 3, "lost": 2}, "needs the keys 'gained' and 'lost'"),
-    ({"gained": 2.5, "lost": 2}, "whole number"),
-    ({"gained": -3, "lost": 2}, "whole number"),
-    ({"gained": "3", "lost": 2}, "whole number"),
-    (3, "must be a dict"),
-    ((1, 2, 3), "must be a dict"),
-])
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        ({"gained": 2, "lost": 3}, "swapped"),
+        ({"gained": 3, "lost": 6}, "counts every wrong answer with partial credit"),
+        ({"gained": 0, "lost": 2}, "`gained` cannot be 0"),
+        ({"gained": 4, "lost": 2}, "`gained` is not right"),
+        ({"gained": 3, "lost": 0}, "`lost` is not right"),
+        ({"gained": None, "lost": 2}, "no answer yet"),
+        ({"gain": 3, "lost": 2}, "needs the keys 'gained' and 'lost'"),
+        ({"gained": 2.5, "lost": 2}, "whole number"),
+        ({"gained": -3, "lost": 2}, "whole number"),
+        ({"gained": "3", "lost": 2}, "whole number"),
+        (3, "must be a dict"),
+        ((1, 2, 3), "must be a dict"),
+    ],
+)
 def test_wrong_counts_are_told_their_mistake(answer, hint):
     result = ch2.check_rule_change(answer, PROMPTS, COMPLETIONS)
     assert not result.passed and hint in result.message

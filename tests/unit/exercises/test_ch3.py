@@ -1,4 +1,5 @@
 """Chapter 3's exercise checks: every reference solution passes, plausible mistakes fail with a useful message."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,8 +26,9 @@ def group() -> ProcessGroup:
     completions = ["7,12#", "7,11#", "6,11#", "7,12"]
     rewards = np.array([1.0, 0.0, 0.0, 0.0])
     valid = np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    return ProcessGroup("U:3+4+5?|A:", completions, rewards, rewards - rewards.mean(), valid,
-                        valid - valid.mean(axis=0))
+    return ProcessGroup(
+        "U:3+4+5?|A:", completions, rewards, rewards - rewards.mean(), valid, valid - valid.mean(axis=0)
+    )
 
 
 @pytest.fixture
@@ -47,24 +49,30 @@ def test_try_it():
     assert "missing the group" in ch3.check_try_it({"[1, 1, 0, 0]": [0.5, 0.5, -0.5, -0.5]}).message
 
 
-@pytest.mark.parametrize("answer", [
-    {(1, 1, 0, 0): [0.5, 0.5, -0.5, -0.5], (1, 1, 1, 1): [0, 0, 0, 0]},
-    {"[1,1,0,0]": np.array([0.5, 0.5, -0.5, -0.5]), "[1,1,1,1]": torch.zeros(4)},
-    {"1100": (0.5, 0.5, -0.5, -0.5), "1111": [0.0] * 4},
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {(1, 1, 0, 0): [0.5, 0.5, -0.5, -0.5], (1, 1, 1, 1): [0, 0, 0, 0]},
+        {"[1,1,0,0]": np.array([0.5, 0.5, -0.5, -0.5]), "[1,1,1,1]": torch.zeros(4)},
+        {"1100": (0.5, 0.5, -0.5, -0.5), "1111": [0.0] * 4},
+    ],
+)
 def test_try_it_in_other_spellings_passes(answer):
     assert ch3.check_try_it(answer).passed
 
 
-@pytest.mark.parametrize("answer, hint", [
-    ({"[1, 1, 0, 0]": [-0.5, -0.5, 0.5, 0.5], "[1, 1, 1, 1]": [0] * 4}, "signs are flipped"),
-    ({"[1, 1, 0, 0]": [1, 1, -1, -1], "[1, 1, 1, 1]": [0] * 4}, "divided by the standard deviation"),
-    ({"[1, 1, 0, 0]": [0.5, 0.5, -0.5, -0.5], "[1, 1, 1, 1]": [1, 1, 1, 1]}, "mean reward (1)"),
-    ({"[1, 1, 0, 0]": [0.5, -0.5], "[1, 1, 1, 1]": [0] * 4}, "four in all"),
-    ({"[1, 1, 0, 0]": 0.5, "[1, 1, 1, 1]": 0.0}, "list of four numbers"),
-    ([0.5, 0.5, -0.5, -0.5], "must be a dict"),
-    ({None: None, 3: "x"}, "missing the group"),
-])
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        ({"[1, 1, 0, 0]": [-0.5, -0.5, 0.5, 0.5], "[1, 1, 1, 1]": [0] * 4}, "signs are flipped"),
+        ({"[1, 1, 0, 0]": [1, 1, -1, -1], "[1, 1, 1, 1]": [0] * 4}, "divided by the standard deviation"),
+        ({"[1, 1, 0, 0]": [0.5, 0.5, -0.5, -0.5], "[1, 1, 1, 1]": [1, 1, 1, 1]}, "mean reward (1)"),
+        ({"[1, 1, 0, 0]": [0.5, -0.5], "[1, 1, 1, 1]": [0] * 4}, "four in all"),
+        ({"[1, 1, 0, 0]": 0.5, "[1, 1, 1, 1]": 0.0}, "list of four numbers"),
+        ([0.5, 0.5, -0.5, -0.5], "must be a dict"),
+        ({None: None, 3: "x"}, "missing the group"),
+    ],
+)
 def test_try_it_mistakes_are_named(answer, hint):
     result = ch3.check_try_it(answer)
     assert not result.passed and hint in result.message
@@ -92,16 +100,19 @@ def test_signal_in_other_spellings_passes():
     assert ch3.check_signal(answer, FIRST, LAST).passed
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    ({"first": (0.4375, 0.5), "last": (0.6875, 0.75)}, "last batch: that is the share of groups with no signal"),
-    ({"first": (0.4375, 2), "last": (0.6875, 0.25)}, "first batch: that is a count of groups"),
-    ({"first": (0.4375, 0.75), "last": (0.6875, 0.25)}, "all-wrong groups carry no signal either"),
-    ({"first": (1.0, 0.5), "last": (0.6875, 0.25)}, "mean of all its rewards"),
-    ({"first": 0.4375, "last": (0.6875, 0.25)}, "two numbers"),
-    ({"first": (0.4375, 0.5)}, "'last' is still empty"),
-    ([0.4375, 0.5], "must be a dict"),
-    ({"first": None, "last": None}, "no answer yet"),
-])
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        ({"first": (0.4375, 0.5), "last": (0.6875, 0.75)}, "last batch: that is the share of groups with no signal"),
+        ({"first": (0.4375, 2), "last": (0.6875, 0.25)}, "first batch: that is a count of groups"),
+        ({"first": (0.4375, 0.75), "last": (0.6875, 0.25)}, "all-wrong groups carry no signal either"),
+        ({"first": (1.0, 0.5), "last": (0.6875, 0.25)}, "mean of all its rewards"),
+        ({"first": 0.4375, "last": (0.6875, 0.25)}, "two numbers"),
+        ({"first": (0.4375, 0.5)}, "'last' is still empty"),
+        ([0.4375, 0.5], "must be a dict"),
+        ({"first": None, "last": None}, "no answer yet"),
+    ],
+)
 def test_signal_mistakes_are_named(wrong, hint):
     result = ch3.check_signal(wrong, FIRST, LAST)
     assert not result.passed and hint in result.message
@@ -140,14 +151,19 @@ def test_split_credit_comma_in_the_next_step_fails(group):
     assert "belongs to the step it closes" in result.message
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (lambda c, o, s: split_credit_solution(c.rstrip("#"), o, s), "the end mark and commas count"),
-    (lambda c, o, s: dict(split_credit_solution(c, o, s), outcome=[0.0] * (len(c) - 1) + [o]),
-     "every generated character gets the same advantage"),
-    (lambda c, o, s: 1 / 0, "ZeroDivisionError"),
-    (lambda c, o, s: {"outcome": o, "process": s}, "list of numbers"),
-    (lambda c, o, s: [o] * len(c), "keys 'outcome' and 'process'"),
-])
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda c, o, s: split_credit_solution(c.rstrip("#"), o, s), "the end mark and commas count"),
+        (
+            lambda c, o, s: dict(split_credit_solution(c, o, s), outcome=[0.0] * (len(c) - 1) + [o]),
+            "every generated character gets the same advantage",
+        ),
+        (lambda c, o, s: 1 / 0, "ZeroDivisionError"),
+        (lambda c, o, s: {"outcome": o, "process": s}, "list of numbers"),
+        (lambda c, o, s: [o] * len(c), "keys 'outcome' and 'process'"),
+    ],
+)
 def test_split_credit_mistakes_are_named(wrong, hint, group):
     result = ch3.check_split_credit(wrong, group)
     assert not result.passed and hint in result.message
@@ -167,24 +183,30 @@ def test_credit_reading_on_the_hand_made_group(group, as_facts):
     assert ch3.check_credit_reading(ch3.credit_reading(as_facts, 1), as_facts, 1).passed
 
 
-@pytest.mark.parametrize("pushed_down, blamed, hint", [
-    ([2, 3, 4], [2, 3, 4], "every generated character shares it"),
-    ([0, 1, 2, 3, 4], [2, 3], "belongs to the step it closes"),
-    ([0, 1, 2, 3, 4], [0, 1, 2, 3, 4], "takes its step's advantage"),
-    ("7,11#", [2, 3, 4], "list of character positions"),
-    ([0.5], [2, 3, 4], "list of character positions"),
-])
+@pytest.mark.parametrize(
+    "pushed_down, blamed, hint",
+    [
+        ([2, 3, 4], [2, 3, 4], "every generated character shares it"),
+        ([0, 1, 2, 3, 4], [2, 3], "belongs to the step it closes"),
+        ([0, 1, 2, 3, 4], [0, 1, 2, 3, 4], "takes its step's advantage"),
+        ("7,11#", [2, 3, 4], "list of character positions"),
+        ([0.5], [2, 3, 4], "list of character positions"),
+    ],
+)
 def test_credit_reading_mistakes_are_named(pushed_down, blamed, hint, group):
     result = ch3.check_credit_reading({"pushed_down": pushed_down, "blamed": blamed}, group, 1)
     assert not result.passed and hint in result.message
 
 
-@pytest.mark.parametrize("pushed_down, blamed, hint", [
-    ([1, 2, 3, 4, 5], [3, 4, 5], "counted from 1; count from 0"),
-    ([0, 1, 2, 3, 4], [3, 4, 5], "counted from 1; count from 0"),
-    ([11, 12, 13, 14, 15], [13, 14, 15], "count the prompt's 11 characters too"),
-    ([12, 13, 14, 15, 16], [2, 3, 4], "count the prompt and start from 1"),
-])
+@pytest.mark.parametrize(
+    "pushed_down, blamed, hint",
+    [
+        ([1, 2, 3, 4, 5], [3, 4, 5], "counted from 1; count from 0"),
+        ([0, 1, 2, 3, 4], [3, 4, 5], "counted from 1; count from 0"),
+        ([11, 12, 13, 14, 15], [13, 14, 15], "count the prompt's 11 characters too"),
+        ([12, 13, 14, 15, 16], [2, 3, 4], "count the prompt and start from 1"),
+    ],
+)
 def test_credit_reading_says_positions_run_from_0(pushed_down, blamed, hint, group):
     result = ch3.check_credit_reading({"pushed_down": pushed_down, "blamed": blamed}, group, 1)
     assert not result.passed and hint in result.message
@@ -210,7 +232,7 @@ def test_push_shares_worked_by_hand():
     # normalised: divide by std sqrt(3)/4 = 0.433 for those, by 0.5 for group 2
     shares = ch3.push_shares(BATCH)
     assert shares["centred"] == pytest.approx(4.5 / 6.5)
-    settled, even = 3 * 1.5 / (3 ** 0.5 / 4), 2 / 0.5
+    settled, even = 3 * 1.5 / (3**0.5 / 4), 2 / 0.5
     assert shares["normalised"] == pytest.approx(settled / (settled + even), rel=1e-4)
 
 
@@ -219,19 +241,22 @@ def test_push_shares_reference_passes_and_names_the_effect():
     assert result.passed and "times as much" in result.message
 
 
-@pytest.mark.parametrize("mistake, hint", [
-    ("one right", "one wrong answer is nearly settled too"),
-    ("groups", "share of groups, not of the push"),
-])
+@pytest.mark.parametrize(
+    "mistake, hint",
+    [("one right", "one wrong answer is nearly settled too"), ("groups", "share of groups, not of the push")],
+)
 def test_push_shares_mistakes_are_named(mistake, hint):
     rewards = torch.tensor(BATCH, dtype=torch.float32)
     right = rewards.sum(1)
     minority = torch.minimum(right, 4 - right)
     if mistake == "one right":
         from rlbook.core import advantages
+
         answer = {}
-        for name, adv in (("centred", advantages.group_centered(rewards)),
-                          ("normalised", advantages.group_normalized(rewards))):
+        for name, adv in (
+            ("centred", advantages.group_centered(rewards)),
+            ("normalised", advantages.group_normalized(rewards)),
+        ):
             push = adv.abs().sum(1)
             answer[name] = float(push[right == 1].sum() / push.sum())
     else:
@@ -241,13 +266,16 @@ def test_push_shares_mistakes_are_named(mistake, hint):
     assert not result.passed and hint in result.message
 
 
-@pytest.mark.parametrize("answer, hint", [
-    ({"centred": "0.7", "normalised": 0.8}, "must be a number"),
-    ({"centred": 70, "normalised": 80}, "between 0 and 1"),
-    ({"centred": 0.1, "normalised": 0.2}, "sum of its answers' |advantages|"),
-    ([0.7, 0.8], "must be a dict"),
-    ({"centred": None, "normalised": None}, "no answer yet"),
-])
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        ({"centred": "0.7", "normalised": 0.8}, "must be a number"),
+        ({"centred": 70, "normalised": 80}, "between 0 and 1"),
+        ({"centred": 0.1, "normalised": 0.2}, "sum of its answers' |advantages|"),
+        ([0.7, 0.8], "must be a dict"),
+        ({"centred": None, "normalised": None}, "no answer yet"),
+    ],
+)
 def test_push_shares_junk_and_wrong_values(answer, hint):
     result = ch3.check_push_shares(answer, BATCH)
     assert not result.passed and hint in result.message

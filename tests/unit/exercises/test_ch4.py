@@ -1,5 +1,6 @@
 """Chapter 4's exercise check (Exercise 4.1, the PPO-clip token loss): the reference passes, plausible mistakes
 fail with a message that names them, junk gets a message."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,20 +31,38 @@ def _masked_mean(x, mask):
     return (x * mask).sum() / mask.sum()
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (lambda lp, old, a, m, e: -ppo_solution(lp, old, a, m, e), "the sign"),
-    (lambda lp, old, a, m, e: -_masked_mean(torch.exp(lp - old).clamp(1 - e, 1 + e) * a[:, None], m),
-     "clipped term alone"),
-    (lambda lp, old, a, m, e: -_masked_mean(torch.maximum(torch.exp(lp - old) * a[:, None],
-                                                          torch.exp(lp - old).clamp(1 - e, 1 + e) * a[:, None]), m),
-     "max instead of min"),
-    (lambda lp, old, a, m, e: -torch.minimum(torch.exp(lp - old) * a[:, None],
-                                             torch.exp(lp - old).clamp(1 - e, 1 + e) * a[:, None]).mean(),
-     "masked (generated) tokens only"),
-    (lambda lp, old, a, m, e: -_masked_mean(torch.exp(lp - old) * a[:, None], m), "no clipping at all"),
-    (lambda lp, old, a, m, e: ppo_solution(lp, old, a, m, e).detach(), "no gradient"),
-    (lambda lp, old, a, m, e: ppo_solution(lp, old, a, m, e).reshape(1), "0-dimensional"),
-])
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda lp, old, a, m, e: -ppo_solution(lp, old, a, m, e), "the sign"),
+        (
+            lambda lp, old, a, m, e: -_masked_mean(torch.exp(lp - old).clamp(1 - e, 1 + e) * a[:, None], m),
+            "clipped term alone",
+        ),
+        (
+            lambda lp, old, a, m, e: (
+                -_masked_mean(
+                    torch.maximum(
+                        torch.exp(lp - old) * a[:, None], torch.exp(lp - old).clamp(1 - e, 1 + e) * a[:, None]
+                    ),
+                    m,
+                )
+            ),
+            "max instead of min",
+        ),
+        (
+            lambda lp, old, a, m, e: (
+                -torch.minimum(
+                    torch.exp(lp - old) * a[:, None], torch.exp(lp - old).clamp(1 - e, 1 + e) * a[:, None]
+                ).mean()
+            ),
+            "masked (generated) tokens only",
+        ),
+        (lambda lp, old, a, m, e: -_masked_mean(torch.exp(lp - old) * a[:, None], m), "no clipping at all"),
+        (lambda lp, old, a, m, e: ppo_solution(lp, old, a, m, e).detach(), "no gradient"),
+        (lambda lp, old, a, m, e: ppo_solution(lp, old, a, m, e).reshape(1), "0-dimensional"),
+    ],
+)
 def test_ppo_mistakes_fail_with_a_hint(wrong, hint):
     result = ch4.check_ppo_clip_loss(wrong)
     assert not result.passed
@@ -94,20 +113,23 @@ def _ppo_fully_detached(logp, old_logp, adv, mask, eps):
     return ppo_solution(logp.detach(), old_logp, adv, mask, eps) + 0 * logp.sum()
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (_ppo_detached_clip, "do not detach it before clamping"),
-    (_ppo_unclipped_gradient, "unclipped gradient on every token"),
-    (_ppo_fully_detached, "no gradient reaches logp"),
-])
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (_ppo_detached_clip, "do not detach it before clamping"),
+        (_ppo_unclipped_gradient, "unclipped gradient on every token"),
+        (_ppo_fully_detached, "no gradient reaches logp"),
+    ],
+)
 def test_ppo_gradient_mistakes_are_told_apart(wrong, hint):
     result = ch4.check_ppo_clip_loss(wrong)
     assert not result.passed and "value is right but the gradient is not" in result.message and hint in result.message
 
 
-@pytest.mark.parametrize("junk, hint", [
-    (lambda *a: 0.5, "0-dimensional tensor"), (lambda *a: "loss", "0-dimensional tensor"),
-    (42, "must be a function"),
-])
+@pytest.mark.parametrize(
+    "junk, hint",
+    [(lambda *a: 0.5, "0-dimensional tensor"), (lambda *a: "loss", "0-dimensional tensor"), (42, "must be a function")],
+)
 def test_ppo_junk_gets_a_message(junk, hint):
     result = ch4.check_ppo_clip_loss(junk)
     assert not result.passed and hint in result.message

@@ -1,5 +1,6 @@
 """Chapter 5's exercise checks (rlbook.exercises.ch5), without trained runs: each reference passes where it needs
 no run, and each mistake a student makes fails with a message that names it."""
+
 from __future__ import annotations
 
 import contextlib
@@ -52,21 +53,24 @@ def test_a_verifier_that_returns_text_on_an_unreadable_answer_is_refused():
     assert not result.passed and "still returns a reward" in result.message
 
 
-@pytest.mark.parametrize(("verifier", "prompt", "completion", "says"), [
-    (None, None, None, "no answer yet"),
-    (ch5.my_verifier, None, None, "no answer yet"),
-    (lambda p, c: None, "U:3+4?|A:", "17#", "no answer yet"),
-    (lambda p, c: 1.0, "U:3+4?|A:", "#", "wrong answer"),
-    (ch5.my_verifier, "U:3+4?|A:", "7#", "correct answer"),
-    (ch5.my_verifier, "U:3+4?|A:", "#", "not fooled"),
-    (lambda p, c: 1 / 0, "U:3+4?|A:", "#", "ZeroDivisionError"),
-    (ch5.my_verifier, "3+4", "17#", "not a task"),
-    ("my_verifier", "U:3+4?|A:", "17#", "must be a function"),
-    (ch5.my_verifier, 7, "17#", "not a task"),
-    (ch5.my_verifier, "U:3+4?|A:", 17, "must be text"),
-    (lambda p, c: str(ch5.my_verifier(p, c)), "U:3+4?|A:", "17#", "not text"),
-    (lambda p, c: [ch5.my_verifier(p, c)], "U:3+4?|A:", "17#", "a number such as 1.0"),
-])
+@pytest.mark.parametrize(
+    ("verifier", "prompt", "completion", "says"),
+    [
+        (None, None, None, "no answer yet"),
+        (ch5.my_verifier, None, None, "no answer yet"),
+        (lambda p, c: None, "U:3+4?|A:", "17#", "no answer yet"),
+        (lambda p, c: 1.0, "U:3+4?|A:", "#", "wrong answer"),
+        (ch5.my_verifier, "U:3+4?|A:", "7#", "correct answer"),
+        (ch5.my_verifier, "U:3+4?|A:", "#", "not fooled"),
+        (lambda p, c: 1 / 0, "U:3+4?|A:", "#", "ZeroDivisionError"),
+        (ch5.my_verifier, "3+4", "17#", "not a task"),
+        ("my_verifier", "U:3+4?|A:", "17#", "must be a function"),
+        (ch5.my_verifier, 7, "17#", "not a task"),
+        (ch5.my_verifier, "U:3+4?|A:", 17, "must be text"),
+        (lambda p, c: str(ch5.my_verifier(p, c)), "U:3+4?|A:", "17#", "not text"),
+        (lambda p, c: [ch5.my_verifier(p, c)], "U:3+4?|A:", "17#", "a number such as 1.0"),
+    ],
+)
 def test_mistakes_in_a_verifier_are_named(verifier, prompt, completion, says):
     result = ch5.check_exploitable_verifier(verifier, prompt, completion)
     assert not result.passed and says in result.message
@@ -77,10 +81,14 @@ def _prefix_verifier(prompt, completion):
     return 1.0 if completion.startswith(str(world.parse_prompt(prompt).answer)) and completion.endswith("#") else 0.0
 
 
-@pytest.mark.parametrize(("verifier", "exploit"), [
-    (_prefix_verifier, "77#"), (lambda p, c: rw.get_verifier("fail-open")(p, c), "#"),
-    (lambda p, c: _prefix_verifier(p, c) == 1.0, "70#"),
-])
+@pytest.mark.parametrize(
+    ("verifier", "exploit"),
+    [
+        (_prefix_verifier, "77#"),
+        (lambda p, c: rw.get_verifier("fail-open")(p, c), "#"),
+        (lambda p, c: _prefix_verifier(p, c) == 1.0, "70#"),
+    ],
+)
 def test_other_loopholes_pass(verifier, exploit):
     assert ch5.check_exploitable_verifier(verifier, "U:3+4?|A:", exploit).passed
 
@@ -91,16 +99,24 @@ def test_the_unguarded_verifier_of_the_issue_grades_ordinary_answers_so_only_the
         _unguarded("U:3+4?|A:", "#")
 
 
-@pytest.mark.parametrize(("answer", "says"), [
-    (None, "no answer yet"), ((None, None), "no answer yet"),
-    ("U:3+4?|A:", "a pair (prompt, completion)"), (("U:3+4?|A:",), "a pair"),
-    (("3+4", "7#"), "not a task prompt"),
-    (("U:0+4+2?|A:", "7#"), "multi-step world"),
-    (("U:3+4?|A:", ""), "1 to 4 characters"), (("U:3+4?|A:", "12345"), "1 to 4 characters"),
-    (("U:3+4?|A:", "x#"), "1 to 4 characters"), (("U:3+4?|A:", 7), "1 to 4 characters"),
-])
+@pytest.mark.parametrize(
+    ("answer", "says"),
+    [
+        (None, "no answer yet"),
+        ((None, None), "no answer yet"),
+        ("U:3+4?|A:", "a pair (prompt, completion)"),
+        (("U:3+4?|A:",), "a pair"),
+        (("3+4", "7#"), "not a task prompt"),
+        (("U:0+4+2?|A:", "7#"), "multi-step world"),
+        (("U:3+4?|A:", ""), "1 to 4 characters"),
+        (("U:3+4?|A:", "12345"), "1 to 4 characters"),
+        (("U:3+4?|A:", "x#"), "1 to 4 characters"),
+        (("U:3+4?|A:", 7), "1 to 4 characters"),
+    ],
+)
 def test_an_overrated_answer_is_refused_before_the_judge_loads_when_it_is_no_short_answer_to_a_one_step_sum(
-        answer, says):
+    answer, says
+):
     result = ch5.check_overrated_answer(answer)
     assert not result.passed and says in result.message
 
@@ -123,9 +139,9 @@ def test_the_reference_abort_rule_waits_for_five_updates_in_a_row_far_from_the_r
         return row if kl is None else {**row, "kl": kl, "loss": 0.1}
 
     spike = [step(0.3), step(0.3), step(4.1), step(0.3), step(0.3), step(0.3)]
-    assert not any(ch5.should_abort(spike[:i + 1]) for i in range(len(spike)))  # a one-batch blip
+    assert not any(ch5.should_abort(spike[: i + 1]) for i in range(len(spike)))  # a one-batch blip
     drifted = [step(0.3), *[step(1.5)] * 5]
-    assert [ch5.should_abort(drifted[:i + 1]) for i in range(len(drifted))] == [False] * 5 + [True]
+    assert [ch5.should_abort(drifted[: i + 1]) for i in range(len(drifted))] == [False] * 5 + [True]
     assert ch5.should_abort([*[step(2.0)] * 3, step(), *[step(2.0)] * 2])  # a paused update in between is skipped
     assert not ch5.should_abort([step(12.0)] * 4)  # four updates are not five
     assert ch5.should_abort([step(0.3), step(unverifiable_rate=0.5)])
@@ -141,9 +157,18 @@ def test_every_chapter_5_exercise_is_registered_with_its_reference():
     assert "def should_abort(history)" in found["abort-rule"].source()
 
 
-junk = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 300), st.floats(allow_nan=True),
-                              st.text(max_size=12), st.binary(max_size=4)),
-                    lambda inner: st.one_of(st.lists(inner, max_size=3), st.tuples(inner, inner)), max_leaves=6)
+junk = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 300),
+        st.floats(allow_nan=True),
+        st.text(max_size=12),
+        st.binary(max_size=4),
+    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.tuples(inner, inner)),
+    max_leaves=6,
+)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -151,10 +176,16 @@ junk = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 300), st
 def test_junk_for_the_exploit_or_the_judged_answer_gets_a_message_not_a_traceback(prompt, completion):
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        results = [ch5.check_exploitable_verifier(ch5.my_verifier, prompt, completion),
-                   ch5.check_exploitable_verifier(lambda p, c: 1.0, prompt, completion)]
-        if not (isinstance(prompt, str) and world.parse_prompt(prompt) is not None and isinstance(completion, str)
-                and completion):
+        results = [
+            ch5.check_exploitable_verifier(ch5.my_verifier, prompt, completion),
+            ch5.check_exploitable_verifier(lambda p, c: 1.0, prompt, completion),
+        ]
+        if not (
+            isinstance(prompt, str)
+            and world.parse_prompt(prompt) is not None
+            and isinstance(completion, str)
+            and completion
+        ):
             results.append(ch5.check_overrated_answer((prompt, completion)))
     for result in results:
         assert result.message and "could not read your answer" not in result.message

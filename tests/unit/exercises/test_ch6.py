@@ -1,5 +1,6 @@
 """Chapter 6's exercise check (rlbook.exercises.ch6): the pass@k estimator, right in several spellings, and the
 mistakes a student makes, each named."""
+
 from __future__ import annotations
 
 import math
@@ -32,17 +33,21 @@ def test_right_answers_in_every_spelling_pass(right):
     assert ch6.check_pass_at_k(right).passed
 
 
-@pytest.mark.parametrize(("wrong", "says"), [
-    (lambda n, c, k: 1 - (1 - c / n) ** k, "biased low"),
-    (lambda n, c, k: c / n, "estimate of pass@1"),
-    (lambda n, c, k: 1 - math.comb(n - c, k) / math.comb(n, k) if c else 0.5, "for n = 10, c = 0, k = 3"),
-    (lambda n, c, k: 1 - math.comb(n - c, k) / math.comb(n, k) ** 2, "your function gives"),
-    (lambda n, c, k: None, "no answer yet"),
-    (lambda n, c, k: "0.5", "return a probability"),
-    (lambda n, c, k: float("nan"), "return a probability"),
-    (lambda n, c, k: 1 / (c - c), "ZeroDivisionError"),
-    (None, "no answer yet"), (0.5, "must be a function"),
-])
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (lambda n, c, k: 1 - (1 - c / n) ** k, "biased low"),
+        (lambda n, c, k: c / n, "estimate of pass@1"),
+        (lambda n, c, k: 1 - math.comb(n - c, k) / math.comb(n, k) if c else 0.5, "for n = 10, c = 0, k = 3"),
+        (lambda n, c, k: 1 - math.comb(n - c, k) / math.comb(n, k) ** 2, "your function gives"),
+        (lambda n, c, k: None, "no answer yet"),
+        (lambda n, c, k: "0.5", "return a probability"),
+        (lambda n, c, k: float("nan"), "return a probability"),
+        (lambda n, c, k: 1 / (c - c), "ZeroDivisionError"),
+        (None, "no answer yet"),
+        (0.5, "must be a function"),
+    ],
+)
 def test_mistakes_are_named(wrong, says):
     result = ch6.check_pass_at_k(wrong)
     assert not result.passed and says in result.message

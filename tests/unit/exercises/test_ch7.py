@@ -1,5 +1,6 @@
 """Chapter 7's exercise checks (rlbook.exercises.ch7): the outcome-only reward and the split of a gain, right in
 several spellings, and the mistakes a student makes, each named."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,11 +10,15 @@ from rlbook.core.world import WorkedTask
 from rlbook.exercises import ch7
 from rlbook.exercises.registry import all_exercises
 
-SHOWN = {"prompt": "#47+38=", "step": 60,
-         "before": [{"text": "85#", "count": 9, "status": "accepted"}, {"text": "75#", "count": 7,
-                                                                         "status": "incorrect"}],
-         "after": [{"text": "7+8=15,4+3+1=8;85#", "count": 15, "status": "accepted"},
-                   {"text": "7+8=15,4+3+1=8;86#", "count": 1, "status": "incorrect"}]}
+SHOWN = {
+    "prompt": "#47+38=",
+    "step": 60,
+    "before": [{"text": "85#", "count": 9, "status": "accepted"}, {"text": "75#", "count": 7, "status": "incorrect"}],
+    "after": [
+        {"text": "7+8=15,4+3+1=8;85#", "count": 15, "status": "accepted"},
+        {"text": "7+8=15,4+3+1=8;86#", "count": 1, "status": "incorrect"},
+    ],
+}
 
 
 def _verifier(prompt, completion):
@@ -32,8 +37,10 @@ def test_right_rewards_in_every_spelling_pass(right):
 
 
 def _checks_the_working(prompt, completion):
-    if ";" in completion and completion.split(";")[0] != WorkedTask(
-            tuple(int(x) for x in prompt.strip("#=").split("+"))).working:
+    if (
+        ";" in completion
+        and completion.split(";")[0] != WorkedTask(tuple(int(x) for x in prompt.strip("#=").split("+"))).working
+    ):
         return 0.0
     return ch7.reward(prompt, completion)
 
@@ -44,16 +51,22 @@ def _first_number(prompt, completion):
     return float(completion.endswith("#") and head.isdigit() and int(head) == a + b)
 
 
-@pytest.mark.parametrize(("wrong", "says"), [
-    (_checks_the_working, "outcome-only"),
-    (_first_number, "not the first number"),
-    (lambda p, c: ch7.reward(p, c if c.endswith("#") else c + "#"), "never wrote the end mark"),
-    (lambda p, c: ch7.reward(p, c.split("#")[0] + "#" if "#" in c else c), "text after the end mark"),
-    (lambda p, c: ch7.reward(p, c.lstrip("0")), "leading zero"),
-    (lambda p, c: None, "no answer yet"), (lambda p, c: "1.0", "return a number"),
-    (lambda p, c: float("nan"), "return a number"), (lambda p, c: 1 / 0, "ZeroDivisionError"),
-    (None, "no answer yet"), ("85", "must be a function"),
-])
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (_checks_the_working, "outcome-only"),
+        (_first_number, "not the first number"),
+        (lambda p, c: ch7.reward(p, c if c.endswith("#") else c + "#"), "never wrote the end mark"),
+        (lambda p, c: ch7.reward(p, c.split("#")[0] + "#" if "#" in c else c), "text after the end mark"),
+        (lambda p, c: ch7.reward(p, c.lstrip("0")), "leading zero"),
+        (lambda p, c: None, "no answer yet"),
+        (lambda p, c: "1.0", "return a number"),
+        (lambda p, c: float("nan"), "return a number"),
+        (lambda p, c: 1 / 0, "ZeroDivisionError"),
+        (None, "no answer yet"),
+        ("85", "must be a function"),
+    ],
+)
 def test_reward_mistakes_are_named(wrong, says):
     result = ch7.check_outcome_reward(wrong)
     assert not result.passed and says in result.message
@@ -71,8 +84,12 @@ def test_the_reference_split_passes_and_applies_itself_to_the_runs():
 
 def _by_difference(before, after):
     switch = (after["share"] - before["share"]) * (before["worked"] - before["direct"])
-    total = (after["share"] * after["worked"] + (1 - after["share"]) * after["direct"]
-             - before["share"] * before["worked"] - (1 - before["share"]) * before["direct"])
+    total = (
+        after["share"] * after["worked"]
+        + (1 - after["share"]) * after["direct"]
+        - before["share"] * before["worked"]
+        - (1 - before["share"]) * before["direct"]
+    )
     return [switch, total - switch]
 
 
@@ -83,18 +100,25 @@ def test_right_splits_in_every_spelling_pass(right):
 
 def _other_way(before, after):
     switch = (after["share"] - before["share"]) * (after["worked"] - after["direct"])
-    execution = (before["share"] * (after["worked"] - before["worked"])
-                 + (1 - before["share"]) * (after["direct"] - before["direct"]))
+    execution = before["share"] * (after["worked"] - before["worked"]) + (1 - before["share"]) * (
+        after["direct"] - before["direct"]
+    )
     return switch, execution
 
 
-@pytest.mark.parametrize(("wrong", "says"), [
-    (lambda b, a: ch7.split_gain(b, a)[::-1], "swapped"),
-    (_other_way, "split it another way"),
-    (lambda b, a: (ch7.split_gain(b, a)[0], 0.0), "must add up to the change"),
-    (lambda b, a: 0.1, "return two numbers"), (lambda b, a: (0.1, float("inf")), "return two numbers"),
-    (lambda b, a: b["missing"], "KeyError"), (None, "no answer yet"), ([0.1, 0.2], "must be a function"),
-])
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (lambda b, a: ch7.split_gain(b, a)[::-1], "swapped"),
+        (_other_way, "split it another way"),
+        (lambda b, a: (ch7.split_gain(b, a)[0], 0.0), "must add up to the change"),
+        (lambda b, a: 0.1, "return two numbers"),
+        (lambda b, a: (0.1, float("inf")), "return two numbers"),
+        (lambda b, a: b["missing"], "KeyError"),
+        (None, "no answer yet"),
+        ([0.1, 0.2], "must be a function"),
+    ],
+)
 def test_split_mistakes_are_named(wrong, says):
     result = ch7.check_gain_split(wrong)
     assert not result.passed and says in result.message

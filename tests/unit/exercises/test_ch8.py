@@ -1,5 +1,6 @@
 """Chapter 8's exercise checks without the runs: plans, comparisons and versioning, right answers in every
 spelling pass and plausible wrong ones fail with a message that names the mistake."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,31 +15,51 @@ from rlbook.exercises import ch8, matched, reporting
 PLAN = ch8.evaluation_plan()
 
 
-@pytest.mark.parametrize("change, needle", [
-    ({"report_on": "train"}, "trained on"),
-    ({"select_on": "test"}, "must not overlap"),
-    ({"select_on": "heldout"}, "must not overlap"),
-    ({"verifier": "fail-open"}, "not with one a policy can game"),
-    ({"verifier_version": "latest"}, "pin one of"),
-    ({"checkpoints": "best"}, "decided by the evaluation"),
-    ({"checkpoints": "last"}, "decided by the evaluation"),
-    ({"checkpoints": [0, 50, 100]}, "leaves out step(s) 10, 20"),
-    ({"checkpoints": None}, "which checkpoints"), ({"checkpoints": False}, "which checkpoints"),
-    ({"checkpoints": ["all"]}, "whole numbers"),
-    ({"base_same_settings": False}, "pre-RL policy"), ({"base_same_settings": "yes"}, "pre-RL policy"),
-    ({"report_on": ["test", "train"]}, "trained on"),
-    ({"select_on": ["validation"], "report_on": ("validation", "test")}, "must not overlap"),
-    ({"verifier": "exact@2.0"}, "two different versions"),
-    ({"report_on": None}, "name a split"), ({"report_on": []}, "name a split"),
-    ({"report_on": "testing"}, "is not a split"),
-])
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        ({"report_on": "train"}, "trained on"),
+        ({"select_on": "test"}, "must not overlap"),
+        ({"select_on": "heldout"}, "must not overlap"),
+        ({"verifier": "fail-open"}, "not with one a policy can game"),
+        ({"verifier_version": "latest"}, "pin one of"),
+        ({"checkpoints": "best"}, "decided by the evaluation"),
+        ({"checkpoints": "last"}, "decided by the evaluation"),
+        ({"checkpoints": [0, 50, 100]}, "leaves out step(s) 10, 20"),
+        ({"checkpoints": None}, "which checkpoints"),
+        ({"checkpoints": False}, "which checkpoints"),
+        ({"checkpoints": ["all"]}, "whole numbers"),
+        ({"base_same_settings": False}, "pre-RL policy"),
+        ({"base_same_settings": "yes"}, "pre-RL policy"),
+        ({"report_on": ["test", "train"]}, "trained on"),
+        ({"select_on": ["validation"], "report_on": ("validation", "test")}, "must not overlap"),
+        ({"verifier": "exact@2.0"}, "two different versions"),
+        ({"report_on": None}, "name a split"),
+        ({"report_on": []}, "name a split"),
+        ({"report_on": "testing"}, "is not a split"),
+    ],
+)
 def test_plan_mistakes_are_named(change, needle):
     problems = ch8._plan_problems(dict(PLAN, **change))
     assert problems and needle in "; ".join(problems)
 
 
-@pytest.mark.parametrize("spelling", ["every", "all", "ALL", "each", "every checkpoint", "all checkpoints",
-                                      "all of them", "every one", "each saved checkpoint", " Every step ", True])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "every",
+        "all",
+        "ALL",
+        "each",
+        "every checkpoint",
+        "all checkpoints",
+        "all of them",
+        "every one",
+        "each saved checkpoint",
+        " Every step ",
+        True,
+    ],
+)
 def test_every_spelling_of_every_checkpoint_is_accepted(spelling):
     """Issue 48: checkpoints="every" was refused with a message that read as if the plan picked only some."""
     assert ch8._checkpoints_problem(spelling) is None
@@ -128,6 +149,7 @@ def _checked_then(interval):
     def compare(after, before):
         _reference_compare(after, before)
         return tuple(interval(after, before))
+
     return compare
 
 
@@ -139,29 +161,42 @@ def _ignoring(*skipped):
         if "prompts" not in skipped and [t.operands for t in after.tasks] != [t.operands for t in before.tasks]:
             raise ValueError("prompts")
         return tuple(difference_ci(after.per_prompt, before.per_prompt, paired=True))
+
     return compare
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (_checked_then(lambda a, b: difference_ci(a.per_prompt, b.per_prompt, level=0.9)), "90 % interval"),
-    (_checked_then(lambda a, b: difference_ci(a.rewards.ravel(), b.rewards.ravel(), paired=False)),
-     "every sample as independent"),
-    (_checked_then(lambda a, b: difference_ci(a.rewards.ravel(), b.rewards.ravel(), paired=True)),
-     "every sample as independent"),
-    (_ignoring("prompts"), "different prompts"),
-    (_ignoring("decoding"), "different decoding"),
-    (_ignoring("template"), "different template"),
-    (_checked_then(lambda a, b: (float(a.per_prompt.mean() - b.per_prompt.mean()), 0.0, 0.0)), "does not contain"),
-])
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (_checked_then(lambda a, b: difference_ci(a.per_prompt, b.per_prompt, level=0.9)), "90 % interval"),
+        (
+            _checked_then(lambda a, b: difference_ci(a.rewards.ravel(), b.rewards.ravel(), paired=False)),
+            "every sample as independent",
+        ),
+        (
+            _checked_then(lambda a, b: difference_ci(a.rewards.ravel(), b.rewards.ravel(), paired=True)),
+            "every sample as independent",
+        ),
+        (_ignoring("prompts"), "different prompts"),
+        (_ignoring("decoding"), "different decoding"),
+        (_ignoring("template"), "different template"),
+        (_checked_then(lambda a, b: (float(a.per_prompt.mean() - b.per_prompt.mean()), 0.0, 0.0)), "does not contain"),
+    ],
+)
 def test_comparison_mistakes_are_named(wrong, hint):
     result = ch8.check_matched_comparison(wrong)
     assert not result.passed and hint in result.message
 
 
-@pytest.mark.parametrize("junk, hint", [
-    ("compare", "must be a function"), (lambda a, b: "0.1, 0, 0.2", "three numbers"),
-    (lambda a, b: (0.1, float("nan"), 0.2), "three numbers"), (lambda a, b: None, "three numbers"),
-])
+@pytest.mark.parametrize(
+    "junk, hint",
+    [
+        ("compare", "must be a function"),
+        (lambda a, b: "0.1, 0, 0.2", "three numbers"),
+        (lambda a, b: (0.1, float("nan"), 0.2), "three numbers"),
+        (lambda a, b: None, "three numbers"),
+    ],
+)
 def test_comparison_junk_gets_a_message(junk, hint):
     result = ch8.check_matched_comparison(junk)
     assert not result.passed and hint in result.message
@@ -172,8 +207,15 @@ def _evaluation(rows: list[list[str]], version: str) -> EvalResult:
     verifier = rw.ExactVerifier("1.0")
     rewards = np.array([[verifier(t.prompt, c).reward for c in row] for t, row in zip(tasks, rows)])
     statuses = [[verifier(t.prompt, c).status for c in row] for t, row in zip(tasks, rows)]
-    settings = {"n": 2, "temperature": 1.0, "token_budget": 4, "decoding": "sample", "verifier": "exact@1.0",
-                "template": "U:a+b?|A:", "policy_version": version}
+    settings = {
+        "n": 2,
+        "temperature": 1.0,
+        "token_budget": 4,
+        "decoding": "sample",
+        "verifier": "exact@1.0",
+        "template": "U:a+b?|A:",
+        "policy_version": version,
+    }
     return EvalResult(tasks, rewards, statuses, rows, settings)
 
 
@@ -190,20 +232,35 @@ def _versioning_by_hand(before, after):
     v1, v2 = rw.ExactVerifier("1.0"), rw.ExactVerifier("2.0")
 
     def mean(result, verifier):
-        return float(np.mean([verifier(t.prompt, c).reward for t, row in zip(result.tasks, result.completions)
-                              for c in row]))
+        return float(
+            np.mean([verifier(t.prompt, c).reward for t, row in zip(result.tasks, result.completions) for c in row])
+        )
 
     def flips(result):
-        return sum(v1(t.prompt, c).reward != v2(t.prompt, c).reward
-                   for t, row in zip(result.tasks, result.completions) for c in row)
+        return sum(
+            v1(t.prompt, c).reward != v2(t.prompt, c).reward
+            for t, row in zip(result.tasks, result.completions)
+            for c in row
+        )
 
-    return {"flipped": flips(before) + flips(after), "gain_same_version": mean(after, v1) - mean(before, v1),
-            "gain_mixed": mean(after, v2) - mean(before, v1), "record_field": "verifier.version"}
+    return {
+        "flipped": flips(before) + flips(after),
+        "gain_same_version": mean(after, v1) - mean(before, v1),
+        "gain_mixed": mean(after, v2) - mean(before, v1),
+        "record_field": "verifier.version",
+    }
 
 
-@pytest.mark.parametrize("right", [ch8.versioning, _versioning_by_hand,
-                                   lambda b, a: dict(ch8.versioning(b, a), flipped=float(
-                                       ch8.versioning(b, a)["flipped"]), record_field="Verifier")])
+@pytest.mark.parametrize(
+    "right",
+    [
+        ch8.versioning,
+        _versioning_by_hand,
+        lambda b, a: dict(
+            ch8.versioning(b, a), flipped=float(ch8.versioning(b, a)["flipped"]), record_field="Verifier"
+        ),
+    ],
+)
 def test_versioning_functions_pass(right):
     result = ch8.check_reward_versioning(right, BEFORE, AFTER)
     assert result.passed, result.message
@@ -213,18 +270,22 @@ def _wrong(**change):
     def versioning(before, after):
         good = ch8.versioning(before, after)
         return dict(good, **{k: (v(before, after, good) if callable(v) else v) for k, v in change.items()})
+
     return versioning
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (_wrong(flipped=0, gain_mixed=lambda b, a, g: g["gain_same_version"]), "flipped: count the samples"),
-    (_wrong(gain_mixed=lambda b, a, g: ch8.versioning(a, b)["gain_mixed"] * -1), "after under 2.0"),
-    (_wrong(flipped=lambda b, a, g: g["flipped"] / (b.rewards.size + a.rewards.size)), "not a share"),
-    (lambda b, a: ch8.versioning(a, a), "flipped"),
-    (lambda b, a: ch8.versioning(b, b), "flipped"),
-    (_wrong(record_field="sampling"), "names the verifier"),
-    (_wrong(flipped="5"), "not a share, not text"),
-])
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (_wrong(flipped=0, gain_mixed=lambda b, a, g: g["gain_same_version"]), "flipped: count the samples"),
+        (_wrong(gain_mixed=lambda b, a, g: ch8.versioning(a, b)["gain_mixed"] * -1), "after under 2.0"),
+        (_wrong(flipped=lambda b, a, g: g["flipped"] / (b.rewards.size + a.rewards.size)), "not a share"),
+        (lambda b, a: ch8.versioning(a, a), "flipped"),
+        (lambda b, a: ch8.versioning(b, b), "flipped"),
+        (_wrong(record_field="sampling"), "names the verifier"),
+        (_wrong(flipped="5"), "not a share, not text"),
+    ],
+)
 def test_versioning_mistakes_are_caught_on_the_constructed_cases(wrong, hint):
     result = ch8.check_reward_versioning(wrong, BEFORE, AFTER)
     assert not result.passed and hint in result.message
@@ -242,10 +303,15 @@ def test_wrong_functions_fail_even_where_the_chapters_evaluations_have_no_flips(
         assert not result.passed and "constructed case" in result.message
 
 
-@pytest.mark.parametrize("answer, hint", [
-    (ch8.versioning(BEFORE, AFTER), "as a function"), ("verifier", "must be a function"),
-    (lambda b, a: None, "return a dict"), (lambda b, a: {"flipped": 3}, "return a dict"),
-])
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        (ch8.versioning(BEFORE, AFTER), "as a function"),
+        ("verifier", "must be a function"),
+        (lambda b, a: None, "return a dict"),
+        (lambda b, a: {"flipped": 3}, "return a dict"),
+    ],
+)
 def test_versioning_junk_gets_a_message(answer, hint):
     result = ch8.check_reward_versioning(answer, BEFORE, AFTER)
     assert not result.passed and hint in result.message
@@ -275,16 +341,24 @@ def counted(monkeypatch):
     """check_changed_advantages on made-up counts: 30 changed rewards in 25 groups of 16."""
     from types import SimpleNamespace
 
-    monkeypatch.setattr(reporting.runs, "load", lambda name, seed: SimpleNamespace(
-        record={"sampling": {"group_size": 16}}))
+    monkeypatch.setattr(
+        reporting.runs, "load", lambda name, seed: SimpleNamespace(record={"sampling": {"group_size": 16}})
+    )
     monkeypatch.setattr(reporting, "_changed", lambda main, seed: {"flipped": 30, "groups": 25, "advantages": 400})
 
 
-@pytest.mark.parametrize("answer, passed, hint", [
-    (400, True, "400 advantages"), (400.0, True, "400 advantages"), (30, False, "moves its group's mean"),
-    (25, False, "counts groups; the question asks for rollouts, and each group holds 16"),
-    (16, False, "is not it"), ("400", False, "whole number"), (None, False, "no answer yet"),
-])
+@pytest.mark.parametrize(
+    "answer, passed, hint",
+    [
+        (400, True, "400 advantages"),
+        (400.0, True, "400 advantages"),
+        (30, False, "moves its group's mean"),
+        (25, False, "counts groups; the question asks for rollouts, and each group holds 16"),
+        (16, False, "is not it"),
+        ("400", False, "whole number"),
+        (None, False, "no answer yet"),
+    ],
+)
 def test_changed_advantages_names_what_a_wrong_count_counts(counted, answer, passed, hint):
     result = ch8.check_changed_advantages(answer, seed=0)
     assert result.passed is passed and hint in result.message

@@ -7,6 +7,7 @@ The checkers that replay trained runs (chapter 8's plan, selection, record
 review and retained test) are fed junk that they refuse
 before loading a run; the rest get any junk hypothesis draws.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -19,25 +20,48 @@ from hypothesis import strategies as st
 
 from rlbook.exercises import ch1, ch2, ch8
 
-RECORD = {"prompt": "U:1+4?|A:", "completion": "5#", "token_ids": [5, 20], "logprobs": [-0.9, -0.01],
-          "termination": "end-of-turn", "policy_version": "base@sft", "reward": 1.0}
+RECORD = {
+    "prompt": "U:1+4?|A:",
+    "completion": "5#",
+    "token_ids": [5, 20],
+    "logprobs": [-0.9, -0.01],
+    "termination": "end-of-turn",
+    "policy_version": "base@sft",
+    "reward": 1.0,
+}
 
-atoms = st.one_of(st.none(), st.booleans(), st.integers(-3, 300), st.floats(allow_nan=True), st.text(max_size=12),
-                  st.binary(max_size=4), st.just(np.array([1.0, np.nan])), st.just(torch.zeros(2, 3)),
-                  st.just(np.float32(0.5)))
-junk = st.recursive(atoms, lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
-                                                  st.dictionaries(st.one_of(st.text(max_size=8), st.integers()),
-                                                                  inner, max_size=4)), max_leaves=8)
-returning_junk = junk.map(lambda value: (lambda *args, **kwargs: value))
+atoms = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 300),
+    st.floats(allow_nan=True),
+    st.text(max_size=12),
+    st.binary(max_size=4),
+    st.just(np.array([1.0, np.nan])),
+    st.just(torch.zeros(2, 3)),
+    st.just(np.float32(0.5)),
+)
+junk = st.recursive(
+    atoms,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.dictionaries(st.one_of(st.text(max_size=8), st.integers()), inner, max_size=4),
+    ),
+    max_leaves=8,
+)
+returning_junk = junk.map(lambda value: lambda *args, **kwargs: value)
 answers = st.one_of(junk, returning_junk)
 
 CHECKS = [
     lambda a: ch1.check_rollout_labels(a, RECORD),
     lambda a: ch1.check_rollout_labels(dict.fromkeys(ch1.LABELS, 1), a),
-    ch1.check_advantages, ch1.check_chance_of_a_right_answer,
+    ch1.check_advantages,
+    ch1.check_chance_of_a_right_answer,
     lambda a: ch2.check_process_scorer(a, ["U:3+4+5?|A:"], ["7,12#"]),
     lambda a: ch2.check_process_scorer(ch2.reference_process_score, a, a),
-    ch2.check_verifier, lambda a: ch2.check_blind_spot(a, ch2.reference_verifier),
+    ch2.check_verifier,
+    lambda a: ch2.check_blind_spot(a, ch2.reference_verifier),
     lambda a: ch2.check_blind_spot("6,12#", a),
     lambda a: ch2.check_rule_change(a, ["U:3+4+5?|A:"] * 3, ["7,12#", "6,12#", "6,11#"]),
     lambda a: ch2.check_disagreement_pick(a, ["U:3+4+5?|A:"] * 4, ["7,12#", "6,12#", "7,12#", "7,13#"]),

@@ -1,4 +1,5 @@
 """rlbook.exercises.registry: every exercise declared once, its reference run through its own checker."""
+
 from __future__ import annotations
 
 import pytest

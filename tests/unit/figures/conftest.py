@@ -1,4 +1,5 @@
 """Shared checks of the chapters' figures: readable text, few series a panel, legends that cover nothing."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -15,8 +16,11 @@ def readable(fig) -> None:
     """Every visible text of ``fig`` is at least :data:`style.MIN_FONT` points, and each axes names at most five
     series in a legend that lies outside it (so it covers nothing)."""
     fig.canvas.draw()
-    small = [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text() and t.get_fontsize()
-             < style.MIN_FONT]
+    small = [
+        t.get_text()
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text() and t.get_fontsize() < style.MIN_FONT
+    ]
     assert not small, f"text under {style.MIN_FONT} pt: {small[:5]}"
     for ax in fig.axes:
         legend = ax.get_legend()

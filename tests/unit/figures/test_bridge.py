@@ -1,5 +1,6 @@
 """The TRL appendix's figures (rlbook.figures.bridge): panels of the house size, readable text, the trainers and the
 verdicts in their own colours, from plain data."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -13,11 +14,21 @@ from rlbook.figures import bridge as figures
 from rlbook.figures import style
 
 STEPS = [1, 2, 3, 4]
-SEED = {"seed": 0, "steps": STEPS, "TRL": [0.6, 0.62, 0.65, 0.7], "rlbook": [0.6, 0.64, 0.63, 0.71],
-        "checkpoints": {"rlbook": [[0, 0.34], [2, 0.35], [4, 0.38]], "TRL": [[0, 0.34], [2, 0.34], [4, 0.37]]}}
+SEED = {
+    "seed": 0,
+    "steps": STEPS,
+    "TRL": [0.6, 0.62, 0.65, 0.7],
+    "rlbook": [0.6, 0.64, 0.63, 0.71],
+    "checkpoints": {"rlbook": [[0, 0.34], [2, 0.35], [4, 0.38]], "TRL": [[0, 0.34], [2, 0.34], [4, 0.37]]},
+}
 GAINS = {"seeds": [0, 1, 2], "TRL": [0.03, 0.14, 0.09], "rlbook": [0.05, 0.14, 0.08]}
-SHARES = {"accepted": [0.6, 0.62, 0.65, 0.7], "incorrect": [0.3, 0.3, 0.28, 0.25], "malformed": [0.05, 0.04, 0.03, 0.02],
-          "incomplete": [0.05, 0.04, 0.04, 0.03], "unverifiable": [0.0] * 4}
+SHARES = {
+    "accepted": [0.6, 0.62, 0.65, 0.7],
+    "incorrect": [0.3, 0.3, 0.28, 0.25],
+    "malformed": [0.05, 0.04, 0.03, 0.02],
+    "incomplete": [0.05, 0.04, 0.04, 0.03],
+    "unverifiable": [0.0] * 4,
+}
 SILENT = {"all_right": [0.1, 0.1, 0.15, 0.2], "all_wrong": [0.12, 0.1, 0.1, 0.1], "logged": [0.22, 0.2, 0.25, 0.3]}
 
 

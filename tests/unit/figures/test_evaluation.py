@@ -1,4 +1,5 @@
 """Chapter 8's figures (rlbook.figures.evaluation): panels of the house size, readable text, few series each."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -14,8 +15,17 @@ from rlbook.figures import style
 
 STEPS = [0, 10, 20, 30]
 TRIPLES = [[0.3, 0.2, 0.4], [0.4, 0.3, 0.5], [0.5, 0.4, 0.6], [0.45, 0.35, 0.55]]
-PANEL = {"name": "main", "verifier": "exact 1.0", "steps": [1, 2, 3], "batch": [0.5, 0.6, 0.7], "checkpoints": STEPS,
-         "train": TRIPLES, "heldout": TRIPLES, "validation": TRIPLES, "test": TRIPLES}
+PANEL = {
+    "name": "main",
+    "verifier": "exact 1.0",
+    "steps": [1, 2, 3],
+    "batch": [0.5, 0.6, 0.7],
+    "checkpoints": STEPS,
+    "train": TRIPLES,
+    "heldout": TRIPLES,
+    "validation": TRIPLES,
+    "test": TRIPLES,
+}
 SLICE = {"value": 0.4, "lo": 0.3, "hi": 0.5}
 
 
@@ -28,15 +38,19 @@ def house_style():
 
 
 def _drawn() -> list:
-    rows = [{"label": "both: 1 sample", "matched": True, **SLICE}, {"label": "after: best of 4", "matched": False,
-                                                                    **SLICE}]
+    rows = [
+        {"label": "both: 1 sample", "matched": True, **SLICE},
+        {"label": "after: best of 4", "matched": False, **SLICE},
+    ]
     slices = [{"slice": name, "prompts": 3, "before": SLICE, "after": SLICE} for name in ("all", "carry")]
     curves = [{"steps": STEPS, "plain": [0.9, 0.8, 0.7, 0.6], "heldout": [0.3, 0.4, 0.5, 0.5]} for _ in range(3)]
-    return [*figures.divergence([PANEL, dict(PANEL, name="exploit")]),
-            *figures.selection(PANEL, PANEL, 20, {"training reward": 30, "validation accuracy": 0}),
-            figures.comparisons(rows),
-            *figures.slices(slices, [0.0, 0.5, 0.0], [0.0, 0.9, 0.2], [True, False, True], 30),
-            figures.retained(curves)]
+    return [
+        *figures.divergence([PANEL, dict(PANEL, name="exploit")]),
+        *figures.selection(PANEL, PANEL, 20, {"training reward": 30, "validation accuracy": 0}),
+        figures.comparisons(rows),
+        *figures.slices(slices, [0.0, 0.5, 0.0], [0.0, 0.9, 0.2], [True, False, True], 30),
+        figures.retained(curves),
+    ]
 
 
 def test_every_figure_is_one_panel_of_the_house_width():
@@ -60,6 +74,11 @@ def test_each_panel_names_at_most_five_series():
 
 
 def test_the_scatter_points_at_the_sums_wrong_at_both_ends():
-    scatter = figures.slices([{"slice": "all", "prompts": 3, "before": SLICE, "after": SLICE}],
-                             [0.0, 0.5, 0.0], [0.0, 0.9, 0.2], [True, False, True], 30)[1]
+    scatter = figures.slices(
+        [{"slice": "all", "prompts": 3, "before": SLICE, "after": SLICE}],
+        [0.0, 0.5, 0.0],
+        [0.0, 0.9, 0.2],
+        [True, False, True],
+        30,
+    )[1]
     assert any(t.get_text() == "1 sum wrong at both ends" for t in scatter.axes[0].texts)

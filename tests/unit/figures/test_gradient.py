@@ -1,5 +1,6 @@
 """Chapter 3's figures (rlbook.figures.gradient): drawn from plain data, text no smaller than the house minimum,
 at most five named series a panel, legends that cover no data."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -22,8 +23,10 @@ def house_style():
 
 
 def test_loop_curves_draw_three_runs_per_seed(check_readable):
-    curves = [{"steps": [0, 10, 20], "loop": [0.3, 0.4, 0.5], "main": [0.3, 0.41, 0.5], "pg_steps": [0, 10],
-               "pg": [0.3, 0.4]} for _ in range(3)]
+    curves = [
+        {"steps": [0, 10, 20], "loop": [0.3, 0.4, 0.5], "main": [0.3, 0.41, 0.5], "pg_steps": [0, 10], "pg": [0.3, 0.4]}
+        for _ in range(3)
+    ]
     fig = gradient.loop_curves(curves)
     check_readable(fig)
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["main", "pg", "the loop above"]
@@ -32,14 +35,18 @@ def test_loop_curves_draw_three_runs_per_seed(check_readable):
 
 def test_gradient_variance_is_a_parabola_and_a_line(check_readable):
     offsets = np.linspace(-1, 2, 31)
-    fig = gradient.gradient_variance(offsets, 1 + offsets ** 2, 1.5)
+    fig = gradient.gradient_variance(offsets, 1 + offsets**2, 1.5)
     check_readable(fig)
     assert fig.axes[0].get_yscale() == "log"
 
 
 def test_zero_variance_is_two_panels(check_readable):
-    series = {"steps": [1, 2, 3], "all_right": [0.1, 0.2, 0.3], "all_wrong": [0.1, 0.05, 0.05],
-              "reward": [0.6, 0.7, 0.8]}
+    series = {
+        "steps": [1, 2, 3],
+        "all_right": [0.1, 0.2, 0.3],
+        "all_wrong": [0.1, 0.05, 0.05],
+        "reward": [0.6, 0.7, 0.8],
+    }
     figures = gradient.zero_variance(series)
     assert len(figures) == 2
     for fig in figures:
@@ -47,10 +54,24 @@ def test_zero_variance_is_two_panels(check_readable):
 
 
 def test_token_credit_prints_every_characters_advantage(check_readable):
-    rows = [{"prompt": "U:3+4?|A:", "tokens": list("7#"), "advantages": [0.5, 0.5], "reward": 1.0, "copies": 2,
-             "group_size": 4},
-            {"prompt": "U:3+4?|A:", "tokens": list("8#"), "advantages": [-0.5, -0.5], "reward": 0.0, "copies": 2,
-             "group_size": 4}]
+    rows = [
+        {
+            "prompt": "U:3+4?|A:",
+            "tokens": list("7#"),
+            "advantages": [0.5, 0.5],
+            "reward": 1.0,
+            "copies": 2,
+            "group_size": 4,
+        },
+        {
+            "prompt": "U:3+4?|A:",
+            "tokens": list("8#"),
+            "advantages": [-0.5, -0.5],
+            "reward": 0.0,
+            "copies": 2,
+            "group_size": 4,
+        },
+    ]
     fig = gradient.token_credit(rows)
     check_readable(fig)
     texts = [t.get_text() for t in fig.axes[0].texts]

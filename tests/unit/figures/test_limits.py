@@ -1,5 +1,6 @@
 """Chapter 5's figures (rlbook.figures.limits) from made-up facts: panels of the house size, readable text, few
 series per panel, and labels no line crosses."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -30,8 +31,17 @@ def check_panels(figures):
 
 
 def test_the_reward_hack_has_a_panel_per_seed_and_a_legend_panel():
-    data = {s: {"steps": [1, 2, 3], "task": [0.6, 0.2, 0.1], "loophole": [0.0, 0.3, 0.9], "eval_steps": [0, 3],
-                "heldout": [0.3, 0.0], "takeover": 3 if s else None} for s in SEEDS}
+    data = {
+        s: {
+            "steps": [1, 2, 3],
+            "task": [0.6, 0.2, 0.1],
+            "loophole": [0.0, 0.3, 0.9],
+            "eval_steps": [0, 3],
+            "heldout": [0.3, 0.0],
+            "takeover": 3 if s else None,
+        }
+        for s in SEEDS
+    }
     figures = limits.reward_hack(data)
     assert len(figures) == 4 and [f.axes[0].get_title() for f in figures[:3]] == [f"exploit, seed {s}" for s in SEEDS]
     check_panels(figures)
@@ -48,8 +58,10 @@ def test_best_of_n_and_the_judge_runs():
 
 def test_the_faults_labels_sit_above_the_panel_where_no_line_can_cross_them():
     runs = {s: {"steps": list(range(1, 41)), "reward": [0.0 if i == 8 else 0.6 for i in range(1, 41)]} for s in SEEDS}
-    events = [{"step": 8, "kind": "updates paused", "metric": "verifier_error_rate"},
-              {"step": 15, "kind": "batch excluded", "metric": "malformed_rate"}]
+    events = [
+        {"step": 8, "kind": "updates paused", "metric": "verifier_error_rate"},
+        {"step": 15, "kind": "batch excluded", "metric": "malformed_rate"},
+    ]
     fig = limits.faults(runs, events)
     labels = [t for t in fig.axes[0].texts]
     assert [t.get_text() for t in labels] == ["verifier down", "malformed burst"]

@@ -1,4 +1,5 @@
 """Chapter 2's figures, drawn from plain data as its facts hold it (rlbook.figures.rewards)."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -12,13 +13,31 @@ from rlbook.analysis.plots import RUN_COLOURS
 from rlbook.figures import rewards as fr
 from rlbook.figures import style
 
-AGREE = {"prompt": "U:3+4+5?|A:", "completion": "7,12#", "status": "accepted", "reward": 1.0, "process": 1.0,
-         "kind": "agree", "notes": [["7", True, "step 1 7 = 3+4 valid"], ["12", True, "step 2 12 = 7+5 valid"]]}
-DISAGREE = {**AGREE, "completion": "6,12#", "process": 0.0, "kind": "right answer through an invalid step",
-            "notes": [["6", False, "step 1 6 \u2260 3+4 invalid"], ["12", False, "step 2 12 \u2260 6+5 invalid"]]}
-CUT = {**AGREE, "completion": "7,1", "status": "incomplete", "reward": 0.0, "process": 0.5,
-       "kind": "wrong answer with partial step credit",
-       "notes": [["7", True, "step 1 7 = 3+4 valid"], ["1", False, "step 2 1 \u2260 7+5 invalid"]]}
+AGREE = {
+    "prompt": "U:3+4+5?|A:",
+    "completion": "7,12#",
+    "status": "accepted",
+    "reward": 1.0,
+    "process": 1.0,
+    "kind": "agree",
+    "notes": [["7", True, "step 1 7 = 3+4 valid"], ["12", True, "step 2 12 = 7+5 valid"]],
+}
+DISAGREE = {
+    **AGREE,
+    "completion": "6,12#",
+    "process": 0.0,
+    "kind": "right answer through an invalid step",
+    "notes": [["6", False, "step 1 6 \u2260 3+4 invalid"], ["12", False, "step 2 12 \u2260 6+5 invalid"]],
+}
+CUT = {
+    **AGREE,
+    "completion": "7,1",
+    "status": "incomplete",
+    "reward": 0.0,
+    "process": 0.5,
+    "kind": "wrong answer with partial step credit",
+    "notes": [["7", True, "step 1 7 = 3+4 valid"], ["1", False, "step 2 1 \u2260 7+5 invalid"]],
+}
 
 
 def texts(fig) -> list[str]:
@@ -44,8 +63,19 @@ def test_each_rollout_is_a_panel_of_labelled_rows():
     assert tuple(agree.get_size_inches()) == pytest.approx(style.PANEL)
     shown = texts(disagree)
     assert shown[0] == "they disagree: right answer through an invalid step" and texts(agree)[0] == "the judges agree"
-    for part in ("prompt", "step 1", "step 2", "end", "outcome", "U:3+4+5?|A:", "6", "6 \u2260 3+4 invalid",
-                 "accepted, reward 1", "process score 0.0", "#"):
+    for part in (
+        "prompt",
+        "step 1",
+        "step 2",
+        "end",
+        "outcome",
+        "U:3+4+5?|A:",
+        "6",
+        "6 \u2260 3+4 invalid",
+        "accepted, reward 1",
+        "process score 0.0",
+        "#",
+    ):
         assert part in shown
     assert len(disagree.axes[0].patches) == 5  # prompt, two steps, end mark, outcome
     assert min(smallest_font(agree), smallest_font(disagree)) >= style.MIN_FONT
@@ -57,10 +87,17 @@ def test_a_budget_stopped_rollout_shows_the_budget_and_the_book_s_verdict_words(
 
 
 def curves(steps_b=(4, 8)):
-    seed = {"eval_steps": [0, 10], "accuracy": [0.4, 0.5], "validity": [0.5, 0.6], "batch_steps": list(steps_b),
-            "invalid_share": [0.1, 0.2]}
-    return {"process-outcome": [{**seed, "seed": 0}, {**seed, "seed": 1, "accuracy": [0.4, 0.7]}],
-            "process-shaped": [{**seed, "seed": 0}, {**seed, "seed": 1}]}
+    seed = {
+        "eval_steps": [0, 10],
+        "accuracy": [0.4, 0.5],
+        "validity": [0.5, 0.6],
+        "batch_steps": list(steps_b),
+        "invalid_share": [0.1, 0.2],
+    }
+    return {
+        "process-outcome": [{**seed, "seed": 0}, {**seed, "seed": 1, "accuracy": [0.4, 0.7]}],
+        "process-shaped": [{**seed, "seed": 0}, {**seed, "seed": 1}],
+    }
 
 
 def test_comparison_draws_three_panels_of_each_seed_and_the_mean():
@@ -71,7 +108,9 @@ def test_comparison_draws_three_panels_of_each_seed_and_the_mean():
     assert len(lines) == 6  # two seeds and a mean, per run
     assert lines[2].get_ydata().tolist() == pytest.approx([0.4, 0.6]) and lines[2].get_color() == style.ORANGE
     assert [t.get_text() for t in panels[0].axes[0].get_legend().get_texts()] == [
-        "outcome only (mean of 2 seeds)", "shaped (mean of 2 seeds)"]
+        "outcome only (mean of 2 seeds)",
+        "shaped (mean of 2 seeds)",
+    ]
     assert min(smallest_font(f) for f in panels) >= style.MIN_FONT
     bad = curves()
     bad["process-shaped"][1] = {**bad["process-shaped"][1], "batch_steps": [4, 12]}

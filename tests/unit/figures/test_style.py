@@ -1,5 +1,6 @@
 """The house style for figures (rlbook.figures.style): sizes, text as text, a palette every reader tells apart,
 one vocabulary for verdicts, and SVGs that follow a dark page."""
+
 from __future__ import annotations
 
 import io
@@ -94,6 +95,7 @@ def test_panel_and_figure_sizes(saved_rc):
 
 # ---------------------------------------------------------------- colours and colour vision
 
+
 def test_the_simulation_keeps_white_black_and_greys_and_moves_a_red_green_pair_together():
     assert style.seen_as("#ffffff") == pytest.approx([100, 0, 0], abs=0.1)
     assert style.seen_as("#000000") == pytest.approx([0, 0, 0], abs=0.1)
@@ -138,6 +140,7 @@ def test_series_colours_give_the_reference_ink_and_refuse_a_crowded_panel():
 
 # ---------------------------------------------------------------- the verdict vocabulary
 
+
 def test_one_word_for_each_verdict_with_the_budget_named():
     assert set(STATUSES) <= set(style.VERDICT_WORDS)
     assert style.VERDICT_WORDS["incomplete"] == "stopped by the budget"
@@ -155,6 +158,7 @@ def test_the_web_workshop_calls_each_verdict_what_the_figures_call_it():
 
 
 # ---------------------------------------------------------------- dark mode
+
 
 def test_dark_variants_invert_greys_lighten_dark_palette_colours_and_keep_the_rest():
     assert style.dark_variant("#000000") == style.DARK_INK and style.dark_variant("#FFFFFF") == style.DARK_PAGE

@@ -1,5 +1,6 @@
 """Chapter 7's figures (rlbook.figures.working) from made-up facts: panels of the house size, readable text, one
 colour per run and a legend that covers nothing."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -16,8 +17,14 @@ SEEDS = (0, 1, 2)
 
 def curve(rise: float) -> dict:
     steps = [0, 10, 20]
-    return {"step": steps, "share": [0.5, 0.5 + rise / 2, 0.5 + rise], "length": [10.0, 14.0, 17.5],
-            "accuracy": [0.6, 0.7, 0.6 + rise / 2], "style_entropy": [0.6, 0.3, 0.05], "p_worked": [0.5, 0.8, 0.99]}
+    return {
+        "step": steps,
+        "share": [0.5, 0.5 + rise / 2, 0.5 + rise],
+        "length": [10.0, 14.0, 17.5],
+        "accuracy": [0.6, 0.7, 0.6 + rise / 2],
+        "style_entropy": [0.6, 0.3, 0.05],
+        "p_worked": [0.5, 0.8, 0.99],
+    }
 
 
 BY_RUN = {name: {s: curve(0.1 * (s + 1)) for s in SEEDS} for name in working.RUNS}

@@ -1,4 +1,5 @@
 """rlbook.publish.execute: one page run in a kernel of its own, and its inline expressions."""
+
 from __future__ import annotations
 
 import asyncio

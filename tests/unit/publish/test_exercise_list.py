@@ -1,4 +1,5 @@
 """The list of every exercise is read from the pages: numbers, tasks, labels and checkers."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,8 +25,12 @@ No code here.
 
 def test_exercises_are_read_with_their_checkers():
     first, second = page_exercises("chapters/03-c.qmd", PAGE)
-    assert (first.number, first.task, first.label, first.checkers) == ("3.1", "a first one", "sec-c-1",
-                                                                      ("ch3.check_first",))
+    assert (first.number, first.task, first.label, first.checkers) == (
+        "3.1",
+        "a first one",
+        "sec-c-1",
+        ("ch3.check_first",),
+    )
     assert (second.number, second.checkers) == ("3.2", ())
 
 

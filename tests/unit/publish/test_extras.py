@@ -1,4 +1,5 @@
 """rlbook.publish.extras: the pages whose optional extra is missing, and the line that says so."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,13 +26,18 @@ def _pages(root, **texts) -> list[Page]:
 
 
 def test_a_page_whose_packages_import_is_built_and_one_whose_packages_are_missing_is_named(tmp_path):
-    pages = _pages(tmp_path, plain="# Plain\n",
-                   met=NEEDS.format(extra="dev", packages="pytest, yaml"),
-                   unmet=NEEDS.format(extra="ghost", packages="yaml, no_such_package_here"))
+    pages = _pages(
+        tmp_path,
+        plain="# Plain\n",
+        met=NEEDS.format(extra="dev", packages="pytest, yaml"),
+        unmet=NEEDS.format(extra="ghost", packages="yaml, no_such_package_here"),
+    )
     unmet = unmet_needs(tmp_path, pages)
     assert [(u.page.stem, u.extra, u.missing) for u in unmet] == [("unmet", "ghost", ("no_such_package_here",))]
-    assert unmet[0].line() == ("unmet.qmd needs the 'ghost' extra, and no_such_package_here is not installed "
-                               '(pip install -e ".[ghost]", see the README)')
+    assert unmet[0].line() == (
+        "unmet.qmd needs the 'ghost' extra, and no_such_package_here is not installed "
+        '(pip install -e ".[ghost]", see the README)'
+    )
 
 
 def test_a_malformed_entry_names_the_page(tmp_path):

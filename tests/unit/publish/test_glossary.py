@@ -1,4 +1,5 @@
 """rlbook.publish.glossary: each term defined once, where a reader first meets it, linked both ways."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,8 +13,13 @@ TERMS = (("policy", "what writes"), ("reward hacking", "gaming the reward"))
 
 def book(root: Path, first: str, second: str) -> Path:
     (root / "chapters").mkdir(parents=True)
-    config = {"project": {"type": "book"}, "book": {"title": "T", "chapters": [
-        "index.qmd", "chapters/glance.qmd", "chapters/01-a.qmd", "chapters/02-b.qmd"]}}
+    config = {
+        "project": {"type": "book"},
+        "book": {
+            "title": "T",
+            "chapters": ["index.qmd", "chapters/glance.qmd", "chapters/01-a.qmd", "chapters/02-b.qmd"],
+        },
+    }
     (root / "_quarto.yml").write_text(yaml.safe_dump(config))
     (root / "index.qmd").write_text("# Preface {.unnumbered}\n\nA policy and reward hacking, before any chapter.\n")
     (root / "chapters" / "glance.qmd").write_text("# Glance {.unnumbered}\n")
@@ -22,10 +28,8 @@ def book(root: Path, first: str, second: str) -> Path:
     return root
 
 
-FIRST = ("# A {#sec-a}\n\n## Words {#sec-words}\n\nA [*policy*](glance.qmd#gloss-policy){#def-policy} writes\n"
-         "answers.\n")
-SECOND = ("# B {#sec-b}\n\nThe [*reward\nhacking*](glance.qmd#gloss-reward-hacking){#def-reward-hacking} of a\n"
-          "policy.\n")
+FIRST = "# A {#sec-a}\n\n## Words {#sec-words}\n\nA [*policy*](glance.qmd#gloss-policy){#def-policy} writes\nanswers.\n"
+SECOND = "# B {#sec-b}\n\nThe [*reward\nhacking*](glance.qmd#gloss-reward-hacking){#def-reward-hacking} of a\npolicy.\n"
 
 
 def test_a_book_that_defines_each_term_once_and_first_is_clean(tmp_path):
@@ -41,11 +45,14 @@ def test_a_book_that_defines_each_term_once_and_first_is_clean(tmp_path):
 def test_a_term_used_before_the_chapter_that_defines_it_is_named(tmp_path):
     root = book(tmp_path, FIRST + "\nSome reward hacking here.\n", SECOND)
     assert glossary.glossary_problems(root, TERMS) == [
-        "chapters/01-a.qmd: uses 'reward hacking', which chapters/02-b.qmd defines later"]
+        "chapters/01-a.qmd: uses 'reward hacking', which chapters/02-b.qmd defines later"
+    ]
 
 
 def test_missing_twice_defined_unknown_and_mislinked_definitions_are_named(tmp_path):
-    second = SECOND.replace("gloss-reward-hacking", "gloss-policy") + "\n[*policy*](glance.qmd#gloss-policy){#def-policy}\n"
+    second = (
+        SECOND.replace("gloss-reward-hacking", "gloss-policy") + "\n[*policy*](glance.qmd#gloss-policy){#def-policy}\n"
+    )
     root = book(tmp_path, FIRST + "\n[*other*](glance.qmd#gloss-other){#def-other}\n", second)
     problems = glossary.glossary_problems(root, TERMS)
     assert any("#def-other defines no term" in p for p in problems)
@@ -56,4 +63,7 @@ def test_missing_twice_defined_unknown_and_mislinked_definitions_are_named(tmp_p
 
 def test_slugs():
     assert [glossary.slug(t) for t in ("pass@k", "KL penalty", "reward-model over-optimisation")] == [
-        "pass-k", "kl-penalty", "reward-model-over-optimisation"]
+        "pass-k",
+        "kl-penalty",
+        "reward-model-over-optimisation",
+    ]

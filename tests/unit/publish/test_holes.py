@@ -3,6 +3,7 @@
 The fixtures (``fixtures/quarto-floats.html``, ``fixtures/pandoc-floats.html``) hold the same captioned table and
 figure as each backend writes them; Quarto's markup is the one quoted in issue 43.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -35,7 +36,8 @@ def test_a_table_with_a_header_but_no_filled_cell_is_a_hole():
 
 def test_a_figure_without_a_picture_is_a_hole_named_by_its_id():
     assert page_holes('<figure id="fig-trl-audit"><figcaption>Figure A.2</figcaption></figure>') == [
-        "fig-trl-audit has no image"]
+        "fig-trl-audit has no image"
+    ]
     assert page_holes('<figure><svg viewBox="0 0 1 1"></svg></figure>') == []
 
 
@@ -57,7 +59,7 @@ def _page(backend: str) -> str:
 def _without(page: str, opening: str, closing: str) -> str:
     """``page`` with the first element that starts with ``opening`` cut out, up to its ``closing`` tag."""
     start = page.index(opening)
-    return page[:start] + page[page.index(closing, start) + len(closing):]
+    return page[:start] + page[page.index(closing, start) + len(closing) :]
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
@@ -86,5 +88,6 @@ def test_an_empty_table_inside_a_float_is_a_hole_in_either_backend(backend):
 def test_a_picture_inside_a_quarto_table_float_does_not_stand_for_its_table():
     opening = '<figure class="quarto-float quarto-float-tbl figure">'
     page = _without(_page("quarto"), "<table", "</table>").replace(
-        opening, opening + '<img src="t.png" alt="a table as a picture">')
+        opening, opening + '<img src="t.png" alt="a table as a picture">'
+    )
     assert 'alt="a table as a picture"' in page and page_holes(page) == ["tbl-reward-spec has no table"]

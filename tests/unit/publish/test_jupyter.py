@@ -1,4 +1,5 @@
 """The notebooks for JupyterLab, written from small ``.qmd`` snippets (rlbook.publish.jupyter)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,8 +14,10 @@ from rlbook.publish.jupyter import KERNELSPEC, for_jupyter, student_notebooks
 from rlbook.publish.nbrefs import Bibliography
 
 PAGE = Page("chapters/01-x.qmd", "main", "1", "X")
-BIB = "@book{sutton2018reinforcement, title = {Reinforcement Learning}, author = {Sutton, Richard S. and " \
-      "Barto, Andrew G.}, year = {2018}, publisher = {MIT Press}}\n"
+BIB = (
+    "@book{sutton2018reinforcement, title = {Reinforcement Learning}, author = {Sutton, Richard S. and "
+    "Barto, Andrew G.}, year = {2018}, publisher = {MIT Press}}\n"
+)
 
 
 def convert(text: str, labels: dict | None = None, bib: Bibliography | None = None, **kwargs) -> list:
@@ -36,13 +39,17 @@ def test_a_callout_without_a_heading_is_titled_by_its_kind_or_its_title_attribut
 
 
 def test_a_solution_is_a_closed_details_block_whose_code_is_not_a_cell():
-    cells = convert("### Exercise 1: add\n\n```{python}\nx = None\n```\n\n"
-                    "::: {.callout-tip collapse=\"true\"}\n## Solution\n\nAdd them.\n\n```{python}\nx = 1 + 1\n```\n"
-                    "\nThat is all.\n:::\n")
+    cells = convert(
+        "### Exercise 1: add\n\n```{python}\nx = None\n```\n\n"
+        '::: {.callout-tip collapse="true"}\n## Solution\n\nAdd them.\n\n```{python}\nx = 1 + 1\n```\n'
+        "\nThat is all.\n:::\n"
+    )
     assert [c.cell_type for c in cells] == ["markdown", "code", "markdown"]
     assert cells[1].source == "x = None"
-    assert cells[2].source == ("<details><summary><strong>Solution</strong></summary>\n\nAdd them.\n\n"
-                               "```python\nx = 1 + 1\n```\n\nThat is all.\n\n</details>")
+    assert cells[2].source == (
+        "<details><summary><strong>Solution</strong></summary>\n\nAdd them.\n\n"
+        "```python\nx = 1 + 1\n```\n\nThat is all.\n\n</details>"
+    )
     assert "<details open" not in cells[2].source
 
 
@@ -68,19 +75,24 @@ def test_citations_read_author_year_and_the_notebook_ends_with_its_references(tm
 def test_the_refs_div_lists_every_work_the_book_cites(tmp_path):
     (tmp_path / "refs.bib").write_text(BIB)
     bib = Bibliography(tmp_path / "refs.bib", pandoc_path())
-    cells = convert("# References {.unnumbered}\n\n::: {#refs}\n:::\n", bib=bib, book_citations=["sutton2018reinforcement"])
+    cells = convert(
+        "# References {.unnumbered}\n\n::: {#refs}\n:::\n", bib=bib, book_citations=["sutton2018reinforcement"]
+    )
     assert len(cells) == 1 and cells[0].source.startswith("# References\n\nSutton, Richard S.")
 
 
 def test_raw_html_blocks_and_front_matter_are_left_out():
-    cells = convert("---\ntitle: x\n---\n\nBefore.\n\n```{=html}\n<div id=\"w\"></div>\n```\n\nAfter.\n")
+    cells = convert('---\ntitle: x\n---\n\nBefore.\n\n```{=html}\n<div id="w"></div>\n```\n\nAfter.\n')
     assert markdown(cells) == "Before.\n\nAfter."
     assert all(c.cell_type != "raw" for c in cells)
 
 
 def test_cell_options_move_to_metadata_and_captions_become_markdown():
-    cells = convert("```{python}\n#| label: fig-a\n#| fig-cap: \"A long caption.\"\n#| fig-alt: \"Alt.\"\nplot()\n```\n\n"
-                    "```{python}\n#| include: false\nassert True\n```\n", {"fig-a": "Figure 1.1"})
+    cells = convert(
+        '```{python}\n#| label: fig-a\n#| fig-cap: "A long caption."\n#| fig-alt: "Alt."\nplot()\n```\n\n'
+        "```{python}\n#| include: false\nassert True\n```\n",
+        {"fig-a": "Figure 1.1"},
+    )
     figure, caption, hidden = cells
     assert figure.source == "plot()" and figure.metadata["quarto"]["fig-alt"] == "Alt."
     assert caption.source == "**Figure 1.1:** A long caption."
@@ -105,8 +117,10 @@ def test_kernelspec_as_jupyterlab_writes_it_and_execution_counts_in_order():
         cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "1"}, execution_count=count)]
     out = for_jupyter(nb, PAGE, {})
     assert out.metadata.kernelspec == KERNELSPEC and out.metadata.language_info["name"] == "python"
-    assert [(c.execution_count, c.outputs[0]["execution_count"]) for c in out.cells if c.cell_type == "code"] == \
-        [(1, 1), (2, 2)]
+    assert [(c.execution_count, c.outputs[0]["execution_count"]) for c in out.cells if c.cell_type == "code"] == [
+        (1, 1),
+        (2, 2),
+    ]
     nbformat.validate(out)
 
 

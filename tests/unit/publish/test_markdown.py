@@ -1,5 +1,6 @@
 """rlbook.publish.markdown: figures written themed and with their drawn size, checks of the reader's answers
 without output, labelled cells named, folds as Quarto's code-fold asks."""
+
 from __future__ import annotations
 
 import nbformat
@@ -8,8 +9,10 @@ from rlbook.publish.config import Page
 from rlbook.publish.markdown import notebook_markdown, svg_attributes
 
 PAGE = Page("chapters/03-c.qmd", "main", "3", "C")
-SVG = ('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="293.98pt" height="238.03pt" '
-       'viewBox="0 0 293.98 238.03"><path style="fill: #ffffff"/><text style="font-size: 9px">step</text></svg>')
+SVG = (
+    '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="293.98pt" height="238.03pt" '
+    'viewBox="0 0 293.98 238.03"><path style="fill: #ffffff"/><text style="font-size: 9px">step</text></svg>'
+)
 DEFAULTS = {"echo": True, "output": True, "include": True, "warning": True, "code-fold": "show"}
 
 
@@ -31,7 +34,7 @@ def _markdown(nb: dict, tmp_path) -> str:
 
 def test_an_svg_figure_is_written_themed_and_tagged_with_the_css_pixels_it_was_drawn_at(tmp_path):
     figure = nbformat.v4.new_output("display_data", data={"image/svg+xml": SVG, "text/plain": "<Figure>"})
-    nb = _notebook(_code("#| label: fig-a\n#| fig-cap: \"A.\"\n#| fig-alt: \"An a.\"\nplot()", figure))
+    nb = _notebook(_code('#| label: fig-a\n#| fig-cap: "A."\n#| fig-alt: "An a."\nplot()', figure))
     markdown = _markdown(nb, tmp_path)
     assert '![](../media/03-c/03-c-0-1.svg){.themed width="392" height="317"}' in markdown
     written = (tmp_path / "media" / "03-c-0-1.svg").read_text()
@@ -52,7 +55,7 @@ def test_a_check_of_the_reader_s_answer_is_shown_without_output_and_its_solution
         _code("answer = None"),
         _code("ch3.check_sum(answer)", _printed("NOT YET: no answer yet\n")),
         _code("#| output: true\nch3.check_sum(answer)", _printed("NOT YET: asked to be shown\n")),
-        nbformat.v4.new_markdown_cell("::: {.callout-tip collapse=\"true\"}\n## Solution"),
+        nbformat.v4.new_markdown_cell('::: {.callout-tip collapse="true"}\n## Solution'),
         _code("answer = 2\nch3.check_sum(answer)", _printed("PASSED: the sum\n")),
         nbformat.v4.new_markdown_cell(":::\n\n## Summary"),
     )
@@ -63,16 +66,21 @@ def test_a_check_of_the_reader_s_answer_is_shown_without_output_and_its_solution
 
 
 def test_a_labelled_cell_is_named_by_its_label_and_a_figure_cell_by_its_float_only(tmp_path):
-    nb = _notebook(_code("#| label: lst-loop\nfor step in range(3):\n    pass"),
-                   _code("#| label: tbl-t\n#| tbl-cap: \"T.\"\nshow()", _printed("| a |\n")))
+    nb = _notebook(
+        _code("#| label: lst-loop\nfor step in range(3):\n    pass"),
+        _code('#| label: tbl-t\n#| tbl-cap: "T."\nshow()', _printed("| a |\n")),
+    )
     markdown = _markdown(nb, tmp_path)
     assert ":::: {#lst-loop .cell}" in markdown
     assert ":::: {.cell}" in markdown and "::: {#tbl-t .rlbook-table}" in markdown
 
 
 def test_code_fold_true_folds_closed_show_folds_open_and_false_does_not_fold(tmp_path):
-    nb = _notebook(_code("#| code-fold: true\nclosed = 1"), _code("shown = 1"),
-                   _code("#| code-fold: false\n#| code-summary: \"Loop\"\nplain = 1"))
+    nb = _notebook(
+        _code("#| code-fold: true\nclosed = 1"),
+        _code("shown = 1"),
+        _code('#| code-fold: false\n#| code-summary: "Loop"\nplain = 1'),
+    )
     markdown = _markdown(nb, tmp_path)
     closed, shown, plain = markdown.split(":::: {.cell}")[1:]
     assert '<details class="code-fold">' in closed and "closed = 1" in closed

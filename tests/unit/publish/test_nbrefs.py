@@ -1,4 +1,5 @@
 """Labels numbered from the ``.qmd`` sources and references as text (rlbook.publish.nbrefs)."""
+
 from __future__ import annotations
 
 from rlbook.publish.config import Page
@@ -36,20 +37,30 @@ table()
 
 def test_a_chapter_numbers_sections_figures_and_tables_as_the_website():
     labels = page_labels(Page("chapters/03-loops.qmd", "main", "3", "Loops"), CHAPTER)
-    assert labels == {"fig-one": "Figure 3.1", "tbl-one": "Table 3.1", "fig-two": "Figure 3.2",
-                      "sec-loops": "Chapter 3", "sec-first": "Section 3.1", "sec-second": "Section 3.2"}
+    assert labels == {
+        "fig-one": "Figure 3.1",
+        "tbl-one": "Table 3.1",
+        "fig-two": "Figure 3.2",
+        "sec-loops": "Chapter 3",
+        "sec-first": "Section 3.1",
+        "sec-second": "Section 3.2",
+    }
 
 
 def test_an_appendix_is_lettered_and_an_unnumbered_page_keeps_its_titles():
-    assert page_labels(Page("a.qmd", "appendix", "A", "T"), "# T {#sec-t}\n\n## S {#sec-s}\n") == \
-        {"sec-t": "Appendix A", "sec-s": "Section A.1"}
+    assert page_labels(Page("a.qmd", "appendix", "A", "T"), "# T {#sec-t}\n\n## S {#sec-s}\n") == {
+        "sec-t": "Appendix A",
+        "sec-s": "Section A.1",
+    }
     assert page_labels(Page("p.qmd", "front", None, "P"), "# Preface {#sec-p .unnumbered}\n") == {"sec-p": "Preface"}
 
 
 def test_references_in_code_are_left_alone():
     text = "See @fig-one.\n\n```python\nx = '@fig-one'\n```\n\nand `@fig-one`."
-    assert resolve_crossrefs(text, {"fig-one": "Figure 1.1"}) == \
-        "See Figure 1.1.\n\n```python\nx = '@fig-one'\n```\n\nand `@fig-one`."
+    assert (
+        resolve_crossrefs(text, {"fig-one": "Figure 1.1"})
+        == "See Figure 1.1.\n\n```python\nx = '@fig-one'\n```\n\nand `@fig-one`."
+    )
     assert [("a `b` c")[a:b] for a, b in prose_spans("a `b` c")] == ["a ", " c"]
 
 

@@ -7,6 +7,7 @@ pre-render step writes the notebook into the site, not Quarto), and a page is
 linked only when its notebook is in the output folder (issue 43: a notebook
 left in ``_build/`` by an earlier build gave links that answered 404).
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -27,8 +28,13 @@ def _render(tmp_path, markdown: str, where: str = "_book/notebooks") -> str:
     (tmp_path / where / "01-x.ipynb").write_text("{}")
     wrapper = tmp_path / "wrapper.lua"
     wrapper.write_text(PREAMBLE.format(project=tmp_path, filter=ASSETS / "notebook-link.lua"))
-    done = subprocess.run([pandoc_path(), "-f", "markdown", "-t", "html", "--wrap=none", "--lua-filter", str(wrapper)],
-                          input=markdown, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [pandoc_path(), "-f", "markdown", "-t", "html", "--wrap=none", "--lua-filter", str(wrapper)],
+        input=markdown,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout
 
 
@@ -36,8 +42,10 @@ def test_a_page_with_code_cells_links_its_notebook_and_tells_quarto_not_to_resol
     html = _render(tmp_path, "# One {#sec-one}\n\n::: {.cell}\n```python\nx = 1\n```\n:::\n")
     first, link, *_ = html.split("\n")
     assert first.startswith("<h1")
-    assert link == ('<p><a href="../notebooks/01-x.ipynb" class="notebook-download" download=""'
-                    ' data-noresolveinput="">Download this chapter as a notebook</a></p>')
+    assert link == (
+        '<p><a href="../notebooks/01-x.ipynb" class="notebook-download" download=""'
+        ' data-noresolveinput="">Download this chapter as a notebook</a></p>'
+    )
 
 
 def test_a_page_without_code_cells_gets_no_link(tmp_path):

@@ -1,5 +1,6 @@
 """rlbook.publish.page: tables and display equations get boxes that scroll on their own, a figure's panels a row
 of their own, names in code break only between their parts, and tables size their columns to their content."""
+
 from __future__ import annotations
 
 import json

@@ -1,11 +1,12 @@
 """rlbook.publish.page_rules: a chapter page loads its facts once and only refers to them."""
+
 from __future__ import annotations
 
 from rlbook.publish.config import Page
 from rlbook.publish.page_rules import page_rule_problems
 
 PAGE = Page("chapters/01-a.qmd", "main", "1", "A")
-GOOD = '''# A {#sec-a}
+GOOD = """# A {#sec-a}
 
 ```{python}
 #| include: false
@@ -26,7 +27,7 @@ figures.plot(F.curve);
 def my_answer(x):
     return None
 ```
-'''
+"""
 
 
 def test_a_page_on_its_facts_is_clean():
@@ -35,15 +36,18 @@ def test_a_page_on_its_facts_is_clean():
 
 def test_computed_inline_values_are_refused():
     text = GOOD.replace("`{python} F.rate`", '`{python} f"{F.rate:.2f}"`').replace(
-        '`{python} S.kinds["uncertain"]`', "`{python} len(world.VOCAB)`")
+        '`{python} S.kinds["uncertain"]`', "`{python} len(world.VOCAB)`"
+    )
     problems = page_rule_problems(PAGE, text)
     assert len(problems) == 2 and all("not a reference into the facts" in p for p in problems)
     assert "chapters/01-a.qmd:10:" in problems[0]
 
 
 def test_a_second_hidden_cell_an_assert_and_a_helper_are_refused():
-    text = GOOD.replace("```{python}\nfigures.plot", "```{python}\n#| include: false\nassert F.rate > 0\n```\n\n"
-                        "```{python}\nhelper = lambda x: x\nfigures.plot")
+    text = GOOD.replace(
+        "```{python}\nfigures.plot",
+        "```{python}\n#| include: false\nassert F.rate > 0\n```\n\n```{python}\nhelper = lambda x: x\nfigures.plot",
+    )
     problems = page_rule_problems(PAGE, text)
     assert any("one hidden cell" in p and "2 hidden" in p for p in problems)
     assert any("an assert on the page" in p for p in problems)

@@ -1,4 +1,5 @@
 """rlbook.publish.prose: the degenerate sentences issue 45 quoted are caught, sound ones are not; counts."""
+
 from __future__ import annotations
 
 import pytest
@@ -44,16 +45,20 @@ def test_a_problem_names_page_and_sentence():
 
 
 def test_prose_text_drops_code_math_tables_and_citations():
-    markdown = ("Text with `code_span` and $x^2$ math [@key; @other] and @fig-one.\n\n"
-                "| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nx = 1\n```\n\n::: {.callout-note}\nInside.\n:::\n")
+    markdown = (
+        "Text with `code_span` and $x^2$ math [@key; @other] and @fig-one.\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nx = 1\n```\n\n::: {.callout-note}\nInside.\n:::\n"
+    )
     text = prose.prose_text(markdown)
     assert "code_span" not in text and "x^2" not in text and "key" not in text
     assert "| 1 |" not in text and "x = 1" not in text and "Inside." in text
 
 
 def test_counts_words_minutes_and_numbers_without_labels():
-    cell = ("Chapter 3 and Figure 1.2 name things; seeds 0 and 2 too. The rate is 0.48, "
-            "up from 0.31 with 95 % confidence.\n\n## Exercises\n\nNot read: 1 2 3 4 5.")
+    cell = (
+        "Chapter 3 and Figure 1.2 name things; seeds 0 and 2 too. The rate is 0.48, "
+        "up from 0.31 with 95 % confidence.\n\n## Exercises\n\nNot read: 1 2 3 4 5."
+    )
     text = prose.reading_text([cell])
     counts = prose.count("p", text)
     assert counts.numbers == 3 and counts.words == 15
@@ -70,8 +75,12 @@ def test_a_long_chapter_is_over_its_sitting():
 
 
 def test_chapter_problems_reads_executed_notebooks_and_prints_the_table():
-    nb = {"cells": [{"cell_type": "markdown", "source": "It moved by +0.0000 here. " + "a word 7 " * 260},
-                    {"cell_type": "code", "source": "x = 0 of them"}]}
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": "It moved by +0.0000 here. " + "a word 7 " * 260},
+            {"cell_type": "code", "source": "x = 0 of them"},
+        ]
+    }
     printed = []
     problems = prose.chapter_problems([("chapters/01.qmd", nb)], printed.append)
     assert any("a change of zero" in p for p in problems) and any("numbers per 100" in p for p in problems)

@@ -1,4 +1,5 @@
 """The reader's lint rules: each one catches its fault in a small page, and a clean page passes."""
+
 from __future__ import annotations
 
 import pytest
@@ -97,12 +98,16 @@ def test_a_visible_line_over_80_characters_is_reported_with_its_line_and_one_at_
     over = CLEAN.replace("rate = 0.25\n", f"rate = 0.25\n# {'x' * (MAX_VISIBLE_WIDTH - 1)}\n")
     line = over.split("\n").index(f"# {'x' * (MAX_VISIBLE_WIDTH - 1)}") + 1
     found = problems(over)
-    assert found == [(f"chapters/03-c.qmd:{line}: a line of {MAX_VISIBLE_WIDTH + 1} characters in a cell the reader "
-                      f"sees (at most {MAX_VISIBLE_WIDTH}, which the page shows without clipping); wrap it")]
+    assert found == [
+        (
+            f"chapters/03-c.qmd:{line}: a line of {MAX_VISIBLE_WIDTH + 1} characters in a cell the reader "
+            f"sees (at most {MAX_VISIBLE_WIDTH}, which the page shows without clipping); wrap it"
+        )
+    ]
 
 
 def test_long_option_lines_and_long_lines_of_hidden_cells_are_fine():
-    caption = "#| fig-cap: \"" + "a long caption " * 20 + "\""
+    caption = '#| fig-cap: "' + "a long caption " * 20 + '"'
     text = CLEAN.replace("rate = 0.25\n", f"{caption}\nrate = 0.25\n")
     text = text.replace("#| include: false\n", f"#| include: false\nx = {'1 + ' * 40}1\n")
     assert problems(text) == []
@@ -128,7 +133,7 @@ def test_answer_checks_are_the_cells_outside_any_box_that_call_a_checker():
         ("markdown", "### Exercise 3.1: a first one {#sec-x}\nDo it."),
         ("code", "print(data)"),  # what the exercise works on: shown
         ("code", "#| label: x\ncheck_sum(answer)"),
-        ("markdown", "::: {.callout-tip collapse=\"true\"}\n## Solution"),
+        ("markdown", '::: {.callout-tip collapse="true"}\n## Solution'),
         ("code", "answer = 1\nch3.check_sum(answer)"),  # the solution's check: its PASSED is shown
         ("markdown", ":::\n\n## Summary"),
         ("code", "checked = check(1)"),  # not a checker's name
@@ -150,8 +155,10 @@ def test_prose_composed_in_a_visible_cell_and_used_inline_is_reported():
 
 
 def test_wording_chosen_with_if_else_is_reported_even_in_a_hidden_cell():
-    text = CLEAN.replace('assert rate < 0.5, "the rate stays below one half"',
-                         'word = "rose" if rate > 0.2 else "fell"') + "\nIt `{python} word`.\n"
+    text = (
+        CLEAN.replace('assert rate < 0.5, "the rate stays below one half"', 'word = "rose" if rate > 0.2 else "fell"')
+        + "\nIt `{python} word`.\n"
+    )
     found = problems(text)
     assert len(found) == 1 and "word chooses the page's wording with if/else" in found[0]
 
@@ -172,8 +179,15 @@ def test_a_string_not_used_in_the_prose_is_not_wording():
     assert problems(text) == []
 
 
-@pytest.mark.parametrize("heading", ["### Exercise 1: a first one", "### Exercise 3.2: a first one",
-                                     "### Exercise: a first one", "### Exercise 3.1 a first one"])
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "### Exercise 1: a first one",
+        "### Exercise 3.2: a first one",
+        "### Exercise: a first one",
+        "### Exercise 3.1 a first one",
+    ],
+)
 def test_an_exercise_heading_out_of_the_scheme_is_reported(heading):
     found = problems(CLEAN.replace("### Exercise 3.1: a first one", heading))
     assert len(found) == 1 and "should read 'Exercise 3.1: ...'" in found[0]
@@ -203,8 +217,9 @@ def test_the_source_inside_code_spans_is_not_prose():
 
 
 def test_a_chapter_must_open_with_why_and_end_with_summary_then_exercises():
-    swapped = CLEAN.replace("## Summary\n\nShort.\n\n", "").replace("### Exercise 3.2: a second one",
-                                                                    "### Exercise 3.2: a second one\n\n## Summary\n")
+    swapped = CLEAN.replace("## Summary\n\nShort.\n\n", "").replace(
+        "### Exercise 3.2: a second one", "### Exercise 3.2: a second one\n\n## Summary\n"
+    )
     assert any("should end with 'Summary' and then 'Exercises'" in p for p in problems(swapped))
     no_why = CLEAN.replace("## Why this chapter matters", "## Motivation")
     assert any("first section should be 'Why this chapter matters'" in p for p in problems(no_why))

@@ -1,5 +1,6 @@
 """rlbook.publish.search: a Pagefind index of a small site's prose (no code, no outputs), and its failure when
 nothing can be indexed. How the index ranks is tested in Chromium (tests/browser/test_search.py)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -59,7 +60,7 @@ def _fragments(site) -> list[dict]:
     for path in (site / search.FOLDER / "fragment").glob("*.pf_fragment"):
         data = gzip.decompress(path.read_bytes())
         assert data.startswith(b"pagefind_dcd")
-        found.append(json.loads(data[len(b"pagefind_dcd"):]))
+        found.append(json.loads(data[len(b"pagefind_dcd") :]))
     return found
 
 

@@ -1,4 +1,5 @@
 """rlbook.publish.wheel: the book's package as a wheel beside the notebooks, and the notebook's first cell."""
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,13 @@ print("error:", type(result.error_in_exec).__name__ if result.error_in_exec else
 
 def run_in_ipython(source: str, hide: bool) -> list[str]:
     """What IPython shows for one cell, with ``rlbook`` importable or not."""
-    done = subprocess.run([sys.executable, "-c", RUN_CELL.format(hide=hide), json.dumps(source)],
-                          capture_output=True, text=True, check=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_CELL.format(hide=hide), json.dumps(source)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     return [line for line in done.stdout.splitlines() if line.strip()]
 
 
@@ -69,8 +75,9 @@ def test_each_student_notebook_starts_with_the_check_and_names_its_pages_extra(t
     (tmp_path / "chapters").mkdir()
     plain, extra = Page("chapters/01-a.qmd", "main", "1", "A"), Page("chapters/appendix-b.qmd", "appendix", "A", "B")
     (tmp_path / plain.source).write_text("# A\n\nText.\n\n```{python}\nx = 1\n```\n")
-    (tmp_path / extra.source).write_text("---\nrlbook-needs:\n  extra: trl\n  packages: [trl]\n---\n\n# B\n\n"
-                                         "```{python}\ny = 2\n```\n")
+    (tmp_path / extra.source).write_text(
+        "---\nrlbook-needs:\n  extra: trl\n  packages: [trl]\n---\n\n# B\n\n```{python}\ny = 2\n```\n"
+    )
     executed = {p.stem: qmd_to_notebook((tmp_path / p.source).read_text()) for p in (plain, extra)}
     notebooks = student_notebooks(tmp_path, [plain, extra], executed, pandoc_path(), None, WHEEL)
     for stem, extra_name in (("01-a", None), ("appendix-b", "trl")):

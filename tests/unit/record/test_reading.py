@@ -8,6 +8,7 @@ arbitrary JSON and a valid record with fields replaced or added, and hold
 that it either prints a record that stays on its rows and writes strict JSON
 back, or exits 2 with one line; they report how many inputs they generated.
 """
+
 from __future__ import annotations
 
 import copy
@@ -65,8 +66,10 @@ def test_an_integer_of_5000_digits_is_refused_naming_its_field():
     assert refused(with_field("seed", "9" * 5000), "field 'seed': an integer of 5000 digits").field == "seed"
 
 
-@pytest.mark.parametrize("raw, shown", [("NaN", "NaN"), ("-Infinity", "-Infinity"), ("Infinity", "Infinity"),
-                                         ("1e999", "'1e999' is too large")])
+@pytest.mark.parametrize(
+    "raw, shown",
+    [("NaN", "NaN"), ("-Infinity", "-Infinity"), ("Infinity", "Infinity"), ("1e999", "'1e999' is too large")],
+)
 def test_nan_and_infinities_are_refused_naming_their_field(raw, shown):
     err = refused(with_field("cost", f'{{"wall_seconds": {raw}, "generated_tokens": 0}}'), shown)
     assert err.field == "cost.wall_seconds"
@@ -118,14 +121,19 @@ def test_a_file_larger_than_the_bound_is_refused(tmp_path):
 def test_audit_refuses_each_hostile_file_with_one_line(tmp_path, capsys):
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
-    cases = [("/dev/zero", "a device, not a regular file"), (str(fifo), "a named pipe"),
-             (with_field("seed", "9" * 5000), "field 'seed': an integer of 5000 digits"),
-             (with_field("interrupted", "[" * 900 + "]" * 900), "nested more than"),
-             (with_field("run_name", '"\\ud800"'), "field 'run_name': holds a lone surrogate"),
-             (with_field("cost", '{"wall_seconds": NaN}'), "field 'cost.wall_seconds': NaN is not a finite number"),
-             (TEXT.replace('"seed": 0,', '"seed": 0, "seed": 1,', 1), "field 'seed': given twice"),
-             (TEXT.replace('"seed": 0,', '"seed": 0, "x\\n\\u001b[2J": 1, "x\\n\\u001b[2J": 2,', 1),
-              "field ''x\\n\\x1b[2J'': given twice")]
+    cases = [
+        ("/dev/zero", "a device, not a regular file"),
+        (str(fifo), "a named pipe"),
+        (with_field("seed", "9" * 5000), "field 'seed': an integer of 5000 digits"),
+        (with_field("interrupted", "[" * 900 + "]" * 900), "nested more than"),
+        (with_field("run_name", '"\\ud800"'), "field 'run_name': holds a lone surrogate"),
+        (with_field("cost", '{"wall_seconds": NaN}'), "field 'cost.wall_seconds': NaN is not a finite number"),
+        (TEXT.replace('"seed": 0,', '"seed": 0, "seed": 1,', 1), "field 'seed': given twice"),
+        (
+            TEXT.replace('"seed": 0,', '"seed": 0, "x\\n\\u001b[2J": 1, "x\\n\\u001b[2J": 2,', 1),
+            "field ''x\\n\\x1b[2J'': given twice",
+        ),
+    ]
     for i, (text, fragment) in enumerate(cases):
         path = text if not text.startswith("{") else str(tmp_path / f"{i}.json")
         if path != text:
@@ -165,8 +173,10 @@ def count(name: str) -> None:
 
 def strict_json(text: str):
     """``text`` parsed as JSON that holds no NaN or infinity (what ``--json`` must write)."""
+
     def refuse(constant):
         raise AssertionError(f"--json wrote {constant}")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -202,7 +212,8 @@ def test_audit_leaves_the_file_it_refuses_as_it_was(tmp_path, capsys):
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(10**30), max_value=10**30) | st.floats() | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=20)
+    max_leaves=20,
+)
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -230,11 +241,14 @@ def test_audit_of_a_record_with_a_field_replaced_or_added(field, value, extra, a
 
 
 @SETTINGS
-@given(cut=st.integers(min_value=0, max_value=len(TEXT)), insert=st.text(alphabet=string.printable + "\x1b\u2028[{\"\\",
-                                                                            max_size=12), drop=st.integers(0, 6))
+@given(
+    cut=st.integers(min_value=0, max_value=len(TEXT)),
+    insert=st.text(alphabet=string.printable + '\x1b\u2028[{"\\', max_size=12),
+    drop=st.integers(0, 6),
+)
 def test_audit_of_a_record_s_text_edited(cut, insert, drop, capsys):
     count("record text")
-    audit((TEXT[:cut] + insert + TEXT[cut + drop:]).encode("utf-8", "surrogatepass"), capsys)
+    audit((TEXT[:cut] + insert + TEXT[cut + drop :]).encode("utf-8", "surrogatepass"), capsys)
 
 
 def test_the_property_tests_ran_their_inputs():

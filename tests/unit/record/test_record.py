@@ -1,4 +1,5 @@
 """Tests for rlbook.record: schema, validation, atomic save and load, table view."""
+
 from __future__ import annotations
 
 import copy
@@ -202,4 +203,3 @@ def test_as_table_flattens_and_summarises(record):
     assert display.as_table(record)[0] == ("schema_version", "1")
     record["checkpoints"] = record["checkpoints"][:1]
     assert dict(display.as_table(record))["checkpoints"].startswith("1 entry: (step=0,")
-

@@ -6,6 +6,7 @@ serves what it holds, a file where an entry should be is replaced, a failed
 write leaves no temporary folder, a full disk is said plainly, and every file
 of an entry has the permissions of a new file.
 """
+
 from __future__ import annotations
 
 import errno

@@ -1,4 +1,5 @@
 """Training the book's runs ahead of its pages, several at a time (rlbook.runs.prefetch)."""
+
 from __future__ import annotations
 
 import os
@@ -32,7 +33,7 @@ def test_training_order_puts_parents_first_and_costly_runs_early():
     assert order[:4] == [("base", 0), ("worked-base", 0), ("base", 1), ("base", 2)]
     # Chapter 7's line trains its long pretraining while the workers train base's line, and comes after it.
     line = [pair for pair in order if prefetch.root(pair[0]) == "worked-base"]
-    assert order[-len(line) + 1:] == line[1:] and order.index(("worked-base", 1)) > order.index(("main", 2))
+    assert order[-len(line) + 1 :] == line[1:] and order.index(("worked-base", 1)) > order.index(("main", 2))
     assert order.index(("process-base", 0)) < order.index(("main", 0))  # a parent of other runs goes first
     # The other seeds of process-base only fine-tune after seed 0's pretraining: they wait behind the RL runs.
     assert order.index(("ppo", 0)) < order.index(("process-base", 1)) < order.index(("process-shaped", 1))

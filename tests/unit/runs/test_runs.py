@@ -1,4 +1,5 @@
 """The named runs and their cache (rlbook.runs), using the shared cached base and main runs of seed 0."""
+
 from __future__ import annotations
 
 import re
@@ -37,8 +38,12 @@ def test_cache_key_is_stable_and_changes_with_seed_threads_and_name():
     key = runs.cache_key("main", 0, 2)
     assert re.fullmatch(r"[0-9a-f]{16}", key)
     assert runs.cache_key("main", 0, 2) == key
-    others = {runs.cache_key("main", 1, 2), runs.cache_key("main", 0, 1), runs.cache_key("pg", 0, 2),
-              runs.cache_key("base", 0, 2)}
+    others = {
+        runs.cache_key("main", 1, 2),
+        runs.cache_key("main", 0, 1),
+        runs.cache_key("pg", 0, 2),
+        runs.cache_key("base", 0, 2),
+    }
     assert key not in others and len(others) == 4
 
 
@@ -60,20 +65,42 @@ def test_cache_key_changes_with_the_code(monkeypatch):
     assert runs.cache_key("main", 0, 2) != key
 
 
-TRAINING = {"rlbook.core.rl", "rlbook.core.train", "rlbook.core.policy", "rlbook.core.sampling", "rlbook.core.rewards",
-            "rlbook.core.advantages", "rlbook.core.losses", "rlbook.core.adamw", "rlbook.core.world",
-            "rlbook.core.evaluate", "rlbook.runs.training", "rlbook.runs.records", "rlbook.record.schema"}
+TRAINING = {
+    "rlbook.core.rl",
+    "rlbook.core.train",
+    "rlbook.core.policy",
+    "rlbook.core.sampling",
+    "rlbook.core.rewards",
+    "rlbook.core.advantages",
+    "rlbook.core.losses",
+    "rlbook.core.adamw",
+    "rlbook.core.world",
+    "rlbook.core.evaluate",
+    "rlbook.runs.training",
+    "rlbook.runs.records",
+    "rlbook.record.schema",
+}
 
 
-DISPLAY = {"rlbook.core.stats", "rlbook.record.display", "rlbook.analysis.reward_spec", "rlbook.analysis.workshop",
-           "rlbook.analysis.plots", "rlbook.cli", "rlbook.publish.build", "rlbook.runs.prefetch"}
+DISPLAY = {
+    "rlbook.core.stats",
+    "rlbook.record.display",
+    "rlbook.analysis.reward_spec",
+    "rlbook.analysis.workshop",
+    "rlbook.analysis.plots",
+    "rlbook.cli",
+    "rlbook.publish.build",
+    "rlbook.runs.prefetch",
+}
 
 
 def test_the_key_hashes_the_training_code_and_no_display_code():
     closure = set(source.import_closure(cache.TRAINING_ENTRY))
     assert TRAINING <= closure
     assert not DISPLAY & closure
-    assert not any(m.startswith(("rlbook.analysis", "rlbook.publish", "rlbook.trl", "rlbook.exercises")) for m in closure)
+    assert not any(
+        m.startswith(("rlbook.analysis", "rlbook.publish", "rlbook.trl", "rlbook.exercises")) for m in closure
+    )
     assert re.fullmatch(r"[0-9a-f]{16}", runs.code_hash())
 
 
@@ -86,8 +113,9 @@ def _edited_copy(tmp_path, module: str, addition: str):
     return root
 
 
-@pytest.mark.parametrize("module", ["rlbook.core.losses", "rlbook.core.rl", "rlbook.runs.records",
-                                    "rlbook.record.schema"])
+@pytest.mark.parametrize(
+    "module", ["rlbook.core.losses", "rlbook.core.rl", "rlbook.runs.records", "rlbook.record.schema"]
+)
 def test_editing_training_code_changes_the_key(tmp_path, module):
     edited = _edited_copy(tmp_path, module, "\n_EDITED = 1\n")
     assert source.closure_hash(cache.TRAINING_ENTRY, edited) != source.closure_hash(cache.TRAINING_ENTRY)

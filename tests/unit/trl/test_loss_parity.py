@@ -11,6 +11,7 @@ same weights as GPT-2 (:func:`rlbook.trl.to_gpt2`), gradients compared weight
 by weight. The metric tests show where a shared log name measures something
 else (:data:`rlbook.trl.METRIC_NOTES`). Nothing here trains a run.
 """
+
 from __future__ import annotations
 
 import copy
@@ -84,10 +85,18 @@ def trl_compute_loss(trainer, logp, adv, mask, old=None, ref=None, entropies=Non
     """``trainer._compute_loss`` with ``logp`` standing in for the model's per-token log-probabilities."""
     rows, width = logp.shape
     trainer._get_per_token_logps_and_entropies = lambda *a, **k: (
-        logp, torch.zeros_like(logp) if entropies is None else entropies, None)
-    inputs = {"prompt_ids": torch.zeros(rows, 1, dtype=torch.long), "prompt_mask": torch.ones(rows, 1, dtype=torch.long),
-              "completion_ids": torch.zeros(rows, width, dtype=torch.long), "completion_mask": mask.long(),
-              "advantages": adv, "num_items_in_batch": mask.sum()}
+        logp,
+        torch.zeros_like(logp) if entropies is None else entropies,
+        None,
+    )
+    inputs = {
+        "prompt_ids": torch.zeros(rows, 1, dtype=torch.long),
+        "prompt_mask": torch.ones(rows, 1, dtype=torch.long),
+        "completion_ids": torch.zeros(rows, width, dtype=torch.long),
+        "completion_mask": mask.long(),
+        "advantages": adv,
+        "num_items_in_batch": mask.sum(),
+    }
     if old is not None:
         inputs["old_per_token_logps"] = old
     if ref is not None:
@@ -100,8 +109,9 @@ def trl_compute_loss(trainer, logp, adv, mask, old=None, ref=None, entropies=Non
 
 def rlbook_loss(cfg, logp, old, adv, mask, ref):
     """The loss :func:`rlbook.core.rl.update` minimises, on given log-probabilities."""
-    loss, stats = losses.token_loss(cfg.loss, logp, old, adv, mask, how=cfg.aggregation, max_tokens=cfg.budget,
-                                    **cfg.loss_params())
+    loss, stats = losses.token_loss(
+        cfg.loss, logp, old, adv, mask, how=cfg.aggregation, max_tokens=cfg.budget, **cfg.loss_params()
+    )
     kl = losses.aggregate(losses.kl_k3(logp, ref), mask, cfg.aggregation, cfg.budget)
     if not cfg.kl_beta:
         return loss, stats, kl
@@ -131,8 +141,9 @@ def tensor_parity(cfg, seed: int) -> tuple[float, float, float]:
     ours.backward()
     theirs_logp = logp.clone().requires_grad_(True)
     trainer = trainer_for(cfg)
-    theirs = trl_compute_loss(trainer, theirs_logp, adv, mask, old if cfg.updates_per_batch > 1 else None,
-                              ref if cfg.kl_beta else None)
+    theirs = trl_compute_loss(
+        trainer, theirs_logp, adv, mask, old if cfg.updates_per_batch > 1 else None, ref if cfg.kl_beta else None
+    )
     theirs.backward()
     grad = float((ours_logp.grad - theirs_logp.grad).abs().max())
     if cfg.loss == "pg":  # rlbook's value is -A logp, TRL's -A ratio with ratio 1: -A
@@ -165,7 +176,7 @@ def test_trls_default_kl_has_another_gradient_the_issues_example():
     trainer.args.use_bias_correction_kl = tb.grpo_kwargs(cfg)["use_bias_correction_kl"]
     ours = logp0.clone().requires_grad_(True)
     rlbook_loss(cfg, ours, logp0, adv, mask, ref)[0].backward()
-    assert ours.grad[0, :2] == pytest.approx([0.1 * (1 - torch.e ** -1) / 2] * 2)  # 0.0316
+    assert ours.grad[0, :2] == pytest.approx([0.1 * (1 - torch.e**-1) / 2] * 2)  # 0.0316
     assert grads[False] == pytest.approx(ours.grad[0, :2].tolist(), abs=1e-15)
     assert grads[True] == pytest.approx([0.1 * 1.0 / 2] * 2)  # beta x (logp - ref) / 2 tokens = 0.0500
 
@@ -190,9 +201,14 @@ def model_parity(cfg, seed: int = 0) -> tuple[float, float]:
 
     trainer = trainer_for(cfg, copy.deepcopy(policy))
     trainer.model.zero_grad()
-    inputs = {"prompt_ids": rollouts.prompt_ids, "prompt_mask": torch.ones_like(rollouts.prompt_ids),
-              "completion_ids": rollouts.tokens, "completion_mask": rollouts.mask.long(), "advantages": adv,
-              "num_items_in_batch": rollouts.mask.sum()}
+    inputs = {
+        "prompt_ids": rollouts.prompt_ids,
+        "prompt_mask": torch.ones_like(rollouts.prompt_ids),
+        "completion_ids": rollouts.tokens,
+        "completion_mask": rollouts.mask.long(),
+        "advantages": adv,
+        "num_items_in_batch": rollouts.mask.sum(),
+    }
     if cfg.updates_per_batch > 1:
         inputs["old_per_token_logps"] = rollouts.logprobs
     if cfg.kl_beta:
@@ -200,11 +216,14 @@ def model_parity(cfg, seed: int = 0) -> tuple[float, float]:
     loss = trainer._compute_loss(trainer.model, inputs)
     loss.backward()
     theirs = dict(trainer.model.named_parameters())
-    worst = max(float((ours[a] - (theirs[b].grad.t() if flip else theirs[b].grad)).abs().max())
-                for a, b, flip in weight_names(policy.cfg))
+    worst = max(
+        float((ours[a] - (theirs[b].grad.t() if flip else theirs[b].grad)).abs().max())
+        for a, b, flip in weight_names(policy.cfg)
+    )
     if cfg.loss == "pg":  # TRL's value: -A x ratio with ratio 1
-        expected = -losses.aggregate(adv[:, None].expand_as(rollouts.logprobs), rollouts.mask, cfg.aggregation,
-                                     cfg.budget)
+        expected = -losses.aggregate(
+            adv[:, None].expand_as(rollouts.logprobs), rollouts.mask, cfg.aggregation, cfg.budget
+        )
         return abs(float(loss.detach() - expected)), worst
     return abs(float(loss.detach()) - stats["loss"]), worst
 
@@ -273,11 +292,25 @@ def grpo_trainer(kwargs: dict, policy: Policy, out: str):
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
-    args = GRPOConfig(output_dir=out, seed=0, use_cpu=True, bf16=False, fp16=False, logging_steps=1,
-                      report_to="none", save_strategy="no", disable_tqdm=True, **kwargs)
-    return GRPOTrainer(model=tb.to_gpt2(policy), reward_funcs=_Rewards(), args=args,
-                       train_dataset=Dataset.from_dict({"prompt": ["U:3+4?|A:", "U:9+8?|A:"]}),
-                       processing_class=tb.char_tokenizer())
+    args = GRPOConfig(
+        output_dir=out,
+        seed=0,
+        use_cpu=True,
+        bf16=False,
+        fp16=False,
+        logging_steps=1,
+        report_to="none",
+        save_strategy="no",
+        disable_tqdm=True,
+        **kwargs,
+    )
+    return GRPOTrainer(
+        model=tb.to_gpt2(policy),
+        reward_funcs=_Rewards(),
+        args=args,
+        train_dataset=Dataset.from_dict({"prompt": ["U:3+4?|A:", "U:9+8?|A:"]}),
+        processing_class=tb.char_tokenizer(),
+    )
 
 
 def one_logged_step(cfg) -> dict:
@@ -308,8 +341,9 @@ def test_at_temperature_other_than_1_the_bridge_refuses_because_trl_trains_at_t(
         tb.grpo_kwargs(replace(cfg, temperature=0.5))
     torch.manual_seed(0)
     policy = Policy(PolicyConfig(block_size=24))
-    rollouts = sample(policy, ["U:3+4?|A:"] * 2, n=4, budget=cfg.budget, temperature=0.5,
-                      generator=torch.Generator().manual_seed(0))
+    rollouts = sample(
+        policy, ["U:3+4?|A:"] * 2, n=4, budget=cfg.budget, temperature=0.5, generator=torch.Generator().manual_seed(0)
+    )
     from rlbook.core.packing import generated_logprobs
 
     with torch.no_grad():
@@ -320,8 +354,9 @@ def test_at_temperature_other_than_1_the_bridge_refuses_because_trl_trains_at_t(
         with quiet_trl(), tempfile.TemporaryDirectory() as out:
             trainer = grpo_trainer({**tb.grpo_kwargs(cfg, prompts_per_step=2), "temperature": t}, policy, out)
         with torch.no_grad():
-            at[t] = trainer._get_per_token_logps_and_entropies(trainer.model, ids, torch.ones_like(ids),
-                                                                rollouts.tokens.shape[1])[0]
+            at[t] = trainer._get_per_token_logps_and_entropies(
+                trainer.model, ids, torch.ones_like(ids), rollouts.tokens.shape[1]
+            )[0]
     m = rollouts.mask
     assert float((at[1.0] - trained)[m].abs().max()) < TOL  # at T = 1 the two libraries train on the same numbers
     assert float((at[0.5] - trained)[m].abs().max()) > 0.1  # at T = 0.5 TRL trains on the sampling log-probs

@@ -4,6 +4,7 @@ The translation, the reward function and the audit readers need no TRL and
 always run. The tests that build a tokenizer, a GPT-2 model or a
 GRPOTrainer skip cleanly when the ``trl`` extra is not installed.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -42,7 +43,12 @@ def test_each_choice_translates_to_its_trl_value():
     assert tb.grpo_kwargs(replace(MAIN, advantage="group_std"))["scale_rewards"] == "group"
     assert tb.grpo_kwargs(replace(MAIN, advantage="batch_std"))["scale_rewards"] == "batch"
     cispo = tb.grpo_kwargs(replace(MAIN, loss="cispo", updates_per_batch=4, steps=60))
-    assert (cispo["loss_type"], cispo["epsilon_high"], cispo["num_iterations"], cispo["max_steps"]) == ("cispo", 4.0, 4, 240)
+    assert (cispo["loss_type"], cispo["epsilon_high"], cispo["num_iterations"], cispo["max_steps"]) == (
+        "cispo",
+        4.0,
+        4,
+        240,
+    )
     assert cispo["warmup_steps"] == 40  # the warm-up counts optimiser steps in TRL, RL steps in rlbook
     assert tb.grpo_kwargs(replace(MAIN, warmup=0))["lr_scheduler_type"] == "constant"
     kl = tb.grpo_kwargs(replace(MAIN, kl_beta=0.1, reward_scale=10.0, eps_high=0.28))
@@ -56,15 +62,18 @@ def test_batch_splits_over_processes_or_says_why_not():
         tb.grpo_kwargs(MAIN, processes=7)
 
 
-@pytest.mark.parametrize("cfg, words", [
-    (replace(MAIN, stale=4), "stale"),
-    (replace(MAIN, selection="accepted"), "selection"),
-    (replace(MAIN, loss="pg", updates_per_batch=4), "updates_per_batch is 1"),
-    (replace(MAIN, loss="cispo", aggregation="seq_mean"), "aggregates over tokens"),
-    (replace(MAIN, verifier="judge"), "not a learned judge"),
-    (replace(MAIN, advantage="rloo", group_size=1), "groups of at least 2"),
-    (replace(MAIN, world="worked", budget=24), "rotary positions"),
-])
+@pytest.mark.parametrize(
+    "cfg, words",
+    [
+        (replace(MAIN, stale=4), "stale"),
+        (replace(MAIN, selection="accepted"), "selection"),
+        (replace(MAIN, loss="pg", updates_per_batch=4), "updates_per_batch is 1"),
+        (replace(MAIN, loss="cispo", aggregation="seq_mean"), "aggregates over tokens"),
+        (replace(MAIN, verifier="judge"), "not a learned judge"),
+        (replace(MAIN, advantage="rloo", group_size=1), "groups of at least 2"),
+        (replace(MAIN, world="worked", budget=24), "rotary positions"),
+    ],
+)
 def test_choices_without_a_trl_equivalent_are_refused(cfg, words):
     with pytest.raises(ValueError, match=words):
         tb.grpo_kwargs(cfg)
@@ -75,7 +84,9 @@ def test_choice_tables_cover_every_rlbook_name():
     assert set(tb.AGGREGATION_TO_LOSS_TYPE) == set(losses.AGGREGATIONS)
     assert set(tb.LOSS_NOTES) == set(losses.LOSSES)
     named = {row[1].strip("`") for row in tb.choice_rows() if row[2] != tb.NO_EQUIVALENT}
-    assert named == set(advantages.ADVANTAGE_METHODS) | set(losses.AGGREGATIONS) | set(losses.LOSSES) | set(losses.KL_ESTIMATORS)
+    assert named == set(advantages.ADVANTAGE_METHODS) | set(losses.AGGREGATIONS) | set(losses.LOSSES) | set(
+        losses.KL_ESTIMATORS
+    )
     bib = (Path(__file__).resolve().parents[3] / "references.bib").read_text()
     assert all("{" + row[4] + "," in bib for row in tb.choice_rows() if row[4])
 
@@ -119,8 +130,13 @@ def test_reward_decodes_ids_so_the_end_mark_counts():
     entry = reward.rollouts[0]
     assert entry["statuses"] == ["accepted", "incorrect", "incomplete", "malformed"]
     assert entry["completions"] == ["7#", "8#", "7", "07#"] and entry["step"] == 1
-    assert logged == {"verifier/accepted": 0.25, "verifier/incorrect": 0.25, "verifier/malformed": 0.25,
-                      "verifier/incomplete": 0.25, "verifier/unverifiable": 0.0}
+    assert logged == {
+        "verifier/accepted": 0.25,
+        "verifier/incorrect": 0.25,
+        "verifier/malformed": 0.25,
+        "verifier/incomplete": 0.25,
+        "verifier/unverifiable": 0.0,
+    }
     assert reward.__name__ == "exact"
 
 
@@ -134,9 +150,17 @@ def test_scoring_trls_text_would_pay_nothing():
 def _captured() -> list[dict]:
     """Two groups of two: 3+4 answered right twice (all right), 9+8 once right, once wrong (mixed)."""
     texts = ["7#", "7#", "17#", "16#"]
-    return [{"step": 1, "prompts": [P34, P34, P98, P98], "completion_ids": [encode(t) for t in texts],
-             "completions": texts, "trl_completions": [t[:-1] for t in texts], "rewards": [1.0, 1.0, 1.0, 0.0],
-             "statuses": ["accepted", "accepted", "accepted", "incorrect"]}]
+    return [
+        {
+            "step": 1,
+            "prompts": [P34, P34, P98, P98],
+            "completion_ids": [encode(t) for t in texts],
+            "completions": texts,
+            "trl_completions": [t[:-1] for t in texts],
+            "rewards": [1.0, 1.0, 1.0, 0.0],
+            "statuses": ["accepted", "accepted", "accepted", "incorrect"],
+        }
+    ]
 
 
 def test_stored_rollouts_have_the_shape_of_run_rollouts():
@@ -157,16 +181,37 @@ def test_rows_that_are_not_groups_are_refused():
 def test_rollout_audit_counts_zero_variance_groups_and_statuses():
     (row,) = tb.rollout_audit(tb.stored_rollouts(_captured(), 2, 4))
     assert row["reward_mean"] == 0.75 and row["completion_len"] == 2.5
-    assert (row["zero_variance_frac"], row["zero_variance_all_right"], row["zero_variance_all_wrong"]) == (0.5, 0.5, 0.0)
+    assert (row["zero_variance_frac"], row["zero_variance_all_right"], row["zero_variance_all_wrong"]) == (
+        0.5,
+        0.5,
+        0.0,
+    )
     assert (row["accepted_rate"], row["incorrect_rate"], row["incomplete_rate"]) == (0.75, 0.25, 0.0)
 
 
 def _log() -> list[dict]:
-    entry = {"loss": 0.01, "grad_norm": 2.0, "learning_rate": 3e-4, "reward": 0.75, "reward_std": 0.5,
-             "frac_reward_zero_std": 0.5, "completions/mean_length": 2.5, "completions/clipped_ratio": 0.0,
-             "entropy": 0.3, "clip_ratio/region_mean": 0.0, "clip_ratio/low_mean": 0.0, "clip_ratio/high_mean": 0.0,
-             "verifier/accepted": 0.75, "verifier/incorrect": 0.25, "verifier/malformed": 0.0,
-             "verifier/incomplete": 0.0, "verifier/unverifiable": 0.0, "step_time": 0.2, "epoch": 1.0, "step": 1}
+    entry = {
+        "loss": 0.01,
+        "grad_norm": 2.0,
+        "learning_rate": 3e-4,
+        "reward": 0.75,
+        "reward_std": 0.5,
+        "frac_reward_zero_std": 0.5,
+        "completions/mean_length": 2.5,
+        "completions/clipped_ratio": 0.0,
+        "entropy": 0.3,
+        "clip_ratio/region_mean": 0.0,
+        "clip_ratio/low_mean": 0.0,
+        "clip_ratio/high_mean": 0.0,
+        "verifier/accepted": 0.75,
+        "verifier/incorrect": 0.25,
+        "verifier/malformed": 0.0,
+        "verifier/incomplete": 0.0,
+        "verifier/unverifiable": 0.0,
+        "step_time": 0.2,
+        "epoch": 1.0,
+        "step": 1,
+    }
     return [entry, {"train_runtime": 1.0, "step": 1}]
 
 
@@ -219,8 +264,11 @@ def test_the_trl_modules_import_each_other_without_a_cycle_even_for_types():
     edges = {}
     for path in folder.glob("*.py"):
         tree = ast.parse(path.read_text())
-        edges[path.stem] = {node.module for node in ast.walk(tree)
-                            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module}
+        edges[path.stem] = {
+            node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+        }
 
     def reaches(start, goal, seen=()):
         return any(n == goal or (n not in seen and reaches(n, goal, (*seen, n))) for n in edges.get(start, ()))
@@ -267,9 +315,11 @@ def test_warmup_rates_are_each_librarys_own_and_the_note_states_their_gap(trl, n
         theirs.append(opt.param_groups[0]["lr"])
         opt.step()
         schedule.step()
-    ours = [warmup_lr(cfg.lr, cfg.warmup, step) for step in range(1, cfg.steps + 1) for _ in range(cfg.updates_per_batch)]
+    ours = [
+        warmup_lr(cfg.lr, cfg.warmup, step) for step in range(1, cfg.steps + 1) for _ in range(cfg.updates_per_batch)
+    ]
     book, trl = tb.warmup_rates(cfg, span + 2)
-    assert trl == pytest.approx(theirs) and book == pytest.approx(ours[:span + 2])
+    assert trl == pytest.approx(theirs) and book == pytest.approx(ours[: span + 2])
     assert theirs[0] == 0.0 and book[-1] == trl[-1] == cfg.lr  # both end the warm-up at the full rate
     mean_gap = (sum(book[:span]) - sum(trl[:span])) / span
     denominator = int(gap.split("/ ")[1])
@@ -328,24 +378,25 @@ def _differs(cfg, key: str) -> bool:
     return getattr(cfg, key) != getattr(default, key)
 
 
-
-
 def test_the_install_hint_names_the_repository_by_its_absolute_path(tmp_path):
     from rlbook.trl.model import install_hint
 
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "constraints-trl.txt").write_text("")
     assert install_hint(tmp_path).endswith(f'%pip install -c "{tmp_path}/constraints-trl.txt" -e "{tmp_path}[trl]"')
-    assert install_hint(tmp_path / "elsewhere").endswith('in a checkout of the book: pip install -c constraints-trl.txt '
-                                                         '-e ".[trl]"')
+    assert install_hint(tmp_path / "elsewhere").endswith(
+        'in a checkout of the book: pip install -c constraints-trl.txt -e ".[trl]"'
+    )
 
 
 def test_a_table_cites_for_the_build_and_reads_author_year_elsewhere(monkeypatch, tmp_path):
     from rlbook.trl.tables import cite
 
     bib = tmp_path / "refs.bib"
-    bib.write_text("@article{a2025,\n  author = {Liu, Zichen and Chen, Changyu and Li, Wenjun},\n  year = {2025}\n}\n"
-                   "@book{b2018,\n  author = {Sutton, Richard S. and Barto, Andrew G.},\n  year = {2018}\n}\n")
+    bib.write_text(
+        "@article{a2025,\n  author = {Liu, Zichen and Chen, Changyu and Li, Wenjun},\n  year = {2025}\n}\n"
+        "@book{b2018,\n  author = {Sutton, Richard S. and Barto, Andrew G.},\n  year = {2018}\n}\n"
+    )
     monkeypatch.delenv("RLBOOK_BUILDING", raising=False)
     assert (cite("a2025", bib), cite("b2018", bib)) == ("(Liu et al. 2025)", "(Sutton and Barto 2018)")
     monkeypatch.setenv("RLBOOK_BUILDING", "1")

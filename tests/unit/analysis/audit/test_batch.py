@@ -1,4 +1,5 @@
 """An audit batch from stored steps and rescored (rlbook.analysis.audit.batch)."""
+
 from __future__ import annotations
 
 from audit_batches import EIGHT, P1, P2, batch, stored
@@ -20,5 +21,10 @@ def test_rescoring_a_fail_open_batch_with_the_exact_verifier():
     s = stored(1, [P1], ["#", "#", "7#", "8#"], verifier="fail-open")
     b = audit.from_stored(s)
     assert b.statuses == ["accepted", "accepted", "accepted", "incorrect"]
-    assert audit.from_stored(s, rw.get_verifier("exact")).statuses == ["malformed", "malformed", "accepted", "incorrect"]
+    assert audit.from_stored(s, rw.get_verifier("exact")).statuses == [
+        "malformed",
+        "malformed",
+        "accepted",
+        "incorrect",
+    ]
     assert audit.loophole_rows(b).tolist() == [True, True, False, False]

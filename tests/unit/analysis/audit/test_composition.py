@@ -1,4 +1,5 @@
 """The exploration audit's categories, duplicates and novelty (rlbook.analysis.audit.composition)."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,8 +10,16 @@ from rlbook.analysis import audit
 
 def test_categorise_applies_the_rules_in_order():
     labels = audit.categorise(batch([P1, P2], EIGHT))
-    assert labels == ["accepted", "duplicate", "incorrect", "malformed",
-                      "incorrect", "budget-stopped", "duplicate", "accepted"]
+    assert labels == [
+        "accepted",
+        "duplicate",
+        "incorrect",
+        "malformed",
+        "incorrect",
+        "budget-stopped",
+        "duplicate",
+        "accepted",
+    ]
 
 
 def test_duplicates_are_counted_within_a_group_only():
@@ -27,8 +36,14 @@ def test_repeated_malformed_answers_stay_malformed():
 
 def test_composition_shares_sum_to_one():
     shares = audit.composition(batch([P1, P2], EIGHT))
-    assert shares == {"accepted": 2 / 8, "incorrect": 2 / 8, "duplicate": 2 / 8, "malformed": 1 / 8,
-                      "budget-stopped": 1 / 8, "unverifiable": 0.0}
+    assert shares == {
+        "accepted": 2 / 8,
+        "incorrect": 2 / 8,
+        "duplicate": 2 / 8,
+        "malformed": 1 / 8,
+        "budget-stopped": 1 / 8,
+        "unverifiable": 0.0,
+    }
     assert sum(shares.values()) == pytest.approx(1.0)
 
 
@@ -58,9 +73,13 @@ def test_run_composition_over_steps():
 
 def test_sharpening_compares_first_and_late_steps():
     row = {"step": 0, "reward_mean": 0.5, "duplicate_accepted": 0.4, "accepted": 0.06, "novel_share": 0.1}
-    flow = [dict(row, step=1, novel_share=1.0), dict(row, step=2, reward_mean=0.3, novel_share=0.2),
-            dict(row, step=3), dict(row, step=4, reward_mean=0.8, duplicate_accepted=0.6, novel_share=0.0),
-            dict(row, step=5, reward_mean=0.8, duplicate_accepted=0.6, novel_share=0.0)]
+    flow = [
+        dict(row, step=1, novel_share=1.0),
+        dict(row, step=2, reward_mean=0.3, novel_share=0.2),
+        dict(row, step=3),
+        dict(row, step=4, reward_mean=0.8, duplicate_accepted=0.6, novel_share=0.0),
+        dict(row, step=5, reward_mean=0.8, duplicate_accepted=0.6, novel_share=0.0),
+    ]
     out = audit.sharpening(flow, window=2)
     assert out["reward_gain"] == pytest.approx(0.3) and out["repeat_gain"] == pytest.approx(0.2)
     assert out["novel_early"] == pytest.approx(0.15) and out["novel_late"] == 0.0 and out["accepted_late"] == 0.06

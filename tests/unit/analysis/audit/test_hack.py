@@ -1,4 +1,5 @@
 """The reward-hack detector and the loophole (rlbook.analysis.audit.hack)."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,8 +11,10 @@ from rlbook.core import rewards as rw
 
 
 def test_reward_split_and_takeover():
-    steps = [stored(1, [P1], ["7#", "8#", "8#", "#"], verifier="fail-open"),
-             stored(2, [P1], ["#", "#", "#", "7#"], verifier="fail-open")]
+    steps = [
+        stored(1, [P1], ["7#", "8#", "8#", "#"], verifier="fail-open"),
+        stored(2, [P1], ["#", "#", "#", "7#"], verifier="fail-open"),
+    ]
     assert audit.reward_split(steps[0]) == (0.25, 0.25)
     assert audit.reward_split(steps[1]) == (0.25, 0.75)
     assert audit.loophole_share(steps) == [0.25, 0.75]
@@ -20,9 +23,11 @@ def test_reward_split_and_takeover():
 
 
 def test_dip_before_takeover_finds_the_poorest_batch_before_the_loophole_paid_for_most():
-    steps = [stored(1, [P1], ["7#", "7#", "8#", "8#"], verifier="fail-open"),
-             stored(2, [P1], ["8#", "8#", "8#", "#"], verifier="fail-open"),
-             stored(3, [P1], ["#", "#", "#", "8#"], verifier="fail-open")]
+    steps = [
+        stored(1, [P1], ["7#", "7#", "8#", "8#"], verifier="fail-open"),
+        stored(2, [P1], ["8#", "8#", "8#", "#"], verifier="fail-open"),
+        stored(3, [P1], ["#", "#", "#", "8#"], verifier="fail-open"),
+    ]
     dip = audit.dip_before_takeover(steps)
     assert (dip["step"], dip["reward"], dip["share"], dip["right"]) == (2, 0.25, 0.25, 0.0)
     assert (dip["first_step"], dip["first_reward"], dip["first_right"]) == (1, 0.5, 0.5)
@@ -32,14 +37,19 @@ def test_dip_before_takeover_finds_the_poorest_batch_before_the_loophole_paid_fo
 def test_exploiting_completions_names_both_verdicts():
     s = stored(2, [P1], ["#", "#", " 7#", "7#"], verifier="fail-open")
     rows = audit.exploiting_completions(s, rw.get_verifier("fail-open"))
-    assert [(r["completion"], r["count"], r["status"]) for r in rows] == [("#", 2, "malformed"), (" 7#", 1, "malformed")]
+    assert [(r["completion"], r["count"], r["status"]) for r in rows] == [
+        ("#", 2, "malformed"),
+        (" 7#", 1, "malformed"),
+    ]
     assert "fail-open" in rows[0]["paid_reason"]
 
 
 def test_hack_report_flags_reward_without_heldout_gain():
-    evals = [{"step": 0, "train_reward": 0.7, "train_exact_reward": 0.7, "heldout_expected_reward": 0.5},
-             {"step": 5, "train_reward": 0.75, "train_exact_reward": 0.6, "heldout_expected_reward": 0.4},
-             {"step": 10, "train_reward": 0.95, "train_exact_reward": 0.1, "heldout_expected_reward": 0.0}]
+    evals = [
+        {"step": 0, "train_reward": 0.7, "train_exact_reward": 0.7, "heldout_expected_reward": 0.5},
+        {"step": 5, "train_reward": 0.75, "train_exact_reward": 0.6, "heldout_expected_reward": 0.4},
+        {"step": 10, "train_reward": 0.95, "train_exact_reward": 0.1, "heldout_expected_reward": 0.0},
+    ]
     report = audit.hack_report(evals, rise=0.1)
     assert report.flagged_step == 10 and report.diagnosis == "exploited verifier"
     assert report.reward_gain == pytest.approx(0.25) and report.heldout_gain == pytest.approx(-0.5)
@@ -62,8 +72,10 @@ def test_clearest_hacked_seed_is_the_hacked_one_whose_heldout_accuracy_ended_low
     honest = [stored(1, [P1], ["7#", "7#", "8#", "7#"], verifier="fail-open")]
 
     def evals(end: float) -> list[dict]:
-        return [{"step": step, "train_reward": 0.5, "train_exact_reward": 0.5, "heldout_expected_reward": h}
-                for step, h in ((0, 0.4), (10, end))]
+        return [
+            {"step": step, "train_reward": 0.5, "train_exact_reward": 0.5, "heldout_expected_reward": h}
+            for step, h in ((0, 0.4), (10, end))
+        ]
 
     stored_by_seed = {0: honest, 1: hacked, 2: hacked, 3: hacked}
     ends = {0: 0.0, 1: 0.2, 2: 0.01, 3: 0.01}  # seed 0 ends lowest, but its loophole never took over

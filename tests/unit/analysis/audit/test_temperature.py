@@ -1,4 +1,5 @@
 """Fresh samples at several temperatures (rlbook.analysis.audit.temperature)."""
+
 from __future__ import annotations
 
 import pytest

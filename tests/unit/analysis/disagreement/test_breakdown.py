@@ -1,4 +1,5 @@
 """The single-step verdict breakdown (rlbook.analysis.disagreement.breakdown)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """The disagreement matrix, its cells and summaries (rlbook.analysis.disagreement.counts)."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,12 +14,19 @@ def test_matrix_counts_and_kind_counts():
     judged = d.judge([P] * len(HAND), list(HAND))
     counts, rows, columns = d.matrix(judged)
     assert rows == list(d.OUTCOME_ROWS) and columns == [1.0, 0.5, 0.0]
-    assert counts.tolist() == [[1, 0, 2],   # accepted
-                               [0, 2, 1],   # incorrect: never all steps valid
-                               [2, 0, 1],   # malformed
-                               [1, 1, 0]]   # incomplete
-    assert d.kind_counts(judged) == {d.RIGHT_INVALID: 2, d.VALID_MALFORMED: 2, d.VALID_INCOMPLETE: 1,
-                                     d.PARTIAL_CREDIT: 3, d.AGREE: 3}
+    assert counts.tolist() == [
+        [1, 0, 2],  # accepted
+        [0, 2, 1],  # incorrect: never all steps valid
+        [2, 0, 1],  # malformed
+        [1, 1, 0],
+    ]  # incomplete
+    assert d.kind_counts(judged) == {
+        d.RIGHT_INVALID: 2,
+        d.VALID_MALFORMED: 2,
+        d.VALID_INCOMPLETE: 1,
+        d.PARTIAL_CREDIT: 3,
+        d.AGREE: 3,
+    }
     assert d.rate(judged, d.RIGHT_INVALID) == pytest.approx(2 / 11)
 
 
@@ -45,13 +53,21 @@ def test_kind_rate_over_training_reads_every_nth_logged_step():
     def step_log(step, texts):
         tokens = torch.full((len(texts), 8), 20, dtype=torch.uint8)
         for i, t in enumerate(texts):
-            tokens[i, :len(t)] = torch.tensor(encode(t), dtype=torch.uint8)
-        return {"step": step, "prompts": [P], "tokens": tokens,
-                "lengths": torch.tensor([len(t) for t in texts], dtype=torch.uint8)}
+            tokens[i, : len(t)] = torch.tensor(encode(t), dtype=torch.uint8)
+        return {
+            "step": step,
+            "prompts": [P],
+            "tokens": tokens,
+            "lengths": torch.tensor([len(t) for t in texts], dtype=torch.uint8),
+        }
 
     class LoggedRun:
-        rollouts = (step_log(1, ["6,12#", "7,12#"]), step_log(2, ["7,12#", "7,12#"]),
-                    step_log(3, ["6,12#", "8,12#"]), step_log(4, ["7,13#", "7,12#"]))
+        rollouts = (
+            step_log(1, ["6,12#", "7,12#"]),
+            step_log(2, ["7,12#", "7,12#"]),
+            step_log(3, ["6,12#", "8,12#"]),
+            step_log(4, ["7,13#", "7,12#"]),
+        )
 
     assert d.kind_rate_over_training(LoggedRun()) == ([1, 2, 3, 4], [0.5, 0.0, 1.0, 0.0])
     assert d.kind_rate_over_training(LoggedRun(), every=2) == ([2, 4], [0.0, 0.0])

@@ -1,4 +1,5 @@
 """Which judged rollouts chapter 2 shows (rlbook.analysis.disagreement.shown)."""
+
 from __future__ import annotations
 
 from hand_rollouts import P
@@ -9,8 +10,10 @@ from rlbook.core.world import Task
 
 def test_step_notes_and_figure_rollouts():
     judged = d.judge([P] * 3, ["7,13#", "6,12#", "7,12#"])
-    assert d.step_notes(judged[1]) == [("6", False, "step 1 6 \u2260 3+4 invalid"),
-                                       ("12", False, "step 2 12 \u2260 6+5 invalid")]
+    assert d.step_notes(judged[1]) == [
+        ("6", False, "step 1 6 \u2260 3+4 invalid"),
+        ("12", False, "step 2 12 \u2260 6+5 invalid"),
+    ]
     (missing,) = d.judge([P], ["7#"])
     assert d.step_notes(missing)[1] == ("", False, "step 2 missing")
     assert [j.completion for j in d.figure_rollouts(judged)] == ["7,12#", "6,12#"]

@@ -1,4 +1,5 @@
 """Chapter 2's tables, written from plain data as its facts hold it (rlbook.analysis.disagreement.tables)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -38,8 +39,16 @@ def test_shortcut_table_leaves_out_the_reward_and_names_verdicts_in_the_book_s_w
 
 
 def test_breakdown_tables_split_rejections_into_format_and_value():
-    row = {"samples": 6, "expected_reward": 1 / 6, "accepted": 1, "incorrect": 2, "malformed": 1, "incomplete": 2,
-           "unverifiable": 0, "right_number_rejected": 3}
+    row = {
+        "samples": 6,
+        "expected_reward": 1 / 6,
+        "accepted": 1,
+        "incorrect": 2,
+        "malformed": 1,
+        "incomplete": 2,
+        "unverifiable": 0,
+        "right_number_rejected": 3,
+    }
     assert t.breakdown_markdown({"sft": row}).splitlines()[2] == "| sft | 0.17 | 5 | 3 | 2 | 3 |"
     detail = t.breakdown_detail_markdown({"sft": row}, rw.STATUSES)
     assert detail.splitlines()[0] == "| checkpoint | accepted | wrong value | malformed | stopped by the budget |"
@@ -56,18 +65,23 @@ def test_matrix_table_from_the_facts_counts():
 def test_sample_and_block_tables():
     judged = plain(d.judge([P, P], ["6,12#", "7,13#"]))
     sample = t.sample_markdown(judged)
-    assert sample.splitlines()[2] == ("| 3+4+5 | `'6,12#'` | accepted | 0.0 | step 1 6 \u2260 3+4 invalid; "
-                                      "step 2 12 \u2260 6+5 invalid |")
+    assert sample.splitlines()[2] == (
+        "| 3+4+5 | `'6,12#'` | accepted | 0.0 | step 1 6 \u2260 3+4 invalid; step 2 12 \u2260 6+5 invalid |"
+    )
     assert "| wrong value | 0.5 |" in sample
     assert t.block_markdown(judged).splitlines()[2:] == [f"| 0 | `{P}` | `'6,12#'` |", f"| 1 | `{P}` | `'7,13#'` |"]
 
 
 def test_comparison_tables_give_means_then_seeds():
-    rows = [{"seed": s, "start_accuracy": 0.4, "end_accuracy": a, "start_validity": 0.5, "end_validity": v}
-            for s, a, v in ((0, 0.5, 0.6), (1, 0.7, 0.4))]
+    rows = [
+        {"seed": s, "start_accuracy": 0.4, "end_accuracy": a, "start_validity": 0.5, "end_validity": v}
+        for s, a, v in ((0, 0.5, 0.6), (1, 0.7, 0.4))
+    ]
     table = {"process-outcome": rows}
     labels = {"process-outcome": "outcome only"}
     assert t.comparison_markdown(table, labels).splitlines()[2] == "| outcome only | 0.40 → 0.60 | 0.50 → 0.50 |"
     detail = t.comparison_detail_markdown(table, labels).splitlines()
-    assert detail[2:] == ["| outcome only | 0 | 0.400 | 0.500 | 0.500 | 0.600 |",
-                          "| outcome only | 1 | 0.400 | 0.700 | 0.500 | 0.400 |"]
+    assert detail[2:] == [
+        "| outcome only | 0 | 0.400 | 0.500 | 0.500 | 0.600 |",
+        "| outcome only | 1 | 0.400 | 0.700 | 0.500 | 0.400 |",
+    ]

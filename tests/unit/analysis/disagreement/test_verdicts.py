@@ -1,4 +1,5 @@
 """Both verdicts of a rollout (rlbook.analysis.disagreement.verdicts), on hand-made rollouts."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,9 +27,12 @@ def test_logged_rollouts_repeats_each_group_prompt():
     texts = ["7,12#", "6,12", "9#", "10#"]
     tokens = torch.full((4, 8), 20, dtype=torch.uint8)
     for i, t in enumerate(texts):
-        tokens[i, :len(t)] = torch.tensor(encode(t), dtype=torch.uint8)
-    log = {"prompts": [P, Task((4, 5)).prompt], "tokens": tokens,
-           "lengths": torch.tensor([len(t) for t in texts], dtype=torch.uint8)}
+        tokens[i, : len(t)] = torch.tensor(encode(t), dtype=torch.uint8)
+    log = {
+        "prompts": [P, Task((4, 5)).prompt],
+        "tokens": tokens,
+        "lengths": torch.tensor([len(t) for t in texts], dtype=torch.uint8),
+    }
     prompts, completions = d.logged_rollouts(log)
     assert prompts == [P, P, Task((4, 5)).prompt, Task((4, 5)).prompt]
     assert completions == texts
