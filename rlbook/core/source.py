@@ -115,13 +115,8 @@ def import_closure(entries: tuple[str, ...], root: Path = ROOT) -> list[str]:
     return sorted(seen)
 
 
-def code_only(path: Path) -> str:
-    """The syntax tree of ``path`` with every docstring removed, dumped as text (comments are never in it).
-
-    So a key built from it moves with the code only, not with its comments,
-    docstrings or layout: the run cache's keys (:func:`closure_hash`) and the
-    TRL bridge's (:mod:`rlbook.trl.trainer`, :mod:`rlbook.trl.launch`).
-    """
+def _code_only(path: Path) -> str:
+    """The syntax tree of ``path`` with every docstring removed, dumped as text (comments are never in it)."""
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -149,7 +144,7 @@ def closure_hash(entries: tuple[str, ...], root: Path = ROOT, by_value: tuple[st
     for name in import_closure(entries, root):
         digest.update(name.encode())
         if name not in by_value:
-            digest.update(code_only(module_path(name, root)).encode())
+            digest.update(_code_only(module_path(name, root)).encode())
     return digest.hexdigest()[:16]
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rlbook.core.arguments import bounded_int
 from rlbook.core.rl import RLConfig
-from rlbook.core.source import code_only
+from rlbook.core.source import closure_hash
 from rlbook.core.world import split
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -270,14 +270,15 @@ def run_accelerate_cpu(processes: int = 2, timeout: float = 300) -> dict:
 
 
 def processes_key(processes: int, steps: int, prompts: int) -> str:
-    """Cache key of :func:`load_processes_run`: the arguments, the bridge's source, the base run and TRL's versions."""
+    """Cache key of :func:`load_processes_run`: the arguments, the code of the bridge and the rlbook modules it
+    imports (:func:`rlbook.core.source.closure_hash`: comments, docstrings and layout left out), the base run and
+    TRL's versions."""
     from rlbook import runs
 
     from .model import trl_versions
 
-    sources = [
-        hashlib.sha256(code_only(path).encode()).hexdigest() for path in sorted(Path(__file__).parent.glob("*.py"))
-    ]
+    modules = tuple(f"rlbook.trl.{p.stem}" for p in sorted(Path(__file__).parent.glob("*.py")) if p.stem != "__init__")
+    sources = closure_hash(modules)
     text = json.dumps(
         [processes, steps, prompts, sources, runs.cache_key("base", 0, runs.DEFAULT_THREADS), trl_versions()]
     )

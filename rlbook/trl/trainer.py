@@ -20,7 +20,7 @@ from rlbook import runs
 from rlbook.core import rewards as rw
 from rlbook.core.policy import Policy, weights_hash
 from rlbook.core.rl import checkpoint_eval, make_verifier
-from rlbook.core.source import code_only
+from rlbook.core.source import closure_hash
 from rlbook.core.world import decode, split
 
 from .audit import metrics_from_log, stored_rollouts
@@ -280,9 +280,9 @@ def process_summary(trainer, captured: list[dict]) -> dict:
 
 
 def run_key(spec: TRLSpec, seed: int, threads: int) -> str:
-    """Cache key of a TRL run: its spec, its ``GRPOConfig`` arguments, seed, threads, base run, the source of this
-    module and of :mod:`rlbook.trl.spec`, and the TRL versions."""
-    source = code_only(Path(__file__)) + code_only(Path(__file__).with_name("spec.py"))
+    """Cache key of a TRL run: its spec, its ``GRPOConfig`` arguments, seed, threads, base run, the code of this
+    module, of :mod:`rlbook.trl.spec` and of the rlbook modules they import (:func:`rlbook.core.source.closure_hash`:
+    comments, docstrings and layout left out), and the TRL versions."""
     text = json.dumps(
         [
             repr(spec),
@@ -290,7 +290,7 @@ def run_key(spec: TRLSpec, seed: int, threads: int) -> str:
             seed,
             threads,
             runs.cache_key(spec.base, seed, threads),
-            hashlib.sha256(source.encode()).hexdigest(),
+            closure_hash(("rlbook.trl.trainer", "rlbook.trl.spec")),
             trl_versions(),
         ]
     )

@@ -1,8 +1,8 @@
-"""What the keys hash of a source file (rlbook.core.source.code_only): its code, not its comments, docstrings or layout."""
+"""What the keys hash of a source file (rlbook.core.source._code_only): its code, not its comments, docstrings or layout."""
 
 from __future__ import annotations
 
-from rlbook.core.source import code_only
+from rlbook.core.source import _code_only as code_only
 
 
 def test_comments_docstrings_and_layout_leave_the_code_text_unchanged(tmp_path):
