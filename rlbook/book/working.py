@@ -8,15 +8,17 @@ direct answers, a budget too short for any working) and ``worked-rediscover``
 (direct-only SFT, with room for the working).
 
 The claims are those that held on seeds 0 to 2 on three numerical draws
-(this machine's default kernels, ``ATEN_CPU_CAPABILITY=avx2`` and
+(this machine's AVX-512 kernels, ``ATEN_CPU_CAPABILITY=avx2`` and
 ``default``; README, "Checking the claims on other machines"): the share of
 worked answers and the answer length rise, the style choice collapses, a
 worked answer is right more often than a direct one before RL, so the switch
-of style adds to accuracy. Held-out accuracy itself did not rise on the AVX2
-draw, where pretraining left a weaker policy, so what it did, how ``worked``
-ended against the control and what execution within a style added are worded
-from the facts (:func:`accuracy_change`, :func:`ahead`, :func:`part`), as is
-``worked-rediscover``, whose seeds parted ways on one draw (:func:`rediscovery`).
+of style adds to accuracy, and held-out accuracy rises and ends above the
+control. With the first pretraining of 1,500 steps accuracy did not rise on
+the AVX2 draw, which is why the pretraining is 2,000 steps
+(:mod:`rlbook.runs.catalogue`). How far it rose, how far ``worked`` ended
+above the control and what execution within a style added are worded from
+the facts (:func:`accuracy_change`, :func:`ahead`, :func:`part`), as is
+``worked-rediscover``, whose seeds can part ways (:func:`rediscovery`).
 """
 
 from __future__ import annotations
@@ -268,7 +270,23 @@ def part(values: list[float], seeds: tuple[int, ...]) -> str:
         "changed nothing": [s for s, v in zip(seeds, values) if v == 0],
     }
     said = phrasing.listing([f"{word} on {phrasing.seeds(where, seeds)}" for word, where in grouped.items() if where])
-    return f"{said} ({phrasing.span(list(values), '+.2f', ' to ')})"
+    return f"{said} ({phrasing.span(list(values), _signed, ' to ')})"
+
+
+def _signed(x: float) -> str:
+    """A signed change to two decimals, three where two would print a change as +0.00 or -0.00, and 0 for none."""
+    if x == 0:
+        return "0"
+    return f"{x:+.3f}" if abs(x) < 0.005 else f"{x:+.2f}"
+
+
+def against_worked(again: list[float], worked: list[float], seeds: tuple[int, ...], less: str, more: str) -> str:
+    """How a quantity of ``worked-rediscover`` compares with ``worked``'s, seed by seed: ``less`` on the seeds where
+    it is smaller, ``more`` on the others ("below `worked`'s on every seed", or both sides named)."""
+    below = [s for s, a, w in zip(seeds, again, worked) if a < w]
+    rest = [s for s in seeds if s not in below]
+    said = [f"{words} on {phrasing.seeds(where, seeds)}" for words, where in ((less, below), (more, rest)) if where]
+    return " and ".join(said)
 
 
 def _rows(by_seed: dict, seeds: tuple[int, ...], name: str) -> list[dict]:
@@ -305,6 +323,20 @@ def _phrases(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     )
     out["again_worked_right_before"] = _range([r["accuracy_worked_before"] for r in again])
     out["again_direct_right_before"] = _range([r["accuracy_direct_before"] for r in again])
+    out["again_edge"] = against_worked(
+        [r["working_pays_before"] for r in again],
+        [r["working_pays_before"] for r in worked],
+        seeds,
+        "a smaller edge than under `worked`",
+        "an edge at least as large as under `worked`",
+    )
+    out["again_share_vs"] = against_worked(
+        [r["share_after"] for r in again],
+        [r["share_after"] for r in worked],
+        seeds,
+        "below `worked`'s",
+        "level with or above `worked`'s",
+    )
     out["rediscovery"] = rediscovery({s: (r["share_before"], r["share_after"]) for s, r in zip(seeds, again)}, seeds)
     return out
 
@@ -411,6 +443,21 @@ CLAIMS = (
         _show("worked", "gain_from_switch"),
     ),
     Claim(
+        "accuracy-rises",
+        "under worked held-out accuracy rises by more than 0.1, every seed",
+        _every(lambda r: r.worked.accuracy_after - r.worked.accuracy_before > 0.1),
+        _show("worked", "accuracy_before", "accuracy_after"),
+    ),
+    Claim(
+        "beats-control",
+        "worked ends more than 0.1 above the control worked-direct in held-out accuracy, every seed",
+        _every(lambda r: r.worked.accuracy_after > r["worked-direct"].accuracy_after + 0.1),
+        lambda F: [
+            (F.by_seed[s].rows.worked.accuracy_after, F.by_seed[s].rows["worked-direct"].accuracy_after)
+            for s in F.seeds
+        ],
+    ),
+    Claim(
         "control-direct",
         "the control never has a worked answer accepted at its last checkpoint, every seed",
         _every(lambda r: r["worked-direct"].accuracy_worked_after in (None, 0.0)),
@@ -434,24 +481,6 @@ CLAIMS = (
         lambda F: [
             (F.by_seed[s].rows["worked-rediscover"].share_before, F.by_seed[s].rows.worked.share_before)
             for s in F.seeds
-        ],
-    ),
-    Claim(
-        "rediscover-pays-less",
-        "before RL worked answers beat direct ones by less after direct-only SFT than after "
-        "SFT on both styles, every seed",
-        _every(lambda r: r["worked-rediscover"].working_pays_before < r.worked.working_pays_before),
-        lambda F: [
-            (F.by_seed[s].rows["worked-rediscover"].working_pays_before, F.by_seed[s].rows.worked.working_pays_before)
-            for s in F.seeds
-        ],
-    ),
-    Claim(
-        "rediscover-below-worked",
-        "worked-rediscover ends with a smaller share of worked answers than worked, every seed",
-        _every(lambda r: r["worked-rediscover"].share_after < r.worked.share_after),
-        lambda F: [
-            (F.by_seed[s].rows["worked-rediscover"].share_after, F.by_seed[s].rows.worked.share_after) for s in F.seeds
         ],
     ),
 )

@@ -73,8 +73,21 @@ def test_part_says_where_a_part_added_and_where_it_took_away():
         == "added to accuracy on seed 2 and took accuracy away on seeds 0 and 1 (-0.10 to +0.02)"
     )
     assert (
-        working.part([0.0, -0.01], (0, 1)) == "took accuracy away on seed 1 and changed nothing on seed 0 "
-        "(-0.01 to +0.00)"
+        working.part([0.0, -0.01], (0, 1)) == "took accuracy away on seed 1 and changed nothing on seed 0 (-0.01 to 0)"
+    )
+
+
+def test_part_never_prints_a_change_as_zero():
+    assert working.part([0.004, 0.11], (0, 1)) == "added to accuracy on every seed (+0.004 to +0.11)"
+
+
+def test_against_worked_names_the_seeds_of_each_side():
+    words = ("below `worked`'s", "level with or above `worked`'s")
+    assert (
+        working.against_worked([0.5, 0.6, 0.7], [0.9, 0.9, 0.9], (0, 1, 2), *words) == "below `worked`'s on every seed"
+    )
+    assert working.against_worked([0.97, 0.6, 0.98], [0.97, 0.9, 0.99], (0, 1, 2), *words) == (
+        "below `worked`'s on seeds 1 and 2 and level with or above `worked`'s on seed 0"
     )
 
 
