@@ -21,13 +21,14 @@ from rlbook.book.prefetch import book_runs
 from rlbook.core.policy import PolicyConfig
 from rlbook.runs import prefetch
 
-from .book import all_runs, book_run
+from .book import all_runs, book_run, notebook_run_all
 from .browser import lines as browser_lines
 from .browser import measure as measure_browser
 from .kernels import (
     attention_paths,
     attention_rows,
     bound_row,
+    environment,
     fmt,
     fresh_pipeline,
     matmul_flops,
@@ -91,6 +92,8 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
             for kind, builds in (("empty", empty), ("warm", warm)):
                 report[f"book_seconds_{kind}_cache"] = spread([seconds for seconds, _ in builds])
                 report[f"book_peak_memory_mb_{kind}_cache"] = max(peak for _, peak in builds)
+            with environment(RLBOOK_CACHE=caches[-1], RLBOOK_PROGRESS="0"):
+                report["notebook_run_all_seconds"] = notebook_run_all(root / "_build" / "notebooks")
     return report
 
 
@@ -178,6 +181,8 @@ def markdown(report: dict) -> str:
                     f"(PSS) | {report[f'book_peak_memory_mb_{kind}_cache']:.0f} MB |"
                 ),
             ]
+    for name, seconds in report.get("notebook_run_all_seconds", {}).items():
+        lines.append(f"| notebook `{name}`: Run All in a fresh kernel, every run and fact cached | {seconds:.1f} s |")
     if "all_runs" in report:
         lines.append(
             f"| peak memory of a worker that trained those runs | "

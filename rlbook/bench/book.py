@@ -1,5 +1,6 @@
-"""The whole-book measurements of ``rlbook bench``: every run from an empty cache, side by side, and the whole
-book built from an empty and from a warm cache, with the memory of every process the build starts.
+"""The whole-book measurements of ``rlbook bench``: every run from an empty cache, side by side, the whole
+book built from an empty and from a warm cache, with the memory of every process the build starts, and each
+chapter notebook's Run All with every run and fact cached.
 """
 
 from __future__ import annotations
@@ -124,3 +125,27 @@ def book_run(root: Path, cache: str | None) -> tuple[float, float]:
     if build.returncode:
         raise subprocess.CalledProcessError(build.returncode, command)
     return seconds, peak
+
+
+def notebook_run_all(notebooks: Path, timeout: int = 600) -> dict[str, float]:
+    """Seconds each notebook in ``notebooks`` takes to run all its cells in a fresh kernel, by name.
+
+    What a reader waits for after Jupyter's Run All on a chapter from
+    ``_build/notebooks/`` once the book's runs and facts are cached (the
+    target is 15 s a chapter). Measured with nbclient, without JupyterLab,
+    in the environment of this process (so ``RLBOOK_CACHE`` applies); the
+    kernel's start is included, as a reader waits for it too.
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    seconds = {}
+    for path in sorted(notebooks.glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        client = NotebookClient(
+            notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        )
+        start = time.perf_counter()
+        client.execute()
+        seconds[path.stem] = time.perf_counter() - start
+    return seconds

@@ -80,6 +80,7 @@ def test_markdown_lists_every_figure_with_its_unit():
         },
         "book_seconds_empty_cache": {"median": 300.0, "min": 290.0, "max": 310.0, "n": 3},
         "book_seconds_warm_cache": {"median": 19.0, "min": 18.5, "max": 20.1, "n": 3},
+        "notebook_run_all_seconds": {"01-rl-loop": 5.84, "04-update-choices": 14.7},
         "book_peak_memory_mb_empty_cache": 1234.4,
         "book_peak_memory_mb_warm_cache": 777.0,
         "pretrain_bound": {
@@ -145,6 +146,8 @@ def test_markdown_lists_every_figure_with_its_unit():
     assert "| 2 threads over 1, sampling (same run) | 1.20x |" in text
     assert "Machine: 2 cores, torch threads per run: 1, torch t, Python 3.11, x86_64." in text
     assert "| whole book executed, warm run cache | 19 s (range 18.5-20.1, n=3) |" in text
+    assert "| notebook `01-rl-loop`: Run All in a fresh kernel, every run and fact cached | 5.8 s |" in text
+    assert "| notebook `04-update-choices`: Run All in a fresh kernel, every run and fact cached | 14.7 s |" in text
     assert (
         "| whole book, empty run cache: peak memory of the build, its workers and its kernels together (PSS) | "
         "1234 MB |"
@@ -319,3 +322,14 @@ def test_attention_paths_time_both_ways_with_and_without_a_gradient():
     rows = kernels.attention_rows(paths)
     assert rows[0].startswith("| causal attention, 8 reads of 5 positions, with its backward pass: written out | ")
     assert len(rows) == 4 and all(" ms (range " in r and r.endswith(", n=2) |") for r in rows)
+
+
+def test_run_all_times_every_notebook_in_a_fresh_kernel_by_name(tmp_path):
+    import nbformat
+
+    for name, source in (("01-one", "x = 1"), ("02-two", "import os\nprint(os.environ['RLBOOK_PROBE'])")):
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), tmp_path / f"{name}.ipynb")
+    (tmp_path / "notes.txt").write_text("not a notebook")
+    with kernels.environment(RLBOOK_PROBE="seen"):
+        seconds = book.notebook_run_all(tmp_path)
+    assert list(seconds) == ["01-one", "02-two"] and all(s > 0 for s in seconds.values())
