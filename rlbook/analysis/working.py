@@ -18,9 +18,10 @@ from their logs:
   share of worked answers, the mean length and the reward;
 - before and after RL (:func:`before_after`), and how much of the gain in
   accuracy came from writing the working more often and how much from
-  writing it better (:func:`gain_split`);
-- the figure of share, length and accuracy over the RL steps
-  (:func:`plot_working`).
+  writing it better (:func:`gain_split`).
+
+Chapter 7 draws its figures from these through :mod:`rlbook.book.working`
+and :mod:`rlbook.figures.working`.
 """
 
 from __future__ import annotations
@@ -33,16 +34,8 @@ import numpy as np
 from rlbook.core.styles import worked_rows
 from rlbook.runs import Run
 
-from . import plots
-
 WORKED_RUNS = ("worked", "worked-direct", "worked-rediscover")
 """Chapter 7's RL runs: the worked world, the direct-only control, and direct-only SFT with room for the working."""
-PANELS = (
-    ("share", "share of worked answers"),
-    ("length", "mean answer length (characters)"),
-    ("accuracy", "held-out accuracy"),
-)
-"""The quantities :func:`plot_working` draws, one panel each, with their axis labels."""
 
 
 @dataclass(frozen=True)
@@ -209,36 +202,3 @@ def seed_rows(runs: Iterable[Run]) -> list[dict]:
             }
         )
     return rows
-
-
-def plot_working(runs_by_name: dict[str, list[Run]]):
-    """Share of worked answers, mean answer length and held-out accuracy over the RL steps, one panel each.
-
-    One line per run and seed, in the run's colour (:data:`plots.RUN_COLOURS`),
-    through the held-out checkpoints; the run's name labels its first seed.
-    """
-    fig, axes = plots.figure(10, 3.4, ncols=len(PANELS))
-    for name, runs in runs_by_name.items():
-        colour = plots.RUN_COLOURS.get(name, plots.GREY)
-        for i, run in enumerate(runs):
-            curve = checkpoint_curve(run)
-            steps = [p.step for p in curve]
-            for ax, (field, _) in zip(axes, PANELS):
-                ax.plot(
-                    steps,
-                    [getattr(p, field) for p in curve],
-                    color=colour,
-                    marker="o",
-                    ms=2.5,
-                    lw=1.3,
-                    alpha=0.85,
-                    label=name if i == 0 else None,
-                )
-    for ax, (field, label) in zip(axes, PANELS):
-        ax.set_xlabel("RL step")
-        ax.set_title(label)
-        if field != "length":
-            ax.set_ylim(-0.02, 1.02)
-    axes[0].legend(loc="best", fontsize=8)
-    fig.tight_layout()
-    return fig

@@ -1,12 +1,11 @@
-"""The colours of the book's named runs (rlbook.analysis.plots)."""
+"""The house style as the analyses that still draw figures read it (rlbook.analysis.plots)."""
 
 from __future__ import annotations
 
-from rlbook import plots
+from rlbook.analysis import plots
+from rlbook.figures import style
 
 
-def test_every_named_run_has_a_colour_of_its_own():
-    from rlbook.runs import RUNS
-
-    assert set(plots.RUN_COLOURS) == set(RUNS)
-    assert len(set(plots.RUN_COLOURS.values())) == len(RUNS)
+def test_the_analyses_draw_in_the_book_s_one_style():
+    assert (plots.BLUE, plots.TEAL, plots.ORANGE) == (style.BLUE, style.TEAL, style.ORANGE)
+    assert plots.STATUS_COLOURS is style.STATUS_COLOURS and plots.figure is style.figure

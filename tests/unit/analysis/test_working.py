@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pytest
 import torch
 
@@ -153,13 +152,3 @@ def test_the_step_curve_reads_each_training_batch():
     assert curve.reward.tolist() == [0.5, 0.5]
     with pytest.raises(ValueError, match="stores no rollouts"):
         working.step_curve(run())
-
-
-def test_the_figure_draws_share_length_and_accuracy_per_run_and_seed():
-    fig = working.plot_working({"worked": [run(seed=0), run(seed=1)], "worked-direct": [run("worked-direct")]})
-    axes = fig.axes
-    assert [ax.get_title() for ax in axes] == [label for _, label in working.PANELS]
-    assert all(len(ax.lines) == 3 for ax in axes)  # three runs and seeds, one line each
-    assert axes[1].lines[0].get_ydata().tolist() == [10.0, 17.0]
-    assert [t.get_text() for t in axes[0].get_legend().get_texts()] == ["worked", "worked-direct"]
-    plt.close(fig)

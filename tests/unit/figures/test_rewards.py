@@ -9,7 +9,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from rlbook.analysis.plots import RUN_COLOURS
 from rlbook.figures import rewards as fr
 from rlbook.figures import style
 
@@ -116,7 +115,3 @@ def test_comparison_draws_three_panels_of_each_seed_and_the_mean():
     bad["process-shaped"][1] = {**bad["process-shaped"][1], "batch_steps": [4, 12]}
     with pytest.raises(ValueError, match="share their steps"):
         fr.comparison(bad, labels)
-
-
-def test_the_runs_keep_their_colours_from_the_rest_of_the_book():
-    assert all(fr.RUN_COLOURS[name] == RUN_COLOURS[name] for name in fr.RUN_COLOURS)
