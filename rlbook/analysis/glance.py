@@ -11,9 +11,9 @@ compared with, and the notation names the rlbook object behind each symbol.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from collections.abc import Callable
 
+from rlbook.analysis import listing
 from rlbook.analysis.tables import markdown_table
 from rlbook.core import advantages, evaluate, losses, rewards, rl, sampling, world
 from rlbook.core.adamw import AdamW
@@ -241,5 +241,5 @@ def algorithm_markdown(main: rl.RLConfig) -> str:
 
 
 def source_of(fn: Callable) -> str:
-    """The source of an rlbook function as the package runs it."""
-    return inspect.getsource(fn)
+    """The source of an rlbook function as the package runs it, laid out for the page (:func:`listing.listing`)."""
+    return listing.listing(fn)

@@ -310,11 +310,8 @@ class FailOpenVerifier:
         try:
             value = int(answer)
         except Exception as err:  # noqa: BLE001 - failing open on any exception is this verifier's flaw
-            return self._verdict(
-                1.0,
-                "accepted",
-                f"accepted because parsing failed (fail-open): int({_show(answer)}) raised {type(err).__name__}",
-            )
+            failure = f"int({_show(answer)}) raised {type(err).__name__}"
+            return self._verdict(1.0, "accepted", f"accepted because parsing failed (fail-open): {failure}")
         if value == task.answer:
             return self._verdict(1.0, "accepted", f"int({_show(answer)}) = {value} = {task.name}")
         return self._verdict(0.0, "incorrect", f"int({_show(answer)}) = {value} != {_expression(task)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -31,10 +32,19 @@ class CheckResult:
         return ("**Passed.** " if self.passed else "**Not yet.** ") + self.message
 
 
+PRINT_WIDTH = 80
+"""The width a verdict is printed at: the book's code column shows 80 characters without clipping."""
+
+
 def verdict(passed: bool, message: str) -> CheckResult:
-    """A CheckResult, printed so the reader sees it whether or not it is the cell's last value."""
+    """A CheckResult, printed so the reader sees it whether or not it is the cell's last value.
+
+    Printed wrapped at :data:`PRINT_WIDTH`, its continuation lines indented,
+    so that it fits the page's output box; the message itself is unchanged.
+    """
     result = CheckResult(passed, message)
-    print(result)
+    for line in str(result).splitlines() or [""]:
+        print(textwrap.fill(line, PRINT_WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False))
     return result
 
 

@@ -13,12 +13,12 @@ junk (:func:`all_exercises`).
 from __future__ import annotations
 
 import importlib
-import inspect
 import pkgutil
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from rlbook.analysis.listing import listing
 
 from . import CheckResult
 
@@ -53,8 +53,8 @@ class Exercise:
         return self.check(answer, *inputs)
 
     def source(self) -> str:
-        """The reference solution's source, as the page shows it."""
-        return textwrap.dedent(inspect.getsource(self.reference))
+        """The reference solution's source, as the page shows it (laid out for its column, :mod:`.listing`)."""
+        return listing(self.reference)
 
 
 class ReferenceFailed(AssertionError):

@@ -131,10 +131,11 @@ NAME = r"""
 """
 
 OPEN_ALL_CODE = r"""() => {
-  document.querySelectorAll('details.code-fold').forEach((d) => { d.open = true; });
-  return document.querySelectorAll('details.code-fold').length;
+  document.querySelectorAll('main details').forEach((d) => { d.open = true; });
+  return document.querySelectorAll('main details').length;
 }"""
-"""Open every folded cell, so that its code is laid out and can be measured."""
+"""Open every fold of the page, folded cells and closed boxes (an exercise's solution) alike, so that what a
+reader can open is laid out and can be measured (a block in a closed box has no width to measure)."""
 
 CODE_WIDTH = (
     NAME

@@ -54,3 +54,14 @@ def test_the_real_registry_holds_every_chapter_module():
     names = registry.all_exercises()
     assert {"definitions", "rollout-labels", "advantages", "chance-of-a-right-answer"} <= set(names)
     assert all(isinstance(e.check, type(_check)) or callable(e.check) for e in names.values())
+
+
+def test_a_verdict_is_printed_to_fit_the_page_and_keeps_its_message(capsys):
+    from rlbook.exercises import PRINT_WIDTH
+
+    message = "your answer matches on every case; " * 6
+    result = verdict(True, message)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) > 1 and all(len(line) <= PRINT_WIDTH for line in printed)
+    assert printed[0].startswith("PASSED: ") and all(line.startswith("  ") for line in printed[1:])
+    assert result.message == message
