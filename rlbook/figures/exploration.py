@@ -58,6 +58,11 @@ def pass_at_k(rows: Sequence[Mapping]) -> list:
     return figures
 
 
+BAND_ALPHA = 0.75
+"""The opacity of the stacked shares: at full strength a panel filled with colour was as bright in the dark scheme
+as in the light one."""
+
+
 def _stack(row: Mapping) -> list[float]:
     return [row["malformed"] + row["budget-stopped"] if key == "unusable" else row[key] for key, _, _ in CATEGORIES]
 
@@ -65,7 +70,11 @@ def _stack(row: Mapping) -> list[float]:
 def _legend_panel(height: float = 1.5):
     fig, ax = style.panel(style.PANEL[0], height)
     ax.axis("off")
-    ax.legend([Patch(color=c) for _, _, c in CATEGORIES], [label for _, label, _ in CATEGORIES], loc="center")
+    ax.legend(
+        [Patch(color=c, alpha=BAND_ALPHA) for _, _, c in CATEGORIES],
+        [label for _, label, _ in CATEGORIES],
+        loc="center",
+    )
     return fig
 
 
@@ -77,7 +86,7 @@ def coverage(rows: Sequence[Mapping]) -> list:
     bottom = np.zeros(len(rows))
     for k, (_, _, colour) in enumerate(CATEGORIES):
         values = np.array([_stack(row)[k] for row in rows])
-        ax.bar(labels, values, bottom=bottom, color=colour, width=0.7)
+        ax.bar(labels, values, bottom=bottom, color=colour, width=0.7, alpha=BAND_ALPHA)
         bottom += values
     ax.set_xlabel("sampling temperature T")
     ax.set_ylabel("share of the rollouts")
@@ -98,7 +107,13 @@ def composition(flow: Mapping, novel: Mapping[int, Sequence[float]], steps: Sequ
     never sampled for its prompt before (every seed, from the second step on)."""
     fig, ax = style.panel()
     rows = [dict(zip(flow, values)) for values in zip(*flow.values())]
-    ax.stackplot(flow["step"], *np.array([_stack(r) for r in rows]).T, colors=[c for _, _, c in CATEGORIES], lw=0)
+    ax.stackplot(
+        flow["step"],
+        *np.array([_stack(r) for r in rows]).T,
+        colors=[c for _, _, c in CATEGORIES],
+        lw=0,
+        alpha=BAND_ALPHA,
+    )
     ax.set_xlim(flow["step"][0], flow["step"][-1])
     ax.set_ylim(0, 1)
     ax.set_xlabel("RL step")
