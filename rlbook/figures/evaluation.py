@@ -130,12 +130,12 @@ def comparisons(rows: Sequence[Mapping]):
             ms=5,
         )
     ax.axvline(0, color=style.GREY, lw=1)
-    ax.set_yticks(range(len(rows)), [r["label"] for r in rows])
+    ax.set_yticks(range(len(rows)), [r["label"].replace("; ", "\n") for r in rows])
     ax.invert_yaxis()
     ax.set_xlabel("after minus before (test accuracy)")
     handles = [ax.plot([], [], "o", color=c)[0] for c in (TASK, OTHER)]
     ax.legend(handles, ["matched", "unmatched"], loc="lower right")
-    return fig
+    return style.fit(fig)
 
 
 def slices(
@@ -164,6 +164,7 @@ def slices(
     ax.set(xlabel="held-out accuracy", xlim=(0, 1))
     handles = [ax.plot([], [], "o", color=c)[0] for c in (style.GREY, TASK)]
     ax.legend(handles, ["step 0", f"step {step}"], loc="lower right")
+    style.fit(fig_slices)
     fig_prompts, ax = style.panel(4.6, 3.6)
     before, after, carry = np.asarray(before), np.asarray(after), np.asarray(carry, dtype=bool)
     for mask, colour, label, marker in ((~carry, TASK, "no carry", "o"), (carry, OTHER, "carry", "s")):

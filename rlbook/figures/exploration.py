@@ -130,6 +130,7 @@ def composition(flow: Mapping, novel: Mapping[int, Sequence[float]], steps: Sequ
             label="one line per seed" if k == 0 else None,
         )
     ax2.set_yscale("log")
+    style.plain_log_ticks(ax2)
     ax2.set_xlabel("RL step")
     ax2.set_ylabel("novel share of the batch")
     ax2.set_title("answers never sampled before")

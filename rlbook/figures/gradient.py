@@ -64,6 +64,7 @@ def gradient_variance(offsets: Sequence[float], no_baseline: Sequence[float], gr
     ax.set_xlabel("offset c added to every reward")
     ax.set_ylabel("total variance of the estimate")
     ax.set_yscale("log")
+    style.plain_log_ticks(ax)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=1)
     return fig
 
@@ -98,10 +99,11 @@ def token_credit(rows: Sequence[Mapping]):
     Each generated character carries, beneath it, the advantage its
     log-probability is weighted by; the prompt conditions the policy but is
     not its action, so it carries none. At the right: the answer's reward and
-    how many answers of the group were the same text. Positions are in inches
-    across one panel's width.
+    how many answers of the group were the same text. Positions are in inches,
+    across a figure as wide as the longest answer needs.
     """
-    width, cell, first = style.PANEL[0], 0.56, 1.2  # inches: the panel, one character's cell, the first cell
+    cell, first = 0.56, 1.2  # inches: one character's cell, the first cell
+    width = first + max(len(r["tokens"]) for r in rows) * cell + 1.0  # and the reward's note at the right
     limit = 2.5 * (max(abs(a) for r in rows for a in r["advantages"]) or 1.0)  # pale colours: the text stays legible
     norm, cmap = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit), plt.get_cmap("PuOr")
     height = 0.62 * len(rows) + 0.2

@@ -113,10 +113,12 @@ def temperature(data: Mapping, names: Mapping[str, str], heldout_label: str, sam
 def spread(data: Mapping):
     """The spread of a sampled estimate against the number of samples, with the binomial prediction."""
     fig, ax = style.panel(4.6, 3.2)
-    ax.plot(data["ns"], data["binomial"], color=style.GREY, lw=1.2, label=r"$\sqrt{p(1-p)/n}$")
+    ax.plot(data["ns"], data["binomial"], color=style.GREY, lw=1.2, label="√(p(1 − p)/n)")
     ax.plot(data["ns"], data["sd"], "o", color=style.PURPLE, label=f"{data['repeats']} estimates per n")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    style.plain_log_ticks(ax, "x")
+    style.plain_log_ticks(ax, "y")
     ax.set_xlabel("samples per estimate n")
     ax.set_ylabel("spread of the estimate")
     ax.legend()
@@ -142,7 +144,7 @@ def update(rows: Sequence[Sequence]):
     patch = plt.Rectangle
     handles = [patch((0, 0), 1, 1, color=style.GREY, alpha=0.4), patch((0, 0), 1, 1, color=style.GREY)]
     ax.legend(handles, ["before the step", "after the step"], loc="lower right")
-    return fig
+    return style.fit(fig)
 
 
 def learning_curve(curves: Sequence[Mapping]):

@@ -7,9 +7,13 @@ gives every SVG it publishes a dark variant with :func:`themed_svg`.
 - **Panels.** A figure is one or more panels of :data:`PANEL` size, each its
   own image: on a wide screen a figure's panels sit side by side across the
   text column and its margin (about 900 px at 1280 px); on a phone they
-  stack, each as wide as the screen. No text is smaller than
-  :data:`MIN_FONT` points, which a panel shown at full width on a phone
-  still draws at 9 CSS pixels or more (the site's browser tests measure it).
+  stack, each shrunk to the width of its box. No text is smaller than
+  :data:`MIN_FONT` points, and no saved panel is wider than
+  :data:`MAX_WIDTH` points, so that even shrunk into the narrowest box the
+  site has (:data:`NARROWEST_PX`, a callout on a phone) a panel's text is
+  drawn at :data:`MIN_TEXT_PX` CSS pixels or more: :func:`unreadable` says
+  which panel breaks either rule (the figure tests run it on every panel
+  they draw; the site's browser tests measure the built pages).
 - **Text as text.** SVGs keep their text as ``<text>`` (``svg.fonttype:
   none``), so it stays sharp, the browser can measure it and search engines
   could read it; the fonts are a stack led by DejaVu Sans, the font
@@ -80,9 +84,24 @@ DARK_PAGE, DARK_INK = "#15181c", "#e3e6ea"
 # ---------------------------------------------------------------- sizes and the matplotlib style
 
 PANEL = (4.6, 3.2)
-"""Width and height of one panel in inches: about 390 px wide once matplotlib trims it, two fill a wide screen."""
+"""Width and height of one panel in inches: about 310 points (415 CSS px) once matplotlib trims it, two fill a
+wide screen."""
 MIN_FONT = 9
-"""The smallest text of any figure, in points: tick labels and legends. Labels and titles are larger."""
+"""The smallest text of any figure, in points: tick labels and legends. Labels and titles are larger. Math text
+(``$...$``, and the powers of ten of a log axis) draws its scripts at 70 % of this: write plain text instead
+(:func:`plain_log_ticks`, "√" rather than ``\\sqrt``)."""
+PX_PER_PT = 4 / 3
+"""CSS pixels per point: a page draws an SVG that is not shrunk at this scale (96 px to 72 pt)."""
+MIN_TEXT_PX = 9
+"""The smallest text a reader is shown, in CSS pixels at the size a figure is drawn (DESIGN.md section 10)."""
+NARROWEST_PX = 325
+"""The narrowest box the site draws a figure in, in CSS pixels: a callout's body on a 390-px phone (the 356-px
+text column less the callout's borders and padding, ``assets/book.css``). A panel wider than its box is shrunk
+to fit it."""
+MAX_WIDTH = NARROWEST_PX * MIN_FONT / MIN_TEXT_PX
+"""The widest a saved panel may be, in points (as ``savefig.bbox: tight`` trims it, with its padding): shrunk
+into :data:`NARROWEST_PX`, its :data:`MIN_FONT` text is still :data:`MIN_TEXT_PX`. A full :data:`PANEL` is
+wider: a panel's own trimmed margins, or a narrower panel, keep it under."""
 FONTS = ["DejaVu Sans", "Bitstream Vera Sans", "Verdana", "Liberation Sans", "Arial", "Helvetica", "sans-serif"]
 """The font stack written into every SVG: matplotlib measures with the first; a reader's browser takes the
 first it has, each no wider than the one before, so a label never outgrows the room it was given."""
@@ -141,6 +160,25 @@ def figure(width: float = 7, height: float = 3.6, ncols: int = 1, **kwargs):
     import matplotlib.pyplot as plt
 
     return plt.subplots(1, ncols, figsize=(width, height), **kwargs)
+
+
+def fit(fig, width: float = MAX_WIDTH):
+    """Narrow ``fig`` until it saves at most ``width`` points wide (:data:`MAX_WIDTH`): its axes give up the room,
+    its text keeps its size. Returns ``fig``.
+
+    For a panel whose labels come from the facts (long tick labels beside a
+    bar chart), whose width the drawing code cannot know in advance.
+    """
+    import io
+
+    for _ in range(8):
+        out = io.StringIO()
+        fig.savefig(out, format="svg")  # measured as saved: text is measured at the SVG's own 72 dpi
+        saved = float(_SVG_WIDTH.search(out.getvalue()).group(1))
+        if saved <= width:
+            break
+        fig.set_figwidth(fig.get_figwidth() - (saved - width + 1) / 72)
+    return fig
 
 
 def plain_log_ticks(ax, axis: str = "y") -> None:
@@ -294,3 +332,39 @@ def text_sizes(svg: str) -> list[float]:
     """Every text size of a matplotlib SVG in its own units (points): ``<text>`` and text drawn as glyphs."""
     sizes = [float(a or b) for a, b in _FONT_SIZE.findall(svg)]
     return sizes + [100 * abs(float(s)) for s in _GLYPH_SCALE.findall(svg)]
+
+
+_SVG_WIDTH = re.compile(r"<svg\b[^>]*?\bviewBox=\"[-\d.e]+[\s,]+[-\d.e]+[\s,]+([\d.e]+)")
+
+
+def drawn_text_px(svg: str, box_px: float = NARROWEST_PX) -> float | None:
+    """The smallest text of a matplotlib SVG in CSS pixels as the site draws it in a box ``box_px`` wide.
+
+    The page draws the SVG at :data:`PX_PER_PT` pixels a point, shrunk to
+    ``box_px`` if it is wider (``img { max-width: 100% }``). None for an SVG
+    without text.
+    """
+    sizes = text_sizes(svg)
+    width = _SVG_WIDTH.search(svg)
+    if not sizes or width is None:
+        return None
+    return min(sizes) * min(PX_PER_PT, box_px / float(width.group(1)))
+
+
+def unreadable(svg: str) -> str | None:
+    """Why a panel's text would be drawn under :data:`MIN_TEXT_PX` in the narrowest box, or None when it is not.
+
+    Names both causes: text smaller than :data:`MIN_FONT` points (math text's
+    scripts), and a panel wider than :data:`MAX_WIDTH` points. Used by the
+    chapters' figure tests on every panel they draw.
+    """
+    drawn = drawn_text_px(svg)
+    if drawn is None or drawn >= MIN_TEXT_PX - 1e-6:
+        return None
+    width = float(_SVG_WIDTH.search(svg).group(1))
+    causes = []
+    if min(text_sizes(svg)) < MIN_FONT:
+        causes.append(f"text of {min(text_sizes(svg)):.1f} pt, under {MIN_FONT} pt")
+    if width > MAX_WIDTH:
+        causes.append(f"{width:.0f} pt wide, over {MAX_WIDTH:.0f} pt")
+    return f"text drawn at {drawn:.1f} px in a {NARROWEST_PX}-px box ({'; '.join(causes)})"

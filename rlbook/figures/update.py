@@ -41,6 +41,7 @@ def ratio_histograms(bins: Sequence[float], histograms: Sequence[Mapping], eps: 
         ax.axvline(np.log10(cap), color=style.PURPLE, ls="--")
         ax.set_yscale("log")
         ax.set_ylim(0.8, top * 3)
+        style.plain_log_ticks(ax)
         ax.set_xlabel("log10(new / old probability)")
         ax.set_ylabel("tokens")
         steps = h["steps"]
@@ -106,6 +107,7 @@ def update_curves(panels: Sequence[Mapping]) -> list:
         else:
             ax.set_ylabel("KL (median over seeds)")
             ax.set_yscale("log")
+            style.plain_log_ticks(ax)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3)
         figures.append(fig)
     return figures

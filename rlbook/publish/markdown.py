@@ -25,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-from rlbook.figures.style import themed_svg
+from rlbook.figures.style import PX_PER_PT, themed_svg
 from rlbook.publish.config import Page
 from rlbook.publish.qmd import cell_options
 from rlbook.publish.reader import answer_checks
@@ -34,7 +34,6 @@ IMAGE_TYPES = {"image/png": "png", "image/svg+xml": "svg", "image/jpeg": "jpg"}
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 CELL_DEFAULTS = {"echo": True, "output": True, "include": True, "warning": True, "code-fold": False}
 SVG_SIZE = re.compile(r"<svg\b[^>]*?\bwidth=\"([\d.]+)(pt|px)?\"[^>]*?\bheight=\"([\d.]+)(pt|px)?\"")
-PX_PER_PT = 4 / 3
 
 
 @dataclass

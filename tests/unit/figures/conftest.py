@@ -1,15 +1,50 @@
-"""Shared checks of the chapters' figures: readable text, few series a panel, legends that cover nothing."""
+"""Shared checks of the chapters' figures: readable text, few series a panel, legends that cover nothing.
+
+Every panel that a figure test leaves open is also saved as the site saves it
+and checked with :func:`rlbook.figures.style.unreadable`: its text must be
+drawn at 9 CSS px or more even in the narrowest box the site shrinks a panel
+into, so a figure too wide, or with math text's small scripts, fails here
+before the site's browser tests find it.
+"""
 
 from __future__ import annotations
+
+import io
 
 import matplotlib
 
 matplotlib.use("Agg")
 
+import matplotlib.pyplot as plt
 import pytest
 from matplotlib.text import Text
 
 from rlbook.figures import style
+
+UNCHECKED = {"test_style.py"}
+"""Test files that draw figures outside the house style on purpose (to show what it prevents)."""
+
+
+def saved_svg(fig) -> str:
+    """``fig`` saved as the book saves it: an SVG in the house style (trimmed, text as text)."""
+    out = io.StringIO()
+    with matplotlib.rc_context(style.rc()):
+        fig.savefig(out, format="svg")
+    return out.getvalue()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """After each figure test, every panel it left open is drawn at 9 px or more in the narrowest box."""
+    result = yield
+    if item.path.name not in UNCHECKED:
+        problems = [
+            f"figure {number}: {problem}"
+            for number in plt.get_fignums()
+            if (problem := style.unreadable(saved_svg(plt.figure(number))))
+        ]
+        assert not problems, "\n".join(problems)
+    return result
 
 
 def readable(fig) -> None:
@@ -22,6 +57,7 @@ def readable(fig) -> None:
         if t.get_visible() and t.get_text() and t.get_fontsize() < style.MIN_FONT
     ]
     assert not small, f"text under {style.MIN_FONT} pt: {small[:5]}"
+    assert style.unreadable(saved_svg(fig)) is None, style.unreadable(saved_svg(fig))
     for ax in fig.axes:
         legend = ax.get_legend()
         named = [h for h in ax.get_legend_handles_labels()[1] if not h.startswith("_")]

@@ -53,10 +53,10 @@ def _drawn() -> list:
     ]
 
 
-def test_every_figure_is_one_panel_of_the_house_width():
+def test_every_figure_is_one_panel_at_most_the_house_width():
     for fig in _drawn():
         assert len(fig.axes) == 1
-        assert fig.get_size_inches()[0] == pytest.approx(style.PANEL[0])
+        assert fig.get_size_inches()[0] <= style.PANEL[0] + 1e-9  # narrowed by style.fit where labels are long
 
 
 def test_no_text_is_smaller_than_the_house_minimum():

@@ -93,6 +93,46 @@ def test_panel_and_figure_sizes(saved_rc):
     assert tuple(fig.get_size_inches()) == pytest.approx((8, 3)) and len(axes) == 2
 
 
+def test_the_widest_panel_still_draws_min_font_at_9_px_in_the_narrowest_box():
+    assert style.MAX_WIDTH * style.MIN_TEXT_PX / style.MIN_FONT == pytest.approx(style.NARROWEST_PX)
+    # The narrowest box is a callout on a 390-px phone: the text column less borders and padding.
+    assert 300 < style.NARROWEST_PX < 390 - 2 * 16
+
+
+def test_drawn_text_px_scales_points_to_pixels_and_shrinks_a_panel_wider_than_its_box(saved_rc):
+    style.style()
+    fig, ax = style.panel(3, 2)
+    ax.set_xticks([0, 1])
+    svg = _svg(fig)
+    assert style.drawn_text_px(svg) == pytest.approx(style.MIN_FONT * style.PX_PER_PT)  # drawn at full size
+    assert style.drawn_text_px(svg, box_px=100) < style.MIN_TEXT_PX  # shrunk into a narrow box
+    assert style.unreadable(svg) is None
+    assert style.drawn_text_px('<svg viewBox="0 0 10 10"></svg>') is None
+
+
+def test_unreadable_names_a_panel_too_wide_and_math_text_too_small(saved_rc):
+    style.style()
+    fig, ax = style.panel(6, 3)
+    ax.plot([1, 10, 100], [1, 2, 3], label=r"$\sqrt{p(1-p)/n}$")
+    ax.set_xscale("log")
+    ax.legend()
+    problem = style.unreadable(_svg(fig))
+    assert "wide, over 325 pt" in problem and "pt, under 9 pt" in problem
+
+
+def test_fit_narrows_a_panel_with_long_labels_to_the_widest_allowed_and_keeps_its_text_size(saved_rc):
+    style.style()
+    fig, ax = style.panel()
+    ax.barh([0, 1], [1, 2])
+    ax.set_yticks([0, 1], ["a label long enough to push the panel wide", "short"])
+    assert style.unreadable(_svg(fig)) is not None
+    style.fit(fig)
+    svg = _svg(fig)
+    width = float(re.search(r'viewBox="0 0 ([\d.]+)', svg).group(1))
+    assert width <= style.MAX_WIDTH and min(style.text_sizes(svg)) == style.MIN_FONT
+    assert style.unreadable(svg) is None and fig.get_figwidth() < style.PANEL[0]
+
+
 # ---------------------------------------------------------------- colours and colour vision
 
 
