@@ -34,6 +34,7 @@ gives every SVG it publishes a dark variant with :func:`themed_svg`.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Iterable, Sequence
 
@@ -188,12 +189,24 @@ def plain_log_ticks(ax, axis: str = "y") -> None:
     70 % of the label's size, under :data:`MIN_FONT`; the same holds for any
     sub- or superscript of math text, so a label with math needs a size of
     at least 11 points to keep its scripts readable on a phone.
+
+    An axis on which fewer than two powers of ten fall would show one label
+    or none, so there the minor ticks at 2 and 5 times a power of ten are
+    labelled as well (0.02, 0.05).
     """
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    from matplotlib.ticker import FuncFormatter
 
     target = ax.yaxis if axis == "y" else ax.xaxis
+
+    def minor(value: float, _position) -> str:
+        low, high = sorted(target.get_view_interval())
+        if low <= 0 or math.floor(math.log10(high)) - math.ceil(math.log10(low)) >= 1:  # two powers of ten or more
+            return ""
+        mantissa = round(value / 10 ** math.floor(math.log10(value) + 1e-9), 6)
+        return f"{value:g}" if mantissa in (2.0, 5.0) else ""
+
     target.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-    target.set_minor_formatter(NullFormatter())
+    target.set_minor_formatter(FuncFormatter(minor))
 
 
 def series_colours(names: Sequence[str], reference: str | None = None) -> dict[str, str]:

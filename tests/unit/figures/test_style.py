@@ -234,3 +234,15 @@ def test_a_themed_svg_is_unchanged_on_a_light_page_and_switches_its_greys_on_a_d
 def test_themed_svg_refuses_what_is_not_an_svg():
     with pytest.raises(ValueError, match="not an SVG"):
         style.themed_svg("<html><body>no drawing</body></html>")
+
+
+def test_a_log_axis_with_one_power_of_ten_labels_its_twos_and_fives_and_a_longer_one_only_its_powers():
+    fig, (short, long) = plt.subplots(1, 2)
+    for ax, (low, high) in ((short, (0.03, 0.3)), (long, (0.001, 10))):
+        ax.set_yscale("log")
+        ax.set_ylim(low, high)
+        style.plain_log_ticks(ax)
+    fig.canvas.draw()
+    minor = {ax: {t.get_text() for t in ax.get_yticklabels(minor=True)} - {""} for ax in (short, long)}
+    plt.close(fig)
+    assert {"0.05", "0.2"} <= minor[short] and not minor[long]
