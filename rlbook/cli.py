@@ -144,6 +144,12 @@ def build_parser() -> Parser:
     p.add_argument("--peer", choices=("trl",), default=None, help="also time a peer trainer on the same batch")
     p.add_argument("--write", default=None, help="write the report to this Markdown file (its folder must exist)")
     p.add_argument(
+        "--repeats",
+        type=bounded_int(1, 9),
+        default=3,
+        help="how often to repeat each whole-book measurement (1 to 9, default 3; each takes minutes)",
+    )
+    p.add_argument(
         "--browser",
         action="store_true",
         help="measure chapter 1's web workshop in headless Chromium instead (needs chromium and playwright)",

@@ -42,12 +42,12 @@ from .worked import pipeline as worked_pipeline
 from .worked import rows as worked_rows
 from .worked import without_chapter
 
-# How often the full report repeats its longest measurements: every run from an empty cache, and the whole book
-# from an empty and from a warm cache (a minute or more each).
+# How often the full report repeats its longest measurements by default: every run from an empty cache, and the whole
+# book from an empty and from a warm cache (a minute or more each); `rlbook bench --repeats N` sets it.
 WHOLE_REPEATS = 3
 
 
-def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
+def measure(quick: bool, threads: int = runs.DEFAULT_THREADS, whole_repeats: int = WHOLE_REPEATS) -> dict:
     """Every figure of the benchmark report, as a dict."""
     repeats = 2 if quick else 5
     torch.set_num_threads(threads)
@@ -80,15 +80,15 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS) -> dict:
     if not quick:
         report["machine"]["jobs"] = prefetch.usable_cores()
         report["machine"]["book_runs"] = len(book_runs())
-        report["all_runs"] = all_runs(book_runs(), threads, report["machine"]["jobs"], WHOLE_REPEATS)
+        report["all_runs"] = all_runs(book_runs(), threads, report["machine"]["jobs"], whole_repeats)
         before = without_chapter(book_runs())
         report["machine"]["runs_before_chapter"] = len(before)
-        report["runs_before_chapter"] = all_runs(before, threads, report["machine"]["jobs"], WHOLE_REPEATS)
+        report["runs_before_chapter"] = all_runs(before, threads, report["machine"]["jobs"], whole_repeats)
         root = Path(__file__).resolve().parents[2]
         with tempfile.TemporaryDirectory() as tmp:
-            caches = [str(Path(tmp) / f"empty-{i}") for i in range(WHOLE_REPEATS)]
+            caches = [str(Path(tmp) / f"empty-{i}") for i in range(whole_repeats)]
             empty = [book_run(root, cache) for cache in caches]
-            warm = [book_run(root, caches[-1]) for _ in range(WHOLE_REPEATS)]
+            warm = [book_run(root, caches[-1]) for _ in range(whole_repeats)]
             for kind, builds in (("empty", empty), ("warm", warm)):
                 report[f"book_seconds_{kind}_cache"] = spread([seconds for seconds, _ in builds])
                 report[f"book_peak_memory_mb_{kind}_cache"] = max(peak for _, peak in builds)
@@ -215,7 +215,7 @@ def main(args) -> int:
             return 2
         print(json.dumps(figures, indent=1) if args.json else "\n".join(browser_lines(figures)))
         return 0
-    report = measure(args.quick)
+    report = measure(args.quick, whole_repeats=getattr(args, "repeats", WHOLE_REPEATS))
     text = markdown(report)
     if args.write:
         Path(args.write).write_text(text)

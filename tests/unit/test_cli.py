@@ -169,12 +169,22 @@ def test_verify_still_reads_its_options_and_refuses_unknown_ones(capsys):
 def test_bench_write_checks_its_folder_before_measuring(tmp_path, monkeypatch, capsys):
     import rlbook.bench
 
-    monkeypatch.setattr(rlbook.bench, "measure", lambda quick: pytest.fail("the benchmark ran before the check"))
+    monkeypatch.setattr(rlbook.bench, "measure", lambda quick, **_: pytest.fail("the benchmark ran before the check"))
     assert_usage_error(
         *call(["bench", "--quick", "--write", str(tmp_path / "missing" / "B.md")], capsys),
         f"the folder {str(tmp_path / 'missing')!r} does not exist",
     )
     assert_usage_error(*call(["bench", "--quick", "--write", str(tmp_path)], capsys), "is a folder; name a file")
+
+
+def test_bench_repeats_the_whole_book_as_often_as_asked_within_bounds(monkeypatch, capsys):
+    import rlbook.bench
+
+    asked = []
+    monkeypatch.setattr(rlbook.bench, "measure", lambda quick, whole_repeats: asked.append(whole_repeats) or {})
+    monkeypatch.setattr(rlbook.bench, "markdown", lambda report: "report")
+    assert call(["bench", "--repeats", "1"], capsys)[0] == 0 and asked == [1]
+    assert_usage_error(*call(["bench", "--repeats", "0"], capsys), "argument --repeats: must be positive, got 0")
 
 
 def test_a_reader_that_stops_reading_ends_the_command_quietly():
