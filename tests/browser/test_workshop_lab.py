@@ -74,6 +74,12 @@ def test_one_step_at_a_time_shows_what_the_step_did_to_the_watched_sum(page, pan
     lab = _open(page, panels)
     heldout = lab.locator(".rw-sum.rw-heldout").nth(3)
     heldout.click()
+    # The click updates the panel asynchronously: wait until it shows a held-out sum, not read the old one.
+    page.wait_for_function(
+        f"(held) => held.includes({LAB}.querySelector('.rw-prompt').textContent.trim().split(/\\s+/)[0])"
+        f" && {LAB}.querySelectorAll('.rw-chip').length === 32",
+        arg=workshop_data["splits"]["heldout"],
+    )
     prompt = page.evaluate(f"{LAB}.querySelector('.rw-prompt').textContent").split()[0]
     assert prompt in workshop_data["splits"]["heldout"]
     exact = rewards.get_verifier("exact")

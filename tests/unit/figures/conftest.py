@@ -35,13 +35,18 @@ def saved_svg(fig) -> str:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """After each figure test, every panel it left open is drawn at 9 px or more in the narrowest box."""
+    """After each figure test, every panel it left open is drawn at 9 px or more in the narrowest box.
+
+    Only the figures the test opened: a test elsewhere in the suite (an
+    analysis that draws its own figure) may have left others open before it.
+    """
+    before = set(plt.get_fignums())
     result = yield
     if item.path.name not in UNCHECKED:
         problems = [
             f"figure {number}: {problem}"
             for number in plt.get_fignums()
-            if (problem := style.unreadable(saved_svg(plt.figure(number))))
+            if number not in before and (problem := style.unreadable(saved_svg(plt.figure(number))))
         ]
         assert not problems, "\n".join(problems)
     return result
