@@ -215,9 +215,9 @@ def rediscovery(shares: dict[int, tuple[float, float]], seeds: tuple[int, ...], 
     rest = [s for s in seeds if s not in took]
 
     def moves(where: list[int]) -> str:
-        return (
-            "; ".join(f"seed {s}: {_move(*shares[s])}" for s in where) if len(seeds) > 1 else _move(*shares[where[0]])
-        )
+        if len(where) == 1:  # the seed is named just before
+            return _move(*shares[where[0]])
+        return "; ".join(f"seed {s}: {_move(*shares[s])}" for s in where)
 
     if not rest:
         return f"Worked answers became the majority on {phrasing.seeds(took, seeds)} ({moves(took)})."
@@ -231,7 +231,7 @@ def rediscovery(shares: dict[int, tuple[float, float]], seeds: tuple[int, ...], 
 
 def ahead(worked: list[float], control: list[float]) -> str:
     """Where ``worked``'s final held-out accuracy ended against the control's, seed by seed, as a predicate."""
-    gaps = [w - c for w, c in zip(worked, control)]
+    gaps = [round(w, 2) - round(c, 2) for w, c in zip(worked, control)]  # as the tables print them
     side = "above" if min(gaps) > 0 else "below" if max(gaps) < 0 else None
     if side is None:
         return f"ended between {min(gaps):+.2f} and {max(gaps):+.2f} against the control, depending on the seed"

@@ -114,7 +114,7 @@ def spread(data: Mapping):
     """The spread of a sampled estimate against the number of samples, with the binomial prediction."""
     fig, ax = style.panel(4.6, 3.2)
     ax.plot(data["ns"], data["binomial"], color=style.GREY, lw=1.2, label="√(p(1 − p)/n)")
-    ax.plot(data["ns"], data["sd"], "o", color=style.PURPLE, label=f"{data['repeats']} estimates per n")
+    ax.plot(data["ns"], data["sd"], "o", color=style.PURPLE, label=f"spread of {data['repeats']} estimates")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     style.plain_log_ticks(ax, "x")

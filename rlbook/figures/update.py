@@ -37,7 +37,7 @@ def ratio_histograms(bins: Sequence[float], histograms: Sequence[Mapping], eps: 
             counts = np.asarray(h[name], dtype=float)
             ax.bar(centres, counts, width, bottom=bottom, color=colour, alpha=0.85)
             bottom += counts
-        ax.axvspan(np.log10(1 - eps), np.log10(1 + eps), color=style.BLUE, alpha=0.15)
+        ax.axvspan(np.log10(1 - eps), np.log10(1 + eps), color=style.BLUE, alpha=0.3)  # 0.15 vanished in the dark
         ax.axvline(np.log10(cap), color=style.PURPLE, ls="--")
         ax.set_yscale("log")
         ax.set_ylim(0.8, top * 3)
