@@ -165,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
         (out / "metrics.json").write_text(json.dumps(run.metrics, indent=1))
         (out / "processes.json").write_text(json.dumps(run.processes, indent=1))
         say(f"wrote {', '.join(str(out / name) for name in OUTPUTS)}")
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        # Every process waits for the others, then leaves the group: a process that exited while another still
+        # used it was once killed by gloo's teardown (SIGABRT) after the run had finished and been written.
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
     return 0
 
 
