@@ -101,12 +101,6 @@ def carry_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
     README's plain draw they started higher on two of the three, so the
     page states the comparison seed by seed rather than as a rule.
     """
-    lower = [s for s in seeds if by_seed[s]["slices"]["carry_start"] < by_seed[s]["slices"]["plain_start"]]
-    higher = [s for s in seeds if by_seed[s]["slices"]["carry_start"] > by_seed[s]["slices"]["plain_start"]]
-    level = [s for s in seeds if s not in lower and s not in higher]
-    parts = [
-        f"{what} on {phrasing.seeds(where, seeds)}"
-        for what, where in (("lower", lower), ("higher", higher), ("level", level))
-        if where
-    ]
-    return "Carry sums started " + ", ".join(parts) + "."
+    carry = [by_seed[s]["slices"]["carry_start"] for s in seeds]
+    plain = [by_seed[s]["slices"]["plain_start"] for s in seeds]
+    return "Carry sums started " + phrasing.by_side(plain, carry, seeds, "lower", "higher", "level") + "."

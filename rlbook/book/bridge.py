@@ -360,17 +360,7 @@ def who_gained_more(trl: list[float], book: list[float], seeds: tuple[int, ...])
     """
     if not len(trl) == len(book) == len(seeds):
         raise ValueError(f"one gain per seed for each trainer: {len(trl)} and {len(book)} gains for {len(seeds)} seeds")
-    parts = []
-    for name, where in (
-        ("TRL's", [s for s, t, b in zip(seeds, trl, book) if t > b]),
-        ("`rlbook`'s", [s for s, t, b in zip(seeds, trl, book) if b > t]),
-    ):
-        if where:
-            parts.append(f"{name} on {phrasing.seeds(where, seeds)}")
-    level = [s for s, t, b in zip(seeds, trl, book) if t == b]
-    if level:
-        parts.append(f"neither on {phrasing.seeds(level, seeds)}")
-    return ", ".join(parts)
+    return phrasing.by_side(trl, book, seeds, "TRL's", "`rlbook`'s", "neither")
 
 
 def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:

@@ -85,6 +85,34 @@ def direction(
     return words[0] if value > reference else words[1]
 
 
+def by_side(
+    values: Sequence[float],
+    references: Sequence[float],
+    of: Sequence[int],
+    above: str,
+    below: str,
+    level: str | None = None,
+    joiner: str = ", ",
+) -> str:
+    """The seeds ``of`` grouped by where ``values`` lies against ``references``, seed by seed, in words.
+
+    "<above> on seeds 0 and 1, <below> on seed 2": ``above`` where the value
+    is larger, ``below`` where smaller, ``level`` where equal (with ``level``
+    None, equal seeds go with ``below``); a side with no seed is left out.
+    Used wherever a page says a comparison seed by seed because it differs
+    across seeds or draws (chapters 7 and 8, the TRL appendix).
+    """
+    if not len(values) == len(references) == len(of):
+        raise ValueError(f"one value per seed: {len(values)} values and {len(references)} references, {len(of)} seeds")
+    groups: dict[str, list[int]] = {above: [], below: []}
+    if level is not None:
+        groups[level] = []
+    for seed, value, reference in zip(of, values, references):
+        side = above if value > reference else level if value == reference and level is not None else below
+        groups[side].append(seed)
+    return joiner.join(f"{word} on {seeds(where, of)}" for word, where in groups.items() if where)
+
+
 def approximately(x: float) -> str:
     """A large number to one significant figure, in words where that reads better: "about two million".
 

@@ -283,10 +283,7 @@ def _signed(x: float) -> str:
 def against_worked(again: list[float], worked: list[float], seeds: tuple[int, ...], less: str, more: str) -> str:
     """How a quantity of ``worked-rediscover`` compares with ``worked``'s, seed by seed: ``less`` on the seeds where
     it is smaller, ``more`` on the others ("below `worked`'s on every seed", or both sides named)."""
-    below = [s for s, a, w in zip(seeds, again, worked) if a < w]
-    rest = [s for s in seeds if s not in below]
-    said = [f"{words} on {phrasing.seeds(where, seeds)}" for words, where in ((less, below), (more, rest)) if where]
-    return " and ".join(said)
+    return phrasing.by_side(worked, again, seeds, less, more, joiner=" and ")
 
 
 def _rows(by_seed: dict, seeds: tuple[int, ...], name: str) -> list[dict]:

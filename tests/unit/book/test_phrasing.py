@@ -83,3 +83,16 @@ def test_direction():
 )
 def test_approximately(x, said):
     assert phrasing.approximately(x) == said
+
+
+def test_by_side_groups_the_seeds_by_where_each_value_lies():
+    assert phrasing.by_side([0.5, 0.2, 0.3], [0.4, 0.4, 0.3], (0, 1, 2), "above", "below", "level") == (
+        "above on seed 0, below on seed 1, level on seed 2"
+    )
+    assert phrasing.by_side([0.5, 0.6], [0.4, 0.4], (0, 1), "above", "below") == "above on every seed"
+    # Without a word for "level", an equal seed goes with the values below.
+    assert phrasing.by_side([0.5, 0.4], [0.4, 0.4], (0, 1), "ahead", "not ahead", joiner=" and ") == (
+        "ahead on seed 0 and not ahead on seed 1"
+    )
+    with pytest.raises(ValueError, match="one value per seed"):
+        phrasing.by_side([0.5], [0.4, 0.4], (0, 1), "above", "below")
