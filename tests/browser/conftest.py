@@ -22,21 +22,14 @@ from pathlib import Path
 import pytest
 from browser.sitekit import WIDE, Tab, served
 
+from rlbook.bench import browser as bench_browser
 from rlbook.publish.build import build_book
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("_quarto.yml", "index.qmd", "references.bib", "chapters")
 """What the whole book is built from."""
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-]
+CHROMIUM = Path(bench_browser.CHROMIUM)
+CHROMIUM_ARGS = bench_browser.CHROMIUM_ARGS  # one list of flags, the benchmark's
 
 
 @pytest.fixture(scope="session")
