@@ -20,7 +20,7 @@ from rlbook.book.claims import Claim
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core import advantages as adv
-from rlbook.core import world
+from rlbook.core import rl, world
 from rlbook.runs import MAIN, load, spec
 
 PAGE = "chapters/03-reward-to-gradient.qmd"
@@ -200,6 +200,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "n_heldout": len(world.split("heldout")),
         "eval_n": MAIN.eval_n,
         "lr": Num(MAIN.lr, "sci"),
+        "weight_decay": rl.adamw([torch.nn.Parameter(torch.zeros(1))], MAIN.lr).param_groups[0]["weight_decay"],
         "warmup": MAIN.warmup,
         "pg_steps": spec("pg").rl.steps,
         "shrink": f"{MAIN.group_size - 1}/{MAIN.group_size}",
@@ -290,6 +291,12 @@ def _every(key):
 
 
 CLAIMS = (
+    Claim(
+        "rl-adamw-is-adam",
+        "the RL runs' AdamW has no weight decay, so it is chapter 1's Adam",
+        lambda F: F.weight_decay == 0,
+        lambda F: F.weight_decay,
+    ),
     Claim(
         "loop-lands-in-main-range",
         "the minimal loop's mean over seeds ends within main's seed range",
