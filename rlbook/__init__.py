@@ -14,13 +14,18 @@ The package is layered, and each layer imports only those below it:
 
 The chapters import modules by their short names, ``from rlbook import runs,
 world, advantages``: this module resolves each short name to its module on
-first use, so importing ``rlbook`` alone loads nothing heavy.
+first use, so importing ``rlbook`` alone loads nothing heavy. Importing it
+pins the numerical configuration (:mod:`rlbook.core.numerics`).
 """
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
+
+from rlbook.core import numerics
+
+numerics.pin()  # before torch chooses a kernel: the book's runs are the same on any x86-64 CPU
 
 #: Short name -> full module name, for ``from rlbook import <short name>``.
 MODULES: dict[str, str] = {

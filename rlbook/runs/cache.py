@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import hashlib
 import io
 import json
@@ -34,6 +35,7 @@ from typing import Any
 import torch
 
 from rlbook import record as rec
+from rlbook.core import numerics
 from rlbook.core.policy import Checkpoint
 from rlbook.core.reward_model import JudgeVerifier
 from rlbook.core.source import closure_hash
@@ -68,8 +70,18 @@ def code_hash() -> str:
     return closure_hash(TRAINING_ENTRY, by_value=BY_VALUE)
 
 
+@functools.cache
+def draw() -> str:
+    """The numerical draw this process trains in (:func:`rlbook.core.numerics.draw`), fixed at its first call.
+
+    Every run key holds it, so runs of the pinned configuration and of a
+    machine's own kernels (``RLBOOK_NUMERICS=native``) never share an entry.
+    """
+    return numerics.draw()
+
+
 def cache_key(name: str, seed: int, threads: int) -> str:
-    """Hash of the run's configuration, its parent's key, seed, threads and code (:func:`code_hash`).
+    """Hash of the run's configuration, its parent's key, seed, threads, code (:func:`code_hash`) and :func:`draw`.
 
     A base run's key also holds its pretraining's key (:func:`pretrained_key`),
     and a run trained against the learned judge the judge's (:func:`judge_key`):
@@ -80,7 +92,7 @@ def cache_key(name: str, seed: int, threads: int) -> str:
     shared = [pretrained_key(name, threads)] if s.pretrain is not None else []
     if s.rl is not None and s.rl.verifier == JudgeVerifier.name:
         shared.append(judge_key(seed, threads))
-    text = json.dumps([repr(s.pretrain), repr(s.sft), repr(s.rl), parent, *shared, seed, threads, code_hash()])
+    text = json.dumps([repr(s.pretrain), repr(s.sft), repr(s.rl), parent, *shared, seed, threads, code_hash(), draw()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -93,13 +105,13 @@ def pretrained_key(name: str, threads: int) -> str:
     if s.pretrain is None:
         raise ValueError(f"{name!r} is not a base run")
     parent = pretrained_key(s.parent, threads) if s.parent else ""
-    text = json.dumps([repr(s.pretrain), parent, PRETRAIN_SEED, threads, code_hash()])
+    text = json.dumps([repr(s.pretrain), parent, PRETRAIN_SEED, threads, code_hash(), draw()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def judge_key(seed: int, threads: int) -> str:
     """Hash of chapter 4's learned judge: its configuration, the key of the run it learns from, seed, threads, code."""
-    text = json.dumps([repr(JUDGE), cache_key(JUDGE_PARENT, seed, threads), seed, threads, code_hash()])
+    text = json.dumps([repr(JUDGE), cache_key(JUDGE_PARENT, seed, threads), seed, threads, code_hash(), draw()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -361,3 +373,4 @@ def write_run(record: dict, log: dict) -> Callable[[Path], None]:
 
 
 code_hash()  # fix the cache key to the code this process has imported
+draw()  # and to the draw it computes in
