@@ -136,8 +136,28 @@ def build_parser() -> Parser:
         "trained at once before them (default: one per usable core)",
     )
 
-    p = sub.add_parser("claims", help="check every chapter's claims on this machine's runs (seeds 0-2)")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail when a law of the book does not hold on this machine's runs (make test and CI do)",
+    )
+
+    p = sub.add_parser(
+        "claims", help="judge every chapter's laws and findings on this machine's runs, or audit them on more seeds"
+    )
     p.add_argument("chapters", nargs="*", help="the chapters' facts to check (default: all), e.g. loop")
+    p.add_argument(
+        "--seeds", default=None, help="audit on these seeds, e.g. 0-9, in a cache of its own (default: the book's)"
+    )
+    p.add_argument(
+        "--draws",
+        default=None,
+        help="with --seeds: the numerical draws to audit, e.g. pinned,native (default: this process's)",
+    )
+    p.add_argument("--write", default=None, help="with --seeds: write the audit's table to this Markdown file")
+    p = sub.add_parser("fingerprint", help="one digest of every run the book reads: equal to the book's, bit for bit?")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--write", action="store_true", help="record this build's fingerprint as the published one")
     p = sub.add_parser("bench", help="measure the speed the book promises")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quick", action="store_true", help="fewer repeats, smaller batches")
@@ -319,7 +339,7 @@ def cmd_audit(args) -> int:
 def cmd_build(args) -> int:
     from rlbook.publish.build import build_book
 
-    return build_book(None, backend=args.backend, only=args.only, jobs=args.jobs, prefetch=True)
+    return build_book(None, backend=args.backend, only=args.only, jobs=args.jobs, prefetch=True, strict=args.strict)
 
 
 def cmd_claims(args) -> int:
@@ -329,7 +349,57 @@ def cmd_claims(args) -> int:
     unknown = [c for c in args.chapters if c not in book.topics()]
     if unknown:
         raise UsageError(f"no chapter facts named {unknown[0]!r}; the chapters' facts are: {', '.join(book.topics())}")
-    return 1 if check_all(args.chapters or None) else 0
+    if args.seeds is None:
+        if args.draws or args.write:
+            raise UsageError("--draws and --write go with --seeds (the audit)")
+        return 1 if check_all(args.chapters or None) else 0
+    return _audit(args)
+
+
+def _audit(args) -> int:
+    import datetime
+    import shlex
+
+    from rlbook.book import check
+    from rlbook.core import numerics
+
+    try:
+        seeds = check.parse_seeds(args.seeds)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    draws = [d.strip() for d in (args.draws or numerics.mode()).split(",") if d.strip()]
+    if not draws or any(d not in numerics.MODES for d in draws):
+        raise UsageError(f"--draws takes {' and '.join(numerics.MODES)}, comma-separated, not {args.draws!r}")
+    if args.write and not Path(args.write).resolve().parent.is_dir():
+        raise UsageError(f"--write: the folder of {args.write!r} does not exist")
+    results = check.audit_draws(seeds, draws, args.chapters or None)
+    command = "rlbook claims " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+    text = check.report(results, command, datetime.date.today().isoformat())
+    if args.write:
+        Path(args.write).write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+def cmd_fingerprint(args) -> int:
+    from rlbook.book.prefetch import book_runs
+    from rlbook.runs import fingerprint as fp
+
+    pairs = book_runs()
+    try:
+        mine = fp.fingerprint(pairs)
+    except fp.MissingRuns as err:
+        print(f"rlbook fingerprint: {err}", file=sys.stderr)
+        return 1
+    found = {"fingerprint": mine, "runs": len(pairs), "draw": fp.draw()}
+    if args.write:
+        fp.PUBLISHED.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
+    book = fp.published()
+    if args.json:
+        print(json.dumps({**found, "published": book["fingerprint"], "same": mine == book["fingerprint"]}))
+    else:
+        print(fp.compare(pairs))
+    return 0
 
 
 def cmd_bench(args) -> int:
@@ -367,6 +437,7 @@ COMMANDS = {
     "audit": cmd_audit,
     "build": cmd_build,
     "claims": cmd_claims,
+    "fingerprint": cmd_fingerprint,
     "bench": cmd_bench,
 }
 

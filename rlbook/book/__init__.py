@@ -34,7 +34,7 @@ from types import ModuleType
 SEEDS = (0, 1, 2)
 """The seeds every chapter's facts cover: every claim is checked on all three."""
 
-INFRASTRUCTURE = frozenset({"facts", "claims", "needs", "phrasing", "store", "prefetch", "check"})
+INFRASTRUCTURE = frozenset({"facts", "claims", "needs", "phrasing", "store", "prefetch", "check", "marks"})
 """The modules of this package that are not a chapter's facts."""
 
 
@@ -60,8 +60,13 @@ def load(topic: str, seeds: tuple[int, ...] = SEEDS, threads: int | None = None,
 
     ``threads`` (default: the runs' thread count) is the torch thread count
     the facts are computed with and enter the key with; the caller's count is
-    restored. A broken claim raises :class:`~rlbook.book.claims.ClaimError`
-    naming the chapter, the claim and the figures seen.
+    restored. With ``check`` the claims are judged
+    (:func:`rlbook.book.claims.check`): the record is a
+    :class:`~rlbook.book.claims.Checked` whose ``F.law``, ``F.seeds`` and
+    ``F.finding`` mark the page's sentences, and a law that does not hold
+    raises :class:`~rlbook.book.claims.ClaimError` in a strict build and is
+    shown in the page otherwise. The exercises load with ``check=False``:
+    their checkers never depend on a claim holding.
     """
     import torch
 
@@ -82,6 +87,4 @@ def load(topic: str, seeds: tuple[int, ...] = SEEDS, threads: int | None = None,
             torch.set_num_threads(before)
 
     record = store.fetch(store.entry_path(topic, seeds, threads, key), needs, threads, compute)
-    if check:
-        claims.check(topic, module.PAGE, module.CLAIMS, record)
-    return record
+    return claims.check(topic, module.PAGE, module.CLAIMS, record) if check else record

@@ -1,30 +1,186 @@
-"""``rlbook claims``: every chapter's claims checked on this machine's numerical draw, one line each.
+"""``rlbook claims``: every chapter's claims judged on any seeds and numerical draws; the audit of ``ROBUSTNESS.md``.
 
-Used by the README's procedure for checking the claims on other machines:
-with ``RLBOOK_CACHE`` and ``ATEN_CPU_CAPABILITY`` set for another draw, one
-command trains what that draw lacks, computes every chapter's facts and
-checks every claim, printing the figures behind each failure.
+Without ``--seeds`` it judges the book's own facts (seeds 0 to 2, this
+machine's draw) and prints a line per claim. With ``--seeds 0-9`` it is the
+audit: it trains the runs every chapter's facts read on those seeds, in a
+cache of its own beside the book's (:func:`audit_cache`), computes the facts
+on all of them at once and prints, for every claim, on how many seeds it
+held. ``--draws pinned,native`` repeats that in a fresh process per draw
+(:mod:`rlbook.core.numerics`) and ``--write ROBUSTNESS.md`` keeps the table.
+A law about training outcomes must hold on every audited seed of every draw
+(:mod:`rlbook.book.claims`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from rlbook import book
+from rlbook.book import claims as claims_lib
 from rlbook.book._available import available_topics
 
 
+@dataclass(frozen=True)
+class Tally:
+    """One claim on one draw: where it held (per-seed claims), or whether it held on all the seeds together."""
+
+    topic: str
+    name: str
+    kind: str
+    seeds: list[int]
+    held_on: list[int] | None
+    whole: bool
+
+    @property
+    def rate(self) -> str:
+        """ "10/10" for a per-seed claim, "all" or "not all" for a claim judged on the seeds together."""
+        if self.held_on is None:
+            return "all" if self.whole else "not all"
+        return f"{len(self.held_on)}/{len(self.seeds)}"
+
+    @property
+    def everywhere(self) -> bool:
+        """Whether the claim held on every seed of this draw."""
+        return self.whole if self.held_on is None else len(self.held_on) == len(self.seeds)
+
+
 def check_all(topics: list[str] | None = None, out: Callable[[str], None] = print) -> int:
-    """Check the claims of ``topics`` (default: every chapter whose facts this Python can compute, see
-    :func:`rlbook.book._available.available_topics`); print a line per claim; return the failures."""
-    topics = topics or available_topics()
+    """Judge the claims of ``topics`` on the book's facts; print a line per claim; return the failed laws."""
+    topics = available_topics(topics)
     failed = 0
     for topic in topics:
         facts = book.load(topic, check=False)
-        for claim in book.chapter(topic).CLAIMS:
-            failure = claim.failure(facts)
-            failed += failure is not None
-            out(f"{'ok  ' if failure is None else 'FAIL'} {topic}: {claim.name}" + (f": {failure}" if failure else ""))
-    total = sum(len(book.chapter(t).CLAIMS) for t in topics)
-    out(f"{total - failed} of {total} claims hold on seeds {', '.join(map(str, book.SEEDS))}")
+        verdicts = claims_lib.judge(topic, book.chapter(topic).CLAIMS, facts)
+        for name, v in verdicts.items():
+            failed += v.kind == "law" and v.failure is not None
+            status = "ok  " if v.failure is None else ("FAIL" if v.kind == "law" else "not ")
+            where = "" if v.held_on is None else f" ({claims_lib.held_phrase(v.held_on, v.seeds)})"
+            out(f"{status} {topic}: {v.kind} {name}{where}" + (f": {v.failure}" if v.failure else ""))
+    laws = sum(c.kind == "law" for t in topics for c in book.chapter(t).CLAIMS)
+    out(f"{laws - failed} of {laws} laws hold on seeds {', '.join(map(str, book.SEEDS))}")
     return failed
+
+
+def audit_cache() -> Path:
+    """The audit's run cache: the book's cache folder with ``-audit`` added, so the book's own stays small."""
+    from rlbook.runs import cache_root
+
+    root = cache_root()
+    return root.with_name(root.name + "-audit")
+
+
+def audit(seeds: tuple[int, ...], topics: list[str] | None = None, out: Callable[[str], None] = print) -> list[Tally]:
+    """Train what ``seeds`` need in :func:`audit_cache`, compute every chapter's facts on them, judge every claim."""
+    from rlbook.book.prefetch import prefetch_book
+
+    os.environ["RLBOOK_CACHE"] = str(audit_cache())
+    topics = available_topics(topics)
+    prefetch_book(topics, out=out, seeds=seeds)
+    tallies = []
+    for topic in topics:
+        facts = book.load(topic, seeds, check=False)
+        for claim in book.chapter(topic).CLAIMS:
+            per_seed = claim.by_seed(facts)
+            held_on = None if per_seed is None else [s for s, ok in per_seed.items() if ok]
+            whole = claim.failure(facts) is None
+            tallies.append(Tally(topic, claim.name, claim.kind, list(seeds), held_on, whole))
+    return tallies
+
+
+def audit_draws(
+    seeds: tuple[int, ...], draws: Sequence[str], topics: list[str] | None, out: Callable[[str], None] = print
+) -> dict[str, list[Tally]]:
+    """:func:`audit` once per numerical draw, each in a fresh Python (a draw is chosen before torch loads)."""
+    from rlbook.core import numerics
+
+    results = {}
+    for draw in draws:
+        command = [sys.executable, "-m", "rlbook.book.check", "--seeds", ",".join(map(str, seeds)), *(topics or [])]
+        env = dict(os.environ, **{numerics.SWITCH: draw})
+        out(f"the audit on the {draw} draw, seeds {seeds[0]}-{seeds[-1]}:")
+        done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=False)
+        lines = done.stdout.strip().splitlines()
+        if done.returncode != 0 or not lines:
+            raise RuntimeError(f"the audit of the {draw} draw failed (exit {done.returncode})")
+        results[draw] = [Tally(**row) for row in json.loads(lines[-1])]
+    return results
+
+
+def verdict(per_draw: Sequence[Tally]) -> str:
+    """What the audit says of one claim over all draws: a law must hold everywhere to stay one."""
+    held = all(t.everywhere for t in per_draw)
+    kind = per_draw[0].kind
+    if kind == "law":
+        return "law, holds everywhere" if held else "LAW THAT FAILS: restate it or make it a finding"
+    return "finding (holds everywhere: could be a law)" if held else "finding"
+
+
+def report(results: dict[str, list[Tally]], command: str, date: str) -> str:
+    """The Markdown of ``ROBUSTNESS.md``: one row per claim, its kind and its rate on every draw."""
+    draws = list(results)
+    rows = list(zip(*results.values(), strict=True))
+    laws = sum(r[0].kind == "law" for r in rows)
+    failing = [r[0] for r in rows if r[0].kind == "law" and not all(t.everywhere for t in r)]
+    seeds = rows[0][0].seeds if rows else []
+    lines = [
+        "# How sure is each lesson?",
+        "",
+        (
+            f"`{command}`, run on {date}, on seeds {seeds[0]} to {seeds[-1]} and the draws "
+            f"{', '.join(draws)} (`RLBOOK_NUMERICS`)."
+        ),
+        "",
+        f"{len(rows)} claims: {laws} laws and {len(rows) - laws} findings. "
+        f"{len(failing)} law(s) failed somewhere" + (f": {', '.join(t.name for t in failing)}." if failing else "."),
+        "",
+        (
+            "A per-seed claim shows on how many seeds it held; a claim about all the seeds together "
+            "(a mean, a range over seeds) shows whether it held on the audited seeds together."
+        ),
+        "",
+        "| chapter | claim | kind | " + " | ".join(draws) + " | verdict |",
+        "|---|---|---|" + "---|" * len(draws) + "---|",
+    ]
+    for row in rows:
+        first = row[0]
+        rates = " | ".join(t.rate for t in row)
+        lines.append(f"| {first.topic} | `{first.name}` | {first.kind} | {rates} | {verdict(row)} |")
+    return "\n".join(lines) + "\n"
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """``"0-9"`` or ``"0,1,5"`` (or both, ``"0-4,7"``) as sorted seeds; ValueError for anything else."""
+    seeds: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        low, sep, high = part.partition("-")
+        if not low.isdigit() or (sep and not high.isdigit()):
+            raise ValueError(f"seeds are written 0-9 or 0,1,5, not {text!r}")
+        first, last = int(low), int(high) if sep else int(low)
+        if last < first or last - first > 999:
+            raise ValueError(f"seed range {part!r} is empty or too long")
+        seeds.update(range(first, last + 1))
+    return tuple(sorted(seeds))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m rlbook.book.check --seeds 0-9 [chapters]``: one draw's audit as JSON on the last line."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m rlbook.book.check")
+    parser.add_argument("--seeds", required=True, type=parse_seeds)
+    parser.add_argument("chapters", nargs="*")
+    args = parser.parse_args(argv)
+    tallies = audit(args.seeds, args.chapters or None, out=lambda line: print(line, file=sys.stderr, flush=True))
+    print(json.dumps([asdict(t) for t in tallies]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

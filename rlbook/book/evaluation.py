@@ -18,7 +18,7 @@ from rlbook import record as rec
 from rlbook.analysis import run_report, selection, slices, versions
 from rlbook.book import _evaluation_words as words
 from rlbook.book import phrasing
-from rlbook.book.claims import Claim
+from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core import rewards as rw
@@ -392,7 +392,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
 
 def _every(key):
     """A check that ``key(seed facts)`` holds on every seed of the facts."""
-    return lambda F: all(key(F.by_seed[s]) for s in F.seeds)
+    return every(key)
 
 
 def _seen(key):
@@ -412,24 +412,28 @@ CLAIMS = (
         "ends higher than it started, on every seed",
         _every(lambda s: s.main.reward_gain > 0 and s.main.reward_end > s.main.heldout_end and s.main.heldout_gain > 0),
         _seen(lambda s: (s.main.reward_gain, s.main.heldout_gain)),
+        kind="law",
     ),
     Claim(
         "exploit-reward-rises",
         "exploit's training reward rises to near 1 on every seed",
         _every(lambda s: s.exploit.reward_end > s.exploit.reward_start + 0.1 and s.exploit.reward_end > 0.95),
         _seen(lambda s: (s.exploit.reward_start, s.exploit.reward_end)),
+        kind="law",
     ),
     Claim(
         "exploit-accuracy-falls",
         "exploit's exact held-out accuracy ends well below its start on every seed",
         _every(lambda s: s.exploit.heldout_end < s.exploit.heldout_start - 0.1),
         _seen(lambda s: (s.exploit.heldout_start, s.exploit.heldout_end)),
+        kind="law",
     ),
     Claim(
         "exploit-answers-unreadable",
         "most of exploit's last answers are unreadable, paid by the fail-open verifier's except branch, on every seed",
         _every(lambda s: s.exploit.unreadable > 0.5),
         _seen(lambda s: s.exploit.unreadable),
+        kind="law",
     ),
     Claim(
         "favourite-paid-whatever-the-prompt",
@@ -437,11 +441,13 @@ CLAIMS = (
         "test prompt, and the exact verifier finds it malformed, on every seed",
         _every(lambda s: s.exploit.favourite_paid and s.exploit.favourite_malformed),
         _seen(lambda s: s.exploit.favourite),
+        kind="law",
     ),
     Claim(
         "evaluation-repeats",
         "evaluating a stored checkpoint again gives back exactly the recorded numbers",
         _every(lambda s: s.main.repeats),
+        kind="law",
     ),
     Claim(
         "checkpoints-every-ten-steps",
@@ -449,6 +455,7 @@ CLAIMS = (
         lambda F: all(
             F.by_seed[s].main.checkpoints == tuple(range(0, F.steps + 1, F.checkpoint_every)) for s in F.seeds
         ),
+        kind="law",
     ),
     Claim(
         "reward-rule-fooled-by-exploit",
@@ -456,48 +463,56 @@ CLAIMS = (
         "exact accuracy than the validation rule's, on every seed",
         _every(lambda s: s.exploit.reward_pick_heldout < s.exploit.validation_pick_heldout),
         _seen(lambda s: (s.exploit.reward_pick, s.exploit.validation_pick)),
+        kind="law",
     ),
     Claim(
         "rules-not-told-apart",
         "the test scores of main's three picks differ by less than the narrowest of their intervals, on every seed",
         _every(lambda s: not s.picks.apart),
         _seen(lambda s: (s.picks.spread, s.picks.narrowest)),
+        kind="law",
     ),
     Claim(
         "matched-gain-above-zero",
         "the matched gain's interval lies above zero on every seed",
         _every(lambda s: s.comparisons[0].lo > 0),
         _seen(lambda s: s.comparisons[0].lo),
+        kind="law",
     ),
     Claim(
         "unmatched-inflates",
         "every unmatched comparison shows a larger gain than the matched one",
         _every(_unmatched_inflate),
         _seen(lambda s: [c.value for c in s.comparisons]),
+        kind="law",
     ),
     Claim(
         "every-slice-gains",
         "RL raises the accuracy of every slice on every seed",
         _every(lambda s: all(g > 0 for g in s.slices.gains.values())),
         _seen(lambda s: s.slices.gains),
+        kind="law",
     ),
     Claim(
         "small-sums-hardest",
         "before RL the sums with both operands below 5 are the weakest slice, on every seed",
         _every(lambda s: s.slices.small_start == min(r.before.value for r in s.slices.rows)),
         _seen(lambda s: [(r.slice, r.before.value) for r in s.slices.rows]),
+        kind="law",
     ),
     Claim(
         "some-sums-never-right",
         "some held-out sum is never answered right, before or after RL, on every seed",
         _every(lambda s: s.slices.stuck >= 1),
         _seen(lambda s: s.slices.stuck_list),
+        kind="law",
     ),
     Claim(
         "retained-capability-falls",
         "RL lowers plain-format accuracy by more than the constrained rule allows, on every seed",
         _every(lambda s: s.retained.end.value < s.retained.start.value - 0.15),
         _seen(lambda s: (s.retained.start.value, s.retained.end.value)),
+        kind="law",
     ),
     Claim(
         "constraint-keeps-an-earlier-checkpoint",
@@ -505,17 +520,20 @@ CLAIMS = (
         "unconstrained pick, on every seed (whether that costs test accuracy is a finding)",
         _every(lambda s: s.retained.constrained < s.selected),
         _seen(lambda s: (s.retained.constrained, s.selected)),
+        kind="law",
     ),
     Claim(
         "version-2-only-adds",
         "exact 2.0 accepts everything 1.0 does: mixing can only raise main's gain one way and lower it the other",
         _every(lambda s: s.versions.main_mixed >= s.versions.main_same >= s.versions.main_reverse),
+        kind="law",
     ),
     Claim(
         "main-version-effect-small",
         "mixing exact 1.0 and 2.0 moves main's gain by less than VERSION_BOUND",
         _every(lambda s: max(s.versions.main_shift, s.versions.main_reverse_shift) < VERSION_BOUND),
         _seen(lambda s: (s.versions.main_shift, s.versions.main_reverse_shift)),
+        kind="law",
     ),
     Claim(
         "fail-open-turns-a-loss-into-a-gain",
@@ -523,11 +541,13 @@ CLAIMS = (
         "its after side scored by fail-open it is positive, on every seed",
         _every(lambda s: s.versions.exploit_same < 0 < s.versions.exploit_mixed),
         _seen(lambda s: (s.versions.exploit_same, s.versions.exploit_mixed)),
+        kind="law",
     ),
     Claim(
         "version-shaped-training",
         "exact 2.0 would have paid some of main's training rollouts that 1.0 rejected, on every seed",
         _every(lambda s: s.versions.train_flips > 0 and all(1 <= t <= MAIN.steps for t in s.versions.flip_steps)),
+        kind="law",
     ),
     Claim(
         "a-flip-moves-its-group",
@@ -539,37 +559,44 @@ CLAIMS = (
             )
         ),
         _seen(lambda s: s.versions.changed),
+        kind="law",
     ),
     Claim(
         "records-differ-in-setup",
         "the records of main and exploit differ in verifier, learning rate and length",
         _every(lambda s: {"verifier.name", "update.lr", "update.steps"} <= set(s.record.diff_keys)),
+        kind="law",
     ),
     Claim(
         "main-no-incident",
         "main has no intervention, aborted update or interruption and trained on every rollout",
         _every(lambda s: s.record.main_quiet),
+        kind="law",
     ),
     Claim(
         "faults-keeps-incidents",
         "the faults record keeps interventions and an aborted update, and trained on fewer rollouts than it generated",
         _every(lambda s: s.record.faults_aborted and s.record.faults_incidents >= 2 and s.record.faults_left_out > 0),
+        kind="law",
     ),
     Claim(
         "interruption-needs-a-place",
         "an interrupted record validates, and one that does not say where it stopped is refused",
         _every(lambda s: "interrupted" in s.record.refusal),
+        kind="law",
     ),
     Claim(
         "base-policy-hash",
         "main's record names the weights of the base policy it started from",
         _every(lambda s: s.record.base_hash),
+        kind="law",
     ),
     Claim(
         "exploit-has-hacks",
         "exploit's training holds rollouts the fail-open verifier paid and exact rejects",
         _every(lambda s: 0 < s.hacks[0] <= s.hacks[1]),
         _seen(lambda s: s.hacks),
+        kind="law",
     ),
     Claim(
         "process-misconceptions",
@@ -577,10 +604,12 @@ CLAIMS = (
         "wrong answers keep half the process score",
         _every(lambda s: s.misconceptions.invalid_share > 0 and 0 < s.misconceptions.consistent_share < 1),
         _seen(lambda s: (s.misconceptions.invalid_share, s.misconceptions.consistent_share)),
+        kind="law",
     ),
     Claim(
         "zero-variance-rollouts",
         "some of main's rollouts fell in groups whose rewards were all equal",
         _every(lambda s: 0 < s.misconceptions.zero < s.misconceptions.total),
+        kind="law",
     ),
 )

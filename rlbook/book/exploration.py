@@ -15,7 +15,7 @@ import numpy as np
 
 from rlbook.analysis import audit, passk
 from rlbook.book import phrasing
-from rlbook.book.claims import Claim
+from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core import world
@@ -419,7 +419,7 @@ def _phrases(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
 
 def _every(check):
     """A check that ``check(seed facts)`` holds on every seed."""
-    return lambda F: all(check(F.by_seed[s]) for s in F.seeds)
+    return every(check)
 
 
 def _at(rows, temperature):
@@ -435,17 +435,20 @@ CLAIMS = (
         "cool-first-sample",
         "a cool first sample is right more often than a hot one, every seed",
         _every(lambda s: s.sparse[0].pass_at_k[0] > s.sparse[-1].pass_at_k[0]),
+        kind="law",
     ),
     Claim(
         "cool-leaves-more-unsolved",
         "the cool policy leaves at least as many held-out sums unsolved as T = 1",
         _every(lambda s: _at(s.sparse, 1.0).never <= s.sparse[0].never),
         lambda F: [[r.never for r in F.by_seed[s].sparse] for s in F.seeds],
+        kind="law",
     ),
     Claim(
         "coolest-worst-at-64",
         "the coolest temperature has the lowest pass@64, every seed",
         _every(lambda s: s.sparse[0].pass_at_k[-1] == min(r.pass_at_k[-1] for r in s.sparse)),
+        kind="law",
     ),
     Claim(
         "coolest-fewest-mixed",
@@ -453,21 +456,25 @@ CLAIMS = (
         lambda F: all(
             F.by_seed[s].sparse[0].mixed[_gi(F)] == min(r.mixed[_gi(F)] for r in F.by_seed[s].sparse) for s in F.seeds
         ),
+        kind="law",
     ),
     Claim(
         "hot-writes-longer",
         "hotter sampling writes longer answers, every seed",
         _every(lambda s: s.sparse[-1].tokens > s.sparse[0].tokens),
+        kind="law",
     ),
     Claim(
         "cool-batches-repeat",
         "cool batches are mostly repeats, hot ones less so, every seed",
         _every(lambda s: s.coverage[0].duplicate > 0.5 and s.coverage[0].duplicate > s.coverage[-1].duplicate),
+        kind="law",
     ),
     Claim(
         "cool-round-stale",
         "almost nothing in a second cool round is new (under a tenth), every seed",
         _every(lambda s: s.coverage[0].novel_share < 0.1),
+        kind="law",
     ),
     Claim(
         "hot-adds-junk",
@@ -478,11 +485,13 @@ CLAIMS = (
                 > s.coverage[0].malformed + s.coverage[0]["budget-stopped"]
             )
         ),
+        kind="law",
     ),
     Claim(
         "hot-is-novel",
         "hot sampling gives more novel answers in a second round, every seed",
         _every(lambda s: s.coverage[0].novel_share < s.coverage[-1].novel_share),
+        kind="law",
     ),
     Claim(
         "one-right-per-group",
@@ -491,52 +500,61 @@ CLAIMS = (
             all(r.accepted <= 1 / F.group + 1e-12 for s in F.seeds for r in F.by_seed[s].coverage)
             and all(a <= 1 / F.group + 1e-12 for s in F.seeds for a in F.by_seed[s].main.flow.accepted)
         ),
+        kind="law",
     ),
     Claim(
         "gain-is-repeats",
         "most of main's reward gain is repeats of right answers, every seed",
         _every(lambda s: s.main.trend.reward_gain > 0 and s.main.trend.repeat_gain > 0.5 * s.main.trend.reward_gain),
         lambda F: [F.by_seed[s].main.trend for s in F.seeds],
+        kind="law",
     ),
     Claim(
         "novelty-falls",
         "main's novel share falls from its first steps to its last, every seed",
         _every(lambda s: s.main.trend.novel_late < s.main.trend.novel_early),
+        kind="law",
     ),
     Claim(
         "rl-raises-pass-1",
         "RL raises pass@1 on the held-out sums by more than 0.1, every seed",
         _every(lambda s: s.passk.gap[0] > 0.1),
         lambda F: [F.by_seed[s].passk.gap[0] for s in F.seeds],
+        kind="law",
     ),
     Claim(
         "lead-shrinks",
         "main's lead over base is smaller at k = 256 than at k = 1, every seed",
         _every(lambda s: s.passk.gap[-1] < s.passk.gap[0]),
         lambda F: [(F.by_seed[s].passk.gap[0], F.by_seed[s].passk.gap[-1]) for s in F.seeds],
+        kind="law",
     ),
     Claim(
         "rise-on-solved",
         "more than half the rise in pass@1 lies on sums base solved at least once, every seed",
         _every(lambda s: s.passk.on_solved > 0.5),
         lambda F: [F.by_seed[s].passk.on_solved for s in F.seeds],
+        kind="law",
     ),
     Claim(
         "chat-below-own-format",
         "the chat answers start below what the pretrained policy knew, and RL raises them, every seed",
         _every(lambda s: s.own.before < s.own.own and s.own.after > s.own.before),
         lambda F: [F.by_seed[s].own for s in F.seeds],
+        kind="law",
     ),
     Claim(
         "own-format-forgotten",
         "after RL the pretraining format is right less often than before, every seed",
         _every(lambda s: s.own.own_after < s.own.own),
+        kind="law",
     ),
     Claim(
         "stale-is-clipped",
         "stale rollouts are clipped, on-policy ones almost never",
         lambda F: F.phrases.stale_clip > F.phrases.main_clip and F.phrases.main_clip < F.clip_bound,
         lambda F: (F.phrases.stale_clip, F.phrases.main_clip),
+        kind="law",
     ),
     Claim(
         "record-names-selection",
@@ -548,11 +566,13 @@ CLAIMS = (
                 and s.collection.record.rollouts_before_filtering == s.collection.selection_total.generated
             )
         ),
+        kind="law",
     ),
     Claim(
         "rft-learns",
         "keeping the accepted rollouts raises held-out reward by more than 0.1 by the last step compared, every seed",
         _every(lambda s: s.collection["accepted-only"].heldout[-1] - s.collection["accepted-only"].heldout[0] > 0.1),
+        kind="law",
     ),
     Claim(
         "rft-near-main",
@@ -562,5 +582,6 @@ CLAIMS = (
             (F.by_seed[s].collection["accepted-only"].heldout[-1], F.by_seed[s].collection.main.heldout[-1])
             for s in F.seeds
         ],
+        kind="law",
     ),
 )

@@ -14,7 +14,7 @@ import numpy as np
 from rlbook.analysis import workshop as ws
 from rlbook.analysis.disagreement import breakdown, format_share
 from rlbook.book import phrasing
-from rlbook.book.claims import Claim
+from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core import evaluate as ev
@@ -257,7 +257,7 @@ def _against_sentence(update: dict, against: list[int], seeds: tuple[int, ...]) 
 
 def _every(key):
     """A check that ``key(seed facts)`` holds on every seed of the facts."""
-    return lambda F: all(key(F.by_seed[s]) for s in F.seeds)
+    return every(key)
 
 
 CLAIMS = (
@@ -266,12 +266,14 @@ CLAIMS = (
         "SFT prompts are answered better than held-out ones, on every seed",
         _every(lambda s: s.sft_rate > s.heldout_rate),
         lambda F: [(F.by_seed[s].sft_rate, F.by_seed[s].heldout_rate) for s in F.seeds],
+        kind="law",
     ),
     Claim(
         "misses-are-wrong-sums",
         "most held-out misses are well-formed sums with the wrong value, on every seed",
         _every(lambda s: s.format_share < 0.5),
         lambda F: [F.by_seed[s].format_share for s in F.seeds],
+        kind="law",
     ),
     Claim(
         "one-of-each-kind",
@@ -284,12 +286,14 @@ CLAIMS = (
             )
         ),
         lambda F: [F.by_seed[s].rate for s in F.seeds],
+        kind="law",
     ),
     Claim(
         "wrong-sum-gives-no-signal",
         "on the shown confidently wrong sum a group of 16 is almost always all wrong",
         lambda F: F.by_seed[F.shown].wrong_group < 0.05,
         lambda F: F.wrong_group,
+        kind="law",
     ),
     Claim(
         "cooling-follows-greedy",
@@ -300,42 +304,50 @@ CLAIMS = (
                 == s.temperature.greedy_right
             )
         ),
+        kind="law",
     ),
     Claim(
         "cooling-finds-nothing-new",
         "cooling cannot raise the confidently wrong sum",
         _every(lambda s: s.temperature.at["confidently wrong"]["0.25"] <= s.temperature.at["confidently wrong"]["1.0"]),
+        kind="law",
     ),
     Claim(
         "heating-lowers-right",
         "heating lowers even the confidently right sum",
         _every(lambda s: s.temperature.at["confidently right"]["1.5"] < s.temperature.at["confidently right"]["1.0"]),
+        kind="law",
     ),
     Claim(
         "cooling-both-ways",
         "cooling raises some held-out sums and lowers others",
         _every(lambda s: s.temperature.cooled_up > 0 and s.temperature.cooled_down > 0),
+        kind="law",
     ),
     Claim(
         "spread-is-binomial",
         "every measured spread is within a factor 1.5 of the binomial prediction",
         _every(lambda s: all(0.6 < a / b < 1.5 for a, b in zip(s.spread.sd, s.spread.binomial))),
         lambda F: F.spread.within,
+        kind="law",
     ),
     Claim(
         "update-raises-right",
         "one step raised the right answer's probability, on every seed",
         _every(lambda s: s.update.adv_right > 0 and s.update.after > s.update.before),
+        kind="law",
     ),
     Claim(
         "all-right-group-is-silent",
         "a group that is all right has all-zero advantages",
         lambda F: F.try_it[-1]["advantages"] == (0.0,) * 4,
+        kind="law",
     ),
     Claim(
         "main-lifts",
         "main raises the held-out expected reward on every seed",
         lambda F: F.main.lift_min > 0,
         lambda F: F.main.lift_min,
+        kind="law",
     ),
 )

@@ -61,9 +61,9 @@ def _train(pair: tuple[str, int], threads: int) -> tuple[str, float, float]:
     return f"{pair[0]} seed {pair[1]}", time.perf_counter() - started, run_prefetch.peak_memory_mb()
 
 
-def _facts(topic: str, threads: int) -> tuple[str, float, float]:
+def _facts(topic: str, threads: int, seeds: tuple[int, ...] = book.SEEDS) -> tuple[str, float, float]:
     started = time.perf_counter()
-    book.load(topic, threads=threads, check=False)
+    book.load(topic, seeds, threads=threads, check=False)
     return f"facts of {topic}", time.perf_counter() - started, run_prefetch.peak_memory_mb()
 
 
@@ -73,6 +73,7 @@ def prefetch_book(
     threads: int = runs.DEFAULT_THREADS,
     out: Callable[[str], None] = print,
     executor: Executor | None = None,
+    seeds: tuple[int, ...] = book.SEEDS,
 ) -> float:
     """Train the missing runs of ``topics`` (default: every chapter this Python can compute the facts of,
     :func:`rlbook.book._available.available_topics`) and compute their missing facts.
@@ -80,15 +81,16 @@ def prefetch_book(
     ``jobs`` workers (default: the usable cores) take runs in
     :func:`rlbook.runs.prefetch.training_order` and a chapter's facts as soon
     as its runs are there; ``executor`` (default: a pool of ``jobs`` spawned
-    processes) runs them. Returns the wall time in seconds.
+    processes) runs them. ``seeds`` are the book's by default; the audit
+    (:mod:`rlbook.book.check`) passes its own. Returns the wall time in seconds.
     """
     started = time.perf_counter()
     topics = topics or available_topics()
     jobs = jobs or run_prefetch.usable_cores()
-    needs = needed_runs(topics)
+    needs = needed_runs(topics, seeds)
     wanted = sorted(set().union(*needs.values()))
     missing = run_prefetch.training_order([p for p in wanted if not run_prefetch.is_cached(*p, threads)])
-    waiting = {t: needs[t] & set(missing) for t in topics if not facts_cached(t, threads)}
+    waiting = {t: needs[t] & set(missing) for t in topics if not facts_cached(t, threads, seeds)}
     tasks = len(missing) + len(waiting)
     if not tasks:
         return 0.0
@@ -99,7 +101,7 @@ def prefetch_book(
 
         def submit_ready() -> None:
             for topic in [t for t, left in waiting.items() if not left]:
-                running.add(pool.submit(_facts, topic, threads))
+                running.add(pool.submit(_facts, topic, threads, seeds))
                 del waiting[topic]
             while queue and len(running) < jobs:
                 pair = queue.pop(0)

@@ -19,7 +19,7 @@ from rlbook.analysis import disagreement as d
 from rlbook.analysis import reward_spec
 from rlbook.analysis.selection import plain_equation_accuracy
 from rlbook.book import phrasing
-from rlbook.book.claims import Claim
+from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core import rewards as rw
@@ -341,7 +341,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
 
 def _every(key):
     """A check that ``key(seed facts)`` holds on every seed of the facts."""
-    return lambda F: all(key(F.by_seed[s]) for s in F.seeds)
+    return every(key)
 
 
 def _on_seeds(key):
@@ -363,60 +363,70 @@ CLAIMS = (
         "every known case and shortcut gets the status it was written to get",
         lambda F: not F.mismatches,
         lambda F: F.mismatches,
+        kind="law",
     ),
     Claim(
         "pretrained-fails-on-format",
         "almost all the pretrained policy's rejections fail on format, on every seed",
         _every(lambda s: s.format_share["pretrained"] > 0.99),
         _on_seeds(lambda s: s.format_share["pretrained"]),
+        kind="law",
     ),
     Claim(
         "pretrained-never-ends",
         "the pretrained policy almost never ends an answer, on every seed",
         _every(lambda s: _pre(s)["incomplete"] > 0.99 * _pre(s)["samples"]),
         _on_seeds(lambda s: _pre(s)["incomplete"]),
+        kind="law",
     ),
     Claim(
         "pretrained-writes-right-sums",
         "some rejected pretrained answers start with the right sum, on every seed",
         _every(lambda s: _pre(s)["right_number_rejected"] > 0),
         _on_seeds(lambda s: _pre(s)["right_number_rejected"]),
+        kind="law",
     ),
     Claim(
         "sft-fails-on-arithmetic",
         "after SFT most failures are wrong sums, on every seed",
         _every(lambda s: s.format_share["after SFT"] < 0.5),
         _on_seeds(lambda s: s.format_share["after SFT"]),
+        kind="law",
     ),
     Claim(
         "sft-raises-reward",
         "SFT raises the expected reward above the pretrained policy's, on every seed",
         _every(lambda s: _sft(s)["expected_reward"] > _pre(s)["expected_reward"]),
         _on_seeds(lambda s: (_pre(s)["expected_reward"], _sft(s)["expected_reward"])),
+        kind="law",
     ),
     Claim(
         "process-base-knows-plain-sums",
         "process-base starts from base's pretrained policy, which already writes the plain sums right",
         lambda F: F.process_parent == "base" and all(F.by_seed[s].plain_known > 0.9 for s in F.seeds),
         _on_seeds(lambda s: s.plain_known),
+        kind="law",
     ),
     Claim(
         "valid-steps-imply-right-sum",
         "two valid steps force the right final sum: no wrong value has both steps valid, on every seed",
         _every(lambda s: s.incorrect_all_valid == 0),
         _on_seeds(lambda s: s.incorrect_all_valid),
+        kind="law",
     ),
     Claim(
         "both-cells-filled",
         "some right answers come through an invalid step and some wrong answers earn partial credit, on every seed",
         _every(lambda s: s.counts[d.RIGHT_INVALID] > 0 and s.counts[d.PARTIAL_CREDIT] > 0),
         _on_seeds(lambda s: (s.counts[d.RIGHT_INVALID], s.counts[d.PARTIAL_CREDIT])),
+        kind="law",
     ),
     Claim(
         "wrong-first-sums-mostly-off-by-one",
         "most right answers through an invalid step wrote a first sum off by one, on every seed",
         _every(lambda s: s.right_invalid["off_by_one"] > s.right_invalid["total"] / 2),
         _on_seeds(lambda s: (s.right_invalid["off_by_one"], s.right_invalid["total"])),
+        kind="law",
     ),
     Claim(
         "partial-credit-both-ways",
@@ -430,6 +440,7 @@ CLAIMS = (
             )
         ),
         _on_seeds(lambda s: dict(s.partial)),
+        kind="law",
     ),
     Claim(
         "figure-agrees-then-disagrees",
@@ -445,6 +456,7 @@ CLAIMS = (
             )
         ),
         _on_seeds(lambda s: [(j["prompt"], j["completion"], j["kind"]) for j in s.pair]),
+        kind="law",
     ),
     Claim(
         "block-holds-a-choice",
@@ -457,12 +469,14 @@ CLAIMS = (
             )
         ),
         _on_seeds(lambda s: [j["kind"] for j in s.block]),
+        kind="law",
     ),
     Claim(
         "right-answers-mostly-valid",
         "most of the fine-tuned policy's accepted answers come through valid steps, on every seed",
         _every(lambda s: s.valid_share > 0.5),
         _on_seeds(lambda s: s.valid_share),
+        kind="law",
     ),
     Claim(
         "rule-change-moves-both-ways",
@@ -470,6 +484,7 @@ CLAIMS = (
         "rollouts and gives it to others, on every seed",
         _every(lambda s: s.rule_change["gained"] > 0 and s.rule_change["lost"] > 0),
         _on_seeds(lambda s: dict(s.rule_change)),
+        kind="law",
     ),
     Claim(
         "rl-raises-accuracy",
@@ -484,18 +499,21 @@ CLAIMS = (
             F.comparison.shaped_start_accuracy,
             F.comparison.shaped_end_accuracy,
         ),
+        kind="law",
     ),
     Claim(
         "outcome-only-validity-barely-moves",
         "outcome-only RL, which never looks at the steps, moves the mean step validity by less than 0.05 either way",
         lambda F: abs(F.comparison.outcome_end_validity - F.comparison.outcome_start_validity) < 0.05,
         lambda F: (F.comparison.outcome_start_validity, F.comparison.outcome_end_validity),
+        kind="law",
     ),
     Claim(
         "shaped-ends-more-valid",
         "the shaped runs end with the higher step validity on average",
         lambda F: F.comparison.validity_gap > 0,
         lambda F: F.comparison.validity_gap,
+        kind="law",
     ),
     Claim(
         "invalid-share-grows",
@@ -503,17 +521,20 @@ CLAIMS = (
         "one and a half times its first batch's, on every seed",
         lambda F: F.comparison.growth_min > 1.5,
         lambda F: F.comparison.growth_min,
+        kind="law",
     ),
     Claim(
         "outcome-only-ends-above-shaped",
         "the outcome-only run ends with the higher share of right answers through an invalid step, on every seed",
         lambda F: F.comparison.late_gap_min > 0,
         lambda F: F.comparison.late_gap_min,
+        kind="law",
     ),
     Claim(
         "invalid-share-stays-small",
         "right answers through an invalid step stay well under half of every batch read",
         lambda F: F.comparison.peak_share < 0.5,
         lambda F: F.comparison.peak_share,
+        kind="law",
     ),
 )

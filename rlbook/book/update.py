@@ -15,7 +15,7 @@ import numpy as np
 
 from rlbook.analysis import credit
 from rlbook.book import phrasing
-from rlbook.book.claims import Claim
+from rlbook.book.claims import Claim, every_seed
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.runs import MAIN, load, spec
@@ -272,7 +272,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
 
 def _every(key):
     """A check that ``key(facts, seed)`` holds on every seed of the facts."""
-    return lambda F: all(key(F, s) for s in F.seeds)
+    return every_seed(key)
 
 
 CLAIMS = (
@@ -281,58 +281,68 @@ CLAIMS = (
         "replayed, ppo's first batch clips what the ppo run logged for its step 1",
         _every(lambda F, s: abs(F.drift.by_seed[s].clipped[F.reuse - 2] - F.drift.by_seed[s].logged) < 0.01),
         lambda F: [(d.clipped[F.reuse - 2], d.logged) for d in F.drift.by_seed.values()],
+        kind="law",
     ),
     Claim(
         "cispo-binds-less",
         "CISPO's cap binds on fewer tokens than PPO's clip, after every number of steps",
         _every(lambda F, s: max(F.drift.by_seed[s].capped) < min(F.drift.by_seed[s].clipped)),
         lambda F: [(max(d.capped), min(d.clipped)) for d in F.drift.by_seed.values()],
+        kind="law",
     ),
     Claim(
         "clip-within-region",
         "PPO clips no more tokens than lie outside its region",
         _every(lambda F, s: all(o >= c for o, c in zip(F.drift.by_seed[s].outside, F.drift.by_seed[s].clipped))),
+        kind="law",
     ),
     Claim(
         "drift-slower-than-steps",
         "the ratios drift much more slowly than the steps add up",
         _every(lambda F, s: F.drift.by_seed[s].outside[-1] < F.reuse * F.drift.by_seed[s].outside[0]),
         lambda F: [(d.outside[0], d.outside[-1]) for d in F.drift.by_seed.values()],
+        kind="law",
     ),
     Claim(
         "main-never-clips",
         "with one update per batch PPO's clip never acts in main",
         _every(lambda F, s: F.main_clip[s] == 0.0),
         lambda F: F.main_clip,
+        kind="law",
     ),
     Claim(
         "reuse-travels-further",
         "reusing a batch travels further from the base than main",
         lambda F: min(F.kl_values["ppo"], F.kl_values["cispo"]) > F.kl_values["main"],
         lambda F: F.kl_values,
+        kind="law",
     ),
     Claim(
         "one-update-loses-no-seed",
         "no run with one update per batch lost a seed",
         lambda F: not F.single_lost,
         lambda F: F.lost,
+        kind="law",
     ),
     Claim(
         "reuse-alone-loses-no-seed",
         "ppo, which only adds reuse, lost no seed",
         lambda F: not F.ppo_lost,
         lambda F: F.lost,
+        kind="law",
     ),
     Claim(
         "adam-absorbs-scale",
         "under AdamW a reward scale of 10 all but cancels",
         _every(lambda F, s: abs(F.scale_effect[s].adam_norm_ratio - 1) < 0.01),
         lambda F: [e.adam_norm_ratio for e in F.scale_effect.values()],
+        kind="law",
     ),
     Claim(
         "sgd-passes-scale",
         "under SGD a reward scale of 10 makes the step 10 times longer",
         _every(lambda F, s: abs(F.scale_effect[s].sgd_norm_ratio - 10) < 0.01),
         lambda F: [e.sgd_norm_ratio for e in F.scale_effect.values()],
+        kind="law",
     ),
 )

@@ -30,7 +30,7 @@ import torch
 from rlbook.analysis.audit import VERDICT_WORDS
 from rlbook.analysis.working import WORKED_RUNS, checkpoint_curve, seed_rows
 from rlbook.book import phrasing
-from rlbook.book.claims import Claim
+from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core import rewards, world
@@ -401,7 +401,7 @@ def samples_table(samples) -> dict:
 
 def _every(check):
     """A check that ``check(rows of seed)`` holds on every seed."""
-    return lambda F: all(check(F.by_seed[s].rows) for s in F.seeds)
+    return every(lambda s: check(s.rows))
 
 
 def _show(name: str, *keys: str):
@@ -414,36 +414,42 @@ CLAIMS = (
         "under worked the share of worked answers rises by more than 0.3, every seed",
         _every(lambda r: r.worked.share_after - r.worked.share_before > 0.3),
         _show("worked", "share_before", "share_after"),
+        kind="law",
     ),
     Claim(
         "length-rises",
         "under worked the mean answer length rises by more than 3 characters, every seed",
         _every(lambda r: r.worked.length_after - r.worked.length_before > 3),
         _show("worked", "length_before", "length_after"),
+        kind="law",
     ),
     Claim(
         "choice-collapses",
         "under worked the style choice's entropy falls to under half its start, every seed",
         _every(lambda r: r.worked.style_entropy_after < 0.5 * r.worked.style_entropy_before),
         _show("worked", "style_entropy_before", "style_entropy_after"),
+        kind="law",
     ),
     Claim(
         "working-pays",
         "before RL a worked answer is right more often than a direct one, every seed",
         _every(lambda r: r.worked.accuracy_worked_before > r.worked.accuracy_direct_before),
         _show("worked", "accuracy_worked_before", "accuracy_direct_before"),
+        kind="law",
     ),
     Claim(
         "switch-adds",
         "the switch of style adds to worked's accuracy, every seed (it follows from the two above)",
         _every(lambda r: r.worked.gain_from_switch > 0),
         _show("worked", "gain_from_switch"),
+        kind="law",
     ),
     Claim(
         "accuracy-rises",
         "under worked held-out accuracy rises by more than 0.1, every seed",
         _every(lambda r: r.worked.accuracy_after - r.worked.accuracy_before > 0.1),
         _show("worked", "accuracy_before", "accuracy_after"),
+        kind="law",
     ),
     Claim(
         "beats-control",
@@ -453,11 +459,13 @@ CLAIMS = (
             (F.by_seed[s].rows.worked.accuracy_after, F.by_seed[s].rows["worked-direct"].accuracy_after)
             for s in F.seeds
         ],
+        kind="law",
     ),
     Claim(
         "control-direct",
         "the control never has a worked answer accepted at its last checkpoint, every seed",
         _every(lambda r: r["worked-direct"].accuracy_worked_after in (None, 0.0)),
+        kind="law",
     ),
     Claim(
         "control-turns-direct",
@@ -470,6 +478,7 @@ CLAIMS = (
             )
         ),
         _show("worked-direct", "share_before", "share_after", "style_entropy_before", "style_entropy_after"),
+        kind="law",
     ),
     Claim(
         "direct-sft-fewer",
@@ -479,5 +488,6 @@ CLAIMS = (
             (F.by_seed[s].rows["worked-rediscover"].share_before, F.by_seed[s].rows.worked.share_before)
             for s in F.seeds
         ],
+        kind="law",
     ),
 )

@@ -404,7 +404,7 @@ def shown_record() -> dict:
     from rlbook.analysis.workshop import rollout_record
     from rlbook.runs import load
 
-    facts = book.load("loop")
+    facts = book.load("loop", check=False)
     policy = load("base", facts.shown).policy(step=1)
     return rollout_record(policy, parse_prompt(facts.unsure_prompt), seed=facts.shown)
 

@@ -114,7 +114,7 @@ def _shown_counts():
     """The counts chapter 6 shows: ``base`` and ``main`` on the held-out sums, for its shown seed."""
     from rlbook import book
 
-    facts = book.load("exploration")
+    facts = book.load("exploration", check=False)
     return facts.by_seed[facts.shown].passk
 
 

@@ -252,14 +252,14 @@ def _worked_runs():
     """The (before, after) dicts of ``worked`` on every seed, as chapter 7's facts hold them."""
     from rlbook import book
 
-    return book.load("working").exercise.split
+    return book.load("working", check=False).exercise.split
 
 
 def _shown_samples():
     """The answers chapter 7 shows, before and after RL."""
     from rlbook import book
 
-    return book.load("working").samples
+    return book.load("working", check=False).samples
 
 
 register(Exercise("outcome-reward", "working", check_outcome_reward, reward, inputs=lambda: (_shown_samples(),)))

@@ -137,6 +137,21 @@ assert rate < 0.5, "claim: the rate is less than a half"
 ```
 """
 
+LAWFUL = """\
+# The second chapter {#sec-second}
+
+```{python}
+#| include: false
+from rlbook.book.claims import Claim, check
+from rlbook.book.facts import freeze
+
+LOW = Claim("rate-low", "the rate is under a half", lambda F: F.rate < 0.5, lambda F: F.rate, kind="law")
+F = check("doctored", "chapters/02-second.qmd", [LOW], freeze({"rate": 0.25}))
+```
+
+Right on `{python} F.rate` of the sums, which is less than a half.`{python} F.law("rate-low")`
+"""
+
 
 EXTRA = """---
 rlbook-needs:
@@ -338,6 +353,24 @@ def test_a_hidden_claim_that_holds_stays_off_the_page_and_one_that_breaks_fails_
     assert "FAILED chapters/02-second.qmd: cell 3 (line 10 of the page)" in report
     assert "AssertionError: claim: the rate is less than a half" in report
     assert not (broken / "_book").exists()
+
+
+def test_a_law_that_fails_on_doctored_facts_is_published_with_a_notice_and_fails_a_strict_build(tmp_path, monkeypatch):
+    monkeypatch.delenv("RLBOOK_STRICT", raising=False)
+    root = write_book(tmp_path / "holds", second=LAWFUL)
+    assert build_book(root, backend="pandoc", only="02-second", out=[].append) == 0
+    assert "law-notice" not in page(root, "chapters/02-second.html")
+    doctored = write_book(tmp_path / "doctored", second=LAWFUL.replace("0.25}", "0.75}"))
+    lines: list[str] = []
+    assert build_book(doctored, backend="pandoc", only="02-second", out=lines.append) == 0, "\n".join(lines)
+    text = " ".join(page(doctored, "chapters/02-second.html").split())
+    assert '<span class="law-notice" data-law="rate-low">On this machine’s runs this did not hold (saw 0.75)' in text
+    report = "\n".join(lines)
+    assert "1 law(s) of the book did not hold on this machine's runs" in report
+    assert "chapters/02-second.qmd: rate-low: On this machine's runs this did not hold (saw 0.75)" in report
+    strict: list[str] = []
+    assert build_book(doctored, backend="pandoc", only="02-second", out=strict.append, strict=True) == 1
+    assert "law 'rate-low' does not hold: the rate is under a half; saw 0.75" in "\n".join(strict)
 
 
 def test_a_page_leaves_no_kernel_running_whether_it_passes_or_fails(tmp_path):

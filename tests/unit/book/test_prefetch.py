@@ -22,9 +22,9 @@ def test_facts_wait_for_their_runs_and_only_for_them(monkeypatch):
         },
     )
     monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: False)
-    monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads: topic == "cached")
+    monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads, seeds: topic == "cached")
     monkeypatch.setattr(prefetch, "_train", lambda pair, threads: events.append(f"run {pair[0]}") or (pair[0], 0.0, 0))
-    monkeypatch.setattr(prefetch, "_facts", lambda topic, threads: events.append(f"facts {topic}") or (topic, 0.0, 0))
+    monkeypatch.setattr(prefetch, "_facts", lambda topic, threads, seeds: events.append(f"facts {topic}") or (topic, 0.0, 0))
     lines: list[str] = []
     prefetch.prefetch_book(["one", "two", "cached"], jobs=1, out=lines.append, executor=ThreadPoolExecutor(1))
     assert events.index("facts one") > events.index("run base")
@@ -35,7 +35,7 @@ def test_facts_wait_for_their_runs_and_only_for_them(monkeypatch):
 def test_nothing_to_do_is_quick(monkeypatch):
     monkeypatch.setattr(prefetch, "needed_runs", lambda topics, seeds=(0, 1, 2): {"one": {("base", 0)}})
     monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: True)
-    monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads: True)
+    monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads, seeds: True)
     assert prefetch.prefetch_book(["one"], out=lambda line: None) == 0.0
 
 
@@ -57,7 +57,7 @@ def test_every_catalogue_run_is_read_by_some_chapter():
 def test_the_command_prints_nothing_and_returns_0_when_every_run_and_fact_is_there(monkeypatch, capsys):
     monkeypatch.setattr(prefetch, "needed_runs", lambda topics, seeds=(0, 1, 2): {"one": {("base", 0)}})
     monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: True)
-    monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads: True)
+    monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads, seeds: True)
     assert prefetch.main([]) == 0
     assert capsys.readouterr().out == ""
 

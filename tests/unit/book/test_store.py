@@ -23,7 +23,7 @@ def toy(monkeypatch, tmp_path):
     module.PAGE, module.calls = "chapters/toy.qmd", []
     module.needs = lambda seeds: on_seeds(["base"], seeds)
     module.compute = lambda seeds: module.calls.append(seeds) or {"seeds": list(seeds), "x": facts.Num(0.5)}
-    module.CLAIMS = (Claim("half", "x is a half", lambda F: F.x == 0.5),)
+    module.CLAIMS = (Claim("half", "x is a half", lambda F: F.x == 0.5, kind="law"),)
     monkeypatch.setitem(sys.modules, "rlbook.book.toy", module)
     monkeypatch.setattr(book, "topics", lambda: ["toy"])
     monkeypatch.setattr(store, "closure_hash", lambda entries, root=source.ROOT: "c0de")
@@ -71,10 +71,13 @@ def test_a_retrained_run_changes_the_key_of_the_facts_that_read_it(toy, monkeypa
     assert store.facts_key("rlbook.book.toy", (0,), 1, needs) != key
 
 
-def test_a_broken_claim_fails_the_load(toy):
-    toy.CLAIMS = (Claim("third", "x is a third", lambda F: F.x == 1 / 3, lambda F: F.x),)
-    with pytest.raises(ClaimError, match="(?s)chapter 'toy' .*claim 'third' does not hold: x is a third; saw 0.50"):
+def test_a_broken_law_fails_a_strict_load_and_is_a_notice_otherwise(toy, monkeypatch):
+    toy.CLAIMS = (Claim("third", "x is a third", lambda F: F.x == 1 / 3, lambda F: F.x, kind="law"),)
+    monkeypatch.setenv("RLBOOK_STRICT", "1")
+    with pytest.raises(ClaimError, match="(?s)chapter 'toy' .*law 'third' does not hold: x is a third; saw 0.50"):
         book.load("toy")
+    monkeypatch.delenv("RLBOOK_STRICT")
+    assert "did not hold (saw 0.50)" in book.load("toy").law("third")
     assert book.load("toy", check=False).x == 0.5
 
 
