@@ -1,5 +1,5 @@
 # make book   set up .venv (if needed) with the trl extra and build the book into _book/
-# make test   set up .venv (if needed), lint the code with ruff, train the book's missing runs and compute its facts one per core, run the test suite
+# make test   set up .venv (if needed), lint the code with ruff, train the book's missing runs and compute its facts one per core, run the test suite (strict: a law of the book that fails is a failure)
 # make test-unit  the unit tests only (tests/unit): no trained run, about a minute
 # make readme-figure  redraw docs/workshop.png, the README's figure, from the seed-0 base run
 # make clean  remove the built book and the executed notebooks (not .venv, not the run cache)
@@ -27,7 +27,7 @@ test: setup
 	$(BIN)/ruff check rlbook tests
 	$(BIN)/ruff format --check rlbook tests
 	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.book.prefetch
-	$(BIN)/python -m pytest -q
+	RLBOOK_STRICT=1 $(BIN)/python -m pytest -q
 
 # The package's own tests, none of which needs a trained run: the quick loop while changing code.
 test-unit: setup

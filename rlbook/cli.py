@@ -154,7 +154,11 @@ def build_parser() -> Parser:
         default=None,
         help="with --seeds: the numerical draws to audit, e.g. pinned,native (default: this process's)",
     )
-    p.add_argument("--write", default=None, help="with --seeds: write the audit's table to this Markdown file")
+    p.add_argument(
+        "--write",
+        default=None,
+        help="with --seeds: write the audit's table to this Markdown file, and its data beside it as .json",
+    )
     p = sub.add_parser("fingerprint", help="one digest of every run the book reads: equal to the book's, bit for bit?")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--write", action="store_true", help="record this build's fingerprint as the published one")
@@ -377,6 +381,8 @@ def _audit(args) -> int:
     text = check.report(results, command, datetime.date.today().isoformat())
     if args.write:
         Path(args.write).write_text(text, encoding="utf-8")
+        data = check.audit_data(results, command, datetime.date.today().isoformat())
+        Path(args.write).with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(text)
     return 0
 

@@ -154,6 +154,48 @@ def report(results: dict[str, list[Tally]], command: str, date: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def audit_data(results: dict[str, list[Tally]], command: str, date: str) -> dict:
+    """The audit as plain data, for ``ROBUSTNESS.json`` (read by the page "How sure is each lesson?")."""
+    rows = list(zip(*results.values(), strict=True))
+    return {
+        "command": command,
+        "date": date,
+        "draws": list(results),
+        "seeds": rows[0][0].seeds if rows else [],
+        "claims": [
+            {
+                "topic": row[0].topic,
+                "name": row[0].name,
+                "kind": row[0].kind,
+                "rates": {draw: t.rate for draw, t in zip(results, row, strict=True)},
+                "everywhere": all(t.everywhere for t in row),
+            }
+            for row in rows
+        ],
+    }
+
+
+def read_audit(path: Path) -> dict:
+    """The committed audit (``ROBUSTNESS.json``): ValueError naming the file when it is missing or damaged."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ValueError(f"the audit {path} cannot be read ({err}); run rlbook claims --seeds 0-9 --write") from None
+
+
+def lessons_markdown(audit: dict, topic: str) -> str:
+    """A Markdown table of chapter ``topic``'s laws and how often each held in ``audit`` (the reader's page)."""
+    rates = {row["name"]: row["rates"] for row in audit["claims"] if row["topic"] == topic and row["kind"] == "law"}
+    # Where the chapter's facts need a missing extra (the appendix's), the audit's names stand for what they check.
+    says = {c.name: c.says for c in book.chapter(topic).CLAIMS} if topic in available_topics() else {}
+    header = ["law", *(f"{draw} draw" for draw in audit["draws"])]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for name, found in rates.items():
+        cells = [found.get(draw, "not audited") for draw in audit["draws"]]
+        lines.append(f"| {says.get(name, name)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def parse_seeds(text: str) -> tuple[int, ...]:
     """``"0-9"`` or ``"0,1,5"`` (or both, ``"0-4,7"``) as sorted seeds; ValueError for anything else."""
     seeds: set[int] = set()

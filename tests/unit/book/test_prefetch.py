@@ -24,7 +24,9 @@ def test_facts_wait_for_their_runs_and_only_for_them(monkeypatch):
     monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: False)
     monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads, seeds: topic == "cached")
     monkeypatch.setattr(prefetch, "_train", lambda pair, threads: events.append(f"run {pair[0]}") or (pair[0], 0.0, 0))
-    monkeypatch.setattr(prefetch, "_facts", lambda topic, threads, seeds: events.append(f"facts {topic}") or (topic, 0.0, 0))
+    monkeypatch.setattr(
+        prefetch, "_facts", lambda topic, threads, seeds: events.append(f"facts {topic}") or (topic, 0.0, 0)
+    )
     lines: list[str] = []
     prefetch.prefetch_book(["one", "two", "cached"], jobs=1, out=lines.append, executor=ThreadPoolExecutor(1))
     assert events.index("facts one") > events.index("run base")
