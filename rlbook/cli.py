@@ -448,6 +448,15 @@ COMMANDS = {
 }
 
 
+KEPT = "what it finished is kept"
+INTERRUPTED = {
+    "run": "a run stopped mid-training keeps its last checkpoint and resumes from there next time",
+    "build": "the runs trained so far are cached and the previous _book/ was left as it was",
+    "claims": "the runs trained so far are cached in the audit's cache",
+}
+"""What an interrupted command says it kept, by command (none claims more than it did)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rlbook`` command.
 
@@ -459,6 +468,8 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
+    if os.environ.get("RLBOOK_CACHE"):  # resolved once, here: page kernels and workers run in other folders
+        os.environ["RLBOOK_CACHE"] = os.path.abspath(os.environ["RLBOOK_CACHE"])
     try:
         code = COMMANDS[args.command](args)
         sys.stdout.flush()
@@ -470,11 +481,7 @@ def main(argv: list[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
-        print(
-            f"rlbook {args.command}: interrupted; the run record is marked interrupted and the run resumes "
-            "from its last checkpoint next time",
-            file=sys.stderr,
-        )
+        print(f"rlbook {args.command}: interrupted; {INTERRUPTED.get(args.command, KEPT)}", file=sys.stderr)
         return 130
     except OSError as err:  # the run cache's own errors (rlbook.runs.CacheError) and a full or read-only disk
         if err.errno == errno.EPIPE:

@@ -36,10 +36,13 @@ class Tally:
     seeds: list[int]
     held_on: list[int] | None
     whole: bool
+    error: str | None = None
 
     @property
     def rate(self) -> str:
         """ "10/10" for a per-seed claim, "all" or "not all" for a claim judged on the seeds together."""
+        if self.error is not None:
+            return "facts failed"
         if self.held_on is None:
             return "all" if self.whole else "not all"
         return f"{len(self.held_on)}/{len(self.seeds)}"
@@ -81,10 +84,17 @@ def audit(seeds: tuple[int, ...], topics: list[str] | None = None, out: Callable
 
     os.environ["RLBOOK_CACHE"] = str(audit_cache())
     topics = available_topics(topics)
-    prefetch_book(topics, out=out, seeds=seeds)
+    prefetch_book(topics, out=out, seeds=seeds, keep_going=True)
     tallies = []
     for topic in topics:
-        facts = book.load(topic, seeds, check=False)
+        try:
+            facts = book.load(topic, seeds, check=False)
+        except Exception as err:  # noqa: BLE001 - facts that cannot be computed on these seeds are a finding
+            error = f"{type(err).__name__}: {err}"
+            tallies += [
+                Tally(topic, c.name, c.kind, list(seeds), None, False, error) for c in book.chapter(topic).CLAIMS
+            ]
+            continue
         for claim in book.chapter(topic).CLAIMS:
             per_seed = claim.by_seed(facts)
             held_on = None if per_seed is None else [s for s, ok in per_seed.items() if ok]

@@ -292,7 +292,7 @@ CLAIMS = (
         "wrong-sum-gives-no-signal",
         "on the shown confidently wrong sum a group of 16 is almost always all wrong",
         lambda F: F.by_seed[F.shown].wrong_group < 0.05,
-        lambda F: F.wrong_group,
+        lambda F: F.by_seed[F.shown].wrong_group,
         kind="law",
     ),
     Claim(

@@ -34,6 +34,15 @@ def listing(items: Sequence[object], conjunction: str = "and") -> str:
     return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} {conjunction} {texts[-1]}"
 
 
+def in_order(values: Sequence[object]) -> str:
+    """Values of the seeds in seed order, joined for a sentence ("0.40, 0.47 and 0.47"): repeats are kept,
+    since two seeds may end at the same value (chapter 4's KL finals); ValueError when empty."""
+    texts = [str(v) for v in values]
+    if not texts:
+        raise ValueError("an empty list has no phrase: say what is absent instead")
+    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
+
+
 def seeds(where: Sequence[int], of: Sequence[int], noun: str = "seed") -> str:
     """Which of the seeds ``of`` a statement holds on: "every seed", "seeds 0 and 2", "none of the three seeds".
 

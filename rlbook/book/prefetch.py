@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from rlbook import book, runs
 from rlbook.book import store
 from rlbook.book._available import available_topics
 from rlbook.book.needs import Need
+from rlbook.core import processes
 from rlbook.core.arguments import bounded_int
 from rlbook.runs import prefetch as run_prefetch
 
@@ -74,6 +76,7 @@ def prefetch_book(
     out: Callable[[str], None] = print,
     executor: Executor | None = None,
     seeds: tuple[int, ...] = book.SEEDS,
+    keep_going: bool = False,
 ) -> float:
     """Train the missing runs of ``topics`` (default: every chapter this Python can compute the facts of,
     :func:`rlbook.book._available.available_topics`) and compute their missing facts.
@@ -82,7 +85,9 @@ def prefetch_book(
     :func:`rlbook.runs.prefetch.training_order` and a chapter's facts as soon
     as its runs are there; ``executor`` (default: a pool of ``jobs`` spawned
     processes) runs them. ``seeds`` are the book's by default; the audit
-    (:mod:`rlbook.book.check`) passes its own. Returns the wall time in seconds.
+    (:mod:`rlbook.book.check`) passes its own, with ``keep_going``: a
+    chapter whose facts fail is reported in one line and the rest go on.
+    Returns the wall time in seconds.
     """
     started = time.perf_counter()
     topics = topics or available_topics()
@@ -94,8 +99,8 @@ def prefetch_book(
     tasks = len(missing) + len(waiting)
     if not tasks:
         return 0.0
-    done = 0
-    with executor or ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    spawn = multiprocessing.get_context("spawn")
+    with executor or ProcessPoolExecutor(jobs, mp_context=spawn, initializer=processes.die_with_parent) as pool:
         running: set[Future] = set()
         queue = list(missing)
 
@@ -109,18 +114,40 @@ def prefetch_book(
                 future.pair = pair  # type: ignore[attr-defined]
                 running.add(future)
 
-        submit_ready()
-        while running:
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                running.discard(future)
-                what, seconds, _memory = future.result()
-                done += 1
-                out(f"[{done}/{tasks}] {what}: {seconds:.1f} s")
-                for left in waiting.values():
-                    left.discard(getattr(future, "pair", None))
-            submit_ready()
+        try:
+            _drain(running, submit_ready, waiting, out, tasks, keep_going)
+        except BaseException:  # Ctrl-C or SIGTERM: the workers stop too, keeping what they trained
+            processes.stop_children()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return time.perf_counter() - started
+
+
+def _drain(
+    running: set[Future],
+    submit_ready: Callable[[], None],
+    waiting: dict[str, set[tuple[str, int]]],
+    out: Callable[[str], None],
+    tasks: int,
+    keep_going: bool,
+) -> None:
+    """Wait for the prefetch's tasks, report each as it ends, and start those that became ready."""
+    done = 0
+    submit_ready()
+    while running:
+        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in finished:
+            running.discard(future)
+            done += 1
+            failed = future.exception()
+            if keep_going and getattr(future, "pair", None) is None and failed is not None:
+                out(f"[{done}/{tasks}] facts failed: {type(failed).__name__}: {failed}")
+                continue
+            what, seconds, _memory = future.result()
+            out(f"[{done}/{tasks}] {what}: {seconds:.1f} s")
+            for left in waiting.values():
+                left.discard(getattr(future, "pair", None))
+        submit_ready()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,10 +161,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    seconds = prefetch_book(jobs=args.jobs, out=lambda line: print(line, flush=True))
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped like Ctrl-C: its workers go with it
+    try:
+        seconds = prefetch_book(jobs=args.jobs, out=lambda line: print(line, flush=True))
+    except KeyboardInterrupt:
+        print(
+            "python -m rlbook.book.prefetch: interrupted; the runs and facts it finished are cached, "
+            "and a run stopped mid-training resumes from its last checkpoint next time",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 130
     if seconds:
         print(f"the book's runs and facts are ready after {seconds:.1f} s, {args.jobs} at a time", flush=True)
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import nbformat
 
+from rlbook.core import processes
 from rlbook.core.source import package_hash
 from rlbook.publish.config import Page, book_pages, read_config
 from rlbook.publish.execute import CellFailure, execute_notebook, qmd_to_notebook
@@ -148,6 +149,8 @@ def build_book(
         out(f"rlbook build: --jobs must be at least 1, got {jobs}")
         return 2
     os.environ["RLBOOK_BUILDING"] = "1"  # the kernels inherit it: no progress bars in the pages
+    if os.environ.get("RLBOOK_CACHE"):  # the kernels run in the pages' folders: a relative cache would split
+        os.environ["RLBOOK_CACHE"] = os.path.abspath(os.environ["RLBOOK_CACHE"])
     if strict:
         os.environ[STRICT] = "1"
     if jobs != 1:
@@ -290,10 +293,15 @@ def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> N
         stderr=subprocess.STDOUT,
         text=True,
         env=dict(os.environ, RLBOOK_PROGRESS="0"),
+        start_new_session=True,  # so that stopping it stops its workers too
     )
-    for line in process.stdout:
-        out(line.rstrip())
-    code = process.wait()
+    try:
+        for line in process.stdout:
+            out(line.rstrip())
+        code = process.wait()
+    except BaseException:  # Ctrl-C or SIGTERM on the build: the prefetch and its workers stop with it
+        processes.stop_group(process)
+        raise
     if code != 0:
         out(f"rlbook build: training the runs ahead of the pages failed (exit {code}); the pages train what they need")
         return
@@ -504,11 +512,27 @@ def run_quarto(command: list[str], root: Path, env: dict, out: Callable[[str], N
 def swap_in(new: Path, final: Path) -> None:
     """Replace the folder ``final`` by ``new`` with two renames, so that a reader never sees a half-built site.
 
-    The old folder is parked beside ``new`` (inside ``_build/`` for the book) until it is deleted.
+    ``final`` may be a symbolic link to a folder (the link is kept and its
+    folder replaced) and may lie on another filesystem than ``new`` (``new``
+    is then copied beside it first, since a rename cannot cross devices).
+    The new folder gets the permissions of any new folder (``0o777`` less the
+    umask), not the private ``0o700`` of a temporary one, so that a web
+    server or another user can read the site. The old folder is parked
+    beside the new one until it is deleted.
     """
-    old = new.with_name(final.name + ".old")
+    target = final.resolve() if final.is_symlink() else final
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if new.stat().st_dev != target.parent.stat().st_dev:
+        beside = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
+        shutil.copytree(new, beside, dirs_exist_ok=True)
+        shutil.rmtree(new, ignore_errors=True)
+        new = beside
+    umask = os.umask(0)
+    os.umask(umask)
+    new.chmod(0o777 & ~umask)
+    old = target.with_name(f".{target.name}.old-{os.getpid()}")
     shutil.rmtree(old, ignore_errors=True)
-    if final.exists():
-        final.rename(old)
-    new.rename(final)
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
     shutil.rmtree(old, ignore_errors=True)

@@ -37,9 +37,18 @@ def package_version(root: Path) -> str:
     return found.group(1)
 
 
+def wheel_version(root: Path) -> str:
+    """The version of the book's wheel: the project's, with the :func:`source_key` as its local label.
+
+    A wheel built from other code has another version, so ``pip install`` over
+    an earlier download replaces it instead of answering "already installed".
+    """
+    return f"{package_version(root)}+{source_key(root)}"
+
+
 def wheel_name(root: Path) -> str:
-    """The file name of the book's wheel: ``rlbook-<version>-py3-none-any.whl``."""
-    return f"rlbook-{package_version(root)}-py3-none-any.whl"
+    """The file name of the book's wheel: ``rlbook-<version>+<source key>-py3-none-any.whl``."""
+    return f"rlbook-{wheel_version(root)}-py3-none-any.whl"
 
 
 def build_wheel(root: Path, folder: Path) -> Path:
@@ -60,6 +69,12 @@ def build_wheel(root: Path, folder: Path) -> Path:
                 shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
             else:
                 shutil.copy2(path, source / name)
+        pyproject = source / "pyproject.toml"
+        text = pyproject.read_text(encoding="utf-8")
+        pyproject.write_text(
+            text.replace(f'version = "{package_version(root)}"', f'version = "{wheel_version(root)}"', 1),
+            encoding="utf-8",
+        )
         done = subprocess.run(
             [
                 sys.executable,
@@ -102,23 +117,55 @@ def source_key(root: Path = PACKAGE_ROOT) -> str:
     return digest.hexdigest()[:16]
 
 
+def digest(path: Path) -> str:
+    """The SHA-256 of a file, in hex."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def sound(wheel: Path) -> bool:
+    """Whether a kept wheel is whole: its checksum file (``<wheel>.sha256``) matches and it opens as a zip."""
+    import zipfile
+
+    checksum = wheel.with_name(wheel.name + ".sha256")
+    try:
+        if not checksum.is_file() or checksum.read_text().strip() != digest(wheel):
+            return False
+        with zipfile.ZipFile(wheel) as archive:
+            return archive.testzip() is None
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
 def book_wheel(folder: Path) -> Path:
     """The wheel of the ``rlbook`` that is running, copied into ``folder``; returns its path there.
 
     Built once per version of the package's files (:func:`source_key`) and kept in the run cache
-    (``wheels/<key>/``), so the book's builds and tests copy it rather than build it again.
+    (``wheels/<key>/``) with its SHA-256, so the book's builds and tests copy it rather than build it
+    again. A kept wheel that is damaged (truncated, edited, without its checksum) is rebuilt with a
+    one-line notice, never published; the copy in ``folder`` is checked against the checksum too.
     """
+    import warnings
+
     from rlbook.runs import cache_root
 
     kept = cache_root() / "wheels" / source_key()
     wheel = kept / wheel_name(PACKAGE_ROOT)
+    if wheel.exists() and not sound(wheel):
+        warnings.warn(f"the kept wheel {wheel} is damaged; building it again", stacklevel=2)
+        wheel.unlink()
     if not wheel.is_file():
         kept.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=kept) as temp:
-            os.replace(build_wheel(PACKAGE_ROOT, Path(temp)), wheel)
+            built = build_wheel(PACKAGE_ROOT, Path(temp))
+            Path(temp, "sum").write_text(digest(built) + "\n")
+            os.replace(Path(temp, "sum"), wheel.with_name(wheel.name + ".sha256"))
+            os.replace(built, wheel)
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(wheel, folder / wheel.name)
-    return folder / wheel.name
+    target = folder / wheel.name
+    shutil.copy2(wheel, target)
+    if digest(target) != wheel.with_name(wheel.name + ".sha256").read_text().strip():
+        raise RuntimeError(f"the copy of the book's wheel in {folder} does not match its checksum")
+    return target
 
 
 def install_line(wheel: str, extra: str | None = None) -> str:
@@ -138,13 +185,19 @@ def requirement_cell(wheel: str, extra: str | None = None) -> str:
     for showing an error) is that one line, so Jupyter shows the line, not a
     traceback, and "Run All" stops there.
     """
+    needed = wheel.removeprefix("rlbook-").removesuffix("-py3-none-any.whl")
     return (
-        "# This notebook runs on the book's package, rlbook. If it is not installed, this cell says where to\n"
-        "# get it and stops.\n"
-        "import importlib.util\n\n"
+        f"# This notebook runs on the book's package, rlbook {needed}. If it is not installed, or another\n"
+        "# build of it is, this cell says where to get it and stops.\n"
+        "import importlib.metadata\n"
+        "import importlib.util\n\n\n"
+        "class RlbookMissing(Exception):\n"
+        "    def _render_traceback_(self):\n"
+        "        return [str(self)]\n\n\n"
         'if importlib.util.find_spec("rlbook") is None:\n'
-        "    class RlbookMissing(Exception):\n"
-        "        def _render_traceback_(self):\n"
-        "            return [str(self)]\n\n"
-        f"    raise RlbookMissing({install_line(wheel, extra)!r})"
+        f"    raise RlbookMissing({install_line(wheel, extra)!r})\n"
+        'installed = importlib.metadata.version("rlbook")\n'
+        f'if "+" in installed and installed != {needed!r}:  # another wheel of the book; a clone has no "+"\n'
+        f'    raise RlbookMissing(f"rlbook {{installed}} is installed; this notebook was built with {needed}. "\n'
+        f"                        {install_line(wheel, extra)!r})"
     )

@@ -9,6 +9,7 @@ inline ``{python}`` values; chapter 2 refers back to chapter 1.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from html.parser import HTMLParser
@@ -487,6 +488,48 @@ def test_swap_in_replaces_the_folder_whole(tmp_path):
     swap_in(tmp_path / "new", tmp_path / "final")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["final"]
     assert [p.name for p in (tmp_path / "final").iterdir()] == ["a"]
+
+
+def test_swap_in_keeps_a_link_to_the_site_and_makes_it_readable_by_others(tmp_path):
+    import tempfile
+
+    real = tmp_path / "www" / "book"
+    real.mkdir(parents=True)
+    (real / "b").write_text("old")
+    (tmp_path / "_book").symlink_to(real)
+    for round_ in ("first", "second"):
+        staging = Path(tempfile.mkdtemp(dir=tmp_path))  # 0700, as the build's staging folder is
+        (staging / "a").write_text(round_)
+        swap_in(staging, tmp_path / "_book")
+        assert (tmp_path / "_book").is_symlink() and (real / "a").read_text() == round_
+    assert not (real / "b").exists()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert real.stat().st_mode & 0o777 == 0o777 & ~umask  # not the 0o700 of a temporary folder
+
+
+def test_swap_in_crosses_filesystems(tmp_path, monkeypatch):
+    real_stat = Path.stat
+    new = tmp_path / "new"
+    new.mkdir()
+    (new / "a").write_text("new")
+
+    class OtherDevice:
+        def __init__(self, result):
+            self._result = result
+
+        def __getattr__(self, name):
+            return getattr(self._result, name)
+
+        @property
+        def st_dev(self):
+            return -1
+
+    monkeypatch.setattr(
+        Path, "stat", lambda self, **kw: OtherDevice(real_stat(self, **kw)) if self == new else real_stat(self, **kw)
+    )
+    swap_in(new, tmp_path / "final")
+    assert (tmp_path / "final" / "a").read_text() == "new" and not new.exists()
 
 
 def test_pages_start_slowest_first_and_new_pages_before_all():

@@ -96,3 +96,10 @@ def test_by_side_groups_the_seeds_by_where_each_value_lies():
     )
     with pytest.raises(ValueError, match="one value per seed"):
         phrasing.by_side([0.5], [0.4, 0.4], (0, 1), "above", "below")
+
+
+def test_values_in_seed_order_keep_their_repeats():
+    assert phrasing.in_order(["0.47", "0.47", "0.57"]) == "0.47, 0.47 and 0.57"
+    assert phrasing.in_order([0.5]) == "0.5"
+    with pytest.raises(ValueError, match="empty"):
+        phrasing.in_order([])

@@ -1,0 +1,84 @@
+"""No process left behind: worker processes die with their parent, and an interrupted command stops its children.
+
+Used by the prefetch that trains the book's runs (:mod:`rlbook.book.prefetch`),
+by ``rlbook build``, which starts that prefetch, and by the TRL appendix's
+``torchrun`` launch (:mod:`rlbook.trl.launch`). A worker that trains a run
+is stopped with SIGTERM, which training turns into an orderly interruption:
+the run's partial state is kept and it resumes next time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+
+import psutil
+
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option that sends the calling process a signal when its parent exits."""
+
+
+def die_with_parent() -> None:
+    """Have this process receive SIGTERM when its parent exits (Linux; elsewhere nothing), and ignore Ctrl-C.
+
+    A pool's worker calls it first: Ctrl-C reaches the parent, which stops
+    its workers in order (:func:`stop_children`), and a parent that is killed
+    outright takes its workers with it instead of leaving them training.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before the call above
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def stop_children(grace: float = 10.0) -> None:
+    """Stop every descendant of this process: SIGTERM, then SIGKILL for those still alive after ``grace`` s."""
+    children = psutil.Process().children(recursive=True)
+    for child in children:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.terminate()
+    _, alive = psutil.wait_procs(children, timeout=grace)
+    for child in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+
+
+def stop_group(process: subprocess.Popen, grace: float = 10.0) -> None:
+    """Stop ``process`` (started with ``start_new_session=True``) and every process of its group."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)  # workers that outlived their leader
+
+
+def run_group(command: Sequence[str], timeout: float | None, **kwargs) -> subprocess.CompletedProcess:
+    """:func:`subprocess.run` whose command, and every process it starts, is stopped on a timeout or Ctrl-C.
+
+    The command gets a session of its own, so a launcher's workers (torchrun's
+    ranks) are stopped with it; output is captured as text.
+    """
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **kwargs
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except BaseException:
+        stop_group(process)
+        process.communicate()
+        raise
+    return subprocess.CompletedProcess(list(command), process.returncode, stdout, stderr)
