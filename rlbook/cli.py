@@ -40,6 +40,9 @@ class UsageError(Exception):
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr and exit status 2."""
 
+    commands: dict[str, argparse.ArgumentParser]
+    """The subcommands' parsers, by name (set by :func:`build_parser`)."""
+
     def error(self, message: str):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
@@ -62,11 +65,29 @@ def temperature(text: str) -> float:
 
 
 def run_name(text: str) -> str:
-    from rlbook.runs import RUNS
+    """A run's name as given; :func:`check_run_names` checks it once every other argument has passed.
 
-    if text not in RUNS:
-        raise argparse.ArgumentTypeError(f"unknown run {shown(text)}; known runs: {', '.join(RUNS)}")
+    Knowing the runs means importing torch (seconds on a busy machine), so a
+    bad ``--seed`` is refused before that.
+    """
     return text
+
+
+#: (command, destination, how the argument is written): the run names :func:`check_run_names` checks.
+RUN_ARGUMENTS = (("run", "name", "name"), ("sample", "run", "--run"), ("eval", "run", "--run"))
+
+
+def check_run_names(parser: Parser, args: argparse.Namespace) -> None:
+    """Refuse, as argparse would (exit 2, one line), a run name that is not in the catalogue."""
+    for command, dest, written in RUN_ARGUMENTS:
+        if args.command == command:
+            from rlbook.runs import RUNS
+
+            value = getattr(args, dest)
+            if value not in RUNS:
+                parser.commands[command].error(
+                    f"argument {written}: unknown run {shown(value)}; known runs: {', '.join(RUNS)}"
+                )
 
 
 def task_prompt(text: str) -> str:
@@ -82,6 +103,7 @@ def task_prompt(text: str) -> str:
 def build_parser() -> Parser:
     parser = Parser(prog="rlbook", description="The executable book's runs, workshop, verifier and build.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    parser.commands = sub.choices
 
     p = sub.add_parser("run", help="train (or load from the cache) one of the book's named runs")
     p.add_argument("name", type=run_name)
@@ -467,7 +489,9 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_run_names(parser, args)
     if os.environ.get("RLBOOK_CACHE"):  # resolved once, here: page kernels and workers run in other folders
         os.environ["RLBOOK_CACHE"] = os.path.abspath(os.environ["RLBOOK_CACHE"])
     try:

@@ -90,10 +90,19 @@ def read_config(root: Path) -> dict:
     return data
 
 
+MAX_SOURCE_BYTES = 20_000_000
+"""The largest source file of the book that is read: far above any page, far below a reader's memory."""
+
+
 def read_source(root: Path, source: str) -> str:
     """The text of the book's file ``source`` (relative to ``root``); :class:`ConfigError` says why it cannot be read."""
+    path = root / source
     try:
-        return (root / source).read_text(encoding="utf-8")
+        if path.exists() and not path.is_file() and not path.is_dir():  # a FIFO would hang the build
+            raise ConfigError(f"{source}: not a regular file")
+        if path.is_file() and path.stat().st_size > MAX_SOURCE_BYTES:
+            raise ConfigError(f"{source}: larger than {MAX_SOURCE_BYTES // 1_000_000} MB, not a page of the book")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{source}: missing") from None
     except UnicodeDecodeError:

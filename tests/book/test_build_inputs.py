@@ -130,6 +130,17 @@ def test_a_configuration_that_is_not_text_fails_in_one_line(book):
     fails_keeping_the_book(book, "_quarto.yml: not a UTF-8 text file")
 
 
+def test_a_configuration_that_is_a_fifo_or_a_device_fails_in_one_line(book):
+    import os
+
+    (book / "_quarto.yml").unlink()
+    os.mkfifo(book / "_quarto.yml")  # reading it would wait for a writer forever
+    fails_keeping_the_book(book, "_quarto.yml: not a regular file")
+    (book / "_quarto.yml").unlink()
+    (book / "_quarto.yml").symlink_to("/dev/zero")  # reading it would fill the memory
+    fails_keeping_the_book(book, "_quarto.yml: not a regular file")
+
+
 def test_a_missing_configuration_fails_in_one_line(book):
     (book / "_quarto.yml").unlink()
     fails_keeping_the_book(book, "_quarto.yml: missing")

@@ -215,3 +215,15 @@ def test_a_reason_that_the_terminal_cannot_encode_is_escaped():
     )
     assert done.returncode == 0 and done.stderr == b""
     assert b"status: malformed" in done.stdout and b"\\u0667" in done.stdout
+
+
+def test_a_bad_seed_is_refused_before_torch_is_imported():
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\nfrom rlbook.cli import main\ntry:\n    main(['run', 'main', '--seed', '-1'])\n"
+        "except SystemExit as done:\n    print(done.code, 'torch' in sys.modules)\n"
+    )
+    shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert shown.stdout.split() == ["2", "False"] and "must be zero or more" in shown.stderr
