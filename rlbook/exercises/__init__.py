@@ -8,10 +8,13 @@ number the way a reader may write it, and the safety net :func:`never_raises`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import numbers
+import signal
 import textwrap
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -133,6 +136,34 @@ def as_numbers(values) -> list[float] | None:
     return None if any(f is None for f in floats) else floats
 
 
+ANSWER_SECONDS = 120
+"""How long a check lets a reader's answer run: the slowest reference solution takes a few seconds."""
+
+
+class AnswerTooSlow(Exception):
+    """A reader's answer ran past :data:`ANSWER_SECONDS`."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`AnswerTooSlow` in the block after ``seconds`` (main thread on Unix; elsewhere no limit)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def stop(signum, frame):
+        raise AnswerTooSlow
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def never_raises(check: F) -> F:
     """Wrap a checker so that an answer it cannot read becomes a NOT YET message instead of a traceback.
 
@@ -143,7 +174,14 @@ def never_raises(check: F) -> F:
     @functools.wraps(check)
     def guarded(*args, **kwargs):
         try:
-            return check(*args, **kwargs)
+            with time_limit(ANSWER_SECONDS):
+                return check(*args, **kwargs)
+        except AnswerTooSlow:
+            return verdict(
+                False,
+                f"the check stopped your answer after {ANSWER_SECONDS} s: look for a loop that never ends "
+                "(a while whose condition never changes, say)",
+            )
         except Exception as err:  # noqa: BLE001 - a check reports, it never raises
             return verdict(
                 False,

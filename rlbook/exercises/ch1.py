@@ -59,17 +59,23 @@ def _same_pairs(given, expected) -> bool:
     return all(
         isinstance(pair, (list, tuple))
         and len(pair) == 2
-        and all(isinstance(x, str) for x in pair)
+        and all(type(x) is str for x in pair)
         and tuple(pair) == tuple(want)
         for pair, want in zip(given, expected)
     )
+
+
+def _equal(given, expected) -> bool:
+    """``given == expected`` for an answer of the expected type only: an object whose ``__eq__`` says yes to
+    everything is not a label."""
+    return type(given) is type(expected) and given == expected
 
 
 def _label_problem(key: str, given, expected, record: dict, step: int) -> str | None:
     """What is wrong with one label, or None when it is right."""
     text = record["completion"]
     if key == "state":
-        if given == expected:
+        if _equal(given, expected):
             return None
         if not isinstance(given, str):
             return f"a state is text (a str), got {type(given).__name__}"
@@ -79,7 +85,7 @@ def _label_problem(key: str, given, expected, record: dict, step: int) -> str | 
             return "that state already contains the action chosen in it; take the text *before* the action"
         return f"the state before action {step} is the prompt followed by the {step} character(s) written before it"
     if key == "action":
-        if given == expected:
+        if _equal(given, expected):
             return None
         if given == text[step - 1]:
             return f"that is action {step - 1}: steps count from 0, so action {step} is the next character"
@@ -106,7 +112,7 @@ def _label_problem(key: str, given, expected, record: dict, step: int) -> str | 
         if value is None:
             return f"the return is a number, got {type(given).__name__}"
         return "the return is the sum of the episode's rewards, here just the final reward"
-    if given == expected:
+    if _equal(given, expected):
         return None
     return "name the policy by the version recorded with the rollout (the field that says which policy sampled it)"
 

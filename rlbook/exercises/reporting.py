@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 import numpy as np
@@ -135,7 +136,7 @@ def check_record_review(fn: Callable | None, seed: int = SHOWN) -> CheckResult:
         return not_a_function("review", fn)
     for k, (name, record) in enumerate(record_reviews(seed)):
         try:
-            got = fn(dict(record))
+            got = fn(copy.deepcopy(record))  # a copy: editing what it is handed cannot change the grading
         except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
             return verdict(False, f"review raised {type(err).__name__}: {err} on the record of {name}")
         if got is None and k == 0:

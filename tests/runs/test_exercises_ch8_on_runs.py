@@ -201,3 +201,12 @@ def test_changed_advantages_reference_and_the_counts_a_student_confuses():
     assert not ch8.check_changed_advantages(truth["groups"], seed=0).passed  # on seed 0 as many groups as flips
     assert "whole number" in ch8.check_changed_advantages("25", seed=0).message
     assert "no answer yet" in ch8.check_changed_advantages(None).message
+
+
+def test_a_review_that_edits_the_record_it_is_handed_cannot_change_the_grading():
+    def doctoring(record):
+        record["aborted_updates"].clear()  # would empty the grader's list too, were it handed the record itself
+        return ch8.review(record)
+
+    result = ch8.check_record_review(doctoring)
+    assert not result.passed and "aborted" in result.message

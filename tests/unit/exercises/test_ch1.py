@@ -294,3 +294,15 @@ def test_definitions_junk_gets_a_message(junk):
 def test_every_term_has_exactly_one_definition():
     defined = [term for _, term in ch1.DEFINITIONS.values()]
     assert all(defined.count(t) == 1 for t in ch1.TERMS) and len(defined) == len(ch1.TERMS) + 2
+
+
+def test_an_answer_equal_to_everything_is_not_a_label():
+    class Always:
+        def __eq__(self, other):
+            return True
+
+        __hash__ = object.__hash__
+
+    labels = dict(ch1.rollout_labels(RECORD), state=Always(), action=Always(), policy=Always())
+    result = ch1.check_rollout_labels(labels, RECORD)
+    assert not result.passed

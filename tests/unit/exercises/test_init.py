@@ -1,0 +1,30 @@
+"""rlbook.exercises: the net under every checker, a time limit on the reader's answer included."""
+
+from __future__ import annotations
+
+import rlbook.exercises as ex
+
+
+def test_an_answer_that_never_ends_is_stopped_with_a_message(monkeypatch):
+    monkeypatch.setattr(ex, "ANSWER_SECONDS", 1)
+
+    @ex.never_raises
+    def check(fn):
+        return ex.verdict(bool(fn()), "done")
+
+    def forever():
+        while True:
+            pass
+
+    result = check(forever)
+    assert not result.passed and "stopped your answer after 1 s" in result.message
+    assert check(lambda: True).passed  # the limit is lifted once the check returns
+
+
+def test_a_check_that_raises_reports_instead():
+    @ex.never_raises
+    def check(answer):
+        return ex.verdict(answer["x"] > 0, "fine")
+
+    result = check([])
+    assert not result.passed and "the check could not read your answer (TypeError" in result.message
