@@ -1,4 +1,4 @@
-"""``rlbook bench --browser``: the book's live panels measured in headless Chromium (DESIGN.md section 11).
+"""``rlbook bench --browser``: the book's live panels measured in headless Chromium (ARCHITECTURE.md, section 7).
 
 The workshop's site files are written to a temporary folder beside one page
 per chapter that carries panels (each holding only its panel blocks), opened

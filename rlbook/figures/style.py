@@ -94,7 +94,7 @@ MIN_FONT = 9
 PX_PER_PT = 4 / 3
 """CSS pixels per point: a page draws an SVG that is not shrunk at this scale (96 px to 72 pt)."""
 MIN_TEXT_PX = 9
-"""The smallest text a reader is shown, in CSS pixels at the size a figure is drawn (DESIGN.md section 10)."""
+"""The smallest text a reader is shown, in CSS pixels at the size a figure is drawn (ARCHITECTURE.md, section 6)."""
 NARROWEST_PX = 325
 """The narrowest box the site draws a figure in, in CSS pixels: a callout's body on a 390-px phone (the 356-px
 text column less the callout's borders and padding, ``assets/book.css``). A panel wider than its box is shrunk

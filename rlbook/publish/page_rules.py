@@ -2,7 +2,7 @@
 
 Used on every chapter page and the appendix by the book's tests
 (``tests/book/test_lint.py``), beside :mod:`rlbook.publish.reader`. The
-rules (DESIGN.md section 10, "One place per number and per claim"):
+rules (ARCHITECTURE.md, section 6, "One place per fact"):
 
 - one hidden cell (``#| include: false``), which loads the chapter's facts
   with ``book.load(...)`` and so checks its claims; no other hidden cell;

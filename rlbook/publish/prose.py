@@ -2,7 +2,7 @@
 
 Used by ``rlbook build`` on every executed chapter, after its inline values
 are filled in, and by the book's tests. Two things are checked
-(DESIGN.md section 10):
+(ARCHITECTURE.md, section 6):
 
 - **Say what happened.** No sentence offers a degenerate quantity as
   evidence: a count of zero ("0 of them", "0 nonetheless gained"), "at least
@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 WORDS_PER_MINUTE = 143
-"""Reading speed of technical prose: 5,000 words in 35 minutes (DESIGN.md section 10)."""
+"""Reading speed of technical prose: 5,000 words in 35 minutes (ARCHITECTURE.md, section 6)."""
 MAX_MINUTES = 35
 MAX_NUMBERS_PER_100 = 4.0
 DENSITY_FROM_WORDS = 500

@@ -2,7 +2,7 @@
 
 Run by the test suite on every page of the book (:func:`lint_pages`, in
 ``tests/book/test_lint.py``), beside :func:`rlbook.publish.lint.lint_book`;
-the rules are DESIGN.md section 10's. A cell the reader sees (neither ``#| include: false``
+the rules are those of ARCHITECTURE.md, section 6. A cell the reader sees (neither ``#| include: false``
 nor ``#| echo: false``, the two options both backends honour) teaches: it
 holds no ``assert``, it is at most :data:`MAX_VISIBLE_LINES` lines of at most
 :data:`MAX_VISIBLE_WIDTH` characters, it composes no prose, and if it only

@@ -23,7 +23,7 @@ SIZES = {"1280": WIDE, "390": PHONE}
 SCREENSHOTS = Path(os.environ.get("RLBOOK_SCREENSHOTS") or REPO / "_build" / "test-output" / "screenshots")
 """Where the screenshots go: a CI artefact (``.ci/run`` says so)."""
 MIN_TEXT_PX = 9
-"""The smallest text a figure may show, in CSS pixels at the size it is drawn (DESIGN.md section 10)."""
+"""The smallest text a figure may show, in CSS pixels at the size it is drawn (ARCHITECTURE.md, section 6)."""
 
 
 class Tab:

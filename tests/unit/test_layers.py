@@ -1,4 +1,4 @@
-"""The package's layers import one way only (rlbook's docstring; DESIGN.md section 5).
+"""The package's layers import one way only (rlbook's docstring; ARCHITECTURE.md, section 2).
 
 Read from the source, as the cache key is (rlbook.core.source): every import
 statement at any depth counts, imports for annotations only (under ``if
