@@ -1,6 +1,7 @@
 # make book   set up .venv (if needed) with the trl extra and build the book into _book/
 # make test   set up .venv (if needed), lint the code with ruff, train the book's missing runs and compute its facts one per core, run the test suite (strict: a law of the book that fails is a failure)
-# make test-unit  the unit tests only (tests/unit): no trained run, about a minute
+# make test-fast  the engine's own tests (tests/unit/core, record, book): under a minute, catches a broken core function
+# make test-unit  the unit tests only (tests/unit): no trained run, a few minutes
 # make readme-figure  redraw docs/workshop.png, the README's figure, from the seed-0 base run
 # make clean  remove the built book and the executed notebooks (not .venv, not the run cache)
 
@@ -13,7 +14,7 @@ BIN := $(VENV)/bin
 TORCH := $(shell sed -n 's/^ *"\(torch==[^"]*\)".*/\1/p' pyproject.toml)
 TORCH_PIP_ARGS ?=
 
-.PHONY: book test test-unit clean setup readme-figure
+.PHONY: book test test-fast test-unit clean setup readme-figure
 
 # The book is built with the TRL appendix: the trl extra is installed, pinned so that
 # torch stays the CPU build (a build without it leaves the appendix out and says so).
@@ -29,7 +30,11 @@ test: setup
 	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.book.prefetch
 	RLBOOK_STRICT=1 $(BIN)/python -m pytest -q
 
-# The package's own tests, none of which needs a trained run: the quick loop while changing code.
+# The engine, the run record and the facts machinery: the quickest loop while changing code.
+test-fast: setup
+	$(BIN)/python -m pytest -q -x tests/unit/core tests/unit/record tests/unit/book
+
+# The package's own tests, none of which needs a trained run.
 test-unit: setup
 	$(BIN)/python -m pytest -q tests/unit
 

@@ -35,6 +35,8 @@ class _Scan(HTMLParser):
     instead (pandoc writes it as ``<div class="table-float">``). Quarto puts
     the float's id on the ``<div>`` around the figure, so a figure without an
     id of its own is named by the last ``fig-``/``tbl-`` id opened before it.
+    A multi-panel figure is, in Quarto, sub-floats: a ``<figure>`` for each
+    panel inside the figure, and a panel's picture counts for the figure.
     """
 
     def __init__(self) -> None:
@@ -78,6 +80,8 @@ class _Scan(HTMLParser):
             found, name, kind = self.figures.pop()
             if not found:
                 self.holes.append(f"{name} has no {kind}")
+            elif self.figures and self.figures[-1][2] == kind:
+                self.figures[-1][0] += found  # a sub-float's picture (Quarto's panels) is its figure's too
             self.float_id = None
 
     def handle_data(self, data: str) -> None:

@@ -91,3 +91,17 @@ def test_a_picture_inside_a_quarto_table_float_does_not_stand_for_its_table():
         opening, opening + '<img src="t.png" alt="a table as a picture">'
     )
     assert 'alt="a table as a picture"' in page and page_holes(page) == ["tbl-reward-spec has no table"]
+
+
+def test_a_quarto_multi_panel_figure_is_no_hole():
+    # Quarto writes each panel as a sub-float, a <figure> inside the figure: the images belong to the whole.
+    page = (FIXTURES / "quarto-subfloats.html").read_text()
+    assert page.count("<figure class") == 5 and page_holes(page) == []
+
+
+def test_a_quarto_multi_panel_figure_without_its_images_is_a_hole_per_figure():
+    page = (FIXTURES / "quarto-subfloats.html").read_text()
+    while "<img" in page:
+        page = _without(page, "<img", ">")
+    holes = page_holes(page)
+    assert "fig-workshop-answers has no image" in holes and len(holes) == 5
