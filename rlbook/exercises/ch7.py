@@ -45,6 +45,10 @@ def _variants(task: WorkedTask, rng: random.Random) -> list[tuple[str, str]]:
         (f"{working}{EOT}", "no final number"),
         (f"{right}{EOT}{right}", "after the end mark"),
         (f"0{right}{EOT}", "leading zero"),
+        (f" {right}{EOT}", "stray character"),
+        (f"{rng.choice('+=')}{right}{EOT}", "stray character"),
+        (f"{working.rpartition('=')[0]}={right}{EOT}", "no separator"),
+        (f"{working.replace(',', SEPARATOR)}{SEPARATOR}{right}{EOT}", "several separators"),
     ]
 
 
@@ -73,6 +77,12 @@ DIAGNOSES = {
     "no final number": "it paid an answer that never wrote a final number",
     "leading zero": "it paid a final number with a leading zero: the book's verifier (version 1.0) reads digits "
     "with no leading zero",
+    "stray character": "it paid an answer with a character before its final number: the final number is the whole "
+    "text after the last ';' (or the whole answer), digits only, so ' 85#', '+85#' and '=85#' earn 0",
+    "no separator": "it paid working with no ';' whose last number is the sum: without a ';' the whole answer must be "
+    "the number, so searching the text for the last number pays answers the verifier calls malformed",
+    "several separators": "it refused a right answer whose working holds more than one ';': the answer is the "
+    "number after the last ';', not the first",
 }
 
 
@@ -80,7 +90,7 @@ DIAGNOSES = {
 def check_outcome_reward(fn: Callable | None, shown: Mapping | None = None, seed: int = 0) -> CheckResult:
     """Exercise 7.1: ``fn(prompt, completion) -> 1.0 or 0.0``, the worked world's outcome-only reward.
 
-    Compared with the exact verifier on ten kinds of answer to held-out sums
+    Compared with the exact verifier on fourteen kinds of answer to held-out sums
     drawn with ``seed``; the likeliest mistake (checking the working, reading
     the first number, paying an unfinished answer) is named. A passing
     reward is then applied to ``shown``, the answers chapter 7 shows before

@@ -51,9 +51,27 @@ def _first_number(prompt, completion):
     return float(completion.endswith("#") and head.isdigit() and int(head) == a + b)
 
 
+def _last_number_anywhere(prompt, completion):
+    """The loophole a student found: the last run of digits, wherever it stands."""
+    import re
+
+    a, b = (int(x) for x in prompt.strip("#=").split("+"))
+    nums = re.findall(r"[0-9]+", completion)
+    return 1.0 if completion.endswith("#") and nums and nums[-1] == str(a + b) else 0.0
+
+
+def _after_the_first_separator(prompt, completion):
+    a, b = (int(x) for x in prompt.strip("#=").split("+"))
+    answer, mark, after = completion.partition("#")
+    final = answer.split(";")[1] if ";" in answer else answer
+    return float(bool(mark) and not after and final.isdigit() and not final.startswith("0") and int(final) == a + b)
+
+
 @pytest.mark.parametrize(
     ("wrong", "says"),
     [
+        (_last_number_anywhere, "character before its final number"),
+        (_after_the_first_separator, "more than one ';'"),
         (_checks_the_working, "outcome-only"),
         (_first_number, "not the first number"),
         (lambda p, c: ch7.reward(p, c if c.endswith("#") else c + "#"), "never wrote the end mark"),
