@@ -82,8 +82,11 @@ HELD_OUT = ("validation", "test")
 
 EVERY = {"all", "every", "each", "everything"}
 """Words a reader uses for "every checkpoint" (exercise 8.1)."""
-FILLER = {"checkpoint", "checkpoints", "step", "steps", "of", "them", "the", "one", "saved", "single"}
-"""Words that may accompany them: "every checkpoint", "all of them", "each saved step"."""
+CHOOSING = {
+    "best", "last", "final", "latest", "first", "top", "highest", "lowest", "selected", "chosen", "picked",
+    "winning", "except", "but", "only", "not", "no", "without", "other", "some", "few", "half", "most",
+}  # fmt: skip
+"""Words that pick some checkpoints rather than all: "the best one", "every checkpoint but the last"."""
 
 
 # ------------------------------------------------------------------ exercise 8.1: the plan
@@ -124,9 +127,15 @@ def main_checkpoint_steps() -> list[int]:
 
 
 def _says_every(text: str) -> bool:
-    """Whether ``text`` says "every checkpoint" in a reader's words: "all", "every", "each one", "all of them"."""
+    """Whether ``text`` says "every checkpoint" in a reader's words ("all", "each one", "every checkpoint of
+    main"): a word for every, and no word that picks some of them (:data:`CHOOSING`)."""
     words = set(re.findall(r"[a-z]+", text.lower()))
-    return bool(words & EVERY) and words <= EVERY | FILLER
+    return bool(words & EVERY) and not words & CHOOSING
+
+
+def _picks_some(text: str) -> bool:
+    """Whether ``text`` names checkpoints by a choice ("the best", "the last one")."""
+    return bool(set(re.findall(r"[a-z]+", text.lower())) & CHOOSING)
 
 
 def _checkpoints_problem(value) -> str | None:
@@ -144,11 +153,13 @@ def _checkpoints_problem(value) -> str | None:
             f"checkpoints: your list leaves out step(s) {', '.join(map(str, left_out))}. Evaluate every "
             "checkpoint the same way, so that the alternatives a rule passes over can be reported"
         )
-    if isinstance(value, str) and value.strip():
+    if isinstance(value, str) and _picks_some(value):
         return (
             f"checkpoints={value!r}: which checkpoint is {value.strip()!r} is itself decided by the evaluation, "
             "so every checkpoint must be evaluated first; write 'all'"
         )
+    if isinstance(value, str) and value.strip():
+        return f"checkpoints={value!r}: say which ones, every checkpoint ('all') or a list of steps"
     return "checkpoints: which checkpoints get the evaluation? Every one of them ('all')"
 
 

@@ -25,6 +25,9 @@ PLAN = ch8.evaluation_plan()
         ({"verifier_version": "latest"}, "pin one of"),
         ({"checkpoints": "best"}, "decided by the evaluation"),
         ({"checkpoints": "last"}, "decided by the evaluation"),
+        ({"checkpoints": "every checkpoint but the last"}, "decided by the evaluation"),
+        ({"checkpoints": "the best of all"}, "decided by the evaluation"),
+        ({"checkpoints": "the saved ones"}, "every checkpoint ('all') or a list of steps"),
         ({"checkpoints": [0, 50, 100]}, "leaves out step(s) 10, 20"),
         ({"checkpoints": None}, "which checkpoints"),
         ({"checkpoints": False}, "which checkpoints"),
@@ -57,6 +60,8 @@ def test_plan_mistakes_are_named(change, needle):
         "every one",
         "each saved checkpoint",
         " Every step ",
+        "every checkpoint of main",
+        "all checkpoints of the run, evaluated the same way",
         True,
     ],
 )
