@@ -130,10 +130,15 @@ def _batch(rewards) -> torch.Tensor | None:
 
 def _signal_problem(got, want: tuple[float, float], rewards: torch.Tensor) -> str | None:
     """What is wrong with the reader's ``(mean reward, share with a signal)`` for ``rewards``, or None."""
-    values = as_numbers(got) if isinstance(got, (tuple, list)) else None
+    values = as_numbers(got)  # a tuple, a list, a 1-d array or tensor of two numbers
     if values is None or len(values) != 2:
         return f"give two numbers, (mean reward, share of groups with a signal); got {got!r:.60}"
     mean, share = values
+    if not math.isclose(mean, want[0], abs_tol=1e-4) and math.isclose(share, want[0], abs_tol=1e-4):
+        if math.isclose(mean, want[1], abs_tol=1e-4):
+            return "the two numbers are the other way round: the pair is (mean reward, share with a signal)"
+    if any(math.isclose(v, 100 * w, abs_tol=1e-2) and abs(w) > 1e-9 for v, w in zip(values, want, strict=True)):
+        return "give the mean and the share as fractions between 0 and 1, not as percentages"
     if not math.isclose(mean, want[0], abs_tol=1e-4):
         return f"the mean reward of a batch is the mean of all its rewards, {want[0]:.4f}; you gave {mean:.4f}"
     if math.isclose(share, want[1], abs_tol=1e-4):

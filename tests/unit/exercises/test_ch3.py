@@ -98,6 +98,8 @@ def test_signal_reference_passes_and_reports_the_run():
 def test_signal_in_other_spellings_passes():
     answer = {"first": [0.4375, 0.5], "last": (np.float32(0.6875), torch.tensor(0.25))}
     assert ch3.check_signal(answer, FIRST, LAST).passed
+    as_arrays = {"first": torch.stack([torch.tensor(0.4375), torch.tensor(0.5)]), "last": np.array([0.6875, 0.25])}
+    assert ch3.check_signal(as_arrays, FIRST, LAST).passed
 
 
 @pytest.mark.parametrize(
@@ -108,6 +110,8 @@ def test_signal_in_other_spellings_passes():
         ({"first": (0.4375, 0.75), "last": (0.6875, 0.25)}, "all-wrong groups carry no signal either"),
         ({"first": (1.0, 0.5), "last": (0.6875, 0.25)}, "mean of all its rewards"),
         ({"first": 0.4375, "last": (0.6875, 0.25)}, "two numbers"),
+        ({"first": (0.5, 0.4375), "last": (0.6875, 0.25)}, "first batch: the two numbers are the other way round"),
+        ({"first": (43.75, 50.0), "last": (0.6875, 0.25)}, "fractions between 0 and 1, not as percentages"),
         ({"first": (0.4375, 0.5)}, "'last' is still empty"),
         ([0.4375, 0.5], "must be a dict"),
         ({"first": None, "last": None}, "no answer yet"),
