@@ -134,9 +134,9 @@ def _signal_problem(got, want: tuple[float, float], rewards: torch.Tensor) -> st
     if values is None or len(values) != 2:
         return f"give two numbers, (mean reward, share of groups with a signal); got {got!r:.60}"
     mean, share = values
-    if not math.isclose(mean, want[0], abs_tol=1e-4) and math.isclose(share, want[0], abs_tol=1e-4):
-        if math.isclose(mean, want[1], abs_tol=1e-4):
-            return "the two numbers are the other way round: the pair is (mean reward, share with a signal)"
+    swapped = math.isclose(share, want[0], abs_tol=1e-4) and math.isclose(mean, want[1], abs_tol=1e-4)
+    if swapped and not math.isclose(mean, want[0], abs_tol=1e-4):
+        return "the two numbers are the other way round: the pair is (mean reward, share with a signal)"
     if any(math.isclose(v, 100 * w, abs_tol=1e-2) and abs(w) > 1e-9 for v, w in zip(values, want, strict=True)):
         return "give the mean and the share as fractions between 0 and 1, not as percentages"
     if not math.isclose(mean, want[0], abs_tol=1e-4):
