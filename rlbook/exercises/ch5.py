@@ -183,7 +183,8 @@ def _split_problem(got: dict[int, tuple[float, float]], steps: dict[int, dict]) 
                 f"at step {step} your parts add up to {added:.1f}, a sum over the {size} rollouts: divide by "
                 "their number to get means"
             )
-        if paid and math.isclose(added, total / paid, rel_tol=1e-4):
+        within_paid = [w / paid for w in want[step]] if paid else []
+        if within_paid and all(math.isclose(g, w, rel_tol=1e-4) for g, w in zip(got[step], within_paid)):
             return (
                 f"at step {step} your parts add up to {added:.4f}, more than the step's mean training reward "
                 f"{total:.4f}: divide by all the step's rollouts, not only the paid ones"

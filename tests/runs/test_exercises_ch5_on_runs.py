@@ -32,7 +32,15 @@ def test_split_averaging_over_paid_rollouts_only_fails():
         return task / paid, loophole / paid
 
     result = ch5.check_reward_split(paid_only, seed=0)
-    assert not result.passed and "add up to" in result.message
+    assert not result.passed and "not only the paid ones" in result.message
+
+
+def test_a_split_that_adds_up_to_one_for_another_reason_is_not_blamed_on_the_paid_rollouts():
+    def halves(stored):
+        return 0.5, 0.5
+
+    result = ch5.check_reward_split(halves, seed=0)
+    assert not result.passed and "not only the paid ones" not in result.message
 
 
 def test_abort_reference_passes():

@@ -51,3 +51,9 @@ def test_right_answers_in_every_spelling_pass(right):
 def test_mistakes_are_named(wrong, says):
     result = ch6.check_pass_at_k(wrong)
     assert not result.passed and says in result.message
+
+
+def test_a_value_is_printed_with_the_digits_that_tell_it_from_the_answer():
+    assert ch6.apart(0.99999957, 1.0) == "0.9999996"
+    assert ch6.apart(0.25, 0.5) == "0.250000"
+    assert ch6.apart(0.25, "junk") == "0.250000"
