@@ -110,6 +110,21 @@ def as_number(value) -> float | None:
     return float(value)
 
 
+def apart(value: float, other, at_least: int = 3) -> str:
+    """``value`` with as many decimals as it takes to differ from ``other`` when printed (``at_least`` or more).
+
+    A checker prints the right value beside the reader's: 0.99999957 to 6
+    decimals is "1.000000", and 0.0157 beside 0.0163 to 3 is "0.016" twice,
+    which a reader cannot tell apart (exercises 5.3 and 6.1).
+    """
+    for digits in range(at_least, 18):
+        text = f"{value:.{digits}f}"
+        number = as_number(other)
+        if number is None or text != f"{number:.{digits}f}":
+            return text
+    return repr(value)
+
+
 def as_count(value) -> int | None:
     """``value`` as an int when it is a whole number (``32`` or ``32.0``, not ``True`` or ``"32"``)."""
     number = as_number(value)
@@ -197,6 +212,7 @@ from .registry import solution  # last: the registry reads CheckResult above
 __all__ = [
     "CheckResult",
     "Option",
+    "apart",
     "as_count",
     "as_number",
     "as_numbers",

@@ -28,7 +28,7 @@ from rlbook.core import rewards, world
 from rlbook.core.reward_model import judge_probabilities
 from rlbook.core.world import EOT, VOCAB, all_tasks, parse_prompt
 
-from . import CheckResult, as_number, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, apart, as_number, never_raises, not_a_function, not_answered, verdict
 from .registry import Exercise, register
 
 ABORT_TRACES = ("main", "faults", "abort", "exploit")
@@ -286,13 +286,13 @@ def check_overrated_answer(answer, seed: int = 0) -> CheckResult:
     if wrong_p <= right_p:
         return verdict(
             False,
-            f"the judge gives {completion!r} P(right) = {wrong_p:.3f}, not above the "
-            f"{right_p:.3f} of the right answer {right!r}",
+            f"the judge gives {completion!r} P(right) = {apart(wrong_p, right_p)}, not above the "
+            f"{apart(right_p, wrong_p)} of the right answer {right!r}",
         )
     return verdict(
         True,
-        f"the judge gives {completion!r} P(right) = {wrong_p:.3f} on {prompt!r}, above the "
-        f"{right_p:.3f} of the right answer {right!r}, which the exact verifier calls {exact.status}",
+        f"the judge gives {completion!r} P(right) = {apart(wrong_p, right_p)} on {prompt!r}, above the "
+        f"{apart(right_p, wrong_p)} of the right answer {right!r}, which the exact verifier calls {exact.status}",
     )
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from rlbook.core.stats import pass_at_k as exact_pass_at_k
 
-from . import CheckResult, as_number, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, apart, as_number, never_raises, not_a_function, not_answered, verdict
 from .registry import Exercise, register
 
 
@@ -48,19 +48,7 @@ def _diagnose(fn: Callable, cases: list[tuple[int, int, int]], got: list[float])
         return "that is c/n, the estimate of pass@1, whatever k is: more attempts must raise the chance"
     n, c, k = next(case for case, g, w in zip(cases, got, want) if not math.isclose(g, w, abs_tol=1e-9))
     given, exact = fn(n, c, k), exact_pass_at_k(n, c, k)
-    return f"for n = {n}, c = {c}, k = {k} your function gives {given!r:.30}, not {apart(exact, given)}"
-
-
-def apart(value: float, other) -> str:
-    """``value`` with as many digits as it takes to differ from ``other`` when printed (at least 6 decimals).
-
-    0.99999957 shown to 6 decimals is "1.000000", which a reader whose answer was 1.0 cannot tell apart.
-    """
-    for digits in range(6, 18):
-        text = f"{value:.{digits}f}"
-        if as_number(other) is None or text != f"{as_number(other):.{digits}f}":
-            return text
-    return repr(value)
+    return f"for n = {n}, c = {c}, k = {k} your function gives {given!r:.30}, not {apart(exact, given, 6)}"
 
 
 def _real_lead(fn: Callable, real) -> str:

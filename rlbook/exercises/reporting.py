@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -62,12 +63,20 @@ def record_reviews(seed: int = SHOWN) -> list[tuple[str, dict]]:
     return records + [(f"main interrupted after step {STOP_AFTER}", stopped)]
 
 
+def _verifier_words(value) -> str:
+    """A verifier as the reader named it, in the record's words: "exact 1.0" for "exact@1.0", "Exact 1.0" or the
+    class name "ExactVerifier@1.0" (rlbook.core.rewards), whose "Verifier" and CamelCase are spelling."""
+    text = re.sub(r"(?<=[a-z])(?=[A-Z])", "-", str(value)).replace("@", " ")
+    words = [w for w in text.lower().replace("-verifier", "").split() if w != "verifier"]
+    return " ".join(words)
+
+
 def _review_problem(got, record: dict, name: str) -> str | None:
     """What is wrong with the reader's answers about one record, or None."""
     if not isinstance(got, dict) or any(k not in got for k in REVIEW_KEYS):
         return f"return a dict with the keys {', '.join(REVIEW_KEYS)}"
     want = review(record)
-    said = " ".join(str(got["verifier"]).replace("@", " ").split()).lower()
+    said = _verifier_words(got["verifier"])
     if said != want["verifier"].replace("@", " "):
         if said == record["verifier"]["name"]:
             return (

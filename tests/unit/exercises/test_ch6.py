@@ -53,7 +53,10 @@ def test_mistakes_are_named(wrong, says):
     assert not result.passed and says in result.message
 
 
-def test_a_value_is_printed_with_the_digits_that_tell_it_from_the_answer():
-    assert ch6.apart(0.99999957, 1.0) == "0.9999996"
-    assert ch6.apart(0.25, 0.5) == "0.250000"
-    assert ch6.apart(0.25, "junk") == "0.250000"
+def test_the_exact_value_is_printed_with_the_digits_that_tell_it_from_the_answer():
+    from rlbook.core.stats import pass_at_k
+
+    wrong = ch6.check_pass_at_k(lambda n, c, k: round(pass_at_k(n, c, k), 5))  # right to five decimals only
+    given, shown = wrong.message.split("your function gives ")[1].split(", not ")
+    digits = len(shown.split(".")[1])
+    assert not wrong.passed and digits >= 6 and f"{float(given):.{digits}f}" != shown

@@ -367,3 +367,11 @@ def counted(monkeypatch):
 def test_changed_advantages_names_what_a_wrong_count_counts(counted, answer, passed, hint):
     result = ch8.check_changed_advantages(answer, seed=0)
     assert result.passed is passed and hint in result.message
+
+
+@pytest.mark.parametrize("spelling", ["exact@1.0", "exact 1.0", "Exact@1.0", "ExactVerifier@1.0", "exact verifier 1.0"])
+def test_the_review_reads_a_verifier_in_any_spelling(spelling):
+    from rlbook.exercises.reporting import _verifier_words
+
+    assert _verifier_words(spelling) == "exact 1.0"
+    assert _verifier_words("FailOpenVerifier@1.0") == "fail-open 1.0"

@@ -28,3 +28,9 @@ def test_a_check_that_raises_reports_instead():
 
     result = check([])
     assert not result.passed and "the check could not read your answer (TypeError" in result.message
+
+
+def test_apart_prints_the_digits_that_tell_two_values_apart():
+    assert ex.apart(0.99999957, 1.0, 6) == "0.9999996"
+    assert ex.apart(0.0157, 0.0163) == "0.0157" and ex.apart(0.0163, 0.0157) == "0.0163"
+    assert ex.apart(0.25, 0.5) == "0.250" and ex.apart(0.25, "junk", 6) == "0.250000"
