@@ -296,6 +296,8 @@ def check_silent_groups(fn: Callable | None, rewards=None, logged=None, group_si
             returned = fn(batch.clone(), group_size)
         except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
             return verdict(False, f"your function raised {type(err).__name__} at step {step}: {err}")
+        if returned is None and step == 1:
+            return not_answered("`silent_groups`, returning (all-right share, all-wrong share)")
         reading = _reading(returned)
         if reading is None or not all(abs(x) < float("inf") for x in reading):
             return verdict(

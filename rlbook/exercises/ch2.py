@@ -266,8 +266,13 @@ def _moves(answer) -> tuple[int | None, int | None] | str:
     if any(v is None for v in values):
         return "no answer yet: fill in both numbers of `my_moves` and run the cell again"
     counts = [as_count(v) for v in values]
-    if any(c is None or c < 0 for c in counts):
+    if any(c is None for c in counts):
         return f"each count must be a whole number of rollouts, got {values[0]!r:.20} and {values[1]!r:.20}"
+    if any(c < 0 for c in counts):
+        return (
+            f"a count is never negative: 'lost' counts the rollouts whose reward fell, as a number of rollouts "
+            f"(got {values[0]!r:.20} and {values[1]!r:.20})"
+        )
     return counts[0], counts[1]
 
 

@@ -184,6 +184,7 @@ def test_answers_that_are_not_a_pair_of_shares_get_a_message(wrong, hint):
     result = check(wrong)
     assert not result.passed and hint in result.message
     assert "no answer yet" in exa.check_silent_groups(None, REWARDS, LOGGED, 4).message
+    assert "no answer yet" in exa.check_silent_groups(lambda r, g: None, REWARDS, LOGGED, 4).message
 
 
 @pytest.mark.parametrize(
