@@ -100,6 +100,20 @@ def _diagnose_ppo(got: float, logp, old, adv, mask, eps: float, want: float) -> 
             torch.minimum(unclipped, clipped).mean()
         ),
         "no clipping at all: that is the plain importance-weighted loss": -((unclipped * m).sum() / m.sum()),
+        "you took the minimum of the ratios and then multiplied by the advantage: for a negative advantage "
+        "that picks the wrong term. Take the minimum of the products, min(ratio * A, clip(ratio) * A)": -(
+            (torch.minimum(ratio, ratio.clamp(1 - eps, 1 + eps)) * a * m).sum() / m.sum()
+        ),
+        "you averaged each sequence first, then the sequences (a per-sequence mean): the book's loss averages "
+        "over every masked token of the batch at once": -(
+            ((torch.minimum(unclipped, clipped) * m).sum(dim=1) / m.sum(dim=1)).mean()
+        ),
+        "you summed over the tokens: divide by the number of masked tokens, mask.sum()": -(
+            (torch.minimum(unclipped, clipped) * m).sum()
+        ),
+        "you divided by every position, mask.numel(): divide by the masked tokens only, mask.sum()": -(
+            (torch.minimum(unclipped, clipped) * m).sum() / m.numel()
+        ),
     }
     for hint, value in candidates.items():
         if math.isclose(got, float(value), rel_tol=1e-4, abs_tol=1e-5):

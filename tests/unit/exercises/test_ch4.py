@@ -31,6 +31,11 @@ def _masked_mean(x, mask):
     return (x * mask).sum() / mask.sum()
 
 
+def _objective(lp, old, a, e):
+    ratio = torch.exp(lp - old)
+    return torch.minimum(ratio * a[:, None], ratio.clamp(1 - e, 1 + e) * a[:, None])
+
+
 @pytest.mark.parametrize(
     "wrong, hint",
     [
@@ -59,6 +64,20 @@ def _masked_mean(x, mask):
             "masked (generated) tokens only",
         ),
         (lambda lp, old, a, m, e: -_masked_mean(torch.exp(lp - old) * a[:, None], m), "no clipping at all"),
+        (
+            lambda lp, old, a, m, e: (
+                -_masked_mean(
+                    torch.minimum(torch.exp(lp - old), torch.exp(lp - old).clamp(1 - e, 1 + e)) * a[:, None], m
+                )
+            ),
+            "minimum of the ratios and then multiplied",
+        ),
+        (
+            lambda lp, old, a, m, e: -(_objective(lp, old, a, e) * m).sum(dim=1).div(m.sum(dim=1)).mean(),
+            "per-sequence mean",
+        ),
+        (lambda lp, old, a, m, e: -(_objective(lp, old, a, e) * m).sum(), "divide by the number of masked tokens"),
+        (lambda lp, old, a, m, e: -(_objective(lp, old, a, e) * m).sum() / m.numel(), "mask.numel()"),
         (lambda lp, old, a, m, e: ppo_solution(lp, old, a, m, e).detach(), "no gradient"),
         (lambda lp, old, a, m, e: ppo_solution(lp, old, a, m, e).reshape(1), "0-dimensional"),
     ],
