@@ -15,6 +15,7 @@ const request = JSON.parse(readFileSync(requestPath, "utf8"));
 const folder = request.modules ?? new URL("../../rlbook/publish/assets/workshop/", import.meta.url).pathname;
 const load = (name) => import(pathToFileURL(`${folder}/${name}`).href);
 const { advantages, zeroVarianceFraction } = await load("advantages.js");
+const { explain, signed } = await load("advantages-panel.js");
 const { answerProbabilities, topAnswers } = await load("answers.js");
 const { pythonInt, verifyFailOpen } = await load("fail-open.js");
 const { erfc } = await load("gelu.js");
@@ -35,6 +36,8 @@ for (const entry of data?.checkpoints ?? []) {
   flats[entry.name] = await decodeCheckpoint(entry, flats.base);
 }
 
+if (request.advantagesPanel) answer.advantagesPanel = request.advantagesPanel.map(explain);
+if (request.signed) answer.signed = request.signed.map(signed);
 if (request.verify) answer.verify = request.verify.map(([p, c]) => verify(p, c));
 if (request.failOpen) answer.failOpen = request.failOpen.map(([p, c]) => verifyFailOpen(p, c));
 if (request.pythonInt) answer.pythonInt = request.pythonInt.map(pythonInt);

@@ -14,10 +14,30 @@ const ROWS = [
   ["rloo", "leave-one-out", "r − mean of the other 3"],
 ];
 
-/** A signed number with three decimals, and no minus sign on a zero. */
-function signed(value) {
-  const text = fixed(value, 3);
-  return Number(text) === 0 ? fixed(0, 3) : (value > 0 ? `+${text}` : text.replace("-", "−"));
+/** A signed number with three decimals, no minus sign on a zero, and three significant digits for a value
+ *  too small to show at three decimals (never "0.000" for an advantage that is not 0). */
+export function signed(value) {
+  if (value === 0) return fixed(0, 3);
+  const text = Math.abs(value) < 0.0005 ? value.toPrecision(3) : fixed(value, 3);
+  return value > 0 ? `+${text}` : text.replace("-", "−");
+}
+
+/** What the panel shows for `rewards`: the three rows of advantages (or none) and the sentence below them. */
+export function explain(rewards) {
+  if (rewards.length !== SIZE || rewards.some((r) => !Number.isFinite(r))) {
+    return { rows: null, readout: "Type a number into each of the four boxes." };
+  }
+  const rows = ROWS.map(([method, name, rule]) => [name, rule, Array.from(advantages(rewards, SIZE, method))]);
+  const mean = rewards.reduce((a, b) => a + b, 0) / SIZE;
+  const std = Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / SIZE);
+  if (!Number.isFinite(mean) || !Number.isFinite(std) || rows.some(([, , values]) => values.some((v) => !Number.isFinite(v)))) {
+    return { rows: null, readout: "These rewards are too large to compute with: their sum or their spread " +
+      "overflows a double-precision number (about 1.8 × 10³⁰⁸). Try rewards under 10¹⁵⁰." };
+  }
+  return { rows, readout: `Mean reward ${fixed(mean, 3)}, standard deviation (sd) ${fixed(std, 3)}. ` + (std === 0
+    ? "Every answer earned the same reward, so every advantage is 0: this group moves nothing, however high its reward."
+    : `Each row sums to 0; leave-one-out is ${SIZE}/${SIZE - 1} times group-centred, and group-normalised divides ` +
+      `group-centred by ${fixed(std, 3)} (plus 10⁻⁶).`) };
 }
 
 /** Mount the panel into `root`. */
@@ -38,26 +58,21 @@ export function mountAdvantagesPanel(root) {
     el("div", { class: "rw-scroll" }, table), readout));
 
   function render() {
-    const rewards = inputs.map((input) => Number(input.value));
-    if (inputs.some((input) => input.value.trim() === "") || rewards.some((r) => !Number.isFinite(r))) {
-      readout.textContent = "Type a number into each of the four boxes.";
+    const blank = inputs.some((input) => input.value.trim() === "");
+    const rewards = inputs.map((input) => (blank ? NaN : Number(input.value)));
+    const { rows, readout: sentence } = explain(rewards);
+    readout.textContent = sentence;
+    if (rows === null) {
       table.replaceChildren();
       return;
     }
-    const rows = ROWS.map(([method, name, rule]) => [name, rule, advantages(rewards, SIZE, method)]);
     table.replaceChildren(
       el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "advantage" }),
         rewards.map((r, i) => el("th", { scope: "col" }, el("span", { class: "rw-wide", text: "answer " }), `${i + 1}`,
           el("br"), el("small", { text: `r = ${r}` }))))),
       el("tbody", {}, rows.map(([name, rule, values]) => el("tr", { "data-method": name },
         el("th", { scope: "row" }, name, el("br"), el("small", { text: rule })),
-        Array.from(values, (v) => el("td", { text: signed(v) }))))));
-    const mean = rewards.reduce((a, b) => a + b, 0) / SIZE;
-    const std = Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / SIZE);
-    readout.textContent = `Mean reward ${fixed(mean, 3)}, standard deviation (sd) ${fixed(std, 3)}. ` + (std === 0
-      ? "Every answer earned the same reward, so every advantage is 0: this group moves nothing, however high its reward."
-      : `Each row sums to 0; leave-one-out is ${SIZE}/${SIZE - 1} times group-centred, and group-normalised divides ` +
-        `group-centred by ${fixed(std, 3)} (plus 10⁻⁶).`);
+        values.map((v) => el("td", { text: signed(v) }))))));
   }
 
   render();
