@@ -14,13 +14,14 @@ import argparse
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
 from rlbook.core.arguments import bounded_int
+from rlbook.core.processes import run_group
 from rlbook.core.rl import RLConfig
 from rlbook.core.source import closure_hash
 from rlbook.core.world import split
@@ -215,7 +216,7 @@ def run_processes(out: Path, processes: int = 2, steps: int = 3, prompts: int = 
         "OMP_NUM_THREADS": "1",
         "TOKENIZERS_PARALLELISM": "false",
     }
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    done = run_group(command, timeout, env=env)  # a launch that times out takes its workers with it
 
     def lines(text: str) -> list[str]:
         return [line.replace(str(out), "trl-run") for line in text.splitlines() if line.strip()]
@@ -257,15 +258,7 @@ def run_accelerate_cpu(processes: int = 2, timeout: float = 300) -> dict:
     ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")])}
     with tempfile.TemporaryDirectory() as folder:
-        done = subprocess.run(
-            [str(runner) if runner.is_file() else "accelerate", *tail],
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        done = run_group([str(runner) if runner.is_file() else "accelerate", *tail], timeout, cwd=folder, env=env)
     return {
         "command": " ".join(["accelerate", *tail]),
         "lines": done.stdout.splitlines(),
@@ -303,13 +296,23 @@ def load_processes_run(processes: int = 2, steps: int = 3, prompts: int = 4) -> 
 
     path = runs.cache_root() / f"trl-processes{processes}-{processes_key(processes, steps, prompts)}.json"
     if path.is_file():
-        return json.loads(path.read_text())
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(kept, dict) and kept.get("code") == 0 and "accelerate_cpu" in kept:
+                return kept
+            problem = "it is not a finished run's result"
+        except (OSError, ValueError) as err:
+            problem = " ".join(str(err).split())[:160]
+        warnings.warn(f"the cached TRL launch {path} is damaged ({problem}); it is run again", stacklevel=2)
     with tempfile.TemporaryDirectory() as folder:
         result = run_processes(Path(folder) / "trl-run", processes, steps, prompts)
     result["accelerate_cpu"] = run_accelerate_cpu(processes)
     if result["code"] == 0:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_suffix(".tmp")
-        temp.write_text(json.dumps(result))
-        os.replace(temp, path)
+        temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")  # two builds writing at once never share a file
+        try:
+            temp.write_text(json.dumps(result), encoding="utf-8")
+            os.replace(temp, path)
+        finally:
+            temp.unlink(missing_ok=True)
     return result

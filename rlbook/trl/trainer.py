@@ -306,11 +306,20 @@ def load_run(spec: TRLSpec = DEMO, seed: int = 0, threads: int = runs.DEFAULT_TH
     """
     path = runs.cache_root() / f"{spec.name}-seed{seed}-t{threads}-{run_key(spec, seed, threads)}.pt"
     if path.exists() and not rebuild:
-        saved = torch.load(path, weights_only=True)
-        return TRLRun(**{**saved, "spec": spec})
+        try:
+            saved = torch.load(path, weights_only=True)
+            return TRLRun(**{**saved, "spec": spec})
+        except Exception as err:  # noqa: BLE001 - any damage (truncated, edited, not ours) means: train again
+            problem = " ".join(str(err).split())[:160] or type(err).__name__
+            warnings.warn(
+                f"the cached TRL run {path} is damaged ({problem}); it is refused and trained again", stacklevel=2
+            )
     run = run_grpo(spec, seed, threads)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_suffix(".tmp")
-    torch.save({k: v for k, v in vars(run).items() if k != "spec"}, temp)
-    os.replace(temp, path)
+    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")  # two builds writing at once never share a file
+    try:
+        torch.save({k: v for k, v in vars(run).items() if k != "spec"}, temp)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
     return run
