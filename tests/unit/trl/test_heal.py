@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("trl")
 
-from rlbook.trl import launch, trainer  # noqa: E402
-from rlbook.trl.spec import DEMO, TRLRun  # noqa: E402
+from rlbook.trl import launch, trainer
+from rlbook.trl.spec import DEMO, TRLRun
 
 
 class FakeRun:
