@@ -28,29 +28,44 @@ from rlbook.book._available import available_topics
 
 @dataclass(frozen=True)
 class Tally:
-    """One claim on one draw: where it held (per-seed claims), or whether it held on all the seeds together."""
+    """One claim on one draw: the seeds a per-seed claim held on, or the seed triples a whole claim held on.
+
+    A whole claim (a mean, a range over seeds) is judged as the book judges
+    it, on three seeds at once: on each disjoint triple of the audited seeds
+    (:func:`triples`), ``groups_held`` saying where it held.
+    """
 
     topic: str
     name: str
     kind: str
     seeds: list[int]
     held_on: list[int] | None
-    whole: bool
+    groups_held: list[bool] | None = None
     error: str | None = None
 
     @property
     def rate(self) -> str:
-        """ "10/10" for a per-seed claim, "all" or "not all" for a claim judged on the seeds together."""
+        """ "10/10" seeds for a per-seed claim, "3/3 triples" for a whole claim."""
         if self.error is not None:
             return "facts failed"
         if self.held_on is None:
-            return "all" if self.whole else "not all"
+            held = self.groups_held or []
+            return f"{sum(held)}/{len(held)} triples"
         return f"{len(self.held_on)}/{len(self.seeds)}"
 
     @property
     def everywhere(self) -> bool:
-        """Whether the claim held on every seed of this draw."""
-        return self.whole if self.held_on is None else len(self.held_on) == len(self.seeds)
+        """Whether the claim held on every seed (or every triple) of this draw."""
+        if self.error is not None:
+            return False
+        if self.held_on is None:
+            return bool(self.groups_held) and all(self.groups_held)
+        return len(self.held_on) == len(self.seeds)
+
+
+def triples(seeds: Sequence[int]) -> list[tuple[int, ...]]:
+    """The disjoint groups of three of ``seeds``, in order ((0, 1, 2), (3, 4, 5), (6, 7, 8) of 0-9)."""
+    return [tuple(seeds[i : i + 3]) for i in range(0, len(seeds) - 2, 3)]
 
 
 def check_all(topics: list[str] | None = None, out: Callable[[str], None] = print) -> int:
@@ -79,27 +94,35 @@ def audit_cache() -> Path:
 
 
 def audit(seeds: tuple[int, ...], topics: list[str] | None = None, out: Callable[[str], None] = print) -> list[Tally]:
-    """Train what ``seeds`` need in :func:`audit_cache`, compute every chapter's facts on them, judge every claim."""
+    """Train what ``seeds`` need in :func:`audit_cache`, compute every chapter's facts, judge every claim.
+
+    A per-seed claim is judged on the facts of all the seeds; a whole claim on
+    the facts of each triple of them, as the book's three seeds would be.
+    """
     from rlbook.book.prefetch import prefetch_book
 
     os.environ["RLBOOK_CACHE"] = str(audit_cache())
     topics = available_topics(topics)
-    prefetch_book(topics, out=out, seeds=seeds, keep_going=True)
+    for group in (seeds, *triples(seeds)):
+        prefetch_book(topics, out=out, seeds=group, keep_going=True)
     tallies = []
     for topic in topics:
+        claims = book.chapter(topic).CLAIMS
         try:
             facts = book.load(topic, seeds, check=False)
+            by_triple = [book.load(topic, group, check=False) for group in triples(seeds)]
         except Exception as err:  # noqa: BLE001 - facts that cannot be computed on these seeds are a finding
             error = f"{type(err).__name__}: {err}"
-            tallies += [
-                Tally(topic, c.name, c.kind, list(seeds), None, False, error) for c in book.chapter(topic).CLAIMS
-            ]
+            tallies += [Tally(topic, c.name, c.kind, list(seeds), None, None, error) for c in claims]
             continue
-        for claim in book.chapter(topic).CLAIMS:
+        for claim in claims:
             per_seed = claim.by_seed(facts)
-            held_on = None if per_seed is None else [s for s, ok in per_seed.items() if ok]
-            whole = claim.failure(facts) is None
-            tallies.append(Tally(topic, claim.name, claim.kind, list(seeds), held_on, whole))
+            if per_seed is not None:
+                held_on = [s for s, ok in per_seed.items() if ok]
+                tallies.append(Tally(topic, claim.name, claim.kind, list(seeds), held_on))
+            else:
+                held = [claim.failure(f) is None for f in by_triple]
+                tallies.append(Tally(topic, claim.name, claim.kind, list(seeds), None, held))
     return tallies
 
 
@@ -150,8 +173,9 @@ def report(results: dict[str, list[Tally]], command: str, date: str) -> str:
         f"{len(failing)} law(s) failed somewhere" + (f": {', '.join(t.name for t in failing)}." if failing else "."),
         "",
         (
-            "A per-seed claim shows on how many seeds it held; a claim about all the seeds together "
-            "(a mean, a range over seeds) shows whether it held on the audited seeds together."
+            "A per-seed claim shows on how many of the audited seeds it held. A claim about several seeds at "
+            "once (a mean, a range over seeds) is judged as the book judges it, on three seeds: it shows on how "
+            "many of the disjoint seed triples (0-2, 3-5, 6-8) it held."
         ),
         "",
         "| chapter | claim | kind | " + " | ".join(draws) + " | verdict |",

@@ -419,14 +419,14 @@ CLAIMS = (
         "exploit's training reward rises to near 1 on every seed",
         _every(lambda s: s.exploit.reward_end > s.exploit.reward_start + 0.1 and s.exploit.reward_end > 0.95),
         _seen(lambda s: (s.exploit.reward_start, s.exploit.reward_end)),
-        kind="law",
+        kind="finding",
     ),
     Claim(
         "exploit-accuracy-falls",
         "exploit's exact held-out accuracy ends well below its start on every seed",
         _every(lambda s: s.exploit.heldout_end < s.exploit.heldout_start - 0.1),
         _seen(lambda s: (s.exploit.heldout_start, s.exploit.heldout_end)),
-        kind="law",
+        kind="finding",
     ),
     Claim(
         "exploit-answers-unreadable",
@@ -441,7 +441,7 @@ CLAIMS = (
         "test prompt, and the exact verifier finds it malformed, on every seed",
         _every(lambda s: s.exploit.favourite_paid and s.exploit.favourite_malformed),
         _seen(lambda s: s.exploit.favourite),
-        kind="law",
+        kind="finding",
     ),
     Claim(
         "evaluation-repeats",

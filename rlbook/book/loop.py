@@ -304,7 +304,7 @@ CLAIMS = (
                 == s.temperature.greedy_right
             )
         ),
-        kind="law",
+        kind="finding",
     ),
     Claim(
         "cooling-finds-nothing-new",
