@@ -8,8 +8,11 @@ are filled in, and by the book's tests. Two things are checked
   evidence: a count of zero ("0 of them", "0 nonetheless gained"), "at least
   100 %", a change of +0.0000, a list whose items are all the same ("seed 0:
   '#'; seed 1: '#'"), a value compared with itself ("from 0.55 ... to its
-  lowest, 0.55", "is 10 (the right one is 10)"), or a count hedged to
-  survive any draw ("3 of them (seeds 0, 1, 2)").
+  lowest, 0.55", "is 10 (the right one is 10)"), a range whose ends agree
+  ("between 0.00 and 0.00"), a list of equal values ("0.062 / 0.062 /
+  0.062", "(seeds 0: 0.00, 1: 0.00, 2: 0.00)"), a direction claimed over a
+  range that crosses zero ("higher ... by margins from -0.020 to +0.011"), or
+  a count hedged to survive any draw ("3 of them (seeds 0, 1, 2)").
 - **One sitting per chapter.** Prose words (without code, tables, captions,
   math and the exercises), the reading time at :data:`WORDS_PER_MINUTE`, and
   the numbers per hundred prose words, each with its limit.
@@ -126,6 +129,34 @@ def _self_comparisons(sentence: str) -> Iterable[str]:
     items = re.findall(r"\b\w+ \d+: ([^;,]+?)(?=;|,|$)", sentence)
     if len(items) >= 2 and len({i.strip().rstrip(".") for i in items}) == 1:
         yield "a list whose items are all the same"
+    for m in re.finditer(r"\(seeds? ((?:\d+: [^,;()]+(?:, |; |(?=\))))+)\)", sentence):
+        values = re.findall(r"\d+: ([^,;()]+)", m.group(1))
+        if len(values) >= 2 and len({v.strip() for v in values}) == 1:
+            yield f"a list of seeds whose values are all the same ({m.group(0)})"
+    for m in re.finditer(rf"\bbetween ({VALUE}) and ({VALUE})", sentence):
+        if m.group(1) == m.group(2):
+            yield f"a range whose ends agree (between {m.group(1)} and {m.group(2)})"
+    for m in re.finditer(rf"(?<![\w.])({VALUE})(?: / ({VALUE}))+(?![\w.])", sentence):
+        values = re.findall(VALUE, m.group(0))
+        if len(values) >= 2 and len(set(values)) == 1:
+            yield f"a list whose items are all the same ({m.group(0)})"
+    for m in re.finditer(
+        rf"\b(?:higher|lower|above|below|better|worse|more|less)\b.{{0,80}}?\bfrom ({VALUE}) to ({VALUE})", sentence
+    ):
+        low, high = (_number(v) for v in m.groups())
+        if low is not None and high is not None and low < 0 < high:
+            yield f"a direction claimed over a range that crosses zero (from {m.group(1)} to {m.group(2)})"
+
+
+VALUE = r"[+−-]?\d[\d,]*(?:\.\d+)?%?"
+"""A number as the prose prints it: "0.62", "+0.011", "−0.020", "45%", "1,024"."""
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace("−", "-").replace(",", "").rstrip("%"))
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)

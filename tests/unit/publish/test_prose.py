@@ -15,6 +15,10 @@ QUOTED = [  # issue 45's examples, as this build once printed them
     "The batch reward went from 0.55 at the first step to its lowest, 0.55, at step 1.",
     "On 5+5 the answer the policy finds most likely is 10 (the right one is 10).",
     "Of the 6 sampled answers with a negative advantage, 0 nonetheless gained probability.",
+    # issue 57's examples
+    "The book's exploit run ended between 0.00 and 0.00 (seeds 0: 0.00, 1: 0.00, 2: 0.00).",
+    "New right answers, late: 0.062 / 0.062 / 0.062.",
+    "The shaped run had higher accuracy on seeds 0 and 2, by margins from -0.020 to +0.011.",
 ]
 
 SOUND = [
@@ -26,6 +30,10 @@ SOUND = [
     "Seed 0: 0.48; seed 1: 0.52; seed 2: 0.44.",
     "The KL rose from 0.05 at step 10 to 0.31 at step 20 and stayed there.",
     "Chapter 3 derives it in Section 3.2, and Exercise 1.1 asks for it.",
+    "The exploit run ended between 0.02 and 0.10 (seeds 0: 0.02, 1: 0.10, 2: 0.05).",
+    "New right answers, late: 0.062 / 0.031 / 0.044.",
+    "The shaped run had higher accuracy on every seed, by margins from +0.020 to +0.051.",
+    "The gap went from -0.02 to +0.05 over training.",
 ]
 
 
