@@ -21,7 +21,7 @@ from rlbook.book.prefetch import book_runs
 from rlbook.core.policy import PolicyConfig
 from rlbook.runs import prefetch
 
-from .book import all_runs, book_run, notebook_run_all
+from .book import all_runs, book_run, native_runs, notebook_run_all
 from .browser import lines as browser_lines
 from .browser import measure as measure_browser
 from .kernels import (
@@ -81,6 +81,7 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS, whole_repeats: int
         report["machine"]["jobs"] = prefetch.usable_cores()
         report["machine"]["book_runs"] = len(book_runs())
         report["all_runs"] = all_runs(book_runs(), threads, report["machine"]["jobs"], whole_repeats)
+        report["native_runs"] = native_runs(book_runs(), threads, report["machine"]["jobs"], whole_repeats)
         before = without_chapter(book_runs())
         report["machine"]["runs_before_chapter"] = len(before)
         report["runs_before_chapter"] = all_runs(before, threads, report["machine"]["jobs"], whole_repeats)
@@ -172,6 +173,11 @@ def markdown(report: dict) -> str:
                 f"{fmt(a['floor_seconds'], unit=' s')} |"
             ),
         ]
+    if "native_runs" in report:
+        lines.append(
+            "| the same runs with the machine's own kernels (`RLBOOK_NUMERICS=native`), against the pinned AVX2 "
+            f"configuration above | {fmt(report['native_runs']['seconds'], unit=' s')} |"
+        )
     for kind in ("empty", "warm"):
         if f"book_seconds_{kind}_cache" in report:
             lines += [

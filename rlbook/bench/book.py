@@ -52,6 +52,16 @@ def all_runs(pairs: list[tuple[str, int]], threads: int, jobs: int, repeats: int
     }
 
 
+def native_runs(pairs: list[tuple[str, int]], threads: int, jobs: int, repeats: int) -> dict:
+    """:func:`all_runs` with the machine's own kernels (``RLBOOK_NUMERICS=native``): what the pinned
+    configuration (:mod:`rlbook.core.numerics`) costs is the difference from :func:`all_runs`."""
+    from rlbook.core import numerics
+
+    unpinned = dict.fromkeys(numerics.PINNED)  # unset what this process's pin put there, for the workers
+    with environment(**{numerics.SWITCH: "native"}, **unpinned):
+        return all_runs(pairs, threads, jobs, repeats)
+
+
 def training_work(logs: list[tuple[str, dict]]) -> dict:
     """The training seconds in freshly trained runs' (name, log) pairs, as each run timed itself, and what bounds them.
 

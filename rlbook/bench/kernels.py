@@ -72,10 +72,15 @@ def sampling_throughput(policy: Policy, repeats: int, prompts: int = 100, n: int
 
 
 @contextmanager
-def environment(**settings: str):
-    """Set environment variables for the block (and the processes it starts), then put back what was there."""
+def environment(**settings: str | None):
+    """Set environment variables for the block (and the processes it starts; None unsets one), then put back
+    what was there."""
     saved = {key: os.environ.get(key) for key in settings}
-    os.environ.update(settings)
+    for key, value in settings.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
     try:
         yield
     finally:

@@ -110,20 +110,27 @@ def audit(seeds: tuple[int, ...], topics: list[str] | None = None, out: Callable
         claims = book.chapter(topic).CLAIMS
         try:
             facts = book.load(topic, seeds, check=False)
-            by_triple = [book.load(topic, group, check=False) for group in triples(seeds)]
         except Exception as err:  # noqa: BLE001 - facts that cannot be computed on these seeds are a finding
             error = f"{type(err).__name__}: {err}"
             tallies += [Tally(topic, c.name, c.kind, list(seeds), None, None, error) for c in claims]
             continue
+        by_triple = [_facts_or_none(topic, group) for group in triples(seeds)]
         for claim in claims:
             per_seed = claim.by_seed(facts)
             if per_seed is not None:
                 held_on = [s for s, ok in per_seed.items() if ok]
                 tallies.append(Tally(topic, claim.name, claim.kind, list(seeds), held_on))
-            else:
-                held = [claim.failure(f) is None for f in by_triple]
+            else:  # a triple whose facts cannot be computed is one where the claim did not hold
+                held = [f is not None and claim.failure(f) is None for f in by_triple]
                 tallies.append(Tally(topic, claim.name, claim.kind, list(seeds), None, held))
     return tallies
+
+
+def _facts_or_none(topic: str, seeds: tuple[int, ...]):
+    try:
+        return book.load(topic, seeds, check=False)
+    except Exception:  # noqa: BLE001 - reported by the prefetch's "facts failed" line
+        return None
 
 
 def audit_draws(

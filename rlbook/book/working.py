@@ -43,6 +43,13 @@ BASES = ("worked-base", "worked-direct-base")
 RUNS = BASES + WORKED_RUNS
 SHOWN = 0
 """The seed whose samples the chapter shows answer by answer."""
+
+
+def _shown(seeds: tuple[int, ...]) -> int:
+    """The seed the page follows: :data:`SHOWN` when the facts cover it, else their first (the audit's triples)."""
+    return SHOWN if SHOWN in seeds else seeds[0]
+
+
 GROUP = 16
 """Answers sampled for the shown sum, before and after RL: one group of the training size."""
 SAMPLE_SEED = 7
@@ -160,12 +167,12 @@ def compute(seeds: tuple[int, ...]) -> dict:
     by_seed = {s: _seed(s) for s in seeds}
     return {
         "seeds": list(seeds),
-        "shown": SHOWN,
+        "shown": _shown(seeds),
         "group": GROUP,
         "takeover": TAKEOVER,
         "world": _world(),
         "by_seed": by_seed,
-        "samples": _samples(SHOWN),
+        "samples": _samples(_shown(seeds)),
         "phrases": _phrases(by_seed, seeds),
         "tables": _tables(by_seed, seeds),
         "figures": {name: {s: by_seed[s]["curves"][name] for s in seeds} for name in WORKED_RUNS},
