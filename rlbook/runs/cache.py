@@ -25,8 +25,10 @@ import hashlib
 import io
 import json
 import os
+import pickle
 import shutil
 import stat
+import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -202,8 +204,15 @@ def read_entry(entry: Path, read: Callable[[Path], Any]) -> Any:
                 raise ValueError(f"checksum mismatch in {file}")
         return read(entry)
     except Exception as err:  # noqa: BLE001 - any damage means: rebuild
-        warnings.warn(f"cache entry {entry.name} is damaged ({err}); rebuilding it", stacklevel=3)
+        warnings.warn(f"cache entry {entry.name} is damaged ({_damage(err)}); rebuilding it", stacklevel=3)
         return None
+
+
+def _damage(err: Exception) -> str:
+    """What is wrong with an entry, in one line; a file that holds more than tensors is refused, never loaded."""
+    if isinstance(err, pickle.UnpicklingError) or "weights_only" in str(err):
+        return "a file holds objects other than tensors and plain data, so it is refused and never unpickled"
+    return " ".join(str(err).split())[:300] or type(err).__name__
 
 
 def _remove(path: Path) -> None:
@@ -313,10 +322,39 @@ def locked(path: Path):
         yield
         return
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"rlbook: waiting for {_holder(path)}, which is building {path.stem}", file=sys.stderr, flush=True)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        _sign(handle)
         yield
     finally:
         os.close(handle)  # closing the descriptor releases the lock
+
+
+def _sign(handle: int) -> None:
+    """Write this process's id into the lock file it holds, so that a process that waits can say whom for."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(handle, 0)
+        os.pwrite(handle, str(os.getpid()).encode(), 0)
+
+
+def _holder(path: Path) -> str:
+    """The process that holds the lock ``path``, as a waiting process can name it (and whether it is stopped)."""
+    try:
+        pid = int(path.read_text().strip())
+    except (OSError, ValueError):
+        return "another process"
+    try:
+        import psutil
+
+        status = psutil.Process(pid).status()
+    except Exception:  # noqa: BLE001 - the holder may have gone, or psutil may not see it
+        return f"process {pid}"
+    if status == psutil.STATUS_STOPPED:
+        return f"process {pid}, which is stopped (resume it with kill -CONT {pid}, or end it)"
+    return f"process {pid}"
 
 
 def plain(log: dict) -> dict:

@@ -61,7 +61,7 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
     entry = entry_path(name, seed, threads)
     started = time.perf_counter()
     with locked(entry.with_name(entry.name + ".lock")):
-        found = None if rebuild else read_entry(entry, read_run)
+        found = None if rebuild else read_entry(entry, lambda folder: _own(read_run(folder), name, seed, threads))
         if found is None:
             check_writable(entry.parent, f"run {name!r} (seed {seed}, {threads} thread(s))")
             before = torch.get_num_threads()
@@ -85,6 +85,16 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
             return Run(name, seed, threads, record, log, entry, False, time.perf_counter() - started)
     record, log = found
     return Run(name, seed, threads, record, log, entry, True, time.perf_counter() - started)
+
+
+def _own(found: tuple[dict, dict], name: str, seed: int, threads: int) -> tuple[dict, dict]:
+    """``found`` when its record is run ``name`` of ``seed`` and ``threads``; ValueError (a damaged entry) when an
+    entry was copied under another run's, seed's or thread count's folder."""
+    record = found[0]
+    held = (record.get("run_name"), record.get("seed"), record.get("threads"))
+    if held != (name, seed, threads):
+        raise ValueError(f"its record is run {held[0]!r} of seed {held[1]} on {held[2]} thread(s), not this one")
+    return found
 
 
 @dataclass

@@ -219,3 +219,49 @@ def test_a_read_only_cache_serves_the_run_it_holds_and_refuses_to_train(tiny_cac
     assert error.startswith(f"the run cache {folder} cannot be written (") and "\n" not in error
     assert "does not hold run 'tiny' (seed 1, 1 thread(s)); point RLBOOK_CACHE at a folder you can write" in error
     assert sorted(p.name for p in folder.iterdir()) == before
+
+
+def test_a_payload_in_the_log_is_refused_without_pytorchs_advice_to_unpickle_it(tiny_cache, tiny_reference, tmp_path):
+    import torch
+
+    shutil.copytree(tiny_reference.path, entry())
+    torch.save({"metrics": [Payload(tmp_path / "payload-ran")]}, entry() / "log.pt")
+    fix_manifest(entry())
+    with pytest.warns(UserWarning) as caught:
+        runs.load("tiny", 0, 1)
+    said = " ".join(str(w.message) for w in caught)
+    assert "is refused and never unpickled" in said and "weights_only=False" not in said
+
+
+def test_an_entry_copied_under_another_seed_is_refused_and_the_run_trained_for_its_own_seed(tiny_cache, tiny_reference):
+    other = runs.entry_path("tiny", 1, 1)
+    shutil.copytree(tiny_reference.path, other)  # seed 0's run, filed as seed 1's
+    with pytest.warns(UserWarning, match=r"its record is run 'tiny' of seed 0 on 1 thread\(s\), not this one"):
+        run = runs.load("tiny", 1, 1)
+    assert run.record["seed"] == 1 and not run.cached
+
+
+def test_a_process_that_waits_for_a_stopped_one_says_whom_it_waits_for(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    lock = tmp_path / "entry.lock"
+    hold = (
+        "import sys, time\nfrom pathlib import Path\nfrom rlbook.runs.cache import locked\n"
+        f"with locked(Path({str(lock)!r})):\n    print('held', flush=True)\n    time.sleep(60)\n"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True)
+    waiter = None
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        holder.send_signal(signal.SIGSTOP)
+        wait = f"from pathlib import Path\nfrom rlbook.runs.cache import locked\nwith locked(Path({str(lock)!r})):\n    pass\n"
+        waiter = subprocess.Popen([sys.executable, "-c", wait], stderr=subprocess.PIPE, text=True)
+        line = waiter.stderr.readline()
+        assert f"rlbook: waiting for process {holder.pid}, which is stopped (resume it with kill -CONT" in line
+    finally:
+        for process in (waiter, holder):
+            if process is not None:
+                process.kill()
+                process.wait()
