@@ -327,23 +327,35 @@ def locked(path: Path):
         except BlockingIOError:
             print(f"rlbook: waiting for {_holder(path)}, which is building {path.stem}", file=sys.stderr, flush=True)
             fcntl.flock(handle, fcntl.LOCK_EX)
-        _sign(handle)
+        _sign(path)
         yield
     finally:
+        with contextlib.suppress(OSError, ValueError):
+            if int(_holder_file(path).read_text()) == os.getpid():
+                _holder_file(path).unlink()
         os.close(handle)  # closing the descriptor releases the lock
 
 
-def _sign(handle: int) -> None:
-    """Write this process's id into the lock file it holds, so that a process that waits can say whom for."""
+def _holder_file(path: Path) -> Path:
+    return path.with_name(path.name + ".holder")
+
+
+def _sign(path: Path) -> None:
+    """Name this process as the holder of lock ``path`` (in ``<lock>.holder``, replaced whole, never written
+    through a link; the lock file itself is left as it is), so that a process that waits can say whom for."""
+    holder = _holder_file(path)
+    temp = holder.with_name(f".{holder.name}.tmp-{os.getpid()}")
     with contextlib.suppress(OSError):
-        os.ftruncate(handle, 0)
-        os.pwrite(handle, str(os.getpid()).encode(), 0)
+        temp.write_text(str(os.getpid()))
+        os.replace(temp, holder)
+    with contextlib.suppress(OSError):
+        temp.unlink(missing_ok=True)
 
 
 def _holder(path: Path) -> str:
     """The process that holds the lock ``path``, as a waiting process can name it (and whether it is stopped)."""
     try:
-        pid = int(path.read_text().strip())
+        pid = int(_holder_file(path).read_text().strip())
     except (OSError, ValueError):
         return "another process"
     try:

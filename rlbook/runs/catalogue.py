@@ -48,6 +48,18 @@ class RunSpec:
     sft: SFTConfig | None = None
     rl: RLConfig | None = None
 
+    def rl_config(self) -> RLConfig:
+        """The RL settings of an RL run; ValueError naming the run when it is a base run."""
+        if self.rl is None:
+            raise ValueError(f"{self.name!r} is a base run: it has no RL settings")
+        return self.rl
+
+    def base_configs(self) -> tuple[PretrainConfig, SFTConfig]:
+        """The pretraining and SFT settings of a base run; ValueError naming the run when it is an RL run."""
+        if self.pretrain is None or self.sft is None:
+            raise ValueError(f"{self.name!r} is an RL run: it has no pretraining or SFT settings")
+        return self.pretrain, self.sft
+
 
 MAIN = RLConfig()
 MULTI = RLConfig(world="multi", steps=60, group_size=8, prompts_per_step=64, budget=8, eval_n=16)

@@ -21,7 +21,7 @@ import resource
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -151,6 +151,7 @@ def train_all(
     train = functools.partial(_train_one, threads=threads)
     started = time.perf_counter()
     with contextlib.ExitStack() as stack:
+        finished: Iterable[tuple[str, int, float, float]]
         if jobs == 1:  # one at a time needs no worker processes
             finished = map(train, todo)
         else:

@@ -57,7 +57,9 @@ def common_record(s: RunSpec, seed: int, threads: int, log: dict, cfg: RLConfig,
 
 
 def base_record(s: RunSpec, parent: Run | None, seed: int, threads: int, log: dict, probe: RLConfig) -> dict:
-    base = {"name": "random-init", "version": "none", "weights_hash": "none"}
+    """The run record of a base run (pretraining, then SFT), filled from its configuration and log."""
+    pretrain, sft = s.base_configs()
+    base: dict = {"name": "random-init", "version": "none", "weights_hash": "none"}
     if parent:
         base = rec.base_policy(parent.name, parent.log["checkpoints"][0])
     record = common_record(s, seed, threads, log, probe, base)
@@ -69,18 +71,18 @@ def base_record(s: RunSpec, parent: Run | None, seed: int, threads: int, log: di
             "loss": "cross-entropy on answer tokens",
             "clip": None,
             "aggregation": "token_mean",
-            "lr": s.sft.lr,
+            "lr": sft.lr,
             "optimizer": "AdamW",
-            "steps": s.pretrain.steps + s.sft.steps,
+            "steps": pretrain.steps + sft.steps,
             "updates_per_batch": 1,
-            "schedule": {"pretrain": repr(s.pretrain), "pretrain_seed": PRETRAIN_SEED, "sft": repr(s.sft)},
+            "schedule": {"pretrain": repr(pretrain), "pretrain_seed": PRETRAIN_SEED, "sft": repr(sft)},
         },
         reference={"kl_beta": 0.0, "estimator": None, "policy": None},
         cost={
             "wall_seconds": round(log["wall_seconds"], 3),
             "generated_tokens": 0,
             "rollouts": 0,
-            "gradient_steps": s.pretrain.steps + s.sft.steps,
+            "gradient_steps": pretrain.steps + sft.steps,
         },
     )
     return record
@@ -88,7 +90,7 @@ def base_record(s: RunSpec, parent: Run | None, seed: int, threads: int, log: di
 
 def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> dict:
     """The run record of an RL run, filled from its configuration and log."""
-    cfg = s.rl
+    cfg = s.rl_config()
     base = rec.base_policy(parent.name, parent.log["checkpoints"][-1])
     record = common_record(s, seed, threads, log, cfg, base)
     verifier = JudgeVerifier if cfg.verifier == "judge" else get_verifier(cfg.verifier, cfg.verifier_version)
@@ -101,7 +103,7 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
     tokens = int(sum(int(r["lengths"].sum()) for r in log["rollouts"]))
     used = int(sum(int(r["used"].sum()) for r in log["rollouts"] if not _excluded(log, r["step"])))
     steps_done = len(log["metrics"])
-    updates = sum(cfg.updates_per_batch for m in log["metrics"] if not m["excluded"])
+    updates = cfg.updates_per_batch * sum(1 for m in log["metrics"] if not m["excluded"])
     clip = cfg.loss_params() or None
     errors = sum(1 for i in log["interventions"] if i["trigger"]["metric"] == "verifier_error_rate")
     record.update(

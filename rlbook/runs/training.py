@@ -146,6 +146,8 @@ def _train(s: RunSpec, seed: int, threads: int, entry: Path) -> tuple[dict, dict
     torch.set_num_threads(threads)
     if s.rl is None:
         return _train_base(s, parent, seed, threads)
+    if parent is None:
+        raise ValueError(f"RL run {s.name!r} names no parent to start from")
     return _train_rl(s, parent, seed, threads, entry)
 
 
@@ -164,7 +166,7 @@ def _pretrained(s: RunSpec, parent: Run | None, threads: int) -> tuple[Policy, f
         check_writable(entry.parent, f"the pretraining of {s.name!r}")
         started = time.perf_counter()
         start = parent.policy(0) if parent else None
-        policy = pretrain(s.pretrain, PRETRAIN_SEED, desc=f"{s.name}: pretrain", start=start)
+        policy = pretrain(s.base_configs()[0], PRETRAIN_SEED, desc=f"{s.name}: pretrain", start=start)
         seconds = time.perf_counter() - started
         saved = {"checkpoint": Checkpoint.of(policy, f"{s.name}@pretrained").to_data(), "seconds": seconds}
         write_entry(entry, lambda folder: save_tensors(saved, folder / "pretrained.pt"))
@@ -184,7 +186,7 @@ def _train_base(s: RunSpec, parent: Run | None, seed: int, threads: int) -> tupl
 
     Checkpoints 0 (pretrained) and 1 (after SFT), each evaluated with this run's seed.
     """
-    world = s.pretrain.world
+    world = s.base_configs()[0].world
     budget, eval_n = {"single": (BUDGET, 32), "multi": (8, 16), "worked": (WORKED.budget, WORKED.eval_n)}[world]
     probe = RLConfig(world=world, budget=budget, eval_n=eval_n)
     policy, pretrain_seconds, trained = _pretrained(s, parent, threads)
@@ -195,7 +197,8 @@ def _train_base(s: RunSpec, parent: Run | None, seed: int, threads: int) -> tupl
     )
     log_checkpoint(policy, probe, seed, f"{s.name}@pretrained", 0, log, eval_step=0)
     started = time.perf_counter()
-    sft(policy, s.sft, s.pretrain, seed, desc=f"{s.name}: sft")
+    pretrain_cfg, sft_cfg = s.base_configs()
+    sft(policy, sft_cfg, pretrain_cfg, seed, desc=f"{s.name}: sft")
     log["timing"]["sft_seconds"] = time.perf_counter() - started
     log_checkpoint(policy, probe, seed, f"{s.name}@sft", 1, log, eval_step=0)
     log["wall_seconds"] = (pretrain_seconds if trained else 0.0) + log["timing"]["sft_seconds"]
@@ -217,11 +220,10 @@ def _train_rl(s: RunSpec, parent: Run, seed: int, threads: int, entry: Path) -> 
     if previous in (signal.SIG_DFL, None):
         signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        verifier = load_judge(seed, threads).verifier if s.rl.verifier == "judge" else None
+        cfg = s.rl_config()
+        verifier = load_judge(seed, threads).verifier if cfg.verifier == "judge" else None
         torch.set_num_threads(threads)
-        log = train_rl(
-            policy, s.rl, seed, s.name, state=state, on_checkpoint=_keeper(partial, state), verifier=verifier
-        )
+        log = train_rl(policy, cfg, seed, s.name, state=state, on_checkpoint=_keeper(partial, state), verifier=verifier)
     except KeyboardInterrupt:
         last = RLState.load(state_file).step if state_file.exists() else None
         _save_interrupted(s, parent, seed, threads, partial, last)
@@ -270,7 +272,7 @@ def _resume_point(partial: Path) -> RLState:
     """The resume point that :func:`_keeper` left in ``partial``, its log put back together from the pieces."""
     state = RLState.load(partial / "state.pt")
     lengths = state.log.pop("list_lengths")
-    log = {k: [] for k in lengths}
+    log: dict[str, list] = {k: [] for k in lengths}
     for piece in sorted(partial.glob("log-*.pt")):
         if int(piece.stem.removeprefix("log-")) <= state.step:  # later pieces belong to a save cut short
             for k, entries in load_log(piece, lists=()).items():
