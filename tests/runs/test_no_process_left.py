@@ -53,7 +53,7 @@ def test_stopping_the_prefetch_stops_its_workers(tmp_path, sig):
     process = start([sys.executable, "-m", "rlbook.book.prefetch", "--jobs", "2"], tmp_path)
     workers = wait_for_workers(process, 2)
     process.send_signal(sig)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=180)
     assert process.returncode == 130
     assert not gone(workers), "workers outlived the prefetch"
     assert "interrupted; the runs and facts it finished are cached" in err and "Traceback" not in err
@@ -64,7 +64,7 @@ def test_ctrl_c_on_rlbook_build_stops_the_prefetch_and_its_workers(tmp_path):
     process = start([*rlbook, "build", "--backend", "pandoc"], tmp_path)
     descendants = wait_for_workers(process, 3)  # the prefetch and its two workers
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=180)
     assert process.returncode == 130
     assert not gone(descendants), "the prefetch or its workers outlived rlbook build"
     assert "rlbook build: interrupted; the runs trained so far are cached" in err
