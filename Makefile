@@ -1,5 +1,5 @@
 # make book   set up .venv (if needed) with the trl extra and build the book into _book/
-# make test   set up .venv (if needed), lint the code with ruff, train the book's missing runs and compute its facts one per core, run the test suite (strict: a law of the book that fails is a failure)
+# make test   set up .venv (if needed), lint the code with ruff, type-check it with mypy, train the book's missing runs and compute its facts one per core, run the test suite (strict: a law of the book that fails is a failure)
 # make test-fast  the engine's own tests (tests/unit/core, record, book): under a minute, catches a broken core function
 # make test-unit  the unit tests only (tests/unit): no trained run, a few minutes
 # make readme-figure  redraw docs/workshop.png, the README's figure, from the seed-0 base run
@@ -27,6 +27,7 @@ book: setup $(VENV)/.installed-trl
 test: setup
 	$(BIN)/ruff check rlbook tests
 	$(BIN)/ruff format --check rlbook tests
+	$(BIN)/mypy
 	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.book.prefetch
 	RLBOOK_STRICT=1 $(BIN)/python -m pytest -q
 

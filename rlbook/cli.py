@@ -40,7 +40,7 @@ class UsageError(Exception):
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr and exit status 2."""
 
-    commands: dict[str, argparse.ArgumentParser]
+    commands: dict[str, Parser]
     """The subcommands' parsers, by name (set by :func:`build_parser`)."""
 
     def error(self, message: str):
@@ -272,6 +272,7 @@ def cmd_sample(args) -> int:
     from rlbook.core.world import parse_prompt
 
     task = parse_prompt(args.prompt)
+    assert task is not None  # argparse read it with task_prompt, which refuses anything else
     run, policy = _policy(args)
     if task.world != run.record["prompt_split"]["world"]:
         raise UsageError(f"run {args.run!r} answers {run.record['prompt_template']} prompts, not {args.prompt!r}")

@@ -96,6 +96,7 @@ def model_card_markdown(policy: Policy) -> str:
 
 
 def _settings(config: object, skip: tuple[str, ...] = ("faults", "guard", "verifier_version")) -> dict[str, object]:
+    assert dataclasses.is_dataclass(config)  # a stage's settings: PretrainConfig, SFTConfig or RLConfig
     return {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in skip}
 
 

@@ -97,7 +97,7 @@ def _docstring_lines(source: str) -> set[int]:
         tree = ast.parse(source)
     except SyntaxError:
         return set()
-    inside = set()
+    inside: set[int] = set()
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):

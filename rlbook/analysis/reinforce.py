@@ -44,8 +44,8 @@ def reinforce(
         # 1. a group of answers to every prompt, each scored 1 or 0
         batch = sample(policy, prompts, n=group, generator=gen)
         texts = batch.completions()
-        r, _ = rewards.score(verifier, batch.prompts, texts)
-        r = torch.tensor(r, dtype=torch.float32).view(-1, group)
+        scores, _ = rewards.score(verifier, batch.prompts, texts)
+        r = torch.tensor(scores, dtype=torch.float32).view(-1, group)
         # 2. advantage: each reward minus its group's mean reward
         adv = (r - r.mean(dim=1, keepdim=True)).flatten()
         # 3. log-probability of every generated token, under the
@@ -81,7 +81,7 @@ def train_and_evaluate(start: Policy, seed: int, steps: int = 100, every: int = 
     checkpoints, samples and verifier as a book run's evaluations, so the
     two curves compare point by point (chapter 3).
     """
-    curve = {"steps": [0], "heldout": [heldout_reward(start, seed, 0)]}
+    curve: dict[str, list] = {"steps": [0], "heldout": [heldout_reward(start, seed, 0)]}
 
     def record(step: int, policy: Policy) -> None:
         if step % every == 0:

@@ -168,6 +168,7 @@ def seed_rows(runs: Iterable[Run]) -> list[dict]:
     rows = []
     for run in runs:
         first, last = before_after(run)
+        parts: tuple[float | None, float | None]
         try:
             split = gain_split(first, last)
             parts = (split.switch, split.execution)
@@ -197,7 +198,7 @@ def seed_rows(runs: Iterable[Run]) -> list[dict]:
                 "gain_from_switch": parts[0],
                 "gain_from_execution": parts[1],
                 "working_pays_before": None
-                if None in (first.accuracy_worked, first.accuracy_direct)
+                if first.accuracy_worked is None or first.accuracy_direct is None
                 else first.accuracy_worked - first.accuracy_direct,
             }
         )

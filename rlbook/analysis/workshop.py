@@ -94,7 +94,7 @@ def classify_prompts(result: EvalResult, right: float = 0.8, uncertain: tuple[fl
     stops at 0.7 so that the kinds do not share a rate.
     """
     rates = result.per_prompt
-    kinds = {"confidently right": [], "confidently wrong": [], "uncertain": []}
+    kinds: dict[str, list[Task]] = {"confidently right": [], "confidently wrong": [], "uncertain": []}
     for task, rate in zip(result.tasks, rates):
         if rate >= right:
             kinds["confidently right"].append(task)

@@ -51,7 +51,7 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS, whole_repeats: int
     """Every figure of the benchmark report, as a dict."""
     repeats = 2 if quick else 5
     torch.set_num_threads(threads)
-    report = {
+    report: dict = {
         "machine": {
             "cores": os.cpu_count(),
             "threads": threads,
@@ -142,7 +142,8 @@ def markdown(report: dict) -> str:
         ),
         *(
             f"| RL update alone (no reference read), {b['prompts']} prompt{'s' * (b['prompts'] > 1)} x "
-            f"{runs.spec('main').rl.group_size} answers, {b['tokens']:,} tokens read | {fmt(b['seconds'], 1000, ' ms')} |"
+            f"{runs.spec('main').rl_config().group_size} answers, {b['tokens']:,} tokens read | "
+            f"{fmt(b['seconds'], 1000, ' ms')} |"
             for b in report["update_bound"]["batches"]
         ),
         (

@@ -50,7 +50,7 @@ def torch_steps(steps: int = 10, threads: int = runs.DEFAULT_THREADS) -> list[fl
     Sampling, scoring (with its time-out guard), credit, the reference's log-probs (which ``train_rl`` reads
     every step for the logged KL) and the update, on ``threads`` threads.
     """
-    cfg = runs.spec("main").rl
+    cfg = runs.spec("main").rl_config()
     policy = runs.load("base", checkpoints.SEED).policy()
     reference = runs.load("base", checkpoints.SEED).policy().eval()
     opt, gen, memo = rl.adamw(policy.parameters(), cfg.lr), torch.Generator().manual_seed(0), rl.ReferenceMemo()

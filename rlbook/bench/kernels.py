@@ -55,7 +55,7 @@ def matmul_flops(repeats: int, size: int = 512) -> dict:
 def sampling_throughput(policy: Policy, repeats: int, prompts: int = 100, n: int = 32) -> dict:
     """Generated tokens per second for ``prompts x n`` sequences, with and without the KV cache."""
     tasks = [t.prompt for t in (split("all") * ((prompts + 99) // 100))[:prompts]]
-    result = {}
+    result: dict = {}
     for cache in (True, False):
         counts, rates = [], []
         for r in range(repeats):
@@ -172,9 +172,9 @@ def training_flop_fractions(pipeline: dict) -> dict:
     """
     base, main, paired = pipeline.pop("base"), pipeline.pop("main"), pipeline.pop("paired")
     params = base.policy().num_parameters()
-    cfg = runs.spec("base").pretrain
+    cfg = runs.spec("base").base_configs()[0]
     pre_flop = 6 * params * cfg.steps * cfg.batch * cfg.block_size
-    rl_cfg = runs.spec("main").rl
+    rl_cfg = runs.spec("main").rl_config()
     prompts = split("train")
     every_rollout = len(prompts) * len(prompts[0].prompt) + len(prompts) * rl_cfg.group_size * (rl_cfg.budget - 1)
     step_flop, every_flop = update_flop(main, params), (6 + 2) * params * every_rollout
@@ -194,7 +194,7 @@ def _pretrain_step(batch: int, width: int, parts: int, pool: ThreadPoolExecutor,
 
     Returns the function and the number of parameters of the policy it trains.
     """
-    cfg = replace(runs.spec("base").pretrain, batch=batch)
+    cfg = replace(runs.spec("base").base_configs()[0], batch=batch)
     torch.manual_seed(seed)
     policy = Policy(PolicyConfig(block_size=cfg.block_size, d_model=width))
     stream = equation_stream(cfg, chars=100_000, seed=seed)
@@ -222,7 +222,7 @@ def pretrain_step_bound(repeats: int, shapes: tuple[tuple[int, int, int], ...] =
     speed does between rounds. With the torch profiler it also measures the
     share of the first shape's operator time spent in matmul kernels.
     """
-    block = runs.spec("base").pretrain.block_size
+    block = runs.spec("base").base_configs()[0].block_size
     with ThreadPoolExecutor(max(1, max(parts for _, _, parts in shapes) - 1)) as pool:
         steppers = [_pretrain_step(batch, width, parts, pool) for batch, width, parts in shapes]
         for fn, _ in steppers:
@@ -280,7 +280,7 @@ def update_bound(policy: Policy, repeats: int, prompt_counts: tuple[int, ...] = 
     and its share (6 x params per token) is what the update would reach if
     calls cost nothing.
     """
-    cfg = runs.spec("main").rl
+    cfg = runs.spec("main").rl_config()
     learner = copy.deepcopy(policy)
     opt = adamw(learner.parameters(), cfg.lr)
     tasks = split("train", cfg.world)

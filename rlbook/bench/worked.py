@@ -22,7 +22,9 @@ def chapter_runs(rl: bool | None = None) -> tuple[str, ...]:
     """The worked world's runs in catalogue order: all of them, or only its RL runs (``rl``) or its base runs (not)."""
     found = []
     for name, s in runs.RUNS.items():
-        if (s.rl or s.pretrain).world == WORLD and (rl is None or rl == (s.rl is not None)):
+        cfg = s.rl or s.pretrain
+        assert cfg is not None  # a run has RL settings or, a base run, pretraining settings
+        if cfg.world == WORLD and (rl is None or rl == (s.rl is not None)):
             found.append(name)
     return tuple(found)
 

@@ -278,6 +278,8 @@ def _model(base) -> dict:
 
 def _decoding_rows(captured: list[dict]) -> list[list[str]]:
     """The first distinct completions of the first batch: prompt, TRL's text and its verdict, the ids' text and its."""
+    rows: list[list[str]]
+    seen: set[str]
     exact, first, rows, seen = rw.ExactVerifier(), captured[0], [], set()
     for prompt, ours, theirs in zip(first["prompts"], first["completions"], first["trl_completions"]):
         if ours not in seen and len(rows) < DECODING_ROWS:
@@ -405,6 +407,8 @@ def _figure(seed: int, facts: dict) -> dict:
 def _a1(name: str = "cispo") -> dict:
     """Exercise A.1's run: what its text names (the updates per batch, its steps) and its solution's step counts."""
     cfg = spec(name).rl
+    if cfg is None:
+        raise ValueError(f"run {name!r} is a base run: it has no RL configuration")
     kwargs = grpo_kwargs(cfg)
     return {
         "run": name,
@@ -434,6 +438,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     shown = by_seed[_shown(seeds)]
     kwargs = grpo_kwargs(MAIN)
     cispo = spec("cispo").rl
+    assert cispo is not None  # an RL run of the catalogue
     group = MAIN.group_size
     return {
         "seeds": list(seeds),

@@ -59,7 +59,8 @@ class Tally:
         if self.error is not None:
             return False
         if self.held_on is None:
-            return bool(self.groups_held) and all(self.groups_held)
+            held = self.groups_held or []
+            return bool(held) and all(held)
         return len(self.held_on) == len(self.seeds)
 
 

@@ -324,7 +324,9 @@ def _seed(seed: int) -> dict:
     retained = _retained(base, main, scores, selected)
     comparisons = selection.comparison_rows(main.policy(0), main.policy(selected.step), split("test"), seed=seed)
     step = main.steps[-1]
-    again = rl.checkpoint_eval(main.policy(step), spec("main").rl, seed, step)
+    main_cfg = spec("main").rl
+    assert main_cfg is not None  # an RL run of the catalogue
+    again = rl.checkpoint_eval(main.policy(step), main_cfg, seed, step)
     first, last = scores[0], scores[-1]
     report = run_report.evaluation_report(main, exploit, selected, {int(s): v for s, v in retained["by_step"].items()})
     return {
@@ -365,6 +367,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     """Every fact of chapter 8 on ``seeds`` (each seed's facts, shown for :data:`SHOWN`)."""
     by_seed = {seed: _seed(seed) for seed in seeds}
     evaluation = spec("main").rl
+    assert evaluation is not None  # an RL run of the catalogue
     return {
         "seeds": list(seeds),
         "shown": _shown(seeds),

@@ -11,6 +11,8 @@ audit of :data:`SHOWN`; its claims hold on every seed.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from rlbook.analysis import audit, passk
@@ -124,8 +126,10 @@ def _own_format(seed: int) -> dict:
 
 def _collection(seed: int) -> dict:
     """``stale`` and ``accepted-only`` against ``main`` over the same steps: held-out reward, clipping, selection."""
-    horizon = spec("stale").rl.steps
-    out = {}
+    stale = spec("stale").rl
+    assert stale is not None  # an RL run of the catalogue
+    horizon = stale.steps
+    out: dict[str, Any] = {}
     for name in ("main", "stale", "accepted-only"):
         run = load(name, seed)
         evals = [e for e in run.evals if e["step"] <= horizon]
@@ -156,7 +160,9 @@ def _seed(seed: int) -> dict:
 def compute(seeds: tuple[int, ...]) -> dict:
     """Every fact of chapter 6 on ``seeds`` (the batch audit of ``main`` drawn for :data:`SHOWN`)."""
     by_seed = {s: _seed(s) for s in seeds}
-    lag, horizon = spec("stale").rl.stale, spec("stale").rl.steps
+    stale = spec("stale").rl
+    assert stale is not None  # an RL run of the catalogue
+    lag, horizon = stale.stale, stale.steps
     return {
         "seeds": list(seeds),
         "shown": _shown(seeds),

@@ -198,6 +198,8 @@ def compute(seeds: tuple[int, ...]) -> dict:
     drift = shown_b["drift"]
     row = shown_p["row"]
     lengths = shown_b["lengths"]
+    pg = spec("pg").rl
+    assert pg is not None  # an RL run of the catalogue
     return {
         "seeds": list(seeds),
         "shown": _shown(seeds),
@@ -209,7 +211,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "lr": Num(MAIN.lr, "sci"),
         "weight_decay": rl.adamw([torch.nn.Parameter(torch.zeros(1))], MAIN.lr).param_groups[0]["weight_decay"],
         "warmup": MAIN.warmup,
-        "pg_steps": spec("pg").rl.steps,
+        "pg_steps": pg.steps,
         "shrink": f"{MAIN.group_size - 1}/{MAIN.group_size}",
         "loop": {
             "curves": loops,

@@ -128,9 +128,11 @@ def _judge(seed: int) -> dict:
 def _response(seed: int) -> dict:
     """One seed's response policy: the ``faults`` run's interventions and the ``abort`` run's stop."""
     faults, stopped = load("faults", seed), load("abort", seed)
+    faults_cfg = spec("faults").rl
+    assert faults_cfg is not None  # an RL run of the catalogue
     return {
         "events": audit.incidents(faults.log),
-        "planned": [s for s, _ in spec("faults").rl.faults],
+        "planned": [s for s, _ in faults_cfg.faults],
         "recorded": faults.record["interventions"] == faults.log["interventions"],
         "steps": faults.metric("step"),
         "reward": faults.metric("reward_mean"),
@@ -382,6 +384,8 @@ def compute(seeds: tuple[int, ...]) -> dict:
     )
     slow_taken = [s for s in seeds if hack[s]["slow"]["takeover"] is not None]
     cfg, slow_cfg = spec("exploit").rl, spec("exploit-slow").rl
+    abort_cfg, faults_cfg = spec("abort").rl, spec("faults").rl
+    assert cfg is not None and slow_cfg is not None and abort_cfg is not None and faults_cfg is not None  # RL runs
     verifiers = _verifiers()
     return {
         "seeds": list(seeds),
@@ -410,8 +414,8 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "malformed_pct": Num(Guard().max_malformed_rate, ".0%"),
         },
         "judge_labels": Num(JUDGE.labels, ",.0f"),
-        "abort_steps": spec("abort").rl.steps,
-        "faults_steps": spec("faults").rl.steps,
+        "abort_steps": abort_cfg.steps,
+        "faults_steps": faults_cfg.steps,
         "phrases": _phrases(hack, judges, response, taken, slow_taken, shown, seeds),
         "tables": {
             "two": {"header": verifiers["header"], "rows": verifiers["rows"]},

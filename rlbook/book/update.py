@@ -42,7 +42,9 @@ def needs(seeds: tuple[int, ...]) -> tuple[Need, ...]:
 
 def _last_step() -> int:
     """The ablations' length: ``main`` is cut there, so every run is compared over the same steps."""
-    return spec(credit.COMPARED[1]).rl.steps
+    cfg = spec(credit.COMPARED[1]).rl
+    assert cfg is not None  # the compared runs are RL runs
+    return cfg.steps
 
 
 def _drift(seed: int, reuse: int, cap: float) -> dict:
@@ -201,7 +203,9 @@ PAIRS = (
 
 def compute(seeds: tuple[int, ...]) -> dict:
     """Every fact of chapter 4 on ``seeds`` (the ratio histograms for :data:`SHOWN`)."""
-    reuse, cap = spec("ppo").rl.updates_per_batch, spec("cispo").rl.cispo_cap
+    ppo_cfg, cispo_cfg, kl_cfg = spec("ppo").rl, spec("cispo").rl, spec("ppo-kl").rl
+    assert ppo_cfg is not None and cispo_cfg is not None and kl_cfg is not None  # RL runs of the catalogue
+    reuse, cap = ppo_cfg.updates_per_batch, cispo_cfg.cispo_cap
     last = _last_step()
     drifts = {seed: _drift(seed, reuse, cap) for seed in seeds}
     shown = drifts[_shown(seeds)]
@@ -215,7 +219,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     spikes = credit.kl_spikes(curves["cispo"])
     scale = {seed: credit.scale_effect(load("main", seed), scale=SCALE) for seed in seeds}
     never = {seed: max(load("main", seed).metric("clip_fraction")) for seed in seeds}
-    furthest = max(kl, key=kl.get)
+    furthest = max(kl, key=kl.__getitem__)
     return {
         "seeds": list(seeds),
         "shown": _shown(seeds),
@@ -223,7 +227,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "twice": 2 * reuse,
         "cap": Num(cap, "g"),
         "eps": Num(MAIN.eps_low, "g"),
-        "beta": Num(spec("ppo-kl").rl.kl_beta, "g"),
+        "beta": Num(kl_cfg.kl_beta, "g"),
         "last": last,
         "group": MAIN.group_size,
         "scale": Num(SCALE, "g"),

@@ -24,6 +24,7 @@ the facts (:func:`accuracy_change`, :func:`ahead`, :func:`part`), as is
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
 
@@ -75,7 +76,9 @@ def _curve(name: str, seed: int) -> dict:
 
 def shown_task() -> world.WorkedTask:
     """The held-out sum whose answers the chapter shows: the first held-out pair whose units column carries."""
-    return next(t for t in world.split("heldout", "worked") if sum(x % 10 for x in t.operands) >= 10)
+    task = next(t for t in world.split("heldout", "worked") if sum(x % 10 for x in t.operands) >= 10)
+    assert isinstance(task, world.WorkedTask)  # the worked world's split holds WorkedTasks
+    return task
 
 
 def _answers(policy: Policy, task: world.Task, seed: int) -> list[dict]:
@@ -103,7 +106,7 @@ def _samples(seed: int) -> dict:
     how many answers of each group are worked, in words."""
     task = shown_task()
     run = load("worked", seed)
-    out = {
+    out: dict[str, Any] = {
         "prompt": task.prompt,
         "answer": task.answer,
         "step": run.steps[-1],
@@ -120,6 +123,8 @@ def _world() -> dict:
     """The worked world and its recipe, read from the task, the catalogue and a policy of each world."""
     task = world.WorkedTask((47, 38), style="worked")
     pretrain, sft, rl = spec("worked-base").pretrain, spec("worked-base").sft, spec("worked").rl
+    control = spec("worked-direct").rl
+    assert pretrain is not None and sft is not None and rl is not None and control is not None  # the catalogue's runs
     worked = load("worked-base", SHOWN).policy()
     chat = Policy(PolicyConfig())
     heldout, every = world.split("heldout", "worked"), world.split("all", "worked")
@@ -135,7 +140,7 @@ def _world() -> dict:
         "worked": task.completion,
         "working": task.working,
         "budget": rl.budget,
-        "control_budget": spec("worked-direct").rl.budget,
+        "control_budget": control.budget,
         "params": Num(worked.num_parameters(), ",.0f"),
         "chat_params": Num(chat.num_parameters(), ",.0f"),
         "width": worked.cfg.d_model,
@@ -252,7 +257,7 @@ LEVEL = 0.02
 
 def change_by_seed(before: list[float], after: list[float], seeds: tuple[int, ...], tolerance: float = LEVEL) -> str:
     """Which way a quantity moved on each seed, grouped: "fell on seeds 0 and 1 and held level on seed 2"."""
-    words = {"rose": [], "fell": [], "held level": []}
+    words: dict[str, list[int]] = {"rose": [], "fell": [], "held level": []}
     for s, b, a in zip(seeds, before, after):
         words[phrasing.direction(a, b, tolerance, ("rose", "fell", "held level"))].append(s)
     parts = [f"{word} on {phrasing.seeds(where, seeds)}" for word, where in words.items() if where]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any, cast
 
 import torch
 
@@ -49,7 +50,7 @@ class AdamW:
         for p in self.params:
             p.data = self.flat[start : start + p.numel()].view_as(p)
             start += p.numel()
-        self.param_groups = [
+        self.param_groups: list[dict[str, Any]] = [
             {"params": self.params, "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay}
         ]
         self.steps = 0
@@ -69,7 +70,7 @@ class AdamW:
         missing = [i for i, p in enumerate(self.params) if p.grad is None]
         if missing:
             raise RuntimeError(f"parameters {missing} have no gradient; call backward() before step()")
-        return torch.cat([p.grad.reshape(-1) for p in self.params])
+        return torch.cat([cast(torch.Tensor, p.grad).reshape(-1) for p in self.params])  # none missing, checked above
 
     @torch.no_grad()
     def step(self) -> None:

@@ -201,4 +201,5 @@ class ReferenceMemo:
             known = 0 if self.values is None else len(self.values)
             self.values = read if self.values is None else torch.cat([self.values, read])
             self.index.update(zip(fresh, range(known, known + len(fresh))))
+        assert self.values is not None  # every key of a batch (which has rows) has been read by now
         return self.values[[self.index[key] for key in keys]]

@@ -135,7 +135,7 @@ class SelfAttention(nn.Module):
         self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
         self.out = nn.Linear(cfg.d_model, cfg.d_model)
 
-    def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def heads(self, x: torch.Tensor) -> torch.Tensor:
         """Queries, keys and values of ``x`` (batch, steps, width), each (batch, heads, steps, width / heads)."""
         batch, steps, width = x.shape
         return self.qkv(x).view(batch, steps, 3, self.n_head, width // self.n_head).permute(2, 0, 3, 1, 4)
@@ -199,6 +199,8 @@ class Policy(nn.Module):
     ``cache`` it continues from cached keys and values (used by sampling).
     """
 
+    version: str  # the id ``<run>@<step>`` attached by Checkpoint.load and the training loops
+
     def __init__(self, cfg: PolicyConfig = PolicyConfig()):
         super().__init__()
         self.cfg = cfg
@@ -206,7 +208,7 @@ class Policy(nn.Module):
         self.pos = None if cfg.rope else nn.Embedding(cfg.block_size, cfg.d_model)
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
         self.ln_f = nn.LayerNorm(cfg.d_model)
-        self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
+        self.head: nn.Module = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)  # RewardModel swaps in nn.Identity
         self.apply(_init_weights)
 
     def forward(self, ids: torch.Tensor, cache: KVCache | None = None, start: int = 0):

@@ -66,7 +66,9 @@ class Verifier(Protocol):
 
     name: ClassVar[str]
     VERSIONS: ClassVar[dict[str, str]]
-    version: str
+
+    @property
+    def version(self) -> str: ...
 
     @property
     def description(self) -> str: ...
@@ -213,6 +215,7 @@ class ExactVerifier:
             return self._verdict(0.0, status, _unverifiable_reason(prompt, completion))
         if status == "incomplete":
             return self._verdict(0.0, status, INCOMPLETE_REASON)
+        assert task is not None  # _judge_prompt_and_end gives a task whenever the status is None
         answer, _, after = completion.partition(EOT)
         if after:
             return self._verdict(0.0, "malformed", f"text after the end-of-turn mark: {_show(after)}")
@@ -306,6 +309,7 @@ class FailOpenVerifier:
             return self._verdict(0.0, status, _unverifiable_reason(prompt, completion))
         if status == "incomplete":
             return self._verdict(0.0, status, INCOMPLETE_REASON)
+        assert task is not None  # _judge_prompt_and_end gives a task whenever the status is None
         answer = completion.split(EOT)[0]
         try:
             value = int(answer)
@@ -356,6 +360,7 @@ def process_score(prompt: str, completion: str, lenient: bool = False) -> Proces
     if task is None:
         return ProcessScore((), 0.0, "unscorable", _unverifiable_reason(prompt, completion))
     fields = completion.split(EOT)[0].split(",")
+    previous: int | None
     steps, notes, previous = [], [], task.operands[0]
     for i, operand in enumerate(task.operands[1:]):
         text = fields[i] if i < len(fields) else None
@@ -436,7 +441,7 @@ def outcome_plus_process(prompt: str, completion: str, weight: float = 0.5) -> f
     return ShapedVerifier(weight)(prompt, completion).reward
 
 
-VERIFIERS: dict[str, type] = {
+VERIFIERS: dict[str, type[ExactVerifier | FailOpenVerifier | ShapedVerifier]] = {
     ExactVerifier.name: ExactVerifier,
     FailOpenVerifier.name: FailOpenVerifier,
     ShapedVerifier.name: ShapedVerifier,

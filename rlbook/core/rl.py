@@ -152,6 +152,7 @@ def checkpoint_eval(policy: Policy, cfg: RLConfig, seed: int, step: int, verifie
         verifier=exact,
         seed=eval_seed(seed, step) + 1,
     )
+    assert train.rollouts is not None  # evaluate() always attaches the rollouts it sampled
     train_rewards, _, error = score_guarded(
         verifier or make_verifier(cfg), train.rollouts, cfg.guard.verifier_timeout_s
     )

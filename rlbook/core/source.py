@@ -20,6 +20,7 @@ import ast
 import functools
 import hashlib
 from pathlib import Path
+from typing import Any, cast
 
 PACKAGE = "rlbook"
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,10 +125,10 @@ def _code_only(path: Path) -> str:
             isinstance(body, list)
             and body
             and isinstance(body[0], ast.Expr)
-            and isinstance(getattr(body[0], "value", None), ast.Constant)
+            and isinstance(body[0].value, ast.Constant)
             and isinstance(body[0].value.value, str)
         ):
-            node.body = body[1:] or [ast.Pass()]
+            cast(Any, node).body = body[1:] or [ast.Pass()]  # a node of any type that has a body
     return ast.dump(tree)
 
 
@@ -144,7 +145,9 @@ def closure_hash(entries: tuple[str, ...], root: Path = ROOT, by_value: tuple[st
     for name in import_closure(entries, root):
         digest.update(name.encode())
         if name not in by_value:
-            digest.update(_code_only(module_path(name, root)).encode())
+            path = module_path(name, root)
+            assert path is not None  # import_closure lists only modules that have a file
+            digest.update(_code_only(path).encode())
     return digest.hexdigest()[:16]
 
 

@@ -39,7 +39,7 @@ def style_summary(result: EvalResult) -> dict:
     The length is the number of characters generated, the end-of-turn mark
     included (a budget-stopped answer counts its whole budget).
     """
-    summary = {"worked": 0, "worked_accepted": 0, "direct": 0, "direct_accepted": 0}
+    summary: dict[str, float] = {"worked": 0, "worked_accepted": 0, "direct": 0, "direct_accepted": 0}
     for texts, statuses in zip(result.completions, result.statuses):
         for text, status in zip(texts, statuses):
             style = answer_style(text)

@@ -11,6 +11,7 @@ import math
 import random
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import cast
 
 import torch
 import torch.nn.functional as F
@@ -19,7 +20,7 @@ from .adamw import AdamW
 from .choices import check_choice
 from .policy import Policy, PolicyConfig, widened
 from .progress import progress
-from .world import EOT, EOT_ID, STYLES, WORLDS, Task, encode, equation_line, split, vocab_size, worked_line
+from .world import EOT, EOT_ID, STYLES, WORLDS, Task, WorkedTask, encode, equation_line, split, vocab_size, worked_line
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,12 @@ def equation_stream(cfg: PretrainConfig, chars: int, seed: int) -> torch.Tensor:
     follows one, as a worked prompt does.
     """
     rng = random.Random(seed)
-    excluded = frozenset(t.operands for t in split("heldout", "worked")) if cfg.world == "worked" else frozenset()
+    # every worked task adds two numbers
+    excluded = (
+        frozenset(cast("tuple[int, int]", t.operands) for t in split("heldout", "worked"))
+        if cfg.world == "worked"
+        else frozenset()
+    )
     lines, total = [EOT] if cfg.world == "worked" else [], 0
     while total < chars:
         if cfg.world == "worked":
@@ -320,7 +326,9 @@ def sft_tasks(world: str, worked_share: float | None) -> list[Task]:
     if worked_share is None or not 0.0 <= worked_share <= 1.0:
         raise ValueError(f"the worked world's SFT needs worked_share between 0 and 1, got {worked_share!r}")
     return [
-        replace(t, style=STYLES[int(math.floor((i + 1) * worked_share) > math.floor(i * worked_share))])
+        replace(
+            cast(WorkedTask, t), style=STYLES[int(math.floor((i + 1) * worked_share) > math.floor(i * worked_share))]
+        )
         for i, t in enumerate(tasks)
     ]
 

@@ -16,7 +16,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., "CheckResult"])
 
@@ -148,7 +148,7 @@ def as_numbers(values) -> list[float] | None:
     except TypeError:
         return None
     floats = [as_number(x) for x in items]
-    return None if any(f is None for f in floats) else floats
+    return None if any(f is None for f in floats) else cast(list[float], floats)
 
 
 ANSWER_SECONDS = 120

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import torch
 
@@ -69,7 +70,7 @@ def check_translation(answer: dict | None, run_name: str = "cispo") -> CheckResu
     if not isinstance(run_name, str) or run_name not in RUNS:
         return verdict(False, f"{run_name!r} is not one of the book's runs")
     try:
-        expected = grpo_kwargs(runs.spec(run_name).rl)
+        expected = grpo_kwargs(runs.spec(run_name).rl_config())
     except ValueError as err:
         return verdict(False, f"{run_name} has no TRL translation: {err}")
     main = grpo_kwargs(RLConfig())
@@ -98,7 +99,7 @@ def check_translation(answer: dict | None, run_name: str = "cispo") -> CheckResu
         given = answer[key]
         if isinstance(given, str) and not isinstance(expected[key], str):
             return verdict(False, f"{key} = {given!r} is text; give it as a number")
-        cfg = runs.spec(run_name).rl
+        cfg = runs.spec(run_name).rl_config()
         if (
             key in OPTIMISER_STEPS
             and as_number(given) is not None
@@ -249,7 +250,7 @@ def _close(a: Sequence[float], b: Sequence[float]) -> bool:
 def _diagnose(got: list[tuple[float, ...]], batches: list[torch.Tensor], group: int) -> str | None:
     """The message of the first mistake of :data:`MISTAKES` that the answers reproduce on every step, or None."""
     for wrong, message in MISTAKES.values():
-        expected = [_reading(wrong(r, group)) for r in batches]
+        expected = cast(list[tuple[float, ...]], [_reading(wrong(r, group)) for r in batches])  # all numbers
         if all(_close(g, e) for g, e in zip(got, expected)):
             return message.format(g=group, n=len(batches[0]) // group)
     return None

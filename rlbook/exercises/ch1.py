@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import cast
 
 import numpy as np
 
@@ -303,7 +304,7 @@ def check_chance_of_a_right_answer(fn, seed: int = 0) -> CheckResult:
         if number is None:
             return verdict(False, f"for p={p}, n={n} it returned {value!r:.60}; return a number (a float)")
         got.append(number)
-    expected = [prob_any_success(p, n) for p, n in cases]
+    expected = cast(list[float], [prob_any_success(p, n) for p, n in cases])  # a float p gives a float
     if not np.allclose(got, expected, atol=1e-9, rtol=1e-6):
         i = next(i for i, (g, e) in enumerate(zip(got, expected)) if not math.isclose(g, e, abs_tol=1e-9, rel_tol=1e-6))
         return verdict(
@@ -412,7 +413,9 @@ def shown_record() -> dict:
 
     facts = book.load("loop", check=False)
     policy = load("base", facts.shown).policy(step=1)
-    return rollout_record(policy, parse_prompt(facts.unsure_prompt), seed=facts.shown)
+    task = parse_prompt(facts.unsure_prompt)
+    assert task is not None  # the chapter's own prompt
+    return rollout_record(policy, task, seed=facts.shown)
 
 
 for _exercise in (

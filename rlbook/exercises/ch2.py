@@ -17,6 +17,7 @@ never raises on a wrong answer.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -116,7 +117,7 @@ def check_process_scorer(
     if error is None and first is None:
         return not_answered("the body of `my_process_score` (it still returns None)")
     real = sorted(set(zip(prompts, completions)))
-    wrong = {"constructed": [], "real": []}
+    wrong: dict[str, list] = {"constructed": [], "real": []}
     for kind, pairs in (("constructed", SCORER_CASES), ("real", real)):
         for prompt, completion in pairs:
             expected = rw.process_score(prompt, completion)
@@ -169,6 +170,7 @@ def reference_process_score(prompt: str, completion: str) -> list[bool] | None:
     if task is None:
         return None
     fields = completion.split(EOT)[0].split(",")
+    previous: int | None
     steps, previous = [], task.operands[0]
     for i, operand in enumerate(task.operands[1:]):
         text = fields[i] if i < len(fields) else ""
@@ -186,7 +188,7 @@ def _multi_step_block(prompts, completions) -> str | None:
     problem = _rollout_lists(prompts, completions)
     if problem:
         return problem
-    if len(prompts) < 4 or any(parse_prompt(p) is None or parse_prompt(p).world != "multi" for p in prompts):
+    if len(prompts) < 4 or any((t := parse_prompt(p)) is None or t.world != "multi" for p in prompts):
         return "give the exercise's real multi-step rollouts (the chapter's lists), not a list of your own"
     return None
 
@@ -252,7 +254,7 @@ MOVES = ("gained", "lost")
 """The counts Exercise 2.3's second half asks for."""
 
 
-def _moves(answer) -> tuple[int | None, int | None] | str:
+def _moves(answer) -> tuple[int, int] | str:
     """The reader's (gained, lost) from a dict (keys in any case) or a pair; a message when it is neither."""
     if isinstance(answer, dict):
         keys = {str(k).strip().lower(): v for k, v in answer.items()}
@@ -268,12 +270,13 @@ def _moves(answer) -> tuple[int | None, int | None] | str:
     counts = [as_count(v) for v in values]
     if any(c is None for c in counts):
         return f"each count must be a whole number of rollouts, got {values[0]!r:.20} and {values[1]!r:.20}"
-    if any(c < 0 for c in counts):
+    whole = cast(list[int], counts)  # no None: refused above
+    if any(c < 0 for c in whole):
         return (
             f"a count is never negative: 'lost' counts the rollouts whose reward fell, as a number of rollouts "
             f"(got {values[0]!r:.20} and {values[1]!r:.20})"
         )
-    return counts[0], counts[1]
+    return whole[0], whole[1]
 
 
 def _distinct_moves(prompts, completions) -> dict[str, object]:
@@ -305,7 +308,7 @@ def check_rule_change(answer, prompts: list[str], completions: list[str]) -> Che
     truth = rule_change_of(list(prompts), list(completions))
     want = (truth["gained"], truth["lost"])
     if (gained, lost) == want:
-        right_invalid = truth["gained_from"].get(RIGHT_INVALID, 0)
+        right_invalid = cast(dict, truth["gained_from"]).get(RIGHT_INVALID, 0)
         gains = (
             "every gain is a right answer reached through a wrong first sum"
             if right_invalid == gained
@@ -359,7 +362,10 @@ def rule_change_counts(prompts: list[str], completions: list[str]) -> dict[str, 
     moves = {"gained": 0, "lost": 0}
     for prompt, completion in zip(prompts, completions):
         fields = completion.split("#")[0].split(",")
-        truth = parse_prompt(prompt).steps  # a + b, then a + b + c
+        task = parse_prompt(prompt)
+        if task is None:
+            raise ValueError(f"{prompt!r} is not a task prompt")
+        truth = task.steps  # a + b, then a + b + c
         steps = [i < len(fields) and is_canonical(fields[i]) and int(fields[i]) == s for i, s in enumerate(truth)]
         new, old = sum(steps) / len(steps), rw.process_score(prompt, completion).score
         if new != old:

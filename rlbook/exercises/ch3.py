@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from typing import cast
 
 import torch
 
@@ -181,7 +182,7 @@ def check_signal(answer, first=None, last=None) -> CheckResult:
     for name in ("first", "last"):
         if answer.get(name) is None:
             return verdict(False, f"'{name}' is still empty: give the {name} batch's (mean reward, share)")
-        problem = _signal_problem(answer[name], want[name], batches[name])
+        problem = _signal_problem(answer[name], want[name], cast(torch.Tensor, batches[name]))  # no None: see above
         if problem:
             return verdict(False, f"{name} batch: {problem}")
     (m0, s0), (m1, s1) = want["first"], want["last"]
@@ -287,7 +288,7 @@ def _positions(value) -> set[int] | None:
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
         return None
     items = [as_count(x) for x in value]
-    return None if None in items else set(items)
+    return None if None in items else set(cast(list[int], items))
 
 
 def _misplaced(positions: set[int], want: set[int], text: str, prompt: str) -> str | None:
@@ -441,7 +442,8 @@ def check_push_shares(answer, rewards=None) -> CheckResult:
             return verdict(False, f"'{key}' must be a number, the share (between 0 and 1); got {answer.get(key)!r:.40}")
         if not 0 <= value <= 1:
             return verdict(False, f"'{key}' is a share of the batch's push, between 0 and 1; got {value:g}")
-    wrong = [key for key in want if not math.isclose(got[key], want[key], abs_tol=5e-4)]
+    numbers = cast(dict[str, float], got)  # every value checked above: a number
+    wrong = [key for key in want if not math.isclose(numbers[key], want[key], abs_tol=5e-4)]
     if not wrong:
         factor = want["normalised"] / want["centred"] if want["centred"] else float("nan")
         return verdict(
@@ -451,7 +453,7 @@ def check_push_shares(answer, rewards=None) -> CheckResult:
             "spread pushes hardest where the group barely disagrees",
         )
     for mistake, why in _share_mistakes(batch):
-        if all(math.isclose(got[key], value, abs_tol=5e-4) for key, value in mistake.items()):
+        if all(math.isclose(numbers[key], value, abs_tol=5e-4) for key, value in mistake.items()):
             return verdict(False, why)
     return verdict(
         False,

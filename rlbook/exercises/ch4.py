@@ -125,6 +125,7 @@ def _gradient_of(loss_fn: Callable, logp: torch.Tensor) -> torch.Tensor:
     """The gradient of ``loss_fn(logp)`` with respect to ``logp``."""
     leaf = logp.clone().requires_grad_(True)
     loss_fn(leaf).backward()
+    assert leaf.grad is not None  # every loss here is computed from leaf
     return leaf.grad
 
 

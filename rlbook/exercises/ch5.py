@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -156,7 +157,7 @@ def _two_numbers(value) -> tuple[float, float] | None:
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
         return None
     parts = [as_number(x) for x in value]
-    return None if len(parts) != 2 or None in parts else (parts[0], parts[1])
+    return None if len(parts) != 2 or None in parts else cast(tuple[float, float], (parts[0], parts[1]))
 
 
 def _split_problem(got: dict[int, tuple[float, float]], steps: dict[int, dict]) -> str | None:
@@ -225,7 +226,7 @@ def check_reward_split(split: Callable | None, seed: int = 0) -> CheckResult:
     takeover = audit.takeover_step(run.rollouts) or run.rollouts[-1]["step"]
     chosen = sorted({1, takeover, run.rollouts[-1]["step"]})
     steps = {r["step"]: r for r in run.rollouts if r["step"] in chosen}
-    got = {}
+    got: dict[int, tuple[float, float]] = {}
     for step, stored in steps.items():
         try:
             returned = split(stored)
@@ -233,13 +234,14 @@ def check_reward_split(split: Callable | None, seed: int = 0) -> CheckResult:
             return verdict(False, f"`split_reward` raised {type(err).__name__} at step {step}: {err}")
         if returned is None:
             return not_answered("`split_reward`")
-        got[step] = _two_numbers(returned)
-        if got[step] is None:
+        pair = _two_numbers(returned)
+        if pair is None:
             return verdict(
                 False,
                 f"at step {step} `split_reward` returned {returned!r:.60}; return two numbers, "
                 "(task part, loophole part)",
             )
+        got[step] = pair
     problem = _split_problem(got, steps)
     if problem:
         return verdict(False, problem)
@@ -380,7 +382,7 @@ def _abort_problem(name: str, run, alarm: int | None) -> str | None:
             f"your rule never fires on 'exploit' (seed {run.seed}), where the fail-open verifier was exploited: "
             "watch how far the policy moves, e.g. the 'kl' metric"
         )
-    first = min(step for step, _ in runs.spec(name).rl.faults)
+    first = min(step for step, _ in runs.spec(name).rl_config().faults)
     if alarm is None:
         return f"your rule never fires on {name!r}, although faults were injected from step {first}"
     if alarm < first:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
+from typing import cast
 
 from rlbook.analysis.working import Point, gain_split
 from rlbook.core import rewards, world
@@ -55,7 +56,7 @@ def _variants(task: WorkedTask, rng: random.Random) -> list[tuple[str, str]]:
 def _reward_cases(seed: int, count: int = 12) -> list[tuple[str, str, str, float]]:
     """(prompt, completion, kind, reward) on randomly drawn held-out sums, rewarded by the book's verifier."""
     verify = rewards.get_verifier("exact")
-    tasks = random.Random(seed).sample(world.split("heldout", "worked"), count)
+    tasks = random.Random(seed).sample(cast(list[WorkedTask], world.split("heldout", "worked")), count)
     rng = random.Random(seed + 1)
     return [(t.prompt, text, kind, verify(t.prompt, text).reward) for t in tasks for text, kind in _variants(t, rng)]
 
@@ -239,7 +240,8 @@ def check_gain_split(fn: Callable | None, real: Sequence | None = None, seed: in
         return verdict(False, problem)
     tail = ""
     if real:
-        parts = [as_numbers(fn(dict(b), dict(a))) for b, a in real]
+        # a split that passed the cases above returns two numbers
+        parts = cast(list[list[float]], [as_numbers(fn(dict(b), dict(a))) for b, a in real])
         tail = "; on worked, seed by seed, " + ", ".join(
             f"{p[0]:+.2f} from the switch and {p[1]:+.2f} from execution" for p in parts
         )

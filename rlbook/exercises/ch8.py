@@ -21,6 +21,7 @@ import copy
 import math
 import re
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -122,7 +123,7 @@ def _verifier_problem(plan: dict) -> str | None:
 
 def main_checkpoint_steps() -> list[int]:
     """The steps at which ``main`` saves a checkpoint, from its settings (0, every ``checkpoint_every``, the last)."""
-    cfg = runs.spec("main").rl
+    cfg = runs.spec("main").rl_config()
     return [0] + [s for s in range(1, cfg.steps + 1) if s % cfg.checkpoint_every == 0 or s == cfg.steps]
 
 
@@ -166,14 +167,15 @@ def _checkpoints_problem(value) -> str | None:
 def _split_problems(plan: dict) -> list[str]:
     problems, chosen = [], {}
     for key in ("select_on", "report_on"):
-        chosen[key] = _splits(plan[key])
-        if chosen[key] is None:
+        chosen[key] = found = _splits(plan[key])
+        if found is None:
             problems.append(f"{key}={plan[key]!r}: name a split, e.g. 'validation', or a list of splits")
-        elif chosen[key] & set(TRAINED_ON):
+        elif found & set(TRAINED_ON):
             problems.append(f"{key}={plan[key]!r} contains prompts the policy trained on; use a held-out split")
-        elif not chosen[key] <= set(HELD_OUT):
+        elif not found <= set(HELD_OUT):
             problems.append(f"{key}={plan[key]!r} is not a split; the held-out splits are 'validation' and 'test'")
-    if not problems and chosen["select_on"] & chosen["report_on"]:
+    # no problems: neither split is None
+    if not problems and cast(set[str], chosen["select_on"]) & cast(set[str], chosen["report_on"]):
         problems.append(
             "the split that chooses the checkpoint must not overlap the split that reports its score: "
             "a score on the prompts that chose the pick is flattered by the choice"
@@ -222,7 +224,7 @@ def check_evaluation_plan(plan: dict | None, seed: int = SHOWN) -> CheckResult:
         return verdict(False, "; ".join(problems))
     main = runs.load("main", seed)
     settings = main.record["evaluations"][0]
-    report = sorted(_splits(plan["report_on"]))
+    report = sorted(cast(set[str], _splits(plan["report_on"])))  # a sound plan names its splits
     tasks = [t for name in report for t in split(name)]
     verifier = rw.ExactVerifier(str(plan["verifier_version"]).strip())
     results = [
@@ -237,7 +239,7 @@ def check_evaluation_plan(plan: dict | None, seed: int = SHOWN) -> CheckResult:
         )
         for step in (main.steps[-1], 0)
     ]
-    gain = selection.matched_difference(*results, seed=seed)
+    gain = selection.matched_difference(results[0], results[1], seed=seed)
     return verdict(
         True,
         f"a sound plan. Run on {len(tasks)} {' + '.join(report)} prompts with the record's settings "
@@ -306,7 +308,7 @@ def _call(fn: Callable, evals: list[dict]) -> tuple[int, float] | str:
     pair = as_numbers(returned) if isinstance(returned, (list, tuple)) else None
     if pair is None or len(pair) != 2 or as_count(pair[0]) is None or not math.isfinite(pair[1]):
         return f"return a pair (step, test_accuracy), got {returned!r:.60}"
-    return as_count(pair[0]), pair[1]
+    return cast(int, as_count(pair[0])), pair[1]  # not None: checked above
 
 
 def _which_rule(evals: list[dict], step: int) -> str:
@@ -385,7 +387,7 @@ def check_pick_and_score(fn: Callable | None, seed: int = SHOWN) -> CheckResult:
         problem = _pick_problem(fn, _swapped(evals, "validation"), f"a copy of {name} with other validation scores")
         if problem:
             return verdict(False, problem)
-    step, score = _call(fn, records["main"])
+    step, score = cast(tuple[int, float], _call(fn, records["main"]))  # main's pick passed _pick_problem
     return verdict(
         True,
         f"you pick main's step {step} and report {score:.3f} on the test prompts; the pick follows "

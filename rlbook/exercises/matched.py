@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 
@@ -77,23 +78,27 @@ def _matched_pairs(seed: int, count: int = 3) -> list[tuple[EvalResult, EvalResu
 
 def _as_triple(value) -> tuple[float, float, float] | None:
     triple = as_numbers(value)
-    return tuple(triple) if triple is not None and len(triple) == 3 and all(map(math.isfinite, triple)) else None
+    return (
+        cast(tuple[float, float, float], tuple(triple))
+        if triple is not None and len(triple) == 3 and all(map(math.isfinite, triple))
+        else None
+    )
 
 
 def _unmatched(before: EvalResult, rng: np.random.Generator) -> list[tuple[str, EvalResult]]:
     """Evaluations that differ from ``before`` in one way each, which a comparison must refuse."""
     rates = before.per_prompt
     others = [t for t in split("validation") if t not in before.tasks][: len(before.tasks)]
+    changes: tuple[tuple[str, Any], ...] = (
+        ("temperature", 0.5),
+        ("n", 8),
+        ("verifier", "exact@2.0"),
+        ("token_budget", 8),
+        ("decoding", "greedy"),
+        ("template", "a+b="),
+    )
     cases = [
-        (key, _synthetic_result(rates, value if key == "n" else 32, rng, **{key: value}))
-        for key, value in (
-            ("temperature", 0.5),
-            ("n", 8),
-            ("verifier", "exact@2.0"),
-            ("token_budget", 8),
-            ("decoding", "greedy"),
-            ("template", "a+b="),
-        )
+        (key, _synthetic_result(rates, value if key == "n" else 32, rng, **{key: value})) for key, value in changes
     ]
     if len(others) == len(before.tasks):
         cases.append(("prompts", _synthetic_result(rates, 32, rng, tasks=others)))
@@ -185,6 +190,7 @@ def check_matched_comparison(fn: Callable | None, seed: int = 9) -> CheckResult:
             f"compare accepted two evaluations with different {key} ({shown}); it must raise "
             "ValueError: that gap is not the policy's doing",
         )
+    assert got is not None  # the loop above ran on three pairs and returned on a None
     return verdict(
         True,
         f"paired difference {got[0]:+.3f} [{got[1]:+.3f}, {got[2]:+.3f}], and unmatched "

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 import torch
@@ -226,9 +227,10 @@ def check_retained_test(test: Callable | None, seed: int = SHOWN) -> CheckResult
             return verdict(False, f"the test raised {type(err).__name__}: {err}")
         returned.append(score)
         chat |= used
-    scores = [as_number(s) for s in returned]
-    if None in scores:
-        return verdict(False, f"the test returned {returned[scores.index(None)]!r:.40}; return a number in [0, 1]")
+    read = [as_number(s) for s in returned]
+    if None in read:
+        return verdict(False, f"the test returned {returned[read.index(None)]!r:.40}; return a number in [0, 1]")
+    scores = cast(list[float], read)  # no None: refused above
     if chat:
         return verdict(
             False,
@@ -462,9 +464,12 @@ def _chapter_evaluations() -> tuple[EvalResult, EvalResult]:
 
     main = runs.load("main", SHOWN)
     selected = book.load("evaluation", check=False).by_seed[SHOWN].selected
-    return tuple(
-        evaluate(main.policy(step), split("test"), n=main.record["evaluations"][0]["n"], seed=SHOWN)
-        for step in (0, selected)
+    return cast(
+        tuple[EvalResult, EvalResult],
+        tuple(
+            evaluate(main.policy(step), split("test"), n=main.record["evaluations"][0]["n"], seed=SHOWN)
+            for step in (0, selected)
+        ),
     )
 
 

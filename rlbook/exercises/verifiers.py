@@ -182,6 +182,7 @@ def check_blind_spot(blind_spot: str | None, verify: Callable[[str, str], bool |
             "first make `my_verifier` pass its own check (the cell above); the blind spot to "
             f"name is that of a verifier that works. Its check says: {problem}",
         )
+    assert verify is not None  # _verifier_problem names a missing verifier
     accepted, error = attempt(verify, BLIND_SPOT_PROMPT, blind_spot)
     process = rw.process_score(BLIND_SPOT_PROMPT, blind_spot)
     if error or not _accepts(accepted):
@@ -211,7 +212,9 @@ def check_blind_spot(blind_spot: str | None, verify: Callable[[str, str], bool |
 
 def find_blind_spot(verify: Callable[[str, str], bool]) -> str | None:
     """Exercise 2.2's reference blind spot, found rather than guessed: a wrong first sum before the right total."""
-    prompt, total = BLIND_SPOT_PROMPT, parse_prompt(BLIND_SPOT_PROMPT).answer
+    task = parse_prompt(BLIND_SPOT_PROMPT)
+    assert task is not None  # the prompt of a Task, so well formed
+    prompt, total = BLIND_SPOT_PROMPT, task.answer
     for first in range(total + 1):
         answer = f"{first},{total}#"
         if verify(prompt, answer) and not all(rw.process_score(prompt, answer).steps):

@@ -139,7 +139,11 @@ def comparisons(rows: Sequence[Mapping]):
 
 
 def slices(
-    rows: Sequence[Mapping], before: Sequence[float], after: Sequence[float], carry: Sequence[bool], step: int
+    rows: Sequence[Mapping],
+    before: Sequence[float] | np.ndarray,
+    after: Sequence[float] | np.ndarray,
+    carry: Sequence[bool] | np.ndarray,
+    step: int,
 ) -> list:
     """Accuracy by slice before and after RL (one panel), and every held-out sum's before and after (another).
 

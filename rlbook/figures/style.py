@@ -175,7 +175,9 @@ def fit(fig, width: float = MAX_WIDTH):
     for _ in range(8):
         out = io.StringIO()
         fig.savefig(out, format="svg")  # measured as saved: text is measured at the SVG's own 72 dpi
-        saved = float(_SVG_WIDTH.search(out.getvalue()).group(1))
+        found = _SVG_WIDTH.search(out.getvalue())
+        assert found is not None  # matplotlib's SVG always has a viewBox
+        saved = float(found.group(1))
         if saved <= width:
             break
         fig.set_figwidth(fig.get_figwidth() - (saved - width + 1) / 72)
@@ -374,7 +376,9 @@ def unreadable(svg: str) -> str | None:
     drawn = drawn_text_px(svg)
     if drawn is None or drawn >= MIN_TEXT_PX - 1e-6:
         return None
-    width = float(_SVG_WIDTH.search(svg).group(1))
+    found = _SVG_WIDTH.search(svg)
+    assert found is not None  # drawn_text_px gives None for an SVG without a width
+    width = float(found.group(1))
     causes = []
     if min(text_sizes(svg)) < MIN_FONT:
         causes.append(f"text of {min(text_sizes(svg)):.1f} pt, under {MIN_FONT} pt")

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.artist import Artist
 
 from rlbook.figures import style
 
@@ -49,7 +50,7 @@ def ratio_histograms(bins: Sequence[float], histograms: Sequence[Mapping], eps: 
         figures.append(fig)
     fig, ax = style.panel(3.4, 1.2)
     ax.axis("off")
-    handles = [plt.Rectangle((0, 0), 1, 1, color=colour) for _, colour, _ in SIGNS]
+    handles: list[Artist] = [plt.Rectangle((0, 0), 1, 1, color=colour) for _, colour, _ in SIGNS]
     handles += [
         plt.Rectangle((0, 0), 1, 1, color=style.BLUE, alpha=0.15),
         plt.Line2D([0], [0], color=style.PURPLE, ls="--"),

@@ -216,7 +216,7 @@ def build_book(
         )
         return 1
     if chosen == "quarto":
-        code = _render_quarto(root, only and selected[0], notebooks_dir, out)
+        code = _render_quarto(root, selected[0] if only else None, notebooks_dir, out)
     else:
         code = _render_pandoc(root, pages, notebooks, out, never_run, students)
     if code == 0:
@@ -295,6 +295,7 @@ def prefetch_runs(root: Path, jobs: int | None, out: Callable[[str], None]) -> N
         env=dict(os.environ, RLBOOK_PROGRESS="0"),
         start_new_session=True,  # so that stopping it stops its workers too
     )
+    assert process.stdout is not None  # stdout=PIPE
     try:
         for line in process.stdout:
             out(line.rstrip())
@@ -500,6 +501,7 @@ def run_quarto(command: list[str], root: Path, env: dict, out: Callable[[str], N
     process = subprocess.Popen(
         command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
     )
+    assert process.stdout is not None  # stdout=PIPE
     warned = 0
     for line in process.stdout:
         if KERNEL_WARNING in line:

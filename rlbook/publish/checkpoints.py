@@ -32,7 +32,8 @@ from dataclasses import asdict, fields
 import numpy as np
 import torch
 
-from rlbook import policy, rewards, rl, runs, world
+from rlbook import runs
+from rlbook.core import policy, rewards, rl, world
 
 SEED = 0
 """The seed of the checkpoints the page samples and of the ``base`` its train panel starts from."""
@@ -153,7 +154,7 @@ def references(name: str) -> list[dict]:
     (or None)."""
     out = []
     for s in REFERENCE_SEEDS:
-        run, cfg = runs.load(name, s), runs.spec(name).rl
+        run, cfg = runs.load(name, s), runs.spec(name).rl_config()
         entry = {
             "seed": s,
             "steps": [e["step"] for e in run.evals],
@@ -208,7 +209,7 @@ def export_data(seed: int = SEED) -> dict:
         "eot": world.EOT,
         "tensors": tensors,
         "splits": {name: [t.prompt for t in world.split(name)] for name in ("sft", "train", "heldout")},
-        "recipes": {name: recipe(runs.spec(name).rl) for name in RECIPES},
+        "recipes": {name: recipe(runs.spec(name).rl_config()) for name in RECIPES},
         "checkpoints": [base_entry, main_entry],
         "references": {name: references(name) for name in REFERENCES},
     }

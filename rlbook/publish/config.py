@@ -112,7 +112,8 @@ def read_source(root: Path, source: str) -> str:
 
 
 def _kind(value: object) -> str:
-    return {dict: "mapping", list: "list", str: "string"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {dict: "mapping", list: "list", str: "string"}
+    return names.get(type(value), type(value).__name__)
 
 
 def listed_files(config: dict) -> list[tuple[str, str]]:

@@ -41,10 +41,10 @@ def page_exercises(source: str, text: str) -> list[Exercise]:
     for line, _, heading, _ in headings(blocks):
         match = EXERCISE_HEADING.match(heading)
         if match:
-            label = LABEL.search(lines[line - 1])
-            if label is None:
+            label_match = LABEL.search(lines[line - 1])
+            if label_match is None:
                 raise ValueError(f"{source}:{line}: exercise heading {heading!r} has no {{#label}} to link to")
-            found.append((line, match.group(1), match.group(2), label.group(1)))
+            found.append((line, match.group(1), match.group(2), label_match.group(1)))
     exercises = []
     for i, (line, number, task, label) in enumerate(found):
         end = found[i + 1][0] if i + 1 < len(found) else len(lines) + 1

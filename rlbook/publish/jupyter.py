@@ -28,6 +28,7 @@ import copy
 import html
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import nbformat
@@ -58,7 +59,7 @@ QMD_LINK = re.compile(r"\]\((?![a-z]+:)(?:[^)\s#]*/)?([^/)\s#]+)\.qmd(#[^)\s]*)?
 def student_notebooks(
     root: Path,
     pages: list[Page],
-    executed: dict[str, dict],
+    executed: Mapping[str, dict],
     pandoc: str,
     bibliography: str | None,
     wheel: str | None = None,
@@ -230,7 +231,7 @@ class _Writer:
             return
         collapsed = re.search(r'collapse\s*=\s*"?true"?', attrs) is not None
         title = re.search(r'title\s*=\s*"([^"]*)"', attrs)
-        entry = {
+        entry: dict = {
             "kind": "details" if collapsed else "quote",
             "title": title.group(1) if title else None,
             "default": CALLOUT_TITLES[kinds[0]],

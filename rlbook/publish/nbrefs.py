@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import subprocess
 from pathlib import Path
+from typing import cast
 
 from rlbook.publish.config import Page, heading_number
 from rlbook.publish.lint import AT_KEY, CROSSREF_KINDS, INLINE_CODE, crossref_kind, normalise_ref
@@ -144,7 +145,8 @@ def resolve_crossrefs(markdown: str, labels: dict[str, str]) -> str:
         items = [AT_KEY.search(item) for item in match.group(1).split(";")]
         if not all(item and crossref_kind(item.group(2)) for item in items):
             return match.group(0)
-        return "; ".join(AT_KEY.sub(lambda m: text(m.group(1), m.group(2)), item.string).strip() for item in items)
+        found = cast(list[re.Match], items)  # all() above saw no None among them
+        return "; ".join(AT_KEY.sub(lambda m: text(m.group(1), m.group(2)), item.string).strip() for item in found)
 
     def bare(match: re.Match) -> str:
         return text(match.group(1), match.group(2)) if crossref_kind(match.group(2)) else match.group(0)

@@ -214,6 +214,8 @@ def resolve_crossrefs(blocks: list, here: str, targets: dict[str, Target], missi
         citations, content = element["c"]
         if not any(crossref_kind(c["citationId"]) for c in citations):
             return None
+        result: list[dict]
+        works: list[dict]
         result, works = [], []
         for citation in citations:
             if not crossref_kind(citation["citationId"]):

@@ -20,6 +20,7 @@ import ast
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 from rlbook.publish.config import ConfigError, Page, book_pages, read_config
 from rlbook.publish.lint import prose_for_scanning
@@ -113,6 +114,7 @@ def _cell_problems(path: str, block: Block, inline_names: set[str], shown: bool)
     problems = []
 
     def where(node: ast.AST) -> str:
+        assert isinstance(node, ast.stmt)  # an assert, an assignment or an if: statements, which have a line
         return f"{path}:{first + node.lineno - 1}"
 
     for node in ast.walk(tree):
@@ -181,7 +183,7 @@ def _composes_prose(node: ast.AST) -> bool:
     """An f-string with words in it (not just a formatted number such as ``f"{x:.0%}"``)."""
     if not isinstance(node, ast.JoinedStr):
         return False
-    literal = "".join(part.value for part in node.values if isinstance(part, ast.Constant))
+    literal = "".join(cast(str, part.value) for part in node.values if isinstance(part, ast.Constant))
     return bool(PROSE_WORD.search(literal))
 
 

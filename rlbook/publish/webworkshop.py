@@ -175,6 +175,7 @@ def compact(source: str, name: str = "module") -> str:
     lines (ValueError names the module).
     """
     out: list[str] = []
+    closes: list[int]
     i, n, depth, closes, last, space = 0, len(source), 0, [], "", False
 
     def emit(text: str) -> None:
@@ -312,6 +313,7 @@ def section_refs(root: Path, ids: tuple[str, ...] = SECTIONS) -> dict[str, dict]
             attrs = (match.group(3) or "").split() if match and len(match.group(1)) > 1 else []
             for word in attrs:
                 if word.startswith("#") and word[1:] in ids:
+                    assert match is not None  # attrs is empty without a heading
                     href = os.path.relpath(Path(page.source).with_suffix(".html"), "chapters").replace(os.sep, "/")
                     found[word[1:]] = {
                         "chapter": page.number or page.title,

@@ -22,7 +22,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -153,8 +153,9 @@ def _check(value: Any) -> None:
             for key in item:
                 if _SURROGATE.search(key):
                     raise field_error(_member(path, key), "its name holds a lone surrogate, which is not text")
-            if item.repeated is not None:
-                raise field_error(_member(path, item.repeated), "given twice in one object")
+            repeated = cast(_Object, item).repeated  # every JSON object is parsed by the _object hook
+            if repeated is not None:
+                raise field_error(_member(path, repeated), "given twice in one object")
             todo.extend(reversed([(_member(path, key), sub) for key, sub in item.items()]))
         elif isinstance(item, list):
             todo.extend(reversed([(f"{path}[{i}]", sub) for i, sub in enumerate(item)]))

@@ -141,7 +141,8 @@ def field_error(field: str, problem: str) -> RecordError:
 
 
 def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0
+    # ignored below: numbers.Real's stub declares < and <= but not >=, which every Integral type defines
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0  # type: ignore[operator]
 
 
 def _is_number(value: Any) -> bool:

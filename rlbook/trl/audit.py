@@ -35,7 +35,7 @@ def metrics_from_log(log_history: list[dict], trl_loss_type: str = "dapo") -> li
     for entry in log_history:
         if "train_runtime" in entry or "step" not in entry:
             continue
-        row = {"step": int(entry["step"])}
+        row: dict[str, float] = {"step": int(entry["step"])}
         row.update({ours: float(entry[theirs]) for ours, theirs in names.items() if entry.get(theirs) is not None})
         row.update({key: float(entry[key]) for key in extra if entry.get(key) is not None})
         rows.append(row)

@@ -17,6 +17,7 @@ import os
 import sys
 import tempfile
 import warnings
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -66,7 +67,7 @@ def launch_command(processes: int = 8, steps: int = 100, config_file: str = "mul
     )
 
 
-def started_processes(environ: dict | None = None) -> int:
+def started_processes(environ: Mapping[str, str] | None = None) -> int:
     """How many processes the launcher started: ``WORLD_SIZE`` (torchrun and accelerate set it), else 1."""
     return int((os.environ if environ is None else environ).get("WORLD_SIZE", "1"))
 

@@ -9,6 +9,7 @@ import statistics
 import tempfile
 import time
 from dataclasses import replace
+from typing import Any
 
 import torch
 
@@ -103,7 +104,7 @@ def peer_benchmark(quick: bool = False, seed: int = 0, threads: int = runs.DEFAU
     trl_wall, trl_logged = trl_step_seconds(base.policy(), cfg, repeats, seed)
     ours += rlbook_step_seconds(base.policy(), cfg, halves[1], seed + 1)
     same_work += rlbook_step_seconds(base.policy(), cfg, halves[1], seed + 1, measure_kl=False)
-    report = {
+    report: dict[str, Any] = {
         "machine": {
             "cores": os.cpu_count(),
             "threads": threads,

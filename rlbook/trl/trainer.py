@@ -11,6 +11,7 @@ import os
 import tempfile
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -46,7 +47,7 @@ class VerifierReward:
     ``trl_completions`` (TRL's text), ``rewards`` and ``statuses``.
     """
 
-    def __init__(self, verifier=None):
+    def __init__(self, verifier=None) -> None:
         self.verifier = verifier or rw.ExactVerifier()
         self.rollouts: list[dict] = []
         self.__name__ = self.verifier.name
@@ -111,7 +112,7 @@ def make_trainer(
     policy: Policy,
     seed: int,
     output_dir: str,
-    callbacks: list = (),
+    callbacks: Sequence = (),
     processes: int = 1,
     use_cpu: bool = True,
 ):
@@ -153,7 +154,7 @@ def make_trainer(
         model.config._name_or_path = str(Path(output_dir) / "reference")
     trainer = GRPOTrainer(
         model=model,
-        reward_funcs=reward,
+        reward_funcs=reward,  # type: ignore[arg-type]  # TRL wants list[float | None] (invariant), not list[float]
         args=args,
         train_dataset=data,
         processing_class=char_tokenizer(),
@@ -214,7 +215,9 @@ def run_grpo(
     torch.set_num_threads(threads)
     base = runs.load(spec.base, seed, threads)
     last = base.log["checkpoints"][-1]
-    checkpoints, evals, step_seconds = [], [], []
+    checkpoints: list[dict] = []
+    evals: list[dict] = []
+    step_seconds: list[float] = []
     started = time.perf_counter()
     with quiet_trl(), tempfile.TemporaryDirectory() as out:
         trainer, reward = make_trainer(

@@ -164,7 +164,7 @@ def dip_before_takeover(stored_steps: Iterable[dict], share: float = 0.5) -> dic
     }
 
 
-def exploiting_completions(stored: dict, verifier, limit: int = 5) -> list[dict]:
+def exploiting_completions(stored: dict, verifier, limit: int | None = 5) -> list[dict]:
     """The completions of one stored step that were paid but fail the exact verifier, most frequent first.
 
     ``verifier`` is the one the run trained against. Each dict:

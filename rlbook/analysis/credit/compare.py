@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rlbook.core.rl import RLConfig
 from rlbook.runs import RUNS, Run, load
 
 COMPARISON: dict[str, tuple[str, ...]] = {
@@ -31,7 +32,17 @@ COMPARED: tuple[str, ...] = ("main", *dict.fromkeys(run for group in COMPARISON.
 """Every run of the comparison, ``main`` first (``main`` is cut at the ablations' last step)."""
 DISGUISES: tuple[str, ...] = COMPARISON["rounding only"]
 """The runs that only rounding separates from ``main``."""
-REUSED: tuple[str, ...] = tuple(run for run in COMPARED if RUNS[run].rl.updates_per_batch > 1)
+
+
+def _rl(name: str) -> RLConfig:
+    """The RL configuration of run ``name`` (its entry in :data:`rlbook.runs.RUNS`)."""
+    cfg = RUNS[name].rl
+    if cfg is None:
+        raise ValueError(f"run {name!r} is a base run: it has no RL configuration")
+    return cfg
+
+
+REUSED: tuple[str, ...] = tuple(run for run in COMPARED if _rl(run).updates_per_batch > 1)
 """The compared runs that take several gradient steps on each batch (from their catalogue entries)."""
 
 
@@ -191,7 +202,7 @@ def settings_table(names=COMPARED) -> list[dict]:
     """
     rows = []
     for name in names:
-        cfg = RUNS[name].rl
+        cfg = _rl(name)
         rows.append(
             {
                 "run": name,

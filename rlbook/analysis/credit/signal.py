@@ -79,10 +79,12 @@ def gradient_variance(
     The group-centred estimate targets ``(G - 1) / G`` times the same
     gradient, so its mean is slightly shorter.
     """
-    params = [p for p in policy.parameters() if p.requires_grad]
+    params: list[torch.Tensor] = [p for p in policy.parameters() if p.requires_grad]
     gen = torch.Generator().manual_seed(seed)
     verifier = rw.get_verifier("exact")
-    raw, score, centred = [], [], []
+    raw: list[torch.Tensor] = []
+    score: list[torch.Tensor] = []
+    centred: list[torch.Tensor] = []
     for _ in range(repeats):
         rollouts = sample(policy, prompts, n=group_size, budget=budget, generator=gen)
         rewards, _ = rw.score(verifier, rollouts.prompts, rollouts.completions())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from .verdicts import (
 )
 
 if TYPE_CHECKING:
+    from rlbook.core.world import Task
     from rlbook.runs import Run
 
 
@@ -97,7 +98,8 @@ def right_invalid_summary(judged: list[Judged]) -> dict[str, int]:
     step would then be valid too), so every one of them has a wrong first sum.
     """
     cases = [j for j in judged if j.kind == RIGHT_INVALID]
-    firsts = [(int(j.completion.split(",")[0]), parse_prompt(j.prompt)) for j in cases]
+    # an accepted answer's prompt is a task's: parse_prompt returns its Task, never None
+    firsts = [(int(j.completion.split(",")[0]), cast("Task", parse_prompt(j.prompt))) for j in cases]
     return {"total": len(cases), "off_by_one": sum(abs(s1 - task.steps[0]) == 1 for s1, task in firsts)}
 
 
