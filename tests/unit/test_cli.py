@@ -227,3 +227,30 @@ def test_a_bad_seed_is_refused_before_torch_is_imported():
     )
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
     assert shown.stdout.split() == ["2", "False"] and "must be zero or more" in shown.stderr
+
+
+def test_a_relative_cache_is_resolved_once_against_the_folder_the_command_starts_in(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RLBOOK_CACHE", "my-cache")
+    assert cli.main(["verify", "U:3+4?|A:", "7#"]) == 0
+    assert os.environ["RLBOOK_CACHE"] == str(tmp_path / "my-cache")  # what page kernels and workers inherit
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("verify", "rlbook verify: interrupted; what it finished is kept"),
+        ("run", "rlbook run: interrupted; a run stopped mid-training keeps its last checkpoint"),
+        ("build", "rlbook build: interrupted; the runs trained so far are cached and the previous _book/ was left"),
+    ],
+)
+def test_an_interrupted_command_says_only_what_it_kept(monkeypatch, capsys, command, said):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli.COMMANDS, command, interrupted)
+    argv = {"verify": ["verify", "U:3+4?|A:", "7#"], "run": ["run", "main"], "build": ["build"]}[command]
+    monkeypatch.setattr(cli, "check_run_names", lambda parser, args: None)
+    assert cli.main(argv) == 130
+    err = capsys.readouterr().err
+    assert said in err and "marked interrupted" not in err
