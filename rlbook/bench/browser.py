@@ -207,7 +207,10 @@ def measure(samples: int = 20, first_steps: int = 5, pauses: int = 5) -> dict:
             sample_ms = []
             for _ in range(samples):
                 again.click()
-                sample_ms.append(float(tab.locator("[data-panel=sample]").get_attribute("data-sample-ms")))
+                shown = tab.locator("[data-panel=sample]").get_attribute("data-sample-ms")
+                if shown is None:
+                    raise RuntimeError("the sample panel did not report how long sampling took (data-sample-ms)")
+                sample_ms.append(float(shown))
             lab = tab.locator("[data-panel=lab]")
             first = _first_steps(tab, lab, first_steps)
             later = _first_steps(tab, lab, first_steps, after_ms=3000)
