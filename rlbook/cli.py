@@ -179,7 +179,8 @@ def build_parser() -> Parser:
     p.add_argument(
         "--write",
         default=None,
-        help="with --seeds: write the audit's table to this Markdown file, and its data beside it as .json",
+        help="with --seeds: write the audit's table to this Markdown file (ROBUSTNESS.md), and its data to the "
+        "package's rlbook/book/robustness.json, which the book's appendix shows",
     )
     p = sub.add_parser("fingerprint", help="one digest of every run the book reads: equal to the book's, bit for bit?")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -405,7 +406,7 @@ def _audit(args) -> int:
     if args.write:
         Path(args.write).write_text(text, encoding="utf-8")
         data = check.audit_data(results, command, datetime.date.today().isoformat())
-        Path(args.write).with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        check.AUDIT_DATA.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(text)
     return 0
 

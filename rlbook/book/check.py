@@ -197,7 +197,7 @@ def report(results: dict[str, list[Tally]], command: str, date: str) -> str:
 
 
 def audit_data(results: dict[str, list[Tally]], command: str, date: str) -> dict:
-    """The audit as plain data, for ``ROBUSTNESS.json`` (read by the page "How sure is each lesson?")."""
+    """The audit as plain data, for :data:`AUDIT_DATA` (read by the page "How sure is each lesson?")."""
     rows = list(zip(*results.values(), strict=True))
     return {
         "command": command,
@@ -217,8 +217,13 @@ def audit_data(results: dict[str, list[Tally]], command: str, date: str) -> dict
     }
 
 
-def read_audit(path: Path) -> dict:
-    """The committed audit (``ROBUSTNESS.json``): ValueError naming the file when it is missing or damaged."""
+AUDIT_DATA = Path(__file__).with_name("robustness.json")
+"""The book's audit as data, shipped with the package (the page "How sure is each lesson?" reads it); its table
+is ``ROBUSTNESS.md``. ``rlbook claims --seeds ... --write ROBUSTNESS.md`` writes both."""
+
+
+def read_audit(path: Path = AUDIT_DATA) -> dict:
+    """The committed audit (:data:`AUDIT_DATA`): ValueError naming the file when it is missing or damaged."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
