@@ -473,6 +473,8 @@ COMMANDS = {
 
 
 KEPT = "what it finished is kept"
+MARKED = "the run record is marked interrupted and the run resumes from its last checkpoint next time"
+"""What an interrupted command says when training did mark a run's record (rlbook.runs.training.RunInterrupted)."""
 INTERRUPTED = {
     "run": "a run stopped mid-training keeps its last checkpoint and resumes from there next time",
     "build": "the runs trained so far are cached and the previous _book/ was left as it was",
@@ -506,8 +508,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
-        print(f"rlbook {args.command}: interrupted; {INTERRUPTED.get(args.command, KEPT)}", file=sys.stderr)
+    except KeyboardInterrupt as err:
+        kept = MARKED if hasattr(err, "record") else INTERRUPTED.get(args.command, KEPT)
+        print(f"rlbook {args.command}: interrupted; {kept}", file=sys.stderr)
         return 130
     except OSError as err:  # the run cache's own errors (rlbook.runs.CacheError) and a full or read-only disk
         if err.errno == errno.EPIPE:

@@ -315,7 +315,7 @@ def _which_rule(evals: list[dict], step: int) -> str:
     """What a wrong pick seems to have been chosen by, for the message."""
     for part, words in (
         ("train", "the highest training reward: the signal the optimiser was pushing up"),
-        ("test", "the best test accuracy: the prompts the plan reports on"),
+        ("test", "the best test accuracy: it was chosen on the prompts you report on"),
         ("heldout", "the best held-out accuracy, which includes the test prompts"),
     ):
         if step == max(evals, key=lambda e: _mean(e, part))["step"]:

@@ -224,10 +224,10 @@ def _train_rl(s: RunSpec, parent: Run, seed: int, threads: int, entry: Path) -> 
         verifier = load_judge(seed, threads).verifier if cfg.verifier == "judge" else None
         torch.set_num_threads(threads)
         log = train_rl(policy, cfg, seed, s.name, state=state, on_checkpoint=_keeper(partial, state), verifier=verifier)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         last = RLState.load(state_file).step if state_file.exists() else None
         _save_interrupted(s, parent, seed, threads, partial, last)
-        raise
+        raise RunInterrupted(partial / "record.json") from err
     finally:
         if previous in (signal.SIG_DFL, None):
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -282,6 +282,18 @@ def _resume_point(partial: Path) -> RLState:
         raise ValueError(f"the log pieces hold {found} entries where the state expects {lengths}")
     state.log.update(log)
     return state
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """An interrupt that stopped an RL run after its record was marked interrupted (``record``, in the
+    entry's ``.partial`` folder); the command line says so only then."""
+
+    def __init__(self, record: Path) -> None:
+        super().__init__(f"run interrupted; its record, marked interrupted, is {record}")
+        self.record = record
+
+    def __reduce__(self):  # a pool's worker sends it back to the process that asked for the run
+        return (RunInterrupted, (self.record,))
 
 
 def _raise_interrupt(signum, frame):
