@@ -119,6 +119,7 @@ def prefetch_book(
         except BaseException:  # Ctrl-C or SIGTERM: the workers stop too, keeping what they trained
             processes.stop_children()
             pool.shutdown(wait=False, cancel_futures=True)
+            processes.stop_children()  # a worker the pool started while the first ones were stopping
             raise
     return time.perf_counter() - started
 
@@ -165,13 +166,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         seconds = prefetch_book(jobs=args.jobs, out=lambda line: print(line, flush=True))
     except KeyboardInterrupt:
+        processes.stop_children()
         print(
             "python -m rlbook.book.prefetch: interrupted; the runs and facts it finished are cached, "
             "and a run stopped mid-training resumes from its last checkpoint next time",
             file=sys.stderr,
             flush=True,
         )
-        return 130
+        sys.stdout.flush()
+        os._exit(130)  # not sys.exit: at exit Python would wait for the pool's manager thread, which can wait forever
     if seconds:
         print(f"the book's runs and facts are ready after {seconds:.1f} s, {args.jobs} at a time", flush=True)
     return 0

@@ -53,9 +53,15 @@ def test_stopping_the_prefetch_stops_its_workers(tmp_path, sig):
     process = start([sys.executable, "-m", "rlbook.book.prefetch", "--jobs", "2"], tmp_path)
     workers = wait_for_workers(process, 2)
     process.send_signal(sig)
-    _, err = process.communicate(timeout=180)
+    try:
+        _, err = process.communicate(timeout=180)
+    except subprocess.TimeoutExpired:  # a prefetch that did not stop must not train on after the test
+        process.kill()
+        gone(workers, timeout=0)
+        raise
+    survivors = gone(workers)
     assert process.returncode == 130
-    assert not gone(workers), "workers outlived the prefetch"
+    assert not survivors, "workers outlived the prefetch"
     assert "interrupted; the runs and facts it finished are cached" in err and "Traceback" not in err
 
 
