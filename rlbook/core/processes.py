@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 
 import psutil
@@ -41,8 +42,15 @@ def die_with_parent() -> None:
 
 
 def stop_children(grace: float = 10.0) -> None:
-    """Stop every descendant of this process: SIGTERM, then SIGKILL for those still alive after ``grace`` s."""
-    children = psutil.Process().children(recursive=True)
+    """Stop every descendant of this process: SIGTERM, then SIGKILL for those still alive after ``grace`` s.
+
+    Python's resource tracker is left alone: it ignores SIGTERM, ends by
+    itself once the processes it serves are gone, and one killed early is
+    started again by the next process that frees a lock, which then prints
+    tracebacks about locks it never saw.
+    """
+    tracker = _resource_tracker_pid()
+    children = [c for c in psutil.Process().children(recursive=True) if c.pid != tracker]
     for child in children:
         with contextlib.suppress(psutil.NoSuchProcess):
             child.terminate()
@@ -50,6 +58,13 @@ def stop_children(grace: float = 10.0) -> None:
     for child in alive:
         with contextlib.suppress(psutil.NoSuchProcess):
             child.kill()
+
+
+def _resource_tracker_pid() -> int | None:
+    """The pid of the resource tracker that :mod:`multiprocessing` started for this process, if any."""
+    from multiprocessing import resource_tracker
+
+    return getattr(resource_tracker._resource_tracker, "_pid", None)
 
 
 def stop_group(process: subprocess.Popen, grace: float = 10.0) -> None:
@@ -62,8 +77,20 @@ def stop_group(process: subprocess.Popen, grace: float = 10.0) -> None:
             break
         except subprocess.TimeoutExpired:
             continue
+    deadline = time.monotonic() + grace
+    while _group_alive(process.pid) and time.monotonic() < deadline:  # the resource tracker ends by itself
+        time.sleep(0.1)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)  # workers that outlived their leader
+
+
+def _group_alive(group: int) -> bool:
+    """Whether any process of process group ``group`` still runs."""
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 def run_group(command: Sequence[str], timeout: float | None, **kwargs) -> subprocess.CompletedProcess:

@@ -1,0 +1,35 @@
+"""rlbook.core.processes: children are stopped, the resource tracker is left to end by itself."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+import time
+
+import psutil
+
+from rlbook.core import processes
+
+
+def test_stop_children_stops_a_child_and_spares_the_resource_tracker():
+    multiprocessing.get_context("spawn").Lock()  # a named lock starts this process's resource tracker
+    tracker = processes._resource_tracker_pid()
+    assert tracker is not None and psutil.pid_exists(tracker)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    started = time.monotonic()
+    processes.stop_children(grace=5.0)
+    child.wait(timeout=5)  # psutil reaped it, so Popen sees it ended, before its 60 s
+    assert psutil.pid_exists(tracker), "the resource tracker was killed"
+    assert time.monotonic() - started < 4.0, "stop_children waited out its grace on the tracker, which ignores SIGTERM"
+
+
+def test_stop_group_stops_a_leader_and_the_process_it_started():
+    script = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)"
+    leader = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    time.sleep(1.0)
+    grandchild = psutil.Process(leader.pid).children()[0]
+    processes.stop_group(leader, grace=5.0)
+    assert leader.returncode is not None
+    psutil.wait_procs([grandchild], timeout=5)
+    assert not grandchild.is_running() or grandchild.status() == psutil.STATUS_ZOMBIE
