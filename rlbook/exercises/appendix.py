@@ -344,12 +344,20 @@ def check_silent_groups(fn: Callable | None, rewards=None, logged=None, group_si
 
 
 def cispo_translation(run_name: str = "cispo") -> dict:
-    """Exercise A.1's reference answer for ``cispo``.
+    """Exercise A.1's reference answer: the GRPOConfig settings of a CISPO run such as ``cispo`` that differ from main's.
 
-    60 RL steps of 4 updates each, a warm-up of 10 RL steps:
-    TRL counts both in optimiser steps.
+    The loss and its cap on the ratio, the updates per batch, and the run's
+    length and warm-up, which TRL counts in optimiser steps: RL steps times
+    updates per batch.
     """
-    return {"loss_type": "cispo", "epsilon_high": 4.0, "num_iterations": 4, "max_steps": 60 * 4, "warmup_steps": 10 * 4}
+    cfg = runs.spec(run_name).rl_config()
+    return {
+        "loss_type": "cispo",
+        "epsilon_high": cfg.cispo_cap,
+        "num_iterations": cfg.updates_per_batch,
+        "max_steps": cfg.steps * cfg.updates_per_batch,
+        "warmup_steps": cfg.warmup * cfg.updates_per_batch,
+    }
 
 
 def silent_groups(rewards, group_size):
@@ -373,7 +381,14 @@ def _page_inputs() -> tuple:
 
 for _exercise in (
     Exercise(
-        "trl-translation", "bridge", check_translation, cispo_translation, answer="value", inputs=lambda: ("cispo",)
+        "trl-translation",
+        "bridge",
+        check_translation,
+        cispo_translation,
+        answer="value",
+        inputs=lambda: ("cispo",),
+        answer_name="my_translation",
+        call="F.a1.run",
     ),
     Exercise("silent-groups", "bridge", check_silent_groups, silent_groups, inputs=_page_inputs),
 ):

@@ -389,7 +389,7 @@ def check_definitions(answer: dict | None) -> CheckResult:
     )
 
 
-def definitions() -> dict:
+def fill_definitions() -> dict:
     """Exercise 1.1's reference answer, first half: the letter of each term's definition."""
     return {"policy": "c", "rollout": "f", "trajectory": "e", "reward": "b", "return": "a"}
 
@@ -419,9 +419,16 @@ def shown_record() -> dict:
 
 
 for _exercise in (
-    Exercise("definitions", "loop", check_definitions, definitions, answer="value"),
+    Exercise("definitions", "loop", check_definitions, fill_definitions, answer="value", answer_name="definitions"),
     Exercise(
-        "rollout-labels", "loop", check_rollout_labels, rollout_labels, answer="value", inputs=lambda: (shown_record(),)
+        "rollout-labels",
+        "loop",
+        check_rollout_labels,
+        rollout_labels,
+        answer="value",
+        inputs=lambda: (shown_record(),),
+        answer_name="labels",
+        call="record",
     ),
     Exercise("advantages", "loop", check_advantages, advantages_from_rewards),
     Exercise("chance-of-a-right-answer", "loop", check_chance_of_a_right_answer, chance_of_a_right_answer),

@@ -390,13 +390,45 @@ def _block() -> tuple[list[str], list[str]]:
 
 
 for _exercise in (
-    Exercise("process-scorer", "rewards", check_process_scorer, reference_process_score, inputs=_sample),
-    Exercise("verifier", "rewards", check_verifier, reference_verifier),
     Exercise(
-        "blind-spot", "rewards", check_blind_spot, find_blind_spot, answer="value", inputs=lambda: (reference_verifier,)
+        "process-scorer",
+        "rewards",
+        check_process_scorer,
+        reference_process_score,
+        inputs=_sample,
+        answer_name="my_process_score",
     ),
-    Exercise("disagreement-pick", "rewards", check_disagreement_pick, pick_disagreement, answer="value", inputs=_block),
-    Exercise("rule-change", "rewards", check_rule_change, rule_change_counts, answer="value", inputs=_sample),
+    Exercise("verifier", "rewards", check_verifier, reference_verifier, answer_name="my_verifier"),
+    Exercise(
+        "blind-spot",
+        "rewards",
+        check_blind_spot,
+        find_blind_spot,
+        answer="value",
+        inputs=lambda: (reference_verifier,),
+        answer_name="my_blind_spot",
+        call="my_verifier",
+    ),
+    Exercise(
+        "disagreement-pick",
+        "rewards",
+        check_disagreement_pick,
+        pick_disagreement,
+        answer="value",
+        inputs=_block,
+        answer_name="my_pick",
+        call="*block",
+    ),
+    Exercise(
+        "rule-change",
+        "rewards",
+        check_rule_change,
+        rule_change_counts,
+        answer="value",
+        inputs=_sample,
+        answer_name="my_moves",
+        call="prompts, completions",
+    ),
 ):
     register(_exercise)
 

@@ -109,7 +109,7 @@ def try_it() -> dict:
     return {"[1, 1, 0, 0]": [0.5, 0.5, -0.5, -0.5], "[1, 1, 1, 1]": [0.0, 0.0, 0.0, 0.0]}
 
 
-def signal(first, last) -> dict:
+def measure_signal(first, last) -> dict:
     """The Try it on a run, reference: each batch's mean reward and share
     of groups whose rewards are not all equal."""
     answer = {}
@@ -178,7 +178,7 @@ def check_signal(answer, first=None, last=None) -> CheckResult:
     }
     if any(b is None for b in batches.values()):
         return verdict(False, "give the chapter's batches of rewards (F.rewards_first, F.rewards_last) after `signal`")
-    want = signal(batches["first"], batches["last"])
+    want = measure_signal(batches["first"], batches["last"])
     for name in ("first", "last"):
         if answer.get(name) is None:
             return verdict(False, f"'{name}' is still empty: give the {name} batch's (mean reward, share)")
@@ -475,20 +475,29 @@ def _process_inputs() -> tuple:
 
 
 for _exercise in (
-    Exercise("try-it-advantages", "gradient", check_try_it, try_it, answer="value"),
+    Exercise("try-it-advantages", "gradient", check_try_it, try_it, answer="value", answer_name="answer"),
     Exercise(
         "try-it-signal",
         "gradient",
         check_signal,
-        signal,
+        measure_signal,
         answer="value",
         inputs=lambda: (_chapter_facts().rewards_first, _chapter_facts().rewards_last),
+        answer_name="signal",
+        call="F.rewards_first, F.rewards_last",
     ),
     Exercise(
         "split-credit", "gradient", check_split_credit, my_split_credit, inputs=lambda: (_chapter_facts().process,)
     ),
     Exercise(
-        "credit-reading", "gradient", check_credit_reading, credit_reading, answer="value", inputs=_process_inputs
+        "credit-reading",
+        "gradient",
+        check_credit_reading,
+        credit_reading,
+        answer="value",
+        inputs=_process_inputs,
+        answer_name="reading",
+        call="F.process, F.process.row",
     ),
     Exercise(
         "push-shares",
@@ -497,6 +506,8 @@ for _exercise in (
         push_shares,
         answer="value",
         inputs=lambda: (_chapter_facts().rewards_first,),
+        answer_name="shares",
+        call="F.rewards_first",
     ),
 ):
     register(_exercise)
@@ -508,8 +519,8 @@ __all__ = [
     "check_split_credit",
     "check_try_it",
     "credit_reading",
+    "measure_signal",
     "my_split_credit",
     "push_shares",
-    "signal",
     "try_it",
 ]

@@ -390,6 +390,10 @@ def _abort_problem(name: str, run, alarm: int | None) -> str | None:
     return None
 
 
+EXPLOIT = ("U:3+4?|A:", "17#")
+"""Exercise 5.1's reference exploit: a finished answer that holds the right sum, 7, and is not it."""
+
+
 def my_verifier(prompt, completion):
     """Exercise 5.1's reference: pay a finished answer that contains the right sum anywhere in it."""
     task = world.parse_prompt(prompt)
@@ -440,10 +444,22 @@ def _shown_seed() -> int:
 
 for _exercise in (
     Exercise(
-        "exploitable-verifier", "limits", check_exploitable_verifier, my_verifier, inputs=lambda: ("U:3+4?|A:", "17#")
+        "exploitable-verifier",
+        "limits",
+        check_exploitable_verifier,
+        my_verifier,
+        inputs=lambda: EXPLOIT,
+        also=f"exploit = {EXPLOIT!r}",
     ),
     Exercise("reward-split", "limits", check_reward_split, split_reward, inputs=lambda: (_shown_seed(),)),
-    Exercise("overrated-answer", "limits", check_overrated_answer, overrated_answer, answer="value"),
+    Exercise(
+        "overrated-answer",
+        "limits",
+        check_overrated_answer,
+        overrated_answer,
+        answer="value",
+        answer_name="judge_answer",
+    ),
     Exercise("abort-rule", "limits", check_abort_rule, should_abort, inputs=lambda: (0,)),
 ):
     register(_exercise)

@@ -63,10 +63,10 @@ __all__ = [
     "check_reward_versioning",
     "compare",
     "count_changed_advantages",
-    "evaluation_plan",
     "main_checkpoint_steps",
     "my_retained_test",
     "pick_and_score",
+    "plan_evaluation",
     "record_reviews",
     "review",
     "versioning",
@@ -249,7 +249,7 @@ def check_evaluation_plan(plan: dict | None, seed: int = SHOWN) -> CheckResult:
     )
 
 
-def evaluation_plan() -> dict:
+def plan_evaluation() -> dict:
     """Exercise 8.1's reference plan."""
     return {
         "select_on": "validation",  # chooses
@@ -396,7 +396,14 @@ def check_pick_and_score(fn: Callable | None, seed: int = SHOWN) -> CheckResult:
 
 
 for _exercise in (
-    Exercise("evaluation-plan", "evaluation", check_evaluation_plan, evaluation_plan, answer="value"),
+    Exercise(
+        "evaluation-plan",
+        "evaluation",
+        check_evaluation_plan,
+        plan_evaluation,
+        answer="value",
+        answer_name="evaluation_plan",
+    ),
     Exercise("pick-and-score", "evaluation", check_pick_and_score, pick_and_score),
 ):
     register(_exercise)

@@ -21,6 +21,7 @@ from pathlib import Path
 from rlbook.analysis.listing import listing
 
 from . import CheckResult
+from .pasteable import pasteable
 
 ANSWER_KINDS = ("function", "value")
 
@@ -33,6 +34,15 @@ class Exercise:
     itself (``"function"``), or what the reference returns for the inputs
     (``"value"``). ``inputs()`` builds the checker's other arguments as the
     page has them, for the tests; the page passes its own.
+
+    ``answer_name`` is the name the page's answer cell hands the checker (its
+    function, or its variable; default: the reference's name) and ``call`` the
+    rest of that cell's check call as the page writes it (``"F.a1.run"``), with
+    which a value's reference is called in the solution box. A value's
+    reference is named otherwise than its variable, so that pasting the box
+    never replaces the variable with a function. ``also`` is a line that ends
+    the box when the cell asks for something besides the answer (Exercise
+    5.1's exploit).
     """
 
     name: str
@@ -41,10 +51,22 @@ class Exercise:
     reference: Callable
     answer: str = "function"
     inputs: Callable[[], tuple] = field(default=lambda: ())
+    answer_name: str = ""
+    call: str = ""
+    also: str = ""
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWER_KINDS:
             raise ValueError(f"exercise {self.name!r}: answer is one of {ANSWER_KINDS}, not {self.answer!r}")
+        if self.answer == "value" and self.answer_name in ("", self.reference.__name__):
+            raise ValueError(f"exercise {self.name!r}: a value's answer_name must differ from its reference's name")
+        if self.answer == "function" and self.call:
+            raise ValueError(f"exercise {self.name!r}: only a value's reference is called in the solution box")
+
+    @property
+    def answered_as(self) -> str:
+        """The name the answer cell hands the checker."""
+        return self.answer_name or self.reference.__name__
 
     def run_reference(self, *inputs) -> CheckResult:
         """The checker's verdict on the reference solution, with ``inputs`` (default: :attr:`inputs`)."""
@@ -53,8 +75,14 @@ class Exercise:
         return self.check(answer, *inputs)
 
     def source(self) -> str:
-        """The reference solution's source, as the page shows it (laid out for its column, :mod:`.listing`)."""
-        return listing(self.reference)
+        """The solution box's code, laid out for the page's column (:mod:`.listing`), to paste into the answer cell.
+
+        Its imports, the reference under the answer cell's name, and for a
+        value the line that fills the cell's variable (:mod:`.pasteable`).
+        """
+        call = self.call if self.answer == "value" else None
+        code = pasteable(self.reference, listing(self.reference), self.answered_as, call)
+        return code + (f"\n\n{self.also}\n" if self.also else "")
 
 
 class ReferenceFailed(AssertionError):

@@ -484,6 +484,8 @@ for _exercise in (
         count_changed_advantages,
         answer="value",
         inputs=lambda: (SHOWN,),
+        answer_name="changed_advantages",
+        call="seed=F.shown",
     ),
 ):
     register(_exercise)

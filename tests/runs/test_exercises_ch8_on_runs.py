@@ -14,7 +14,7 @@ from rlbook.core.sampling import sample
 from rlbook.core.world import split
 from rlbook.exercises import ch8
 
-PLAN = ch8.evaluation_plan()
+PLAN = ch8.plan_evaluation()
 
 
 def test_plan_reference_passes_and_runs_with_the_records_settings(capsys):

@@ -85,11 +85,11 @@ LAST = [[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 0], [0, 0, 0, 0]]
 
 
 def test_signal_reference_on_batches_worked_by_hand():
-    assert ch3.signal(FIRST, LAST) == {"first": (0.4375, 0.5), "last": (0.6875, 0.25)}
+    assert ch3.measure_signal(FIRST, LAST) == {"first": (0.4375, 0.5), "last": (0.6875, 0.25)}
 
 
 def test_signal_reference_passes_and_reports_the_run():
-    result = ch3.check_signal(ch3.signal(FIRST, LAST), FIRST, LAST)
+    result = ch3.check_signal(ch3.measure_signal(FIRST, LAST), FIRST, LAST)
     assert result.passed
     assert "mean reward 0.44" in result.message and "50% of its groups" in result.message
     assert "fewer groups carry a signal" in result.message
@@ -123,7 +123,7 @@ def test_signal_mistakes_are_named(wrong, hint):
 
 
 def test_signal_needs_real_batches():
-    assert "F.rewards_first" in ch3.check_signal(ch3.signal(FIRST, LAST), "batch", LAST).message
+    assert "F.rewards_first" in ch3.check_signal(ch3.measure_signal(FIRST, LAST), "batch", LAST).message
 
 
 # --- Exercise 3.1: credit in a longer trajectory -------------------------------------------------------------

@@ -12,7 +12,7 @@ from rlbook.core.stats import difference_ci
 from rlbook.core.world import Task, split
 from rlbook.exercises import ch8, matched, reporting
 
-PLAN = ch8.evaluation_plan()
+PLAN = ch8.plan_evaluation()
 
 
 @pytest.mark.parametrize(

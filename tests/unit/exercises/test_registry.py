@@ -22,26 +22,39 @@ def test_a_passing_reference_is_shown_and_passes(toy, capsys):
     def three():
         return 3
 
-    registry.register(Exercise("toy", "loop", _check, three, answer="value"))
+    registry.register(Exercise("toy", "loop", _check, three, answer="value", answer_name="toy"))
     result = registry.solution("toy", show=False)
     assert result.passed and "PASSED" in capsys.readouterr().out
     assert registry.REGISTRY["toy"].source().startswith("def three():")
+    assert registry.REGISTRY["toy"].source().rstrip().endswith("toy = three()")
+
+
+def test_a_value_named_like_its_reference_or_a_called_function_is_refused():
+    def toy():
+        return 3
+
+    with pytest.raises(ValueError, match="answer_name must differ"):
+        Exercise("toy", "loop", _check, toy, answer="value", answer_name="toy")
+    with pytest.raises(ValueError, match="only a value's reference is called"):
+        Exercise("toy", "loop", _check, toy, call="F.x")
 
 
 def test_a_reference_its_checker_refuses_stops_the_build(toy):
-    registry.register(Exercise("wrong", "loop", _check, lambda: 4, answer="value"))
+    registry.register(Exercise("wrong", "loop", _check, lambda: 4, answer="value", answer_name="wrong"))
     with pytest.raises(ReferenceFailed, match="exercise 'wrong' fails its own check: wanted 3, got 4"):
         registry.solution("wrong", show=False)
 
 
 def test_inputs_from_the_page_override_the_entrys_own(toy):
-    registry.register(Exercise("add", "loop", _check, lambda target: target, answer="value", inputs=lambda: (3,)))
+    registry.register(
+        Exercise("add", "loop", _check, lambda target: target, answer="value", answer_name="added", inputs=lambda: (3,))
+    )
     assert registry.REGISTRY["add"].run_reference().passed
     assert registry.solution("add", 5, show=False).passed
 
 
 def test_names_are_unique_and_unknown_names_are_named(toy):
-    registry.register(Exercise("one", "loop", _check, lambda: 3, answer="value"))
+    registry.register(Exercise("one", "loop", _check, lambda: 3, answer="value", answer_name="one_value"))
     with pytest.raises(ValueError, match="two exercises are named 'one'"):
         registry.register(Exercise("one", "loop", lambda a: a, lambda: 3))
     with pytest.raises(ValueError, match="no exercise named 'two'"):
