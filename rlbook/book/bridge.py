@@ -30,6 +30,7 @@ from rlbook import record as rec
 from rlbook.analysis import reinforce
 from rlbook.analysis.audit import VERDICT_WORDS
 from rlbook.book import phrasing
+from rlbook.book._shown import SHOWN, shown_seed
 from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
@@ -66,14 +67,6 @@ from rlbook.trl import (
 from rlbook.trl.launch import processes_key
 
 PAGE = "chapters/appendix-trl.qmd"
-SHOWN = 0
-"""The seed whose runs the appendix shows."""
-
-
-def _shown(seeds: tuple[int, ...]) -> int:
-    """The seed the page follows: :data:`SHOWN` when the facts cover it, else their first (the audit's triples)."""
-    return SHOWN if SHOWN in seeds else seeds[0]
-
 
 PROCESSES, PROCESS_STEPS, PROCESS_PROMPTS = 2, 3, 4
 """The two-process run of the appendix: processes, RL steps, prompts a step."""
@@ -374,7 +367,7 @@ def who_gained_more(trl: list[float], book: list[float], seeds: tuple[int, ...])
 
 def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     """TRL against rlbook over the seeds: held-out gains, and on the shown seed the end points and their order."""
-    shown = by_seed[_shown(seeds)]
+    shown = by_seed[shown_seed(seeds)]
     book_gains = [by_seed[s]["book_gain"] for s in seeds]
     trl_gains = [by_seed[s]["trl_gain"] for s in seeds]
     apart = [abs(by_seed[s]["trl_gain"] - by_seed[s]["book_gain"]) for s in seeds]
@@ -435,14 +428,14 @@ def compute(seeds: tuple[int, ...]) -> dict:
     if not available():
         raise RuntimeError(INSTALL_HINT)
     by_seed = {seed: _seed(seed) for seed in seeds}
-    shown = by_seed[_shown(seeds)]
+    shown = by_seed[shown_seed(seeds)]
     kwargs = grpo_kwargs(MAIN)
     cispo = spec("cispo").rl
     assert cispo is not None  # an RL run of the catalogue
     group = MAIN.group_size
     return {
         "seeds": list(seeds),
-        "shown": _shown(seeds),
+        "shown": shown_seed(seeds),
         "by_seed": by_seed,
         "versions": trl_versions(),
         "core_lines": Num(sum(len(p.read_text().splitlines()) for p in CORE.glob("*.py")), "approx"),
@@ -473,7 +466,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "metrics": metric_rows(),
         "demo": {"steps": DEMO.rl.steps, "eval_every": DEMO.eval_every, "warmup": DEMO.rl.warmup},
         "compare": _comparison(by_seed, seeds),
-        "figure": _figure(_shown(seeds), shown),
+        "figure": _figure(shown_seed(seeds), shown),
         "worst": Num(max(max(by_seed[s]["audit"]["worst"].values()) for s in seeds), "sci"),
         "processes": _processes(),
         "gpus": {
@@ -482,7 +475,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "count": GPUS,
         },
         "a1": _a1(),
-        "a2": _a2(_shown(seeds)),
+        "a2": _a2(shown_seed(seeds)),
     }
 
 

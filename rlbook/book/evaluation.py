@@ -18,6 +18,7 @@ from rlbook import record as rec
 from rlbook.analysis import run_report, selection, slices, versions
 from rlbook.book import _evaluation_words as words
 from rlbook.book import phrasing
+from rlbook.book._shown import shown_seed
 from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
@@ -28,14 +29,6 @@ from rlbook.core.world import split
 from rlbook.runs import MAIN, load, spec
 
 PAGE = "chapters/08-checkpoints-evaluation-record.qmd"
-SHOWN = 0
-"""The seed whose runs the chapter shows."""
-
-
-def _shown(seeds: tuple[int, ...]) -> int:
-    """The seed the page follows: :data:`SHOWN` when the facts cover it, else their first (the audit's triples)."""
-    return SHOWN if SHOWN in seeds else seeds[0]
-
 
 MOST_LOST = 0.1
 """The retained-capability constraint of the chapter's constrained rule: lose at most this much plain-format accuracy."""
@@ -370,7 +363,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     assert evaluation is not None  # an RL run of the catalogue
     return {
         "seeds": list(seeds),
-        "shown": _shown(seeds),
+        "shown": shown_seed(seeds),
         "by_seed": by_seed,
         "eval_n": evaluation.eval_n,
         "eval_temperature": f"{evaluation.temperature:g}",

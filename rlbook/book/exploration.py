@@ -17,6 +17,7 @@ import numpy as np
 
 from rlbook.analysis import audit, passk
 from rlbook.book import phrasing
+from rlbook.book._shown import shown_seed
 from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
@@ -25,14 +26,6 @@ from rlbook.runs import MAIN, load, spec
 
 PAGE = "chapters/06-exploration-rollouts.qmd"
 RUNS = ("base", "main", "stale", "accepted-only")
-SHOWN = 0
-"""The seed whose ``main`` batches the chapter draws category by category."""
-
-
-def _shown(seeds: tuple[int, ...]) -> int:
-    """The seed the page follows: :data:`SHOWN` when the facts cover it, else their first (the audit's triples)."""
-    return SHOWN if SHOWN in seeds else seeds[0]
-
 
 TEMPERATURES = (0.5, 1.0, 1.5, 2.0)
 """Where the chapter samples ``base`` to see what temperature does to exploration."""
@@ -165,7 +158,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     lag, horizon = stale.stale, stale.steps
     return {
         "seeds": list(seeds),
-        "shown": _shown(seeds),
+        "shown": shown_seed(seeds),
         "by_seed": by_seed,
         "temperatures": TEMPERATURES,
         "audit_n": AUDIT_N,
@@ -183,7 +176,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "tables": _tables(by_seed, seeds, lag),
         "figures": {
             "novel": {s: by_seed[s]["main"]["flow"]["novel_share"] for s in seeds},
-            "steps": by_seed[_shown(seeds)]["main"]["flow"]["step"],
+            "steps": by_seed[shown_seed(seeds)]["main"]["flow"]["step"],
             "before_after": {s: {k: by_seed[s]["passk"][k] for k in ("before", "after", "gap")} for s in seeds},
             "stale": {s: {n: by_seed[s]["collection"][n] for n in ("main", "stale")} for s in seeds},
         },

@@ -16,6 +16,7 @@ import torch
 
 from rlbook.analysis import credit, reinforce
 from rlbook.book import phrasing
+from rlbook.book._shown import shown_seed
 from rlbook.book.claims import Claim, every_seed
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
@@ -24,14 +25,6 @@ from rlbook.core import rl, world
 from rlbook.runs import MAIN, load, spec
 
 PAGE = "chapters/03-reward-to-gradient.qmd"
-SHOWN = 0
-"""The seed whose runs the chapter's figures and tables show."""
-
-
-def _shown(seeds: tuple[int, ...]) -> int:
-    """The seed the page follows: :data:`SHOWN` when the facts cover it, else their first (the audit's triples)."""
-    return SHOWN if SHOWN in seeds else seeds[0]
-
 
 VARIANCE_PROMPTS = 3
 """Every third training prompt enters the gradient-variance measurement (20 of the 60)."""
@@ -189,7 +182,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     variance = {seed: _variance(seed) for seed in seeds}
     batches = {seed: _batches(seed) for seed in seeds}
     process = {seed: _process(seed) for seed in seeds}
-    shown_v, shown_b, shown_p = variance[_shown(seeds)], batches[_shown(seeds)], process[_shown(seeds)]
+    shown_v, shown_b, shown_p = variance[shown_seed(seeds)], batches[shown_seed(seeds)], process[shown_seed(seeds)]
     loop_end = np.array([c["loop"][-1] for c in loops])
     main_end = np.array([c["main"][-1] for c in loops])
     pg_end = np.array([c["pg"][-1] for c in loops])
@@ -202,7 +195,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     assert pg is not None  # an RL run of the catalogue
     return {
         "seeds": list(seeds),
-        "shown": _shown(seeds),
+        "shown": shown_seed(seeds),
         "group": MAIN.group_size,
         "steps": MAIN.steps,
         "n_train": len(world.split("train")),

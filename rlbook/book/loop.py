@@ -14,6 +14,7 @@ import numpy as np
 from rlbook.analysis import workshop as ws
 from rlbook.analysis.disagreement import breakdown, format_share
 from rlbook.book import phrasing
+from rlbook.book._shown import shown_seed
 from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
@@ -22,14 +23,6 @@ from rlbook.core import stats, world
 from rlbook.runs import MAIN, load
 
 PAGE = "chapters/01-rl-loop.qmd"
-SHOWN = 0
-"""The seed whose base policy the chapter's workshop shows."""
-
-
-def _shown(seeds: tuple[int, ...]) -> int:
-    """The seed the page follows: :data:`SHOWN` when the facts cover it, else their first (the audit's triples)."""
-    return SHOWN if SHOWN in seeds else seeds[0]
-
 
 TEMPERATURES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 """Where chapter 1 samples the base policy to show what temperature does."""
@@ -145,7 +138,7 @@ def _curves(seeds: tuple[int, ...]) -> list[dict]:
 def compute(seeds: tuple[int, ...]) -> dict:
     """Every fact of chapter 1 on ``seeds`` (the workshop on each seed, shown for :data:`SHOWN`)."""
     by_seed = {seed: _workshop(seed) for seed in seeds}
-    shown = by_seed[_shown(seeds)]
+    shown = by_seed[shown_seed(seeds)]
     curves = _curves(seeds)
     start = np.array([c["heldout"][0] for c in curves])
     end = np.array([c["heldout"][-1] for c in curves])
@@ -161,7 +154,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     ratio = np.asarray(shown["spread"]["sd"]) / np.asarray(shown["spread"]["binomial"])
     return {
         "seeds": list(seeds),
-        "shown": _shown(seeds),
+        "shown": shown_seed(seeds),
         "by_seed": by_seed,
         "vocab": len(world.VOCAB),
         "budget": MAIN.budget,

@@ -19,6 +19,7 @@ from rlbook.analysis import disagreement as d
 from rlbook.analysis import reward_spec
 from rlbook.analysis.selection import plain_equation_accuracy
 from rlbook.book import phrasing
+from rlbook.book._shown import shown_seed
 from rlbook.book.claims import Claim, every, every_seed
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
@@ -27,14 +28,6 @@ from rlbook.core import world
 from rlbook.runs import MAIN, MULTI, load, spec
 
 PAGE = "chapters/02-outcome-process-rewards.qmd"
-SHOWN = 0
-"""The seed whose samples the chapter shows."""
-
-
-def _shown(seeds: tuple[int, ...]) -> int:
-    """The seed the page follows: :data:`SHOWN` when the facts cover it, else their first (the audit's triples)."""
-    return SHOWN if SHOWN in seeds else seeds[0]
-
 
 RUNS = {"process-outcome": "outcome only", "process-shaped": "outcome + 0.5 × process"}
 """The two multi-step RL runs the chapter compares, with what the reader calls their rewards."""
@@ -170,21 +163,21 @@ def _valid_end(by_seed: dict, seeds: tuple[int, ...]) -> str:
             "In the book's samples the cell is empty on every seed: whenever this policy writes two valid "
             "steps, it also ends the answer as the format asks."
         )
-    shown = by_seed[_shown(seeds)]["valid_end"]
-    if not sizes[_shown(seeds)]:
+    shown = by_seed[shown_seed(seeds)]["valid_end"]
+    if not sizes[shown_seed(seeds)]:
         return (
             f"The shown sample leaves the cell empty, but the samples of {phrasing.seeds(filled, seeds)} "
             "do not: a policy that runs on past its answer fills it."
         )
     third = shown["extra_number"]
     tail = (
-        f"; in {phrasing.share(third, sizes[_shown(seeds)])} of them the policy went on to write a third number, as if "
+        f"; in {phrasing.share(third, sizes[shown_seed(seeds)])} of them the policy went on to write a third number, as if "
         "continuing a chain"
         if third
         else ""
     )
     return (
-        f"In the shown sample {phrasing.number_word(sizes[_shown(seeds)])} rollouts land here "
+        f"In the shown sample {phrasing.number_word(sizes[shown_seed(seeds)])} rollouts land here "
         f"({shown['malformed']} malformed, {shown['incomplete']} stopped by the budget){tail}."
     )
 
@@ -274,13 +267,13 @@ def _shaped() -> dict:
 def compute(seeds: tuple[int, ...]) -> dict:
     """Every fact of chapter 2 on ``seeds`` (the samples of each seed; those of :data:`SHOWN` are shown)."""
     by_seed = {seed: _seed(seed) for seed in seeds}
-    shown = by_seed[_shown(seeds)]
+    shown = by_seed[shown_seed(seeds)]
     pre, sft = shown["breakdown"]["pretrained"], shown["breakdown"]["after SFT"]
     counts = shown["counts"]
     pbase = spec("process-base")
     return {
         "seeds": list(seeds),
-        "shown": _shown(seeds),
+        "shown": shown_seed(seeds),
         "by_seed": by_seed,
         "spec": reward_spec.spec_table(rw.ExactVerifier()),
         "shortcuts": reward_spec.shortcut_rows(),

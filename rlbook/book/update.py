@@ -15,20 +15,13 @@ import numpy as np
 
 from rlbook.analysis import credit
 from rlbook.book import phrasing
+from rlbook.book._shown import shown_seed
 from rlbook.book.claims import Claim, every_seed
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.runs import MAIN, load, spec
 
 PAGE = "chapters/04-update-choices.qmd"
-SHOWN = 0
-"""The seed whose batch the chapter's ratio histograms show."""
-
-
-def _shown(seeds: tuple[int, ...]) -> int:
-    """The seed the page follows: :data:`SHOWN` when the facts cover it, else their first (the audit's triples)."""
-    return SHOWN if SHOWN in seeds else seeds[0]
-
 
 BINS = np.linspace(-1.5, 1.5, 31)
 """Edges of the ratio histograms, in log10 of the ratio (ratios beyond them count in the outer bins)."""
@@ -208,7 +201,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     reuse, cap = ppo_cfg.updates_per_batch, cispo_cfg.cispo_cap
     last = _last_step()
     drifts = {seed: _drift(seed, reuse, cap) for seed in seeds}
-    shown = drifts[_shown(seeds)]
+    shown = drifts[shown_seed(seeds)]
     curves = credit.update_curves(credit.COMPARED, seeds=seeds, last_step=last)
     gaps = credit.rounding_gaps(curves)
     margin = credit.lost_margin(gaps)
@@ -222,7 +215,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     furthest = max(kl, key=kl.__getitem__)
     return {
         "seeds": list(seeds),
-        "shown": _shown(seeds),
+        "shown": shown_seed(seeds),
         "reuse": reuse,
         "twice": 2 * reuse,
         "cap": Num(cap, "g"),
@@ -275,9 +268,9 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "spikes": [{**r, "largest KL": f"{r['largest KL']:,.0f}"} for r in spikes],
         "spike_peak": Num(max(r["largest KL"] for r in spikes), ",.0f"),
         "scale_effect": scale,
-        "adam_ratio": Num(scale[_shown(seeds)]["adam_norm_ratio"], ".4f"),
-        "adam_cosine": Num(scale[_shown(seeds)]["adam_cosine"], ".4f"),
-        "sgd_ratio": Num(scale[_shown(seeds)]["sgd_norm_ratio"], ".2f"),
+        "adam_ratio": Num(scale[shown_seed(seeds)]["adam_norm_ratio"], ".4f"),
+        "adam_cosine": Num(scale[shown_seed(seeds)]["adam_cosine"], ".4f"),
+        "sgd_ratio": Num(scale[shown_seed(seeds)]["sgd_norm_ratio"], ".2f"),
     }
 
 

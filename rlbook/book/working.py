@@ -31,6 +31,7 @@ import torch
 from rlbook.analysis.audit import VERDICT_WORDS
 from rlbook.analysis.working import WORKED_RUNS, checkpoint_curve, seed_rows
 from rlbook.book import phrasing
+from rlbook.book._shown import SHOWN, shown_seed
 from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
@@ -42,14 +43,6 @@ from rlbook.runs import load, spec
 PAGE = "chapters/07-written-working.qmd"
 BASES = ("worked-base", "worked-direct-base")
 RUNS = BASES + WORKED_RUNS
-SHOWN = 0
-"""The seed whose samples the chapter shows answer by answer."""
-
-
-def _shown(seeds: tuple[int, ...]) -> int:
-    """The seed the page follows: :data:`SHOWN` when the facts cover it, else their first (the audit's triples)."""
-    return SHOWN if SHOWN in seeds else seeds[0]
-
 
 GROUP = 16
 """Answers sampled for the shown sum, before and after RL: one group of the training size."""
@@ -172,12 +165,12 @@ def compute(seeds: tuple[int, ...]) -> dict:
     by_seed = {s: _seed(s) for s in seeds}
     return {
         "seeds": list(seeds),
-        "shown": _shown(seeds),
+        "shown": shown_seed(seeds),
         "group": GROUP,
         "takeover": TAKEOVER,
         "world": _world(),
         "by_seed": by_seed,
-        "samples": _samples(_shown(seeds)),
+        "samples": _samples(shown_seed(seeds)),
         "phrases": _phrases(by_seed, seeds),
         "tables": _tables(by_seed, seeds),
         "figures": {name: {s: by_seed[s]["curves"][name] for s in seeds} for name in WORKED_RUNS},

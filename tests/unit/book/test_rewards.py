@@ -4,6 +4,7 @@ on made-up facts (the claims on the real runs are checked by tests/claims/test_c
 from __future__ import annotations
 
 from rlbook.book import rewards as r
+from rlbook.book._shown import SHOWN
 from rlbook.book.facts import freeze
 from rlbook.publish.prose import degenerate
 
@@ -29,7 +30,7 @@ def test_the_pretrained_reward_never_offers_a_zero_count():
 
 def _valid_end(sizes, extra=0):
     return {
-        s: {"valid_end": {"malformed": m, "incomplete": i, "extra_number": extra if s == r.SHOWN else 0}}
+        s: {"valid_end": {"malformed": m, "incomplete": i, "extra_number": extra if s == SHOWN else 0}}
         for s, (m, i) in sizes.items()
     }
 
