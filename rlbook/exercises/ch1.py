@@ -3,10 +3,13 @@
 - :func:`check_definitions` and :func:`check_rollout_labels` (Exercise 1.1):
   the RL terms defined, then mapped onto the pieces of a real rollout record.
 - :func:`check_advantages` (Exercise 1.2): advantages from rewards with a
-  group-mean baseline, tested against :func:`rlbook.core.advantages.group_centered`.
+  group-mean baseline, tested against :func:`rlbook.core.advantages.group_centered`;
+  then :func:`check_pushes`, how many answers of ``main``'s first and last batches
+  it gives a positive, a negative and a zero advantage.
 - :func:`check_chance_of_a_right_answer` (Exercise 1.3): the chance that ``n``
   samples contain at least one right answer, tested against
-  :func:`rlbook.core.stats.prob_any_success`.
+  :func:`rlbook.core.stats.prob_any_success`; then :func:`check_below_half`,
+  on how many held-out sums that chance is below one half for each group size.
 
 Each checker tests the reader's answer on fresh inputs, returns a
 :class:`~rlbook.exercises.CheckResult` and never raises on a wrong answer.
@@ -25,7 +28,7 @@ from rlbook.core.advantages import group_centered
 from rlbook.core.stats import prob_any_success
 from rlbook.core.world import VOCAB, decode, parse_prompt
 
-from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
 from .registry import Exercise, register
 
 LABELS = ("state", "action", "trajectory", "rewards", "return", "policy")
@@ -84,12 +87,21 @@ def _label_problem(key: str, given, expected, record: dict, step: int) -> str | 
             return "a state includes the prompt: it is everything the policy reads, prompt and characters so far"
         if given == expected + text[step]:
             return "that state already contains the action chosen in it; take the text *before* the action"
+        if given == record["prompt"] + text[: step - 1]:
+            return (
+                f"that is the state before action {step - 1}: you counted from 1, but actions count from 0, so"
+                f" action {step} is character number {step + 1} of the completion and its state ends with the"
+                f" {step} character(s) written before it"
+            )
         return f"the state before action {step} is the prompt followed by the {step} character(s) written before it"
     if key == "action":
         if _equal(given, expected):
             return None
         if given == text[step - 1]:
-            return f"that is action {step - 1}: steps count from 0, so action {step} is the next character"
+            return (
+                f"that is action {step - 1}: you counted from 1, but steps count from 0, so action {step} is"
+                f" character number {step + 1} of the completion"
+            )
         return f"the action at step {step} is the single character the policy wrote there (steps count from 0)"
     if key == "trajectory":
         if _same_pairs(given, expected):
@@ -146,6 +158,19 @@ def _record_problem(record, step: int) -> str | None:
     return None
 
 
+def _lucky_action(labels: dict, record: dict, step: int) -> list[str]:
+    """A note when the state was counted from 1 and the action is right only because it repeats the one before."""
+    text = record["completion"]
+    counted_from_one = _equal(labels.get("state"), record["prompt"] + text[: step - 1])
+    if counted_from_one and text[step - 1] == text[step] and _equal(labels.get("action"), text[step]):
+        note = (
+            f"action: it matches only because actions {step - 1} and {step} are both {text[step]!r};"
+            f" counted from 0, action {step} is character number {step + 1}"
+        )
+        return [note]
+    return []
+
+
 @never_raises
 def check_rollout_labels(labels: dict | None, record: dict, step: int = 1) -> CheckResult:
     """Exercise 1.1: check the reader's mapping of RL terms onto a real rollout record."""
@@ -166,7 +191,7 @@ def check_rollout_labels(labels: dict | None, record: dict, step: int = 1) -> Ch
     ]
     problems += [f"{k}: still empty" for k in missing]
     if problems:
-        return verdict(False, "; ".join(problems))
+        return verdict(False, "; ".join(problems + _lucky_action(labels, record, step)))
     return verdict(True, f"all {len(LABELS)} labels match the rollout {record['prompt']}{record['completion']}")
 
 
@@ -249,6 +274,109 @@ def check_advantages(fn, seed: int = 0) -> CheckResult:
         True,
         f"matches group_centered on {len(_fresh_groups(seed))} groups, "
         "including all-equal groups whose advantages are all 0",
+    )
+
+
+PUSHES = ("pushed up", "pushed down", "left alone")
+"""What Exercise 1.2's second part counts in a batch: answers with a positive, a negative and a zero advantage."""
+
+
+def _reward_rows(rewards) -> np.ndarray | None:
+    """A batch of rewards as a (groups, G) array of finite numbers, or None when it is not one."""
+    try:
+        batch = np.array([[float(r) for r in row] for row in rewards], dtype=float)
+    except (TypeError, ValueError):
+        return None
+    ok = batch.ndim == 2 and batch.shape[0] > 0 and batch.shape[1] > 1 and np.isfinite(batch).all()
+    return batch if ok else None
+
+
+def _pushes(rewards: np.ndarray) -> tuple[int, int, int]:
+    """How many answers of ``rewards`` have a positive, a negative and a zero group-centred advantage."""
+    advantages = rewards - rewards.mean(axis=1, keepdims=True)
+    up, down = int((advantages > 1e-9).sum()), int((advantages < -1e-9).sum())
+    return up, down, advantages.size - up - down
+
+
+def _pushes_problem(got, rewards: np.ndarray, other: np.ndarray) -> str | None:
+    """What is wrong with the reader's three counts for the batch ``rewards``, or None when they are right."""
+    values = as_numbers(got)
+    if values is None or len(values) != 3:
+        return f"give three counts, ({', '.join(PUSHES)}); got {got!r:.60}"
+    want, total = _pushes(rewards), rewards.size
+    read = [as_count(v) for v in values]
+    if None in read:
+        if all(0 <= v <= 1 for v in values) and math.isclose(sum(values), 1, abs_tol=1e-3):
+            return f"those are shares; give counts of answers, out of the batch's {total}"
+        return f"give whole numbers, counts of answers; got {values}"
+    counts = cast(list[int], read)  # no None: refused above
+    if tuple(counts) == want:
+        return None
+    if tuple(counts) == _pushes(other):
+        return "those are the other batch's counts: 'first' is F.rewards_first, 'last' F.rewards_last"
+    groups, size = rewards.shape
+    uniform = int((rewards.max(axis=1) == rewards.min(axis=1)).sum())
+    above = int((rewards > rewards.mean()).sum())
+    if tuple(counts) == (above, total - above, 0):
+        return (
+            "those are the right and the wrong answers (the answers above and below the batch's mean reward): "
+            "the baseline is each answer's own group's mean, so every answer of a group whose rewards are all "
+            "equal has advantage 0"
+        )
+    if tuple(counts) == (want[1], want[0], want[2]):
+        return "pushed up and pushed down are the other way round: a positive advantage pushes an answer up"
+    if tuple(counts) == (want[0], want[1], uniform):
+        return (
+            f"'left alone' counts answers, not groups: each of the {uniform} groups whose rewards are all equal "
+            f"has {size} answers"
+        )
+    if sorted(counts) == sorted(want):
+        return f"the counts are right but in another order: give ({', '.join(PUSHES)})"
+    if sum(counts) != total:
+        return (
+            f"the three counts add up to {sum(counts)}, but the batch has {total} answers ({groups} groups of "
+            f"{size}): every answer is pushed up, pushed down or left alone"
+        )
+    wrong = [name for name, c, w in zip(PUSHES, counts, want, strict=True) if c != w]
+    return (
+        f"{' and '.join(wrong)} {'differs' if len(wrong) == 1 else 'differ'}: apply advantages_from_rewards to "
+        "each group (each row) and count the advantages above 0, below 0 and equal to 0"
+    )
+
+
+@never_raises
+def check_pushes(answer, first=None, last=None) -> CheckResult:
+    """Exercise 1.2, second part: how many answers of a real batch the update pushes up, pushes down, leaves alone.
+
+    ``answer`` maps ``"first"`` and ``"last"`` to three counts, (answers with
+    a positive advantage, with a negative one, with advantage 0), for
+    ``first`` and ``last``, the rewards of ``main``'s first and last
+    training batches (one row per prompt's group).
+    """
+    if answer is None or (isinstance(answer, dict) and all(answer.get(k) is None for k in ("first", "last"))):
+        return not_answered("`pushes`, a dict with three counts for 'first' and for 'last'")
+    if not isinstance(answer, dict):
+        return verdict(False, "`pushes` must be a dict with the keys 'first' and 'last', each three counts")
+    first_batch = _reward_rows(first) if first is not None else None
+    last_batch = _reward_rows(last) if last is not None else None
+    if first_batch is None or last_batch is None:
+        return verdict(False, "give the chapter's batches of rewards (F.rewards_first, F.rewards_last) after `pushes`")
+    for name, rewards, other in (("first", first_batch, last_batch), ("last", last_batch, first_batch)):
+        if answer.get(name) is None:
+            return verdict(False, f"'{name}' is still empty: give the {name} batch's ({', '.join(PUSHES)})")
+        problem = _pushes_problem(answer[name], rewards, other)
+        if problem:
+            return verdict(False, f"{name} batch: {problem}")
+    (u0, d0, z0), (u1, d1, z1) = _pushes(first_batch), _pushes(last_batch)
+    right0, right1 = (int((b >= 1).sum()) for b in (first_batch, last_batch))
+    size = first_batch.shape[1]
+    return verdict(
+        True,
+        f"main's first batch: {u0} answers pushed up, {d0} pushed down, {z0} left alone ({z0 // size} groups "
+        f"whose {size} answers all earned the same reward); its last: {u1} up, {d1} down, {z1} left alone "
+        f"({z1 // size} groups). Of the last batch's {right1} right answers (reward 1), {u1} were pushed up "
+        f"(first batch: {u0} of {right0}): a right answer is pushed up only where another answer of its "
+        "group was wrong",
     )
 
 
@@ -335,6 +463,114 @@ def check_chance_of_a_right_answer(fn, seed: int = 0) -> CheckResult:
     )
 
 
+def _rates(per_prompt) -> np.ndarray | None:
+    """The held-out sums' rates as an array, or None when ``per_prompt`` is not a non-empty list of rates in [0, 1]."""
+    rates = as_numbers(per_prompt)
+    if not rates or not all(0.0 <= r <= 1.0 for r in rates):
+        return None
+    return np.array(rates)
+
+
+def _size(value) -> int | None:
+    """A group size written as ``16``, ``16.0`` or ``"16"``; None for anything that is not a positive whole number."""
+    if isinstance(value, str):
+        text = value.strip()
+        value = int(text) if text.isascii() and text.isdigit() else None
+    size = as_count(value)
+    return size if size is not None and size > 0 else None
+
+
+def _below_half_counts(answer, sizes: list[int]) -> dict[int, int] | str:
+    """The reader's count for each group size, from a dict keyed by size or a pair in the question's order; else
+    what is wrong with the answer."""
+    wanted = " and ".join(map(str, sizes))
+    if isinstance(answer, dict):
+        keyed = {_size(k): v for k, v in answer.items()}
+        missing = [n for n in sizes if n not in keyed]
+        if missing:
+            return f"`below_half` needs one count per group size, keyed {wanted}; it has no key {missing[0]}"
+        values = [keyed[n] for n in sizes]
+    elif isinstance(answer, (list, tuple)) and len(answer) == len(sizes):
+        values = list(answer)
+    else:
+        example = f"{{{sizes[0]}: a count, ...}}"
+        return f"`below_half` must be a dict with one count per group size, keyed {wanted}: {example}"
+    if any(v is None for v in values):
+        return "no answer yet: fill in the count for every group size in `below_half` and run the cell again"
+    counts = [as_count(v) for v in values]
+    if any(c is None for c in counts):
+        shown = ", ".join(f"{v!r:.20}" for v in values)
+        share = any((x := as_number(v)) is not None and 0 < x < 1 for v in values)
+        return f"each count must be a whole number of sums{' (a count, not a share)' if share else ''}, got {shown}"
+    return dict(zip(sizes, cast(list[int], counts)))
+
+
+def _below_half_hints(got: int, n: int, rates: np.ndarray, sizes: list[int]) -> list[str]:
+    """Every mistake that gives ``got`` as the count for groups of ``n``, as what to tell the reader."""
+    chance = 1 - (1 - rates) ** n
+    hints = []
+    if got == int((chance > 0.5).sum()):
+        hints.append("counting the sums whose chance is above one half, not below")
+    if got == int((rates < 0.5).sum()):
+        hints.append("counting the sums whose own rate p is below one half, before turning p into a group's chance")
+    others = [m for m in sizes if m != n and got == int((1 - (1 - rates) ** m < 0.5).sum())]
+    if others:
+        hints.append(f"using groups of {others[0]} instead of {n}")
+    return hints
+
+
+@never_raises
+def check_below_half(answer, per_prompt, *sizes) -> CheckResult:
+    """Exercise 1.3, second question: for each group size in ``sizes``, on how many held-out sums does a group
+    hold a right answer with probability below one half?
+
+    ``per_prompt`` is the base policy's share of right answers on each held-out
+    sum (the chapter's ``S.per_prompt``); the expected counts are
+    :func:`rlbook.core.stats.prob_any_success` below 0.5 on it. ``answer`` is a
+    dict from each size to its count (keys may be ``16`` or ``"16"``), or the
+    counts in the order of ``sizes``. A wrong count is told which mistake gives
+    it: counting above one half, counting the sums whose own rate is below one
+    half, or using the other group size.
+    """
+    if answer is None or (isinstance(answer, dict) and all(v is None for v in answer.values())):
+        return not_answered("`below_half` (one count per group size)")
+    rates = _rates(per_prompt)
+    read_sizes = [_size(n) for n in sizes]
+    if rates is None or not read_sizes or None in read_sizes:
+        return verdict(
+            False,
+            "give the check the chapter's rates and group sizes: "
+            "ch1.check_below_half(below_half, S.per_prompt, F.group, F.samples)",
+        )
+    group_sizes = cast(list[int], read_sizes)  # no None: refused above
+    counts = _below_half_counts(answer, group_sizes)
+    if isinstance(counts, str):
+        return verdict(False, counts)
+    expected = {n: int(np.sum(prob_any_success(rates, n) < 0.5)) for n in group_sizes}
+    wrong = [n for n in group_sizes if counts[n] != expected[n]]
+    if not wrong:
+        listed = "; ".join(f"groups of {n}: {expected[n]} of {len(rates)} sums" for n in group_sizes)
+        return verdict(
+            True,
+            f"{listed}. On those sums a group more often than not holds no right answer, and a group "
+            "whose rewards are all 0 carries no signal to learn from",
+        )
+    problems = []
+    for n in wrong:
+        got = counts[n]
+        if got < 0 or got > len(rates):
+            problems.append(f"for groups of {n}, {got} is not a count of the {len(rates)} held-out sums")
+            continue
+        hints = _below_half_hints(got, n, rates, group_sizes)
+        why = f"; it is what you get by {' or by '.join(hints)}" if hints else ""
+        problems.append(f"for groups of {n}, {got} is not right{why}")
+    return verdict(
+        False,
+        "; ".join(problems) + ". Compute chance_of_a_right_answer(S.per_prompt, n) for each group size n and "
+        "count the sums whose chance is below 0.5",
+    )
+
+
 DEFINITIONS: dict[str, tuple[str, str]] = {
     "a": ("the sum of an episode's rewards", "return"),
     "b": ("the number the verifier pays after an action: 1 after the last action of a right answer, else 0", "reward"),
@@ -400,9 +636,31 @@ def advantages_from_rewards(rewards):
     return [r - baseline for r in rewards]
 
 
+def count_pushes(first, last):
+    """Exercise 1.2's second part, reference: in each batch, how many answers
+    get a positive, a negative and a zero advantage."""
+    pushes = {}
+    for name, batch in (("first", first), ("last", last)):
+        advantages = [a for group in batch for a in advantages_from_rewards(group)]
+        up = sum(a > 0 for a in advantages)
+        down = sum(a < 0 for a in advantages)
+        pushes[name] = (up, down, len(advantages) - up - down)
+    return pushes
+
+
 def chance_of_a_right_answer(p, n):
     """Exercise 1.3's reference solution: 1 minus the chance that all ``n`` samples are wrong."""
     return 1 - (1 - np.asarray(p, dtype=float)) ** n
+
+
+def count_below_half(per_prompt, *sizes):
+    """Exercise 1.3's second reference: per group size, the held-out sums where a group is right with chance < 1/2."""
+    p = np.asarray(per_prompt, dtype=float)
+    counts = {}
+    for n in sizes:
+        chance = 1 - (1 - p) ** n
+        counts[n] = int((chance < 0.5).sum())
+    return counts
 
 
 def shown_record() -> dict:
@@ -418,6 +676,22 @@ def shown_record() -> dict:
     return rollout_record(policy, task, seed=facts.shown)
 
 
+def _batches() -> tuple:
+    """Exercise 1.2's second part as the page asks it: the rewards of main's first and last batches."""
+    from rlbook import book
+
+    facts = book.load("loop", check=False)
+    return facts.rewards_first, facts.rewards_last
+
+
+def _below_half_inputs() -> tuple:
+    """Exercise 1.3's second question as the page asks it: the shown seed's held-out rates and both group sizes."""
+    from rlbook import book
+
+    facts = book.load("loop", check=False)
+    return facts.by_seed[facts.shown].per_prompt, facts.group, facts.samples
+
+
 for _exercise in (
     Exercise("definitions", "loop", check_definitions, fill_definitions, answer="value", answer_name="definitions"),
     Exercise(
@@ -431,6 +705,26 @@ for _exercise in (
         call="record",
     ),
     Exercise("advantages", "loop", check_advantages, advantages_from_rewards),
+    Exercise(
+        "advantages-on-a-batch",
+        "loop",
+        check_pushes,
+        count_pushes,
+        answer="value",
+        inputs=lambda: _batches(),
+        answer_name="pushes",
+        call="F.rewards_first, F.rewards_last",
+    ),
     Exercise("chance-of-a-right-answer", "loop", check_chance_of_a_right_answer, chance_of_a_right_answer),
+    Exercise(
+        "below-half",
+        "loop",
+        check_below_half,
+        count_below_half,
+        answer="value",
+        inputs=_below_half_inputs,
+        answer_name="below_half",
+        call="S.per_prompt, F.group, F.samples",
+    ),
 ):
     register(_exercise)

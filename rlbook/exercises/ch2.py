@@ -2,7 +2,9 @@
 
 - :func:`check_process_scorer` (Exercise 2.1): a process scorer, run on the
   chapter's real multi-step rollouts and on constructed cases, compared
-  with :func:`rlbook.core.rewards.process_score`.
+  with :func:`rlbook.core.rewards.process_score`; then
+  :func:`check_disagreement_count`, on how many of those rollouts "every
+  step valid" and the outcome verdict differ.
 - :func:`check_verifier` and :func:`check_blind_spot` (Exercise 2.2): an
   outcome verifier for the constrained output ``s1,s2#`` run on adversarial
   cases, then a completion in its blind spot.
@@ -21,7 +23,7 @@ from typing import cast
 
 import numpy as np
 
-from rlbook.analysis.disagreement import RIGHT_INVALID, judge, partial_credit_summary, rule_change_of
+from rlbook.analysis.disagreement import DISAGREEMENTS, RIGHT_INVALID, judge, partial_credit_summary, rule_change_of
 from rlbook.core import rewards as rw
 from rlbook.core.world import EOT, Task, parse_prompt
 
@@ -178,6 +180,76 @@ def reference_process_score(prompt: str, completion: str) -> list[bool] | None:
         steps.append(value is not None and previous is not None and value == previous + operand)
         previous = value
     return steps
+
+
+def _disagreement_hints(got: int, judged: list, prompts, completions) -> list[str]:
+    """Every likely mistake that gives ``got`` as the number of disagreements, as what the reader did."""
+    pairs = sorted(set(zip(prompts, completions)))
+    distinct = sum(j.disagrees for j in judge([p for p, _ in pairs], [c for _, c in pairs]))
+    one_way = "a right answer with an invalid step differs too"
+    other_way = "a rollout with every step valid whose answer the verifier rejects differs too"
+    counts = [
+        (sum(not j.disagrees for j in judged), "counting the rollouts the two verdicts agree on"),
+        (distinct, "counting each distinct rollout once (count every rollout, repeats included)"),
+        (sum(j.outcome_pass and not j.process_pass for j in judged), f"counting right answers only ({other_way})"),
+        (sum(j.process_pass and not j.outcome_pass for j in judged), f"counting rejected answers only ({one_way})"),
+        (
+            sum(j.outcome_pass != (j.process > 0) for j in judged),
+            "comparing the outcome with 'some step valid' (the process verdict needs every step valid)",
+        ),
+        (
+            sum(j.reward != j.process for j in judged),
+            "comparing the two scores as numbers, so that partial credit counts (compare pass with fail)",
+        ),
+    ]
+    return [hint for count, hint in counts if count == got]
+
+
+@never_raises
+def check_disagreement_count(answer, prompts: list[str], completions: list[str]) -> CheckResult:
+    """Exercise 2.1, second question: on how many of the chapter's rollouts does "every step valid" differ from
+    the outcome verdict (the exact verifier accepts)?
+
+    The count is over every rollout of the sample, repeats included. A wrong
+    count is told each likely mistake that gives it: the agreements counted,
+    repeats skipped, one direction of disagreement only, "some step valid"
+    in place of "every step valid", or the scores compared as numbers.
+    """
+    if answer is None:
+        return not_answered("`my_disagreements` (a count of rollouts)")
+    problem = _multi_step_block(prompts, completions)
+    if problem:
+        return verdict(False, problem)
+    got = as_count(answer)
+    if got is None:
+        return verdict(False, f"`my_disagreements` must be a whole number of rollouts, got {answer!r:.40}")
+    judged = judge(list(prompts), list(completions))
+    if not 0 <= got <= len(judged):
+        return verdict(False, f"{got} is not a count of the {len(judged)} rollouts")
+    want = sum(j.disagrees for j in judged)
+    if got == want:
+        cells = {kind: sum(j.kind == kind for j in judged) for kind in DISAGREEMENTS}
+        split = "; ".join(f"{kind}: {n}" for kind, n in cells.items() if n)
+        said = f"the two verdicts differ on {want} of the {len(judged)} rollouts"
+        return verdict(True, said + (f" ({split})" if split else ""))
+    hints = _disagreement_hints(got, judged, prompts, completions)
+    why = f"; it is what you get by {' or by '.join(hints)}" if hints else ""
+    return verdict(
+        False,
+        f"{got} is not right{why}. Count the rollouts where exactly one verdict passes: the exact verifier "
+        "accepts the answer, or your scorer finds every step valid, but not both",
+    )
+
+
+def count_disagreements(prompts, completions):
+    """Exercise 2.1's second reference: the rollouts on which "accepted" and "every step valid" differ."""
+    verifier = rw.ExactVerifier()
+    count = 0
+    for prompt, completion in zip(prompts, completions):
+        accepted = verifier(prompt, completion).status == "accepted"
+        steps = rw.process_score(prompt, completion).steps
+        count += accepted != (len(steps) > 0 and all(steps))
+    return count
 
 
 # ---------------------------------------------------------------- Exercise 2.3
@@ -398,6 +470,16 @@ for _exercise in (
         inputs=_sample,
         answer_name="my_process_score",
     ),
+    Exercise(
+        "disagreement-count",
+        "rewards",
+        check_disagreement_count,
+        count_disagreements,
+        answer="value",
+        inputs=_sample,
+        answer_name="my_disagreements",
+        call="prompts, completions",
+    ),
     Exercise("verifier", "rewards", check_verifier, reference_verifier, answer_name="my_verifier"),
     Exercise(
         "blind-spot",
@@ -439,10 +521,12 @@ __all__ = [
     "SCORER_CASES",
     "adversarial_cases",
     "check_blind_spot",
+    "check_disagreement_count",
     "check_disagreement_pick",
     "check_process_scorer",
     "check_rule_change",
     "check_verifier",
+    "count_disagreements",
     "find_blind_spot",
     "is_canonical",
     "pick_disagreement",

@@ -1,7 +1,8 @@
 """Checkers for chapter 3's exercises (from reward to gradient), each registered with its reference solution.
 
-- :func:`check_try_it`: the Try it, the advantages of ``[1, 1, 0, 0]`` and ``[1, 1, 1, 1]``;
 - :func:`check_signal`: the Try it on a real run, each batch's mean reward and share of groups with a signal;
+- :func:`check_push_size`: the Try it's second part, each batch's mean |advantage|, over all answers and
+  over the groups with a signal;
 - :func:`check_split_credit` (Exercise 3.1): outcome and per-step credit of a multi-step answer;
 - :func:`check_credit_reading` (Exercise 3.1): which characters of the real answer each credit pushes down;
 - :func:`check_push_shares` (Exercise 3.2): where group normalisation moves a real batch's push.
@@ -27,9 +28,6 @@ from rlbook.core import advantages as adv_lib
 from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
 from .registry import Exercise, register
 
-TRY_IT_GROUPS = {"[1, 1, 0, 0]": [1.0, 1.0, 0.0, 0.0], "[1, 1, 1, 1]": [1.0, 1.0, 1.0, 1.0]}
-"""The two groups of the "Try it", by the key the reader's dict uses."""
-
 
 def _close(a, b, tol: float = 1e-4) -> bool:
     a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
@@ -42,71 +40,6 @@ def _call(fn: Callable, *args):
         return fn(*args), None
     except Exception as err:  # noqa: BLE001 - a reader's bug becomes a message
         return None, f"your function raised {type(err).__name__}: {err}"
-
-
-def _group_key(key) -> tuple[float, ...] | None:
-    """A try-it key as the rewards it names: ``"[1, 1, 0, 0]"``, ``"[1,1,0,0]"``, ``"1100"`` or ``(1, 1, 0, 0)``."""
-    if isinstance(key, str):
-        text = key.strip().strip("[]()").replace(",", " ").split()
-        if len(text) == 1 and text[0].isdigit():
-            text = list(text[0])
-        try:
-            return tuple(float(x) for x in text)
-        except ValueError:
-            return None
-    numbers = as_numbers(key)
-    return None if numbers is None else tuple(numbers)
-
-
-@never_raises
-def check_try_it(answer: dict | None) -> CheckResult:
-    """The reader's group-centred advantages for ``[1, 1, 0, 0]`` and ``[1, 1, 1, 1]`` (a dict of lists).
-
-    A key may be written as in the example (``"[1, 1, 0, 0]"``), without
-    spaces, or as a tuple of rewards; each value is a list of four numbers.
-    """
-    if answer is None:
-        return not_answered("`answer` with one list of four advantages per group")
-    if not isinstance(answer, dict):
-        return verdict(
-            False,
-            f"`answer` must be a dict from group to advantages, e.g. {{{next(iter(TRY_IT_GROUPS))!r}: "
-            f"[...], ...}}, got {type(answer).__name__}",
-        )
-    by_group = {_group_key(k): v for k, v in answer.items()}
-    for key, rewards in TRY_IT_GROUPS.items():
-        if tuple(rewards) not in by_group:
-            return verdict(False, f"missing the group {key}: use the keys {list(TRY_IT_GROUPS)}")
-        given = by_group[tuple(rewards)]
-        values = as_numbers(given)
-        if values is None:
-            return verdict(False, f"{key}: give a list of four numbers, one advantage per answer; got {given!r:.40}")
-        if len(values) != 4:
-            return verdict(False, f"{key}: give one advantage per answer, four in all; got {len(values)}")
-        expected = adv_lib.group_centered(rewards)
-        if not _close(values, expected, 1e-3):
-            mean = sum(rewards) / 4
-            if _close(values, -expected, 1e-3):
-                return verdict(False, f"{key}: the signs are flipped: an advantage is reward minus the mean")
-            if _close(values, adv_lib.group_normalized(rewards), 1e-3):
-                return verdict(
-                    False,
-                    f"{key}: you also divided by the standard deviation; the question asks for "
-                    "group-centred advantages, reward minus the group's mean only",
-                )
-            return verdict(
-                False, f"{key}: subtract the group's mean reward ({mean:g}) from each reward; you gave {values}"
-            )
-    return verdict(
-        True,
-        "the mean reward rises from 0.5 to 1, while the within-group signal falls to nothing: "
-        "in [1, 1, 1, 1] every answer equals the baseline, so no token is pushed either way",
-    )
-
-
-def try_it() -> dict:
-    """The Try it's reference answer: each group's rewards minus the group's mean."""
-    return {"[1, 1, 0, 0]": [0.5, 0.5, -0.5, -0.5], "[1, 1, 1, 1]": [0.0, 0.0, 0.0, 0.0]}
 
 
 def measure_signal(first, last) -> dict:
@@ -192,6 +125,141 @@ def check_signal(answer, first=None, last=None) -> CheckResult:
         f"main's first batch: mean reward {m0:.2f}, and {s0:.0%} of its groups carry a signal; "
         f"its last: mean reward {m1:.2f}, {s1:.0%} of groups. The reward rose and {trend} groups "
         "carry a signal: a group whose answers are all right earns the most and teaches nothing",
+    )
+
+
+def push_size(first, last) -> dict:
+    """The Try it's reference: each batch's mean |advantage|, over all its
+    answers and over the answers of its groups with a signal."""
+    size = {}
+    for name, rewards in (("first", first), ("last", last)):
+        r = torch.as_tensor(rewards, dtype=torch.float32)
+        push = (r - r.mean(dim=1, keepdim=True)).abs()
+        mixed = r.max(dim=1).values > r.min(dim=1).values
+        size[name] = (float(push.mean()), float(push[mixed].mean()))
+    return size
+
+
+def _mean_abs(advantages: torch.Tensor, mixed: torch.Tensor) -> tuple[float, float]:
+    """Mean |advantage| over every answer and over the answers of the ``mixed`` groups (0 when there are none)."""
+    push = advantages.abs()
+    return float(push.mean()), float(push[mixed].mean()) if bool(mixed.any()) else 0.0
+
+
+def _size_mistakes(rewards: torch.Tensor) -> list[tuple[tuple[float, float], str]]:
+    """The pairs a plausible slip gives for one batch, each with what it got wrong (the Try it's messages)."""
+    mixed = rewards.max(dim=1).values > rewards.min(dim=1).values
+    centred = adv_lib.group_centered(rewards)
+    size = rewards.shape[1]
+    right = _mean_abs(centred, mixed)
+    signed = (float(centred.mean()), float(centred[mixed].mean()) if bool(mixed.any()) else 0.0)
+    per_group = "; the question asks for group-centred advantages, each reward minus its group's mean only"
+    return [
+        (signed, "a group's advantages sum to 0, so their plain mean is 0: average their absolute values, |A|"),
+        (
+            _mean_abs(adv_lib.group_normalized(rewards), mixed),
+            "you divided by the group's standard deviation" + per_group,
+        ),
+        (
+            _mean_abs(adv_lib.group_normalized(rewards, ddof=1), mixed),
+            "you divided by the group's (sample) standard deviation" + per_group,
+        ),
+        (
+            _mean_abs(rewards - rewards.mean(), mixed),
+            "you subtracted the whole batch's mean reward; subtract each group's own mean",
+        ),
+        (
+            _mean_abs(adv_lib.leave_one_out(rewards), mixed),
+            f"those are leave-one-out (RLOO) advantages, {size}/{size - 1} times the centred ones" + per_group,
+        ),
+        (
+            (float((centred**2).mean()), float((centred[mixed] ** 2).mean()) if bool(mixed.any()) else 0.0),
+            "you squared the advantages; take their absolute values, |A|",
+        ),
+        ((right[0], right[0]), "the second number averages over the answers of the groups with a signal only"),
+        (
+            (right[1], right[0]),
+            "the two numbers are the other way round: the pair is (over all answers, over the groups with a signal)",
+        ),
+    ]
+
+
+def _size_problem(got, rewards: torch.Tensor, other: torch.Tensor) -> str | None:
+    """What is wrong with the reader's ``(mean |A|, mean |A| with a signal)`` for ``rewards``, or None."""
+    values = as_numbers(got)
+    if values is None or len(values) != 2:
+        return f"give two numbers, (mean |A| over all answers, mean |A| over the groups with a signal); got {got!r:.60}"
+    if any(math.isnan(v) for v in values):
+        return (
+            "your numbers are NaN: dividing by a group's standard deviation gives 0/0 on a group whose rewards "
+            "are all equal; the question asks for group-centred advantages, reward minus the group's mean only"
+        )
+    mixed = rewards.max(dim=1).values > rewards.min(dim=1).values
+
+    def same(pair: tuple[float, float]) -> bool:
+        return all(math.isclose(v, w, abs_tol=1e-4) for v, w in zip(values, pair, strict=True))
+
+    want = _mean_abs(adv_lib.group_centered(rewards), mixed)
+    if same(want):
+        return None
+    other_mixed = other.max(dim=1).values > other.min(dim=1).values
+    if same(_mean_abs(adv_lib.group_centered(other), other_mixed)):
+        return "those are the other batch's numbers: 'first' is F.rewards_first, 'last' F.rewards_last"
+    for pair, why in _size_mistakes(rewards):
+        if same(pair):
+            return why
+    if same((float(rewards.mean()), float(mixed.float().mean()))):
+        return "that is (mean reward, share of groups with a signal), the question above; this one asks for |A|"
+    wrong = "the first number" if not math.isclose(values[0], want[0], abs_tol=1e-4) else "the second number"
+    return (
+        f"{wrong} differs: take each reward minus its group's mean reward, then average the absolute values "
+        "over every answer of the batch (first number) and over the answers of the groups whose rewards are not "
+        "all equal (second)"
+    )
+
+
+@never_raises
+def check_push_size(answer, first=None, last=None) -> CheckResult:
+    """The Try it: each real batch's mean |group-centred advantage|, over all answers and over the groups with a signal.
+
+    ``answer`` maps ``"first"`` and ``"last"`` to ``(mean |A| over every
+    answer, mean |A| over the answers of the groups whose rewards are not all
+    equal)`` for ``first`` and ``last``, the chapter's real first and last
+    batches of ``main`` (one row per group).
+    """
+    if answer is None or (isinstance(answer, dict) and all(answer.get(k) is None for k in ("first", "last"))):
+        return not_answered("`size`, a dict with a pair of mean |A| for 'first' and 'last'")
+    if not isinstance(answer, dict):
+        return verdict(False, "`size` must be a dict with the keys 'first' and 'last', each a pair of numbers")
+    batches = {
+        "first": _batch(first) if first is not None else None,
+        "last": _batch(last) if last is not None else None,
+    }
+    if any(b is None for b in batches.values()):
+        return verdict(False, "give the chapter's batches of rewards (F.rewards_first, F.rewards_last) after `size`")
+    first_batch, last_batch = cast(torch.Tensor, batches["first"]), cast(torch.Tensor, batches["last"])
+    for name, rewards, other in (("first", first_batch, last_batch), ("last", last_batch, first_batch)):
+        if answer.get(name) is None:
+            return verdict(False, f"'{name}' is still empty: give the {name} batch's pair of mean |A|")
+        problem = _size_problem(answer[name], rewards, other)
+        if problem:
+            return verdict(False, f"{name} batch: {problem}")
+    (a0, m0), (a1, m1) = (
+        _mean_abs(adv_lib.group_centered(b), b.max(dim=1).values > b.min(dim=1).values)
+        for b in (first_batch, last_batch)
+    )
+
+    def change(before: float, after: float) -> str:
+        if math.isclose(before, after, abs_tol=5e-4) or before == 0:
+            return "stayed about the same"
+        return f"{'fell' if after < before else 'rose'} by {abs(after - before) / before:.0%}"
+
+    return verdict(
+        True,
+        f"main's first batch: mean |A| {a0:.3f} over all answers, {m0:.3f} over the groups with a signal; "
+        f"its last: {a1:.3f} and {m1:.3f}. Over all answers the push per answer {change(a0, a1)}; inside "
+        f"the groups with a signal it {change(m0, m1)}. A group with k of its G answers right has mean "
+        "|A| = 2k(G - k)/G^2 (rewards 0 or 1): largest when half are right, small when nearly all are",
     )
 
 
@@ -475,7 +543,16 @@ def _process_inputs() -> tuple:
 
 
 for _exercise in (
-    Exercise("try-it-advantages", "gradient", check_try_it, try_it, answer="value", answer_name="answer"),
+    Exercise(
+        "try-it-advantages",
+        "gradient",
+        check_push_size,
+        push_size,
+        answer="value",
+        inputs=lambda: (_chapter_facts().rewards_first, _chapter_facts().rewards_last),
+        answer_name="size",
+        call="F.rewards_first, F.rewards_last",
+    ),
     Exercise(
         "try-it-signal",
         "gradient",
@@ -515,12 +592,12 @@ for _exercise in (
 __all__ = [
     "check_credit_reading",
     "check_push_shares",
+    "check_push_size",
     "check_signal",
     "check_split_credit",
-    "check_try_it",
     "credit_reading",
     "measure_signal",
     "my_split_credit",
     "push_shares",
-    "try_it",
+    "push_size",
 ]

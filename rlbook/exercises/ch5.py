@@ -33,7 +33,10 @@ from . import CheckResult, apart, as_number, never_raises, not_a_function, not_a
 from .registry import Exercise, register
 
 ABORT_TRACES = ("main", "faults", "abort", "exploit")
-"""The runs whose per-step metrics Exercise 5.4's check replays, in order."""
+"""The runs whose per-step metrics Exercise 5.4's check replays, in order (``main`` on every seed of the book)."""
+SPIKE = 1.5
+"""How many times the KL estimate of each neighbouring update a step's must exceed for Exercise 5.4's check to call
+it a single-step spike (its message for a rule that fires on one value of ``kl``)."""
 UNREADABLE = ("#", " #", "##", "1 1#", "7?#", "+#", "|#", "U#", "77", "")
 """Answers a policy writes that no number can be read from (the last two never ended): a verifier must judge
 them without raising (Exercise 5.1)."""
@@ -319,11 +322,15 @@ def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
     """Exercise 5.4: ``rule(history) -> bool`` run over the metrics of ``main``, ``faults``, ``abort`` and ``exploit``.
 
     ``history`` is the list of per-step metric dicts up to the current step.
-    The rule must never fire on ``main``; on ``faults`` and ``abort`` it must
-    fire, and not before the first injected incident; on ``exploit`` it must
-    fire. The ``exploit`` trace is that of ``seed`` if the reward hack took
-    over there (see :func:`rlbook.analysis.audit.takeover_step`), else of the
-    first of seeds 0-2 where it did; the other traces are those of ``seed``.
+    The rule must never fire on ``main``, which is replayed on every seed of
+    the book (``seed`` first): a healthy run's ``kl`` estimate spikes at a
+    single update on some seeds, and a rule that stops at one high value is
+    told where and what ``kl`` did there (:func:`_main_alarm`). On ``faults``
+    and ``abort`` it must fire, and not before the first injected incident;
+    on ``exploit`` it must fire. The ``exploit`` trace is that of ``seed`` if
+    the reward hack took over there (see
+    :func:`rlbook.analysis.audit.takeover_step`), else of the first of seeds
+    0-2 where it did; ``faults`` and ``abort`` are those of ``seed``.
     """
     if rule is None:
         return not_answered("`should_abort`")
@@ -336,8 +343,8 @@ def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
     if first is None:
         return not_answered("`should_abort`")
     alarms = {}
-    for name in ABORT_TRACES:
-        run = runs.load(name, _hacked_seed(seed) if name == "exploit" else seed)
+    for name, trace_seed in _abort_traces(seed):
+        run = runs.load(name, trace_seed)
         try:
             alarms[name] = audit.first_alarm(_strict(rule), run.metrics)
         except _NotABool as err:
@@ -352,11 +359,60 @@ def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
                 f"your rule raised {type(err).__name__}: {err} on the {name!r} trace. Steps whose "
                 "update was paused have no 'loss' or 'kl': read metrics with .get()",
             )
-        problem = _abort_problem(name, run, alarms[name])
+        problem = _main_alarm(rule, run, alarms[name]) if name == "main" else _abort_problem(name, run, alarms[name])
         if problem:
             return verdict(False, problem)
     fired = ", ".join(f"{n} at step {alarms[n]}" for n in ABORT_TRACES if alarms[n] is not None)
     return verdict(True, f"your rule stays quiet on main and fires on {fired}")
+
+
+def _abort_traces(seed: int) -> list[tuple[str, int]]:
+    """The (run, seed) traces Exercise 5.4 replays: ``main`` on every book seed, ``seed`` first, then the others."""
+    from rlbook.book import SEEDS
+
+    mains = [("main", s) for s in [seed, *(s for s in SEEDS if s != seed)]]
+    return [*mains, ("faults", seed), ("abort", seed), ("exploit", _hacked_seed(seed))]
+
+
+def _logged_kl(rows) -> float | None:
+    """The first KL estimate logged among ``rows`` (a step whose update was paused logs none), or None."""
+    return next((row["kl"] for row in rows if as_number(row.get("kl")) is not None), None)
+
+
+def _main_alarm(rule: Callable, run, alarm: int | None) -> str | None:
+    """What a rule that fires on the healthy ``main`` at step ``alarm`` did wrong, or None when it stays quiet.
+
+    When the alarm goes away with that step's ``kl`` replaced by the update
+    before's, the rule fired on that one value; the message then gives ``kl``
+    at the updates either side, read from the trace, and calls the step a
+    single-step spike when its ``kl`` is :data:`SPIKE` times both of theirs.
+    """
+    if alarm is None:
+        return None
+    where = f"your rule fires on the healthy 'main' run (seed {run.seed}) at step {alarm}"
+    rows = list(run.metrics)
+    at = next(i for i, row in enumerate(rows) if row["step"] == alarm)
+    now, before, after = rows[at].get("kl"), _logged_kl(reversed(rows[:at])), _logged_kl(rows[at + 1 :])
+    if as_number(now) is None or before is None:
+        return f"{where}: a criterion that stops good runs gets switched off. Loosen it"
+    try:
+        alone = not _strict(rule)([*rows[:at], {**rows[at], "kl": before}])
+    except Exception:  # noqa: BLE001 - a rule that cannot judge the changed history tells nothing here
+        alone = False
+    if not alone:
+        return f"{where}: a criterion that stops good runs gets switched off. Loosen it"
+    if after is not None and now > SPIKE * max(before, after):
+        return (
+            f"{where} on that update's kl alone: kl jumped from {apart(before, now, 2)} to "
+            f"{apart(now, before, 2)} there and was back at {apart(after, now, 2)} on the next update. That is "
+            "a single-step spike of one batch's estimate on a healthy run, and a rule that reads one value of "
+            "kl stops at such spikes. Make it wait until kl has stayed high for several updates in a row"
+        )
+    return (
+        f"{where} on that update's kl, {apart(now, before, 2)}: given the kl of the update before "
+        f"({apart(before, now, 2)}) instead, it would stay quiet. A healthy run's kl reaches that level, so "
+        "raise the bar, and make the rule wait until kl has stayed high for several updates in a row"
+    )
 
 
 def _hacked_seed(seed: int) -> int:
@@ -367,14 +423,7 @@ def _hacked_seed(seed: int) -> int:
 
 
 def _abort_problem(name: str, run, alarm: int | None) -> str | None:
-    """What is wrong with a rule's first alarm on one trace, or None."""
-    if name == "main":
-        if alarm is None:
-            return None
-        return (
-            f"your rule fires on the healthy 'main' run at step {alarm}: a criterion that stops good runs "
-            "gets switched off. Loosen it"
-        )
+    """What is wrong with a rule's first alarm on the ``faults``, ``abort`` or ``exploit`` trace, or None."""
     if name == "exploit":
         if audit.takeover_step(run.rollouts) is None or alarm is not None:
             return None

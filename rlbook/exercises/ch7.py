@@ -4,10 +4,11 @@
   the worked world, compared with the book's exact verifier on worked and
   direct answers, right and wrong, finished and cut off; then applied to
   the answers the chapter shows.
-- :func:`check_gain_split` (Exercise 7.2): a change in accuracy split into
-  the switch of style and execution within each style, compared with
-  :func:`rlbook.analysis.working.gain_split`; then applied to the ``worked``
-  runs of every seed.
+- :func:`check_gain_split` (Exercise 7.2): the chapter's split of a change
+  in accuracy into the switch of style and execution, taken the other way
+  round (each part weighted at the other end of RL); then applied to the
+  ``worked`` runs of every seed beside the chapter's split, to compare with
+  the reader's prediction of which part is larger.
 
 Each checker returns a :class:`~rlbook.exercises.CheckResult` and never
 raises on a wrong answer.
@@ -20,7 +21,6 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
-from rlbook.analysis.working import Point, gain_split
 from rlbook.core import rewards, world
 from rlbook.core.world import EOT, SEPARATOR, WorkedTask
 
@@ -146,117 +146,215 @@ def reward(prompt, completion):
     return 1.0 if int(final) == a + b else 0.0
 
 
-# ------------------------------------------------------------------ exercise 7.2: where the gain came from
+# ------------------------------------------------------------------ exercise 7.2: the split taken the other way
+
+STYLES = ("worked", "direct")
+"""The two styles of the worked world, in the order a split sums over them."""
 
 
-def _point(share: float, worked: float | None, direct: float | None) -> Point:
-    """A checkpoint measurement with the given share of worked answers and each style's accuracy."""
-    accuracy = share * (worked or 0.0) + (1 - share) * (direct or 0.0)
-    return Point(0, accuracy, share, 0.0, worked, direct, 0.0, 0.0, share, 1)
+def _shares(p: Mapping) -> dict[str, float]:
+    """Each style's share of answers, from a reader's dict (its ``share`` is the share of worked answers)."""
+    return {"worked": p["share"], "direct": 1 - p["share"]}
 
 
-def _as_reader(p: Point) -> dict:
-    """What the reader's function is handed: the share, and each style's accuracy (0.0 where none was written)."""
-    return {"share": p.share, "worked": p.accuracy_worked or 0.0, "direct": p.accuracy_direct or 0.0}
+def _split(before: Mapping, after: Mapping, switch_at: str, execution_at: str) -> tuple[float, float]:
+    """(switch, execution) with the change in shares weighted by the accuracies ``switch_at`` ("before" or
+    "after" RL) and the change in accuracies by the shares ``execution_at``."""
+    point = {"before": before, "after": after}
+    shares = {"before": _shares(before), "after": _shares(after)}
+    switch = sum((shares["after"][s] - shares["before"][s]) * point[switch_at][s] for s in STYLES)
+    execution = sum(shares[execution_at][s] * (after[s] - before[s]) for s in STYLES)
+    return switch, execution
 
 
-def _split_cases(seed: int, count: int = 30) -> list[tuple[Point, Point]]:
-    """(before, after) pairs: both styles written before; after, sometimes only worked answers."""
+def _other_way(before: Mapping, after: Mapping) -> tuple[float, float]:
+    """Exercise 7.2's split: the change in shares at the accuracies after RL, the change in accuracies at the
+    shares before."""
+    return _split(before, after, "after", "before")
+
+
+def _chapters_way(before: Mapping, after: Mapping) -> tuple[float, float]:
+    """The split of the chapter's table: the change in shares at the accuracies before RL, the change in accuracies
+    at the shares after (:func:`rlbook.analysis.working.gain_split`)."""
+    return _split(before, after, "before", "after")
+
+
+def _reader(share: float, worked: float, direct: float) -> dict:
+    """A before or after as the reader's function is handed it."""
+    return {"share": share, "worked": worked, "direct": direct}
+
+
+def _split_cases(seed: int, count: int = 30) -> list[tuple[dict, dict]]:
+    """(before, after) pairs in which both styles are written before and after RL (so each style's accuracy after
+    RL is known), the first three worked by hand."""
     rng = random.Random(seed)
     cases = [
-        (_point(0.5, 0.7, 0.4), _point(1.0, 0.9, None)),
-        (_point(0.2, 0.6, 0.5), _point(0.2, 0.8, 0.5)),
-        (_point(0.6, 0.8, 0.3), _point(0.9, 0.8, 0.3)),
+        (_reader(0.5, 0.7, 0.4), _reader(0.9, 0.9, 0.3)),
+        (_reader(0.2, 0.6, 0.5), _reader(0.2, 0.8, 0.5)),
+        (_reader(0.6, 0.8, 0.3), _reader(0.9, 0.8, 0.3)),
     ]
     for _ in range(count):
-        after = rng.choice((1.0, round(rng.uniform(0.05, 0.95), 3)))
-        cases.append(
-            (
-                _point(round(rng.uniform(0.05, 0.95), 3), rng.random(), rng.random()),
-                _point(after, rng.random(), None if after == 1.0 else rng.random()),
-            )
-        )
+        shares = [round(rng.uniform(0.05, 0.95), 3) for _ in range(2)]
+        cases.append(tuple(_reader(s, rng.random(), rng.random()) for s in shares))  # type: ignore[arg-type]
     return cases
 
 
-def _split_problem(fn: Callable, cases: list[tuple[Point, Point]], got: list[tuple[float, float]]) -> str | None:
-    """None when every split matches; else the likeliest mistake, named."""
-    want = [gain_split(b, a) for b, a in cases]
-    if all(
-        math.isclose(g[0], w.switch, abs_tol=1e-9) and math.isclose(g[1], w.execution, abs_tol=1e-9)
-        for g, w in zip(got, want)
-    ):
+def _matches(got: list[tuple[float, float]], want: list[tuple[float, float]]) -> bool:
+    return all(math.isclose(g, w, abs_tol=1e-9) for pair, pairs in zip(got, want) for g, w in zip(pair, pairs))
+
+
+MISTAKES = (
+    (lambda b, a: _other_way(b, a)[::-1], "the two parts are swapped: return (switch, execution)"),
+    (
+        _chapters_way,
+        (
+            "that is the chapter's split, the one in its table: take it the other way, the change in shares "
+            "at the accuracies after RL and the change in accuracies at the shares before"
+        ),
+    ),
+    (
+        lambda b, a: _chapters_way(b, a)[::-1],
+        (
+            "that is the chapter's split with its parts swapped: return (switch, execution), the change in shares at "
+            "the accuracies after RL and the change in accuracies at the shares before"
+        ),
+    ),
+    (
+        lambda b, a: _split(b, a, "after", "after"),
+        (
+            "both your parts are weighted after RL, so the term in which share and accuracy both changed, "
+            "(s' - s)(a' - a), is counted twice and the parts do not add up to the change: weigh the change in "
+            "accuracies by the shares before RL"
+        ),
+    ),
+    (
+        lambda b, a: _split(b, a, "before", "before"),
+        (
+            "both your parts are weighted before RL, so the term in which share and accuracy both changed, "
+            "(s' - s)(a' - a), is left out and the parts do not add up to the change: weigh the change in shares by "
+            "the accuracies after RL"
+        ),
+    ),
+)
+"""Splits a reader may return instead of Exercise 7.2's, each with what the check says about it."""
+
+
+def _split_problem(cases: list[tuple[dict, dict]], got: list[tuple[float, float]]) -> str | None:
+    """None when every split matches Exercise 7.2's; else the likeliest mistake, named."""
+    if _matches(got, [_other_way(b, a) for b, a in cases]):
         return None
-    if all(
-        math.isclose(g[1], w.switch, abs_tol=1e-9) and math.isclose(g[0], w.execution, abs_tol=1e-9)
-        for g, w in zip(got, want)
-    ):
-        return "the two parts are swapped: return (switch, execution)"
-    if not all(math.isclose(g[0] + g[1], w.total, abs_tol=1e-9) for g, w in zip(got, want)):
-        b, a = next(
-            (b, a) for (b, a), g, w in zip(cases, got, want) if not math.isclose(g[0] + g[1], w.total, abs_tol=1e-9)
-        )
-        return (
-            f"for before {_as_reader(b)} and after {_as_reader(a)} your parts add up to a change of "
-            f"{sum(fn(_as_reader(b), _as_reader(a))):+.4f}, not {a.accuracy - b.accuracy:+.4f}: the two parts "
-            "must add up to the change in accuracy"
-        )
+    for wrong, message in MISTAKES:
+        if _matches(got, [wrong(b, a) for b, a in cases]):
+            return message
+    totals = [_other_way(b, a) for b, a in cases]
+    for (b, a), g, w in zip(cases, got, totals):
+        if not math.isclose(g[0] + g[1], w[0] + w[1], abs_tol=1e-9):
+            return (
+                f"for before {b} and after {a} your parts add up to a change of {g[0] + g[1]:+.4f}, not "
+                f"{w[0] + w[1]:+.4f}: the two parts must add up to the change in accuracy"
+            )
     return (
-        "your parts add up to the change, but split it another way: weight the change in shares by the "
-        "accuracies before, and the change in accuracies by the shares after"
+        "your parts add up to the change, but split it another way: weigh the change in shares by the "
+        "accuracies after RL, and the change in accuracies by the shares before"
     )
 
 
+def _larger(parts: tuple[float, float]) -> str:
+    """Which part of a split carries more of the change: "the switch", "execution" or "neither" (equal)."""
+    switch, execution = parts
+    return "the switch" if switch > execution else "execution" if execution > switch else "neither"
+
+
+def _on_the_runs(fn: Callable, real: Sequence, seeds: Sequence | None, predicted) -> str:
+    """What ``fn`` gives on ``worked``'s runs, seed by seed, beside the chapter's split; which part is larger in
+    each; and how that compares with the reader's prediction."""
+    real = [(dict(b), dict(a)) for b, a in real]
+    by_seed = seeds is not None and len(seeds) == len(real)
+    noun = "seed" if by_seed else "run"
+    labels = [f"seed {s}" for s in seeds or ()] if by_seed else [f"run {i + 1}" for i in range(len(real))]
+    # a split that passed the cases returns two numbers
+    theirs = [cast(list[float], as_numbers(fn(dict(b), dict(a)))) for b, a in real]
+    table = [_chapters_way(b, a) for b, a in real]
+    lines = [
+        f"{label}: switch {p[0]:+.2f}, execution {p[1]:+.2f} (the table's: {t[0]:+.2f} and {t[1]:+.2f})"
+        for label, p, t in zip(labels, theirs, table)
+    ]
+    where = {way: [_larger((p[0], p[1])) for p in parts] for way, parts in (("yours", theirs), ("table", table))}
+    said = []
+    for way, text in (("yours", "Taken your way"), ("table", "taken the table's way")):
+        larger = sorted(set(where[way]))
+        if len(larger) == 1:
+            said.append(f"{text}, {larger[0]} is the larger part on every {noun}")
+        else:
+            said.append(
+                f"{text}, the larger part is "
+                + ", ".join(f"{part} on {label}" for part, label in zip(where[way], labels))
+            )
+    guess = ""
+    if predicted is not None:
+        named = {"switch": "the switch", "execution": "execution"}[str(predicted).strip().lower()]
+        right = [label for label, part in zip(labels, where["yours"]) if part == named]
+        guess = (
+            f". You predicted {named}; taken your way, it is the larger part on {len(right)} of the {len(labels)} {noun}s"
+            + (f" ({', '.join(right)})" if 0 < len(right) < len(labels) else "")
+        )
+    return "; ".join(lines) + ". " + "; ".join(said) + guess
+
+
 @never_raises
-def check_gain_split(fn: Callable | None, real: Sequence | None = None, seed: int = 0) -> CheckResult:
-    """Exercise 7.2: ``fn(before, after) -> (switch, execution)``, a change in accuracy split in two.
+def check_gain_split(
+    fn: Callable | None, real: Sequence | None = None, seeds: Sequence | None = None, seed: int = 0, predicted=None
+) -> CheckResult:
+    """Exercise 7.2: ``fn(before, after) -> (switch, execution)``, the chapter's split of a change in accuracy
+    taken the other way round.
 
     ``before`` and ``after`` are dicts with ``share`` (of worked answers) and
-    each style's accuracy, ``worked`` and ``direct`` (0.0 for a style not
-    written). Compared with :func:`rlbook.analysis.working.gain_split` on
-    cases drawn with ``seed``; swapped parts and parts that do not add up are
-    named. A passing split is then applied to ``real``, the (before, after)
-    dicts of ``worked`` on each seed, when given.
+    each style's accuracy, ``worked`` and ``direct``. The switch is the
+    change in shares weighted by the accuracies after RL, execution the
+    change in accuracies weighted by the shares before. Compared on cases
+    drawn with ``seed``; swapped parts, the chapter's own order and parts
+    weighted at the same point (so that they miss, or count twice, the term
+    where both changed) are named. A passing split is then applied to
+    ``real``, the (before, after) dicts of ``worked`` on each of ``seeds``,
+    beside the chapter's split, and the larger part of each is compared with
+    ``predicted`` ("switch" or "execution"; None: no prediction).
     """
     if fn is None:
-        return not_answered("`split_gain`")
+        return not_answered("`split_other_way`")
     if not callable(fn):
-        return not_a_function("split_gain", fn)
+        return not_a_function("split_other_way", fn)
+    if predicted is not None and str(predicted).strip().lower() not in ("switch", "execution"):
+        return verdict(False, f"`larger` is {predicted!r:.40}: predict 'switch' or 'execution'")
     cases = _split_cases(seed)
     got = []
     for before, after in cases:
         try:
-            returned = fn(_as_reader(before), _as_reader(after))
+            returned = fn(dict(before), dict(after))
         except Exception as err:  # noqa: BLE001 - report the reader's error, never raise it
-            return verdict(False, f"`split_gain` raised {type(err).__name__} for before {_as_reader(before)}: {err}")
+            return verdict(False, f"`split_other_way` raised {type(err).__name__} for before {before}: {err}")
         if returned is None:
-            return not_answered("`split_gain`")
+            return not_answered("`split_other_way`")
         pair = as_numbers(returned)
         if pair is None or len(pair) != 2 or not all(math.isfinite(x) for x in pair):
-            return verdict(False, f"`split_gain` returned {returned!r:.60}; return two numbers, (switch, execution)")
+            return verdict(
+                False, f"`split_other_way` returned {returned!r:.60}; return two numbers, (switch, execution)"
+            )
         got.append((pair[0], pair[1]))
-    problem = _split_problem(fn, cases, got)
+    problem = _split_problem(cases, got)
     if problem:
         return verdict(False, problem)
-    tail = ""
-    if real:
-        # a split that passed the cases above returns two numbers
-        parts = cast(list[list[float]], [as_numbers(fn(dict(b), dict(a))) for b, a in real])
-        tail = "; on worked, seed by seed, " + ", ".join(
-            f"{p[0]:+.2f} from the switch and {p[1]:+.2f} from execution" for p in parts
-        )
+    tail = f". On worked: {_on_the_runs(fn, real, seeds, predicted)}" if real else ""
     return verdict(True, f"your split matches on {len(cases)} cases{tail}")
 
 
-def split_gain(before, after):
-    """Exercise 7.2's reference: accuracy is the sum over styles of share times accuracy, so its change splits
-    into the change of shares (at the accuracies before) and the change of accuracies (at the shares after)."""
+def split_other_way(before, after):
+    """Exercise 7.2's reference: shares change at the accuracies after RL, accuracies at the shares before."""
+    shares_before = {"worked": before["share"], "direct": 1 - before["share"]}
+    shares_after = {"worked": after["share"], "direct": 1 - after["share"]}
     switch = execution = 0.0
     for style in ("worked", "direct"):
-        share_before = before["share"] if style == "worked" else 1 - before["share"]
-        share_after = after["share"] if style == "worked" else 1 - after["share"]
-        switch += (share_after - share_before) * before[style]
-        execution += share_after * (after[style] - before[style])
+        switch += (shares_after[style] - shares_before[style]) * after[style]
+        execution += shares_before[style] * (after[style] - before[style])
     return switch, execution
 
 
@@ -267,6 +365,13 @@ def _worked_runs():
     return book.load("working", check=False).exercise.split
 
 
+def _seeds():
+    """The seeds of chapter 7's facts, in the order of :func:`_worked_runs`."""
+    from rlbook import book
+
+    return book.load("working", check=False).seeds
+
+
 def _shown_samples():
     """The answers chapter 7 shows, before and after RL."""
     from rlbook import book
@@ -275,4 +380,6 @@ def _shown_samples():
 
 
 register(Exercise("outcome-reward", "working", check_outcome_reward, reward, inputs=lambda: (_shown_samples(),)))
-register(Exercise("gain-split", "working", check_gain_split, split_gain, inputs=lambda: (_worked_runs(),)))
+register(
+    Exercise("gain-split", "working", check_gain_split, split_other_way, inputs=lambda: (_worked_runs(), _seeds()))
+)

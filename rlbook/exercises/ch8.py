@@ -1,7 +1,9 @@
 """Checks for chapter 8's exercises: checkpoints, evaluation and the run record.
 
-- Exercise 8.1: :func:`check_evaluation_plan`, the decisions of an
-  independent evaluation, run on ``base`` and ``main``; and
+- Exercise 8.1: :func:`check_test_pick_gap`, a prediction, then the
+  measurement, of how much higher a checkpoint picked on the test prompts
+  scores on them than the one picked on validation, on ``main`` for every
+  seed; and
   :func:`check_pick_and_score`, the selection carried out on real checkpoint
   records and on copies with one part changed behind the reader's back;
 - Exercise 8.2 (a comparison function that pairs prompts and refuses
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import math
-import re
 from collections.abc import Callable
 from typing import cast
 
@@ -27,11 +28,10 @@ import numpy as np
 
 from rlbook import runs
 from rlbook.analysis import selection
-from rlbook.core import rewards as rw
-from rlbook.core.evaluate import evaluate
-from rlbook.core.world import split
+from rlbook.book import SEEDS, phrasing
+from rlbook.core.stats import mean_with_ci
 
-from . import CheckResult, as_count, as_numbers, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
 from .matched import check_matched_comparison, compare
 from .registry import Exercise, register
 from .reporting import (
@@ -50,215 +50,178 @@ from .reporting import (
 )
 
 __all__ = [
-    "HELD_OUT",
-    "PLAN_KEYS",
     "TEMPLATE",
     "VERSIONING_CASES",
     "check_changed_advantages",
-    "check_evaluation_plan",
     "check_matched_comparison",
     "check_pick_and_score",
     "check_record_review",
     "check_retained_test",
     "check_reward_versioning",
+    "check_test_pick_gap",
     "compare",
     "count_changed_advantages",
-    "main_checkpoint_steps",
     "my_retained_test",
     "pick_and_score",
-    "plan_evaluation",
+    "pick_gap",
     "record_reviews",
     "review",
     "versioning",
 ]
 
-PLAN_KEYS = ("select_on", "report_on", "verifier", "verifier_version", "checkpoints", "base_same_settings")
-"""The decisions an independent evaluation plan makes (exercise 8.1); its sampling settings are the record's."""
-
-TRAINED_ON = ("sft", "train", "all")
-"""Splits that contain prompts the policy trained on."""
-
-HELD_OUT = ("validation", "test")
-"""The held-out splits of the single-step world; ``heldout`` is the two together."""
-
-EVERY = {"all", "every", "each", "everything"}
-"""Words a reader uses for "every checkpoint" (exercise 8.1)."""
-CHOOSING = {
-    "best", "last", "final", "latest", "first", "top", "highest", "lowest", "selected", "chosen", "picked",
-    "winning", "except", "but", "only", "not", "no", "without", "other", "some", "few", "half", "most",
-}  # fmt: skip
-"""Words that pick some checkpoints rather than all: "the best one", "every checkpoint but the last"."""
+# ------------------------------------------------------------------ exercise 8.1: predict, then measure the gap
 
 
-# ------------------------------------------------------------------ exercise 8.1: the plan
+def _gap_facts(evals: list[dict]) -> dict:
+    """What Exercise 8.1's gap is made of on one run's checkpoint records: the test pick (the best test accuracy,
+    earliest on ties), the validation picks (every step tied for the best validation accuracy) and the gap each
+    of them gives (the test pick's test accuracy minus theirs)."""
+    test = {e["step"]: _mean(e, "test") for e in evals}
+    validation = {e["step"]: _mean(e, "validation") for e in evals}
+    best = max(validation.values())
+    winners = [step for step, v in validation.items() if math.isclose(v, best, abs_tol=1e-12)]
+    test_pick = max(test, key=lambda step: (test[step], -step))
+    return {
+        "test_pick": test_pick,
+        "validation_pick": winners[0],
+        "gaps": [test[test_pick] - test[step] for step in winners],
+        "test": test,
+        "validation": validation,
+    }
 
 
-def _splits(value) -> set[str] | None:
-    """A plan's ``select_on`` or ``report_on`` as a set of split names: a name, or a list or tuple of names."""
-    names = [value] if isinstance(value, str) else value
-    if not isinstance(names, (list, tuple, set, frozenset)) or not names or not all(isinstance(n, str) for n in names):
-        return None
-    found = set()
-    for name in names:
-        name = name.strip().lower()
-        found |= set(HELD_OUT) if name == "heldout" else {name}
-    return found
+def _gap_mistake(evals: list[dict], got: float) -> str:
+    """What a wrong gap on ``evals`` seems to have computed, for the message."""
+    facts = _gap_facts(evals)
+    test, validation = facts["test"], facts["validation"]
+    best_test, pick = test[facts["test_pick"]], facts["validation_pick"]
 
+    def picked_on(part: str) -> int:
+        return max(evals, key=lambda e: (_mean(e, part), -e["step"]))["step"]
 
-def _verifier_problem(plan: dict) -> str | None:
-    """What is wrong with a plan's verifier and its version; ``"exact@1.0"`` may carry the version itself."""
-    name, _, version = str(plan["verifier"]).partition("@")
-    if not isinstance(plan["verifier"], str) or name.strip().lower() != "exact":
-        return f"verifier {plan['verifier']!r}: evaluate with the exact verifier, not with one a policy can game"
-    pinned = str(plan["verifier_version"]).strip() if plan["verifier_version"] is not None else None
-    if pinned not in rw.ExactVerifier.VERSIONS:
-        return (
-            f"verifier_version {plan['verifier_version']!r}: pin one of {tuple(rw.ExactVerifier.VERSIONS)}, "
-            "the same for every checkpoint"
-        )
-    if version and version.strip() != pinned:
-        return f"verifier {plan['verifier']!r} and verifier_version {pinned!r} name two different versions"
-    return None
-
-
-def main_checkpoint_steps() -> list[int]:
-    """The steps at which ``main`` saves a checkpoint, from its settings (0, every ``checkpoint_every``, the last)."""
-    cfg = runs.spec("main").rl_config()
-    return [0] + [s for s in range(1, cfg.steps + 1) if s % cfg.checkpoint_every == 0 or s == cfg.steps]
-
-
-def _says_every(text: str) -> bool:
-    """Whether ``text`` says "every checkpoint" in a reader's words ("all", "each one", "every checkpoint of
-    main"): a word for every, and no word that picks some of them (:data:`CHOOSING`)."""
-    words = set(re.findall(r"[a-z]+", text.lower()))
-    return bool(words & EVERY) and not words & CHOOSING
-
-
-def _picks_some(text: str) -> bool:
-    """Whether ``text`` names checkpoints by a choice ("the best", "the last one")."""
-    return bool(set(re.findall(r"[a-z]+", text.lower())) & CHOOSING)
-
-
-def _checkpoints_problem(value) -> str | None:
-    """Why ``checkpoints`` does not say "every checkpoint of main", or None when it does."""
-    if value is True or (isinstance(value, str) and _says_every(value)):
-        return None
-    if isinstance(value, (list, tuple, range, set)):
-        steps = [as_count(x) for x in value]
-        if None in steps:
-            return "checkpoints: list the steps as whole numbers, or write 'all'"
-        left_out = [s for s in main_checkpoint_steps() if s not in steps]
-        if not left_out:
-            return None
-        return (
-            f"checkpoints: your list leaves out step(s) {', '.join(map(str, left_out))}. Evaluate every "
-            "checkpoint the same way, so that the alternatives a rule passes over can be reported"
-        )
-    if isinstance(value, str) and _picks_some(value):
-        return (
-            f"checkpoints={value!r}: which checkpoint is {value.strip()!r} is itself decided by the evaluation, "
-            "so every checkpoint must be evaluated first; write 'all'"
-        )
-    if isinstance(value, str) and value.strip():
-        return f"checkpoints={value!r}: say which ones, every checkpoint ('all') or a list of steps"
-    return "checkpoints: which checkpoints get the evaluation? Every one of them ('all')"
-
-
-def _split_problems(plan: dict) -> list[str]:
-    problems, chosen = [], {}
-    for key in ("select_on", "report_on"):
-        chosen[key] = found = _splits(plan[key])
-        if found is None:
-            problems.append(f"{key}={plan[key]!r}: name a split, e.g. 'validation', or a list of splits")
-        elif found & set(TRAINED_ON):
-            problems.append(f"{key}={plan[key]!r} contains prompts the policy trained on; use a held-out split")
-        elif not found <= set(HELD_OUT):
-            problems.append(f"{key}={plan[key]!r} is not a split; the held-out splits are 'validation' and 'test'")
-    # no problems: neither split is None
-    if not problems and cast(set[str], chosen["select_on"]) & cast(set[str], chosen["report_on"]):
-        problems.append(
-            "the split that chooses the checkpoint must not overlap the split that reports its score: "
-            "a score on the prompts that chose the pick is flattered by the choice"
-        )
-    return problems
-
-
-def _plan_problems(plan: dict) -> list[str]:
-    """Everything wrong with an evaluation plan, most basic first (exercise 8.1)."""
-    missing = [k for k in PLAN_KEYS if k not in plan]
-    if missing:
-        return [f"the plan lacks {', '.join(map(repr, missing))}"]
-    problems = _split_problems(plan)
-    problem = _verifier_problem(plan)
-    if problem:
-        problems.append(problem)
-    problem = _checkpoints_problem(plan["checkpoints"])
-    if problem:
-        problems.append(problem)
-    if not (isinstance(plan["base_same_settings"], (bool, np.bool_)) and plan["base_same_settings"]):
-        problems.append(
-            "base_same_settings must be True: the pre-RL policy gets exactly the same evaluation, or the "
-            "gain mixes a change of policy with a change of evaluation"
-        )
-    return problems
-
-
-@never_raises
-def check_evaluation_plan(plan: dict | None, seed: int = SHOWN) -> CheckResult:
-    """Exercise 8.1, first part: check an evaluation plan's decisions, then run it on ``base`` and ``main``.
-
-    The plan is a dict with the keys of :data:`PLAN_KEYS`. Splits may be a
-    name or a list of names, the verifier ``"exact"`` or ``"exact@1.0"``, and
-    ``checkpoints`` any reader's word for every checkpoint (``"all"``,
-    ``"every"``, ``"every checkpoint"``, ``True``) or the list of every step.
-    When it is sound, the check evaluates the pre-RL policy and ``main``'s
-    last checkpoint on the report split with the sampling settings of
-    ``main``'s record, and prints the matched difference.
-    """
-    if plan is None or (isinstance(plan, dict) and plan and all(v is None for v in plan.values())):
-        return not_answered("the dict `evaluation_plan`")
-    if not isinstance(plan, dict):
-        return verdict(False, f"`evaluation_plan` must be a dict, got {type(plan).__name__}")
-    problems = _plan_problems(plan)
-    if problems:
-        return verdict(False, "; ".join(problems))
-    main = runs.load("main", seed)
-    settings = main.record["evaluations"][0]
-    report = sorted(cast(set[str], _splits(plan["report_on"])))  # a sound plan names its splits
-    tasks = [t for name in report for t in split(name)]
-    verifier = rw.ExactVerifier(str(plan["verifier_version"]).strip())
-    results = [
-        evaluate(
-            main.policy(step),
-            tasks,
-            n=settings["n"],
-            temperature=settings["temperature"],
-            budget=settings["token_budget"],
-            verifier=verifier,
-            seed=seed,
-        )
-        for step in (main.steps[-1], 0)
-    ]
-    gain = selection.matched_difference(results[0], results[1], seed=seed)
-    return verdict(
-        True,
-        f"a sound plan. Run on {len(tasks)} {' + '.join(report)} prompts with the record's settings "
-        f"({settings['n']} samples at T = {settings['temperature']:g}): main step {main.steps[-1]} "
-        f"scores {results[0].expected_reward:.3f}, the pre-RL policy {results[1].expected_reward:.3f}, "
-        f"difference {gain.value:+.3f} [{gain.lo:+.3f}, {gain.hi:+.3f}]",
+    candidates = (
+        (
+            -facts["gaps"][0],
+            "your gap has the wrong sign: return the test pick's test accuracy minus the validation pick's",
+        ),
+        (
+            best_test - test[evals[-1]["step"]],
+            (
+                "you compared the test pick with the last checkpoint; compare it with the checkpoint the validation "
+                "prompts pick"
+            ),
+        ),
+        (
+            validation[pick] - test[pick],
+            (
+                "you subtracted the validation pick's test accuracy from its own validation accuracy: the two halves of "
+                "the held-out prompts are not equally hard, so that difference measures the prompts, not the choice. "
+                "Compare two test accuracies"
+            ),
+        ),
+        (
+            best_test - validation[pick],
+            (
+                "you subtracted the best validation accuracy from the best test accuracy; subtract the validation "
+                "pick's test accuracy"
+            ),
+        ),
+        (
+            best_test - test[picked_on("heldout")],
+            "you picked on all the held-out prompts, which include the test ones; pick on validation alone",
+        ),
+        (best_test - test[picked_on("train")], "you picked on the training reward; pick on the validation prompts"),
+        (facts["test_pick"] - pick, "you returned a difference of steps; return a difference of test accuracies"),
+    )
+    for value, message in candidates:
+        if math.isclose(got, value, abs_tol=1e-6):
+            return message
+    return (
+        "take the step with the best test accuracy and the step with the best validation accuracy, and "
+        "subtract the second's test accuracy from the first's"
     )
 
 
-def plan_evaluation() -> dict:
-    """Exercise 8.1's reference plan."""
-    return {
-        "select_on": "validation",  # chooses
-        "report_on": "test",  # read by no decision
-        "verifier": "exact",  # not one a run can game
-        "verifier_version": "1.0",  # pinned
-        "checkpoints": "all",  # publish the alternatives
-        "base_same_settings": True,  # the baseline alike
-    }
+def _gap_of(fn: Callable, evals: list[dict]) -> float | str:
+    """``fn(evals)`` on a copy, as a number, or a message saying why it is not one."""
+    try:
+        returned = fn(copy.deepcopy(evals))
+    except Exception as err:  # noqa: BLE001 - the reader's code may raise anything
+        return f"pick_gap raised {type(err).__name__}: {err}"
+    got = as_number(returned)
+    if got is None or not math.isfinite(got):
+        return f"return one number, the gap in test accuracy; got {returned!r:.60}"
+    return got
+
+
+def _measured(evals: list[dict], label: str) -> str:
+    """One run's gap in words: the two picks, their test accuracies, and the 95 % interval of the second."""
+    facts = _gap_facts(evals)
+    test, pick = facts["test"], facts["validation_pick"]
+    entry = next(e for e in evals if e["step"] == pick)
+    interval = mean_with_ci(selection.part_rates(entry, "test"))
+    return (
+        f"{label}: the step picked on the test prompts, {facts['test_pick']}, scores "
+        f"{test[facts['test_pick']]:.3f} on them; the step picked on validation, {pick}, scores {test[pick]:.3f} "
+        f"(95 % interval {interval.hi - interval.lo:.2f} wide): a gap of {facts['gaps'][0]:+.3f}"
+    )
+
+
+@never_raises
+def check_test_pick_gap(fn: Callable | None, seeds=(SHOWN,), predicted=None) -> CheckResult:
+    """Exercise 8.1, first part: ``fn(evals) -> gap``, how much higher the test accuracy of the checkpoint picked on
+    the test prompts is than that of the checkpoint picked on validation.
+
+    Run on ``main``'s stored evaluations (``run.evals``) for each of
+    ``seeds``, and on a copy of the first seed's in which only the validation
+    rates were reversed across checkpoints (so that the validation pick
+    moves to the mirror-image step). Ties in validation accuracy may go either way. The likeliest
+    mistakes (the wrong sign, the last checkpoint for the validation pick,
+    the pick's validation accuracy for its test accuracy) are named. A
+    passing gap is printed seed by seed beside ``predicted``, the reader's
+    guess (None: no guess).
+    """
+    if fn is None:
+        return not_answered("the function `pick_gap`")
+    if not callable(fn):
+        return not_a_function("pick_gap", fn)
+    guess = as_number(predicted)
+    if predicted is not None and (guess is None or not math.isfinite(guess)):
+        return verdict(False, f"`predicted_gap` is {predicted!r:.40}: predict a number, the gap in test accuracy")
+    if guess is not None and guess < 0:
+        return verdict(
+            False,
+            f"you predict a gap of {guess:g}, but it cannot be negative: the step picked on the test prompts has "
+            "the best test accuracy of all, the validation pick's included",
+        )
+    seeds = [cast(int, as_count(s)) for s in seeds]
+    records = {f"main, seed {s}": runs.load("main", s).evals for s in seeds}
+    first = _gap_of(fn, next(iter(records.values())))
+    if first == f"return one number, the gap in test accuracy; got {None!r}":
+        return not_answered("the function `pick_gap`")
+    copied = f"a copy of main, seed {seeds[0]}, with its validation scores reversed across checkpoints"
+    for label, evals in [*records.items(), (copied, _swapped(records[f"main, seed {seeds[0]}"], "validation"))]:
+        got = _gap_of(fn, evals)
+        if isinstance(got, str):
+            return verdict(False, got)
+        if not any(math.isclose(got, gap, abs_tol=1e-6) for gap in _gap_facts(evals)["gaps"]):
+            return verdict(False, f"on {label} your gap is {got:+.3f}: {_gap_mistake(evals, got)}")
+    gaps = [_gap_facts(evals)["gaps"][0] for evals in records.values()]
+    said = "; ".join(_measured(evals, label) for label, evals in records.items())
+    guessed = "" if guess is None else f". You predicted {guess:.3f}; the runs measured {phrasing.span(gaps, '.3f')}"
+    return verdict(True, f"{said}{guessed}")
+
+
+def pick_gap(evals):
+    """Exercise 8.1's reference: the best test accuracy minus the test accuracy of the best validation step."""
+    from rlbook.analysis.selection import part_rates
+
+    def accuracy(entry, part):
+        return part_rates(entry, part).mean()
+
+    by_test = max(evals, key=lambda e: accuracy(e, "test"))
+    by_validation = max(evals, key=lambda e: accuracy(e, "validation"))
+    return accuracy(by_test, "test") - accuracy(by_validation, "test")
 
 
 # ------------------------------------------------------------------ exercise 8.1: the selection carried out
@@ -396,14 +359,7 @@ def check_pick_and_score(fn: Callable | None, seed: int = SHOWN) -> CheckResult:
 
 
 for _exercise in (
-    Exercise(
-        "evaluation-plan",
-        "evaluation",
-        check_evaluation_plan,
-        plan_evaluation,
-        answer="value",
-        answer_name="evaluation_plan",
-    ),
+    Exercise("test-pick-gap", "evaluation", check_test_pick_gap, pick_gap, inputs=lambda: (SEEDS,)),
     Exercise("pick-and-score", "evaluation", check_pick_and_score, pick_and_score),
 ):
     register(_exercise)

@@ -25,7 +25,8 @@ import torch
 
 from rlbook import runs
 from rlbook.analysis import run_report, versions
-from rlbook.book.evaluation import SHOWN, STOP_AFTER
+from rlbook.book._shown import SHOWN
+from rlbook.book.evaluation import STOP_AFTER
 from rlbook.core import rewards as rw
 from rlbook.core.evaluate import EvalResult, evaluate
 from rlbook.core.policy import Policy, PolicyConfig
@@ -174,11 +175,11 @@ def random_policy(seed: int = 0) -> Policy:
 def my_retained_test(policy):
     """Exercise 8.4's reference: plain sums, greedy."""
     from rlbook.core.sampling import sample
-    from rlbook.core.world import split
+    from rlbook.core.world import BUDGET, split
 
     tasks = split("all")
     prompts = [f"{a}+{b}=" for a, b in (t.operands for t in tasks)]
-    texts = sample(policy, prompts, budget=4, greedy=True)
+    texts = sample(policy, prompts, budget=BUDGET, greedy=True)
     right = 0
     for text, task in zip(texts.completions(), tasks):
         answer = text.split("\n")[0].replace(" ", "")  # " 7"

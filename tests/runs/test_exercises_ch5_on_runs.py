@@ -124,6 +124,47 @@ def _abort_on_outage_or_drift(history):
     )
 
 
+def _largest_kl_on_main() -> tuple[int, int, float]:
+    """The seed, step and value of the largest KL estimate logged on ``main`` over the book's seeds."""
+    from rlbook.book import SEEDS
+
+    logged = []
+    for seed in SEEDS:
+        logged += [(row["kl"], seed, row["step"]) for row in runs.load("main", seed).metrics if "kl" in row]
+    kl, seed, step = max(logged)
+    return seed, step, kl
+
+
+def test_a_one_value_kl_rule_is_told_where_it_fires_on_main_and_what_kl_did_there():
+    seed, step, kl = _largest_kl_on_main()
+    run = runs.load("main", seed)
+    rows = [row for row in run.metrics if "kl" in row]
+    at = next(i for i, row in enumerate(rows) if row["step"] == step)
+    neighbours = [row["kl"] for row in rows[max(at - 1, 0) : at] + rows[at + 1 : at + 2]]
+    spike = len(neighbours) == 2 and at > 0 and kl > ch5.SPIKE * max(neighbours)
+
+    def just_below_the_largest(history):
+        return history[-1].get("kl", 0.0) > 0.999 * kl
+
+    result = ch5.check_abort_rule(just_below_the_largest, seed=0)
+    assert not result.passed
+    assert f"healthy 'main' run (seed {seed}) at step {step} on that update's kl" in result.message
+    assert ("single-step spike" in result.message) == spike
+    assert "several updates in a row" in result.message
+
+
+def test_an_abort_rule_is_replayed_on_main_of_every_seed_not_only_its_own():
+    from rlbook.book import SEEDS
+
+    largest = {seed: max(row.get("kl", 0.0) for row in runs.load("main", seed).metrics) for seed in SEEDS}
+    others = {seed: kl for seed, kl in largest.items() if seed != 0}
+    if max(others.values()) <= largest[0]:
+        pytest.skip("on this draw seed 0's main logs the largest kl of the book's seeds")
+    result = ch5.check_abort_rule(lambda h: h[-1].get("kl", 0.0) > largest[0], seed=0)
+    assert not result.passed and "healthy 'main' run (seed " in result.message
+    assert "(seed 0)" not in result.message
+
+
 @pytest.mark.parametrize("right", [_abort_on_outage_or_drift, lambda h: np.bool_(ch5.should_abort(h))])
 def test_abort_other_correct_rules_pass(right):
     assert ch5.check_abort_rule(right, seed=0).passed

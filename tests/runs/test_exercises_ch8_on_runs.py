@@ -14,25 +14,63 @@ from rlbook.core.sampling import sample
 from rlbook.core.world import split
 from rlbook.exercises import ch8
 
-PLAN = ch8.plan_evaluation()
+
+def _test(entry):
+    return sel.part_rates(entry, "test").mean()
 
 
-def test_plan_reference_passes_and_runs_with_the_records_settings(capsys):
-    result = ch8.check_evaluation_plan(PLAN, seed=0)
+def _validation(entry):
+    return sel.part_rates(entry, "validation").mean()
+
+
+def test_the_gap_reference_passes_and_reports_every_seed_beside_the_prediction():
+    result = ch8.check_test_pick_gap(ch8.pick_gap, (0, 1, 2), predicted=0.05)
     assert result.passed, result.message
-    printed = " ".join(capsys.readouterr().out.split())  # printed wrapped to fit the page's box
-    assert "20 test prompts" in result.message and "32 samples" in printed
+    for seed in (0, 1, 2):
+        evals = runs.load("main", seed).evals
+        by_test, by_validation = max(evals, key=_test), max(evals, key=_validation)
+        assert (
+            f"main, seed {seed}: the step picked on the test prompts, {by_test['step']}, scores "
+            f"{_test(by_test):.3f} on them; the step picked on validation, {by_validation['step']}, scores "
+            f"{_test(by_validation):.3f}"
+        ) in result.message
+        assert f"a gap of {_test(by_test) - _test(by_validation):+.3f}" in result.message
+    assert "You predicted 0.050; the runs measured" in result.message
 
 
-def test_a_plan_that_says_every_checkpoint_passes_the_whole_check():
-    """Issue 48: checkpoints="every" was refused; the whole check now passes it."""
-    result = ch8.check_evaluation_plan(dict(PLAN, checkpoints="every"), seed=0)
-    assert result.passed, result.message
+def test_a_gap_that_takes_the_last_validation_tie_passes():
+    def latest(evals):
+        best = max(_validation(e) for e in evals)
+        pick = [e for e in evals if _validation(e) == best][-1]
+        return max(_test(e) for e in evals) - _test(pick)
+
+    assert ch8.check_test_pick_gap(latest, (0, 1, 2)).passed
 
 
-def test_plan_in_other_spellings_passes():
-    spelled = dict(PLAN, report_on=["test"], verifier="exact@1.0", checkpoints=runs.load("main", 0).steps)
-    assert ch8.check_evaluation_plan(spelled, seed=0).passed
+def _last(evals):
+    return max(_test(e) for e in evals) - _test(evals[-1])
+
+
+def _own_validation(evals):
+    pick = max(evals, key=_validation)
+    return _validation(pick) - _test(pick)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (lambda evals: -ch8.pick_gap(evals), "wrong sign"),
+        (_last, "with the last checkpoint"),  # caught on the copy whose validation pick moved, whatever the seeds
+        (_own_validation, "from its own validation accuracy"),
+        (lambda evals: 0.0, "take the step with the best test accuracy"),
+        (lambda evals: None, "no answer yet"),
+        (lambda evals: "0.02", "return one number"),
+        (lambda evals: evals["step"], "pick_gap raised TypeError"),
+    ],
+)
+def test_gap_mistakes_are_named_on_the_runs(wrong, says):
+    result = ch8.check_test_pick_gap(wrong, (0, 1, 2))
+    assert not result.passed and says in result.message
 
 
 def _by(part: str, report: str = "test"):

@@ -63,6 +63,36 @@ def test_wrong_labels_fail_with_a_hint(key, wrong, hint):
     assert not result.passed and result.message.startswith(f"{key}:") and hint in result.message
 
 
+REPEATED = {
+    "prompt": "U:5+6?|A:",
+    "completion": "11#",
+    "token_ids": [1, 1, 20],
+    "logprobs": [-0.2, -0.3, -0.01],
+    "termination": "end-of-turn",
+    "policy_version": "base@sft",
+    "reward": 1.0,
+    "status": "accepted",
+    "reason": "answer 11 = 5+6",
+}
+"""A record whose actions 0 and 1 are the same character, so that counting from 1 gets the action right by luck."""
+
+
+def test_counting_actions_from_1_is_named():
+    labels = dict(ch1.rollout_labels(RECORD), state=RECORD["prompt"], action="5")
+    result = ch1.check_rollout_labels(labels, RECORD)
+    assert not result.passed
+    assert "state: that is the state before action 0: you counted from 1" in result.message
+    assert "action: that is action 0: you counted from 1" in result.message
+
+
+def test_counting_from_1_is_named_when_actions_0_and_1_are_the_same():
+    labels = dict(ch1.rollout_labels(REPEATED), state=REPEATED["prompt"], action="1")
+    result = ch1.check_rollout_labels(labels, REPEATED)
+    assert not result.passed and "you counted from 1" in result.message
+    assert "matches only because actions 0 and 1 are both '1'" in result.message
+    assert ch1.check_rollout_labels(ch1.rollout_labels(REPEATED), REPEATED).passed
+
+
 def test_a_partly_filled_answer_names_the_empty_labels():
     labels = dict(ch1.rollout_labels(RECORD), policy=None)
     result = ch1.check_rollout_labels(labels, RECORD)
@@ -208,6 +238,63 @@ def test_advantages_junk_is_not_a_function(junk):
     assert not result.passed and "must be a function" in result.message
 
 
+# ---------------------------------------------------------------- advantages on a batch: what the update pushes
+# FIRST: [1, 1, 0, 0] pushes 2 up and 2 down, [1, 0, 0, 0] 1 up and 3 down, the two all-equal groups none.
+FIRST = [[1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0], [1, 0, 0, 0]]
+LAST = [[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 0], [0, 0, 0, 0]]
+PUSHES = {"first": (3, 5, 8), "last": (3, 1, 12)}
+
+
+def test_pushes_reference_on_batches_worked_by_hand():
+    assert ch1.count_pushes(FIRST, LAST) == PUSHES
+
+
+def test_pushes_reference_passes_and_reports_the_run():
+    result = ch1.check_pushes(ch1.count_pushes(FIRST, LAST), FIRST, LAST)
+    assert result.passed
+    assert "3 answers pushed up, 5 pushed down, 8 left alone (2 groups" in result.message
+    assert "Of the last batch's 11 right answers (reward 1), 3 were pushed up" in result.message
+
+
+def test_pushes_in_other_spellings_pass():
+    answer = {"first": np.array([3, 5, 8]), "last": [3.0, np.int64(1), 12]}
+    assert ch1.check_pushes(answer, np.array(FIRST, dtype=float), tuple(map(tuple, LAST))).passed
+
+
+@pytest.mark.parametrize(
+    "first, hint",
+    [
+        ((7, 9, 0), "those are the right and the wrong answers"),
+        ((5, 3, 8), "the other way round"),
+        ((3, 5, 2), "'left alone' counts answers, not groups"),
+        ((8, 3, 5), "right but in another order"),
+        ((3, 5, 7), "add up to 15, but the batch has 16 answers (4 groups of 4)"),
+        ((3, 1, 12), "the other batch's counts"),
+        ((3 / 16, 5 / 16, 8 / 16), "those are shares"),
+        ((3.5, 5, 8), "give whole numbers"),
+        ((4, 4, 8), "pushed up and pushed down differ"),
+        ((3, 5), "give three counts"),
+        (None, "'first' is still empty"),
+    ],
+)
+def test_pushes_mistakes_are_named(first, hint):
+    result = ch1.check_pushes({"first": first, "last": PUSHES["last"]}, FIRST, LAST)
+    assert not result.passed and result.message.startswith(("first batch:", "'first'")) and hint in result.message
+
+
+@pytest.mark.parametrize(
+    "answer, hint",
+    [({"first": None, "last": None}, "no answer yet"), ([3, 5, 8], "must be a dict"), ("pushes", "must be a dict")],
+)
+def test_pushes_unanswered_or_not_a_dict(answer, hint):
+    assert hint in ch1.check_pushes(answer, FIRST, LAST).message
+
+
+@pytest.mark.parametrize("batch", ["batch", [[1, 0], [1]], [[1.0]], [], [[float("nan"), 1.0]], None])
+def test_pushes_need_real_batches(batch):
+    assert "F.rewards_first" in ch1.check_pushes(PUSHES, batch, LAST).message
+
+
 # ---------------------------------------------------------------- chance: spellings, wrong answers, arrays
 
 
@@ -250,6 +337,64 @@ def test_a_chance_that_fails_on_an_array_is_refused():
 def test_chance_junk_gets_a_message(junk):
     result = ch1.check_chance_of_a_right_answer(junk)
     assert not result.passed and ("no answer yet" in result.message or "must be a function" in result.message)
+
+
+# ---------------------------------------------------------------- chance: the held-out sums below one half
+
+# With groups of 2, the chance 1 - (1 - p)^2 of these rates is below 0.5 on 3 sums and above on 4; with groups of 4
+# below on 2 and above on 5; the rate p itself is below 0.5 on 5 sums. So each mistake gives its own count, except
+# that with groups of 4 counting above one half and counting p below one half both give 5.
+RATES = (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.9)
+
+
+def test_the_reference_count_below_half_passes_and_agrees_with_the_rates():
+    assert ch1.count_below_half(RATES, 2, 4) == {2: 3, 4: 2}
+    result = ch1.check_below_half({2: 3, 4: 2}, RATES, 2, 4)
+    assert result.passed and "groups of 2: 3 of 7 sums; groups of 4: 2 of 7 sums" in result.message
+
+
+@pytest.mark.parametrize(
+    "answer", [{2: 3, 4: 2}, {"2": 3.0, "4": np.int64(2)}, (3, 2), [np.float32(3.0), 2], {4: 2, 2: 3, "note": 0}]
+)
+def test_right_counts_below_half_pass_in_every_spelling(answer):
+    assert ch1.check_below_half(answer, RATES, 2, 4).passed
+
+
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        ({2: 4, 4: 2}, "for groups of 2, 4 is not right; it is what you get by counting the sums whose chance"),
+        ({2: 5, 4: 2}, "by counting the sums whose own rate p is below one half"),
+        ({2: 2, 4: 3}, "using groups of 4 instead of 2"),
+        ({2: 3, 4: 1}, "for groups of 4, 1 is not right. Compute"),
+        ({2: 3, 4: 8}, "is not a count of the 7 held-out sums"),
+        ({2: 0.43, 4: 2}, "a count, not a share"),
+        ({2: "3", 4: 2}, "whole number of sums"),
+        ({2: 3}, "it has no key 4"),
+        ({2: 3, 4: None}, "no answer yet"),
+        ({2: None, 4: None}, "no answer yet"),
+        (None, "no answer yet"),
+        (3, "must be a dict with one count per group size"),
+        ((3, 2, 0), "must be a dict with one count per group size"),
+    ],
+)
+def test_wrong_counts_below_half_are_told_their_mistake(answer, hint):
+    result = ch1.check_below_half(answer, RATES, 2, 4)
+    assert not result.passed and hint in result.message
+
+
+def test_a_count_that_two_mistakes_give_names_both():
+    message = ch1.check_below_half({2: 3, 4: 5}, RATES, 2, 4).message
+    assert "above one half, not below or by counting the sums whose own rate p is below one half" in message
+
+
+@pytest.mark.parametrize(
+    "rates, sizes",
+    [("rates", (2, 4)), ((0.1, 1.5), (2, 4)), ((), (2, 4)), (RATES, (2, "four")), (RATES, (0,)), (RATES, ())],
+)
+def test_below_half_with_inputs_that_are_not_the_chapters_gets_a_message(rates, sizes):
+    result = ch1.check_below_half({2: 2, 4: 1}, rates, *sizes)
+    assert not result.passed and "the chapter's rates and group sizes" in result.message
 
 
 # ---------------------------------------------------------------- definitions: a pick per term

@@ -327,6 +327,69 @@ def test_a_fabricated_list_of_rollouts_is_refused(prompts, completions, hint):
     assert not result.passed and hint in result.message
 
 
+# ---------------------------------------------------------------- Exercise 2.1, second question: the disagreements
+
+# On PROMPTS/COMPLETIONS the verdicts differ on 4 rollouts: '6,12#' (accepted, a step invalid), '7,12#3' and
+# '7,12,12#' (every step valid, malformed end) and '7,12,1' (every step valid, stopped by the budget). They agree on
+# the other 12. Counting one direction only gives 1 or 3; "some step valid", or the scores compared as numbers,
+# gives 10 (the 6 partial credits count as well).
+
+
+def test_the_reference_disagreement_count_passes_and_names_the_cells():
+    assert ch2.count_disagreements(PROMPTS, COMPLETIONS) == 4
+    result = ch2.check_disagreement_count(4, PROMPTS, COMPLETIONS)
+    assert result.passed
+    assert "differ on 4 of the 16 rollouts (right answer through an invalid step: 1; " in result.message
+    assert "valid steps, malformed end: 2; valid steps, stopped by the budget: 1)" in result.message
+
+
+@pytest.mark.parametrize("spelling", [4, 4.0, np.int64(4), np.float32(4.0)])
+def test_a_right_disagreement_count_passes_in_every_spelling(spelling):
+    assert ch2.check_disagreement_count(spelling, PROMPTS, COMPLETIONS).passed
+
+
+@pytest.mark.parametrize(
+    "answer, hints",
+    [
+        (12, ["counting the rollouts the two verdicts agree on"]),
+        (1, ["counting right answers only"]),
+        (3, ["counting rejected answers only"]),
+        (10, ["'some step valid'", "comparing the two scores as numbers"]),
+        (5, ["5 is not right. Count the rollouts where exactly one verdict passes"]),
+        (17, ["17 is not a count of the 16 rollouts"]),
+        (-4, ["-4 is not a count of the 16 rollouts"]),
+        (4.5, ["must be a whole number of rollouts"]),
+        ("4", ["must be a whole number of rollouts"]),
+        (True, ["must be a whole number of rollouts"]),
+        ([4], ["must be a whole number of rollouts"]),
+        (None, ["no answer yet"]),
+    ],
+)
+def test_wrong_disagreement_counts_are_told_their_mistake(answer, hints):
+    result = ch2.check_disagreement_count(answer, PROMPTS, COMPLETIONS)
+    assert not result.passed and all(hint in result.message for hint in hints)
+
+
+def test_a_disagreement_count_skipping_repeats_is_told_to_count_them():
+    prompts, completions = [P] * 4, ["6,12#", "6,12#", "7,12#", "7,12#3"]
+    assert ch2.check_disagreement_count(3, prompts, completions).passed
+    distinct = ch2.check_disagreement_count(2, prompts, completions)
+    assert not distinct.passed and "repeats included" in distinct.message
+
+
+@pytest.mark.parametrize(
+    "prompts, completions, hint",
+    [
+        (PROMPTS, COMPLETIONS[:-1], "same length"),
+        ("prompts", "completions", "lists of text"),
+        ([Task((3, 4)).prompt] * 4, ["7#"] * 4, "real multi-step rollouts"),
+    ],
+)
+def test_a_disagreement_count_on_lists_that_are_not_the_chapters_gets_a_message(prompts, completions, hint):
+    result = ch2.check_disagreement_count(4, prompts, completions)
+    assert not result.passed and hint in result.message
+
+
 # ---------------------------------------------------------------- Exercise 2.3, second half: the rule change
 
 # On PROMPTS/COMPLETIONS the true-sum rule gains '6,12#' (right total after a wrong first sum), ' 7,12#' and

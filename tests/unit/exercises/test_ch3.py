@@ -37,47 +37,6 @@ def as_facts(group):
     return freeze(group.as_data())
 
 
-# --- the Try it -----------------------------------------------------------------------------------------------
-
-
-def test_try_it():
-    assert not ch3.check_try_it(None).passed
-    assert ch3.check_try_it(ch3.try_it()).passed
-    raw = {"[1, 1, 0, 0]": [1, 1, 0, 0], "[1, 1, 1, 1]": [0, 0, 0, 0]}
-    result = ch3.check_try_it(raw)
-    assert not result.passed and "subtract the group's mean reward (0.5)" in result.message
-    assert "missing the group" in ch3.check_try_it({"[1, 1, 0, 0]": [0.5, 0.5, -0.5, -0.5]}).message
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [
-        {(1, 1, 0, 0): [0.5, 0.5, -0.5, -0.5], (1, 1, 1, 1): [0, 0, 0, 0]},
-        {"[1,1,0,0]": np.array([0.5, 0.5, -0.5, -0.5]), "[1,1,1,1]": torch.zeros(4)},
-        {"1100": (0.5, 0.5, -0.5, -0.5), "1111": [0.0] * 4},
-    ],
-)
-def test_try_it_in_other_spellings_passes(answer):
-    assert ch3.check_try_it(answer).passed
-
-
-@pytest.mark.parametrize(
-    "answer, hint",
-    [
-        ({"[1, 1, 0, 0]": [-0.5, -0.5, 0.5, 0.5], "[1, 1, 1, 1]": [0] * 4}, "signs are flipped"),
-        ({"[1, 1, 0, 0]": [1, 1, -1, -1], "[1, 1, 1, 1]": [0] * 4}, "divided by the standard deviation"),
-        ({"[1, 1, 0, 0]": [0.5, 0.5, -0.5, -0.5], "[1, 1, 1, 1]": [1, 1, 1, 1]}, "mean reward (1)"),
-        ({"[1, 1, 0, 0]": [0.5, -0.5], "[1, 1, 1, 1]": [0] * 4}, "four in all"),
-        ({"[1, 1, 0, 0]": 0.5, "[1, 1, 1, 1]": 0.0}, "list of four numbers"),
-        ([0.5, 0.5, -0.5, -0.5], "must be a dict"),
-        ({None: None, 3: "x"}, "missing the group"),
-    ],
-)
-def test_try_it_mistakes_are_named(answer, hint):
-    result = ch3.check_try_it(answer)
-    assert not result.passed and hint in result.message
-
-
 # --- the Try it on a real run: the share of groups with a signal -----------------------------------------------
 
 FIRST = [[1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0], [1, 0, 0, 0]]
@@ -124,6 +83,74 @@ def test_signal_mistakes_are_named(wrong, hint):
 
 def test_signal_needs_real_batches():
     assert "F.rewards_first" in ch3.check_signal(ch3.measure_signal(FIRST, LAST), "batch", LAST).message
+
+
+# --- the Try it on a real run: the size of the advantages --------------------------------------------------
+# FIRST: |A| is 0.5 on each answer of [1, 1, 0, 0], 0.75 and 0.25 on [1, 0, 0, 0]: 3.5 over 16 answers, 8 mixed.
+# LAST: 0.25 three times and 0.75 once on [1, 1, 1, 0]: 1.5 over 16 answers, 4 mixed.
+SIZE = {"first": (3.5 / 16, 3.5 / 8), "last": (1.5 / 16, 1.5 / 4)}
+
+
+def test_push_size_reference_on_batches_worked_by_hand():
+    got = ch3.push_size(FIRST, LAST)
+    assert all(np.allclose(got[k], SIZE[k]) for k in SIZE)
+
+
+def test_push_size_reference_passes_and_reports_the_run():
+    result = ch3.check_push_size(ch3.push_size(FIRST, LAST), FIRST, LAST)
+    assert result.passed
+    assert "mean |A| 0.219 over all answers, 0.438 over the groups with a signal" in result.message
+    assert "push per answer fell by 57%" in result.message and "signal it fell by 14%" in result.message
+
+
+def test_push_size_in_other_spellings_passes():
+    answer = {"first": [np.float32(0.21875), torch.tensor(0.4375)], "last": np.array([0.09375, 0.375])}
+    assert ch3.check_push_size(answer, torch.tensor(FIRST), np.array(LAST)).passed
+
+
+@pytest.mark.parametrize(
+    "first, hint",
+    [
+        ((0.0, 0.0), "their plain mean is 0: average their absolute values"),
+        # divided by the std: [1, 1, 0, 0] has std 0.5 (sample: 1/sqrt(3)), [1, 0, 0, 0] sqrt(3)/4 (sample: 0.5)
+        (((4 + 2 * 3**0.5) / 16, (4 + 2 * 3**0.5) / 8), "you divided by the group's standard deviation"),
+        (((2 * 3**0.5 + 3) / 16, (2 * 3**0.5 + 3) / 8), "(sample) standard deviation"),
+        ((3.5 / 16 * 4 / 3, 3.5 / 8 * 4 / 3), "leave-one-out (RLOO)"),
+        ((1.75 / 16, 1.75 / 8), "you squared the advantages"),
+        ((float("nan"), float("nan")), "0/0 on a group whose rewards are all equal"),
+        ((3.5 / 16, 3.5 / 16), "the answers of the groups with a signal only"),
+        ((3.5 / 8, 3.5 / 16), "the other way round"),
+        ((1.5 / 16, 1.5 / 4), "the other batch's numbers"),
+        ((0.4375, 0.5), "(mean reward, share of groups with a signal), the question above"),
+        ((3.5 / 16, 0.5), "the second number differs"),
+        ((0.3, 3.5 / 8), "the first number differs"),
+        (0.2, "give two numbers"),
+        (None, "'first' is still empty"),
+    ],
+)
+def test_push_size_mistakes_are_named(first, hint):
+    result = ch3.check_push_size({"first": first, "last": SIZE["last"]}, FIRST, LAST)
+    assert not result.passed and result.message.startswith(("first batch:", "'first'")) and hint in result.message
+
+
+def test_push_size_baseline_of_the_whole_batch_is_named():
+    batch = torch.tensor(FIRST, dtype=torch.float32)
+    wrong = (float((batch - batch.mean()).abs().mean()), float((batch - batch.mean())[[0, 3]].abs().mean()))
+    result = ch3.check_push_size({"first": wrong, "last": SIZE["last"]}, FIRST, LAST)
+    assert not result.passed and "subtracted the whole batch's mean reward" in result.message
+
+
+@pytest.mark.parametrize(
+    "answer, hint",
+    [({"first": None, "last": None}, "no answer yet"), ([0.2, 0.4], "must be a dict"), ("size", "must be a dict")],
+)
+def test_push_size_unanswered_or_not_a_dict(answer, hint):
+    assert hint in ch3.check_push_size(answer, FIRST, LAST).message
+
+
+def test_push_size_needs_real_batches():
+    assert "F.rewards_first" in ch3.check_push_size(SIZE, "batch", LAST).message
+    assert "F.rewards_first" in ch3.check_push_size(SIZE, FIRST).message
 
 
 # --- Exercise 3.1: credit in a longer trajectory -------------------------------------------------------------

@@ -148,6 +148,63 @@ def test_the_reference_abort_rule_waits_for_five_updates_in_a_row_far_from_the_r
     assert ch5.should_abort([{**step(0.3), "loss": float("nan")}])
 
 
+class _Trace:
+    """A healthy run's metrics as Exercise 5.4's check reads them: one row per step, None where no kl was logged."""
+
+    def __init__(self, kls, seed=1, **rates):
+        self.seed = seed
+        self.metrics = [
+            {"step": i + 1, "unverifiable_rate": 0.0, "malformed_rate": 0.0, **rates}
+            | ({} if kl is None else {"kl": kl, "loss": 0.1})
+            for i, kl in enumerate(kls)
+        ]
+
+
+def _latest_kl_above(bar):
+    return lambda history: history[-1].get("kl", 0.0) > bar
+
+
+@pytest.mark.parametrize("kls", [[0.3, 0.3, 1.2, 0.3, 0.3], [0.3, None, 1.2, None, 0.3]])
+def test_a_one_value_kl_rule_on_main_is_shown_the_single_step_spike_it_fired_at(kls):
+    run = _Trace(kls)
+    message = ch5._main_alarm(_latest_kl_above(0.5), run, 3)
+    assert "healthy 'main' run (seed 1) at step 3 on that update's kl alone" in message
+    assert "from 0.30 to 1.20 there and was back at 0.30" in message and "single-step spike" in message
+    assert "several updates in a row" in message
+
+
+def test_a_one_value_kl_rule_on_a_level_the_healthy_run_reaches_is_not_told_of_a_spike():
+    run = _Trace([0.1, 0.4, 0.6, 0.6, 0.7])
+    message = ch5._main_alarm(_latest_kl_above(0.5), run, 3)
+    assert "at step 3 on that update's kl, 0.60" in message and "(0.40)" in message
+    assert "spike" not in message and "raise the bar" in message
+
+
+@pytest.mark.parametrize(
+    "rule, run, alarm",
+    [
+        (lambda h: h[-1]["malformed_rate"] > 0.0, _Trace([0.3, 0.3, 1.2], malformed_rate=0.1), 1),
+        (lambda h: h[-1]["malformed_rate"] > 0.0, _Trace([0.3, 0.3, 1.2], malformed_rate=0.1), 3),
+        (lambda h: len(h) > 2 and min(x["kl"] for x in h[-3:]) > 0.25, _Trace([0.3, 0.3, 0.3, 0.3]), 3),
+        (lambda h: 1 / 0, _Trace([0.3, 0.3, 1.2, 0.3]), 3),
+        (_latest_kl_above(0.5), _Trace([None, 1.2, 0.3]), 2),  # no kl before it to compare with
+    ],
+)
+def test_an_alarm_on_main_that_one_kl_value_does_not_explain_gets_the_plain_message(rule, run, alarm):
+    message = ch5._main_alarm(rule, run, alarm)
+    assert f"healthy 'main' run (seed 1) at step {alarm}: a criterion that stops good runs" in message
+    assert "spike" not in message
+
+
+def test_an_alarm_at_the_last_step_is_not_called_a_spike_with_no_update_after_it():
+    message = ch5._main_alarm(_latest_kl_above(0.5), _Trace([0.3, 0.3, 1.2]), 3)
+    assert "on that update's kl, 1.20" in message and "spike" not in message
+
+
+def test_a_rule_that_stays_quiet_on_main_has_no_problem_there():
+    assert ch5._main_alarm(_latest_kl_above(0.5), _Trace([0.3, 0.3]), None) is None
+
+
 def test_every_chapter_5_exercise_is_registered_with_its_reference():
     from rlbook.exercises.registry import all_exercises
 

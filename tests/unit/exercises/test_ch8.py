@@ -7,91 +7,83 @@ import numpy as np
 import pytest
 
 from rlbook import rewards as rw
+from rlbook.analysis import selection as sel
 from rlbook.core.evaluate import EvalResult
 from rlbook.core.stats import difference_ci
 from rlbook.core.world import Task, split
 from rlbook.exercises import ch8, matched, reporting
 
-PLAN = ch8.plan_evaluation()
+
+def _evals(validation, test, train=None):
+    """Checkpoint records, one per step 0, 10, ..., with every validation and every test prompt at the given rates."""
+    valid, tested = sel.heldout_positions("validation"), sel.heldout_positions("test")
+    entries = []
+    for i, (v, t) in enumerate(zip(validation, test)):
+        rates = [0.0] * (len(valid) + len(tested))
+        for k in valid:
+            rates[k] = v
+        for k in tested:
+            rates[k] = t
+        entries.append({"step": 10 * i, "heldout_per_prompt": rates, "train_per_prompt": [(train or test)[i]]})
+    return entries
+
+
+# validation picks step 20, the test prompts step 10: the gap is 0.6 - 0.4
+EVALS = _evals(validation=[0.3, 0.5, 0.7, 0.6], test=[0.2, 0.6, 0.4, 0.5], train=[0.1, 0.2, 0.3, 0.9])
+
+
+def test_the_gap_is_the_test_picks_test_accuracy_minus_the_validation_picks():
+    facts = ch8._gap_facts(EVALS)
+    assert (facts["test_pick"], facts["validation_pick"]) == (10, 20)
+    assert facts["gaps"] == [pytest.approx(0.2)]
+    assert ch8.pick_gap(EVALS) == pytest.approx(0.2)
+
+
+def test_a_tie_in_validation_accepts_the_gap_of_either_step():
+    facts = ch8._gap_facts(_evals(validation=[0.3, 0.7, 0.7], test=[0.2, 0.6, 0.4]))
+    assert facts["validation_pick"] == 10 and facts["gaps"] == [pytest.approx(0.0), pytest.approx(0.2)]
 
 
 @pytest.mark.parametrize(
-    "change, needle",
+    ("got", "says"),
     [
-        ({"report_on": "train"}, "trained on"),
-        ({"select_on": "test"}, "must not overlap"),
-        ({"select_on": "heldout"}, "must not overlap"),
-        ({"verifier": "fail-open"}, "not with one a policy can game"),
-        ({"verifier_version": "latest"}, "pin one of"),
-        ({"checkpoints": "best"}, "decided by the evaluation"),
-        ({"checkpoints": "last"}, "decided by the evaluation"),
-        ({"checkpoints": "every checkpoint but the last"}, "decided by the evaluation"),
-        ({"checkpoints": "the best of all"}, "decided by the evaluation"),
-        ({"checkpoints": "the saved ones"}, "every checkpoint ('all') or a list of steps"),
-        ({"checkpoints": [0, 50, 100]}, "leaves out step(s) 10, 20"),
-        ({"checkpoints": None}, "which checkpoints"),
-        ({"checkpoints": False}, "which checkpoints"),
-        ({"checkpoints": ["all"]}, "whole numbers"),
-        ({"base_same_settings": False}, "pre-RL policy"),
-        ({"base_same_settings": "yes"}, "pre-RL policy"),
-        ({"report_on": ["test", "train"]}, "trained on"),
-        ({"select_on": ["validation"], "report_on": ("validation", "test")}, "must not overlap"),
-        ({"verifier": "exact@2.0"}, "two different versions"),
-        ({"report_on": None}, "name a split"),
-        ({"report_on": []}, "name a split"),
-        ({"report_on": "testing"}, "is not a split"),
+        (-0.2, "wrong sign"),
+        (0.6 - 0.5, "with the last checkpoint"),
+        (0.7 - 0.4, "from its own validation accuracy"),
+        (0.6 - 0.7, "the best validation accuracy from the best test accuracy"),
+        (0.6 - 0.5 + 1e-9, "with the last checkpoint"),
+        (10 - 20, "a difference of steps"),
+        (0.33, "take the step with the best test accuracy"),
     ],
 )
-def test_plan_mistakes_are_named(change, needle):
-    problems = ch8._plan_problems(dict(PLAN, **change))
-    assert problems and needle in "; ".join(problems)
+def test_the_likely_wrong_gaps_are_named(got, says):
+    assert says in ch8._gap_mistake(EVALS, got)
+
+
+def test_a_pick_on_the_held_out_or_training_scores_is_named():
+    # the test prompts pick step 10 (0.6), validation step 20 (0.4); all the held-out prompts together pick step 30
+    # (0.58) and the training reward step 0 (0.2): each gap differs from every other candidate's
+    evals = _evals(
+        validation=[0.3, 0.5, 0.7, 0.65, 0.2], test=[0.2, 0.6, 0.4, 0.58, 0.1], train=[0.9, 0.2, 0.3, 0.4, 0.5]
+    )
+    assert "all the held-out prompts" in ch8._gap_mistake(evals, 0.6 - 0.58)
+    assert "training reward" in ch8._gap_mistake(evals, 0.6 - 0.2)
 
 
 @pytest.mark.parametrize(
-    "spelling",
+    ("answer", "predicted", "says"),
     [
-        "every",
-        "all",
-        "ALL",
-        "each",
-        "every checkpoint",
-        "all checkpoints",
-        "all of them",
-        "every one",
-        "each saved checkpoint",
-        " Every step ",
-        "every checkpoint of main",
-        "all checkpoints of the run, evaluated the same way",
-        True,
+        (None, None, "no answer yet"),
+        (0.1, None, "must be a function"),
+        (ch8.pick_gap, "small", "predict a number"),
+        (ch8.pick_gap, float("nan"), "predict a number"),
+        (ch8.pick_gap, [0.1], "predict a number"),
+        (ch8.pick_gap, -0.05, "cannot be negative"),
     ],
 )
-def test_every_spelling_of_every_checkpoint_is_accepted(spelling):
-    """Issue 48: checkpoints="every" was refused with a message that read as if the plan picked only some."""
-    assert ch8._checkpoints_problem(spelling) is None
-    assert not ch8._plan_problems(dict(PLAN, checkpoints=spelling))
-
-
-def test_a_list_or_range_of_every_checkpoint_counts_as_all():
-    steps = ch8.main_checkpoint_steps()
-    assert steps[0] == 0 and steps[-1] == 100 and len(steps) == 11
-    for spelled in (steps, [float(s) for s in steps], range(0, 101, 10), tuple(reversed(steps))):
-        assert ch8._checkpoints_problem(spelled) is None
-    assert not ch8._plan_problems(dict(PLAN, report_on=["test"], verifier="exact@1.0", checkpoints="ALL"))
-
-
-def test_plan_missing_keys_stub_and_junk():
-    assert "'select_on'" in ch8._plan_problems({"report_on": "test"})[0]
-    assert "no answer yet" in ch8.check_evaluation_plan(None).message
-    assert "no answer yet" in ch8.check_evaluation_plan(dict.fromkeys(ch8.PLAN_KEYS)).message
-    for junk in ([PLAN], "plan", 3):
-        result = ch8.check_evaluation_plan(junk)
-        assert not result.passed and "must be a dict" in result.message
-
-
-def test_the_plan_keeps_only_decisions():
-    """The sampling settings come from main's record; the reader no longer copies them."""
-    assert set(ch8.PLAN_KEYS) == set(PLAN)
-    assert not {"n", "temperature", "token_budget", "template"} & set(ch8.PLAN_KEYS)
+def test_the_gap_check_refuses_a_missing_answer_or_prediction_before_reading_a_run(answer, predicted, says):
+    result = ch8.check_test_pick_gap(answer, seeds=(), predicted=predicted)
+    assert not result.passed and says in result.message
 
 
 def _reference_compare(after: EvalResult, before: EvalResult):

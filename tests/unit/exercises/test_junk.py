@@ -3,7 +3,7 @@
 Every registered exercise's checker is fed junk as its answer by
 tests/runs/test_exercise_registry.py; this file also feeds junk in the other
 arguments (a record, prompts), and covers the checkers not yet registered.
-The checkers that replay trained runs (chapter 8's plan, selection, record
+The checkers that replay trained runs (chapter 8's gap, selection, record
 review and retained test) are fed junk that they refuse
 before loading a run; the rest get any junk hypothesis draws.
 """
@@ -18,7 +18,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rlbook.exercises import ch1, ch2, ch8
+from rlbook.exercises import as_number, ch1, ch2, ch3, ch8
 
 RECORD = {
     "prompt": "U:1+4?|A:",
@@ -58,16 +58,25 @@ CHECKS = [
     lambda a: ch1.check_rollout_labels(dict.fromkeys(ch1.LABELS, 1), a),
     ch1.check_advantages,
     ch1.check_chance_of_a_right_answer,
+    lambda a: ch1.check_below_half(a, (0.0, 0.3, 0.9), 2, 4),
+    lambda a: ch1.check_below_half({2: 1, 4: 1}, a, 2, 4),
+    lambda a: ch1.check_below_half({2: 1, 4: 1}, (0.0, 0.3, 0.9), a, 4),
+    lambda a: ch1.check_pushes(a, [[1, 0], [1, 1]], [[1, 1], [0, 1]]),
+    lambda a: ch1.check_pushes({"first": (1, 1, 2), "last": (1, 1, 2)}, a, a),
+    lambda a: ch3.check_push_size(a, [[1, 0], [1, 1]], [[1, 1], [0, 1]]),
+    lambda a: ch3.check_push_size({"first": (0.25, 0.5), "last": (0.25, 0.5)}, a, a),
     lambda a: ch2.check_process_scorer(a, ["U:3+4+5?|A:"], ["7,12#"]),
     lambda a: ch2.check_process_scorer(ch2.reference_process_score, a, a),
     ch2.check_verifier,
     lambda a: ch2.check_blind_spot(a, ch2.reference_verifier),
     lambda a: ch2.check_blind_spot("6,12#", a),
     lambda a: ch2.check_rule_change(a, ["U:3+4+5?|A:"] * 3, ["7,12#", "6,12#", "6,11#"]),
+    lambda a: ch2.check_disagreement_count(a, ["U:3+4+5?|A:"] * 4, ["7,12#", "6,12#", "7,12#3", "7,13#"]),
+    lambda a: ch2.check_disagreement_count(1, a, a),
     lambda a: ch2.check_disagreement_pick(a, ["U:3+4+5?|A:"] * 4, ["7,12#", "6,12#", "7,12#", "7,13#"]),
     lambda a: ch2.check_disagreement_pick(1, a, a),
     ch1.check_definitions,
-    lambda a: ch8.check_evaluation_plan(a if not isinstance(a, dict) else dict(a, checkpoints="best")),
+    lambda a: ch8.check_test_pick_gap(ch8.pick_gap, predicted=a if a is not None and as_number(a) is None else "?"),
     ch8.check_matched_comparison,
     lambda a: ch8.check_reward_versioning(a, *ch8.VERSIONING_CASES[0]),
 ]
@@ -88,6 +97,6 @@ def test_every_checker_answers_junk_with_a_message(answer, which):
 def test_run_replaying_checkers_refuse_junk_that_is_not_a_function(answer):
     if callable(answer):
         return
-    for check in (ch8.check_retained_test, ch8.check_pick_and_score, ch8.check_record_review):
+    for check in (ch8.check_retained_test, ch8.check_pick_and_score, ch8.check_record_review, ch8.check_test_pick_gap):
         result = check(answer)
         assert not result.passed and ("must be a function" in result.message or "no answer yet" in result.message)
