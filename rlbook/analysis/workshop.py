@@ -38,8 +38,17 @@ from . import plots
 N_SAMPLES = 32
 """Samples per sum in the workshop (the course plate's 32)."""
 
-KINDS = ("confidently right", "confidently wrong", "uncertain")
+KINDS = ("confidently right", "never right", "uncertain")
 """The three kinds of held-out sum the workshop shows, in the order it shows them."""
+ALL_KINDS = ("confidently right", "uncertain", "rarely right", "never right")
+"""Every kind of :func:`classify_prompts`, from the most often right to the least: a partition of the sums."""
+RIGHT_BAR = 0.8
+"""The share of right samples from which a sum is confidently right (:func:`classify_prompts`)."""
+RARE_BAR = 0.2
+"""The share of right samples below which a sum that was ever right is rarely right (:func:`classify_prompts`)."""
+DOMINANT = 0.5
+"""The share of the samples a favourite answer needs to dominate: a policy is confident in an answer it gives at
+least this often (chapter 1 calls a never-right sum confidently wrong only then)."""
 
 DEMO_LR = 1e-5
 """Learning rate of :func:`one_update`, the single-group update of chapter 1.
@@ -83,25 +92,29 @@ def recorded_samples(run: Run, step: int = 1) -> EvalResult:
     return result
 
 
-def classify_prompts(result: EvalResult, right: float = 0.8, uncertain: tuple[float, float] = (0.2, 0.7)) -> dict:
-    """Sort tasks into confidently right, confidently wrong (no sample right) and uncertain.
+def classify_prompts(result: EvalResult, right: float = RIGHT_BAR, rare: float = RARE_BAR) -> dict:
+    """Sort every task into one of :data:`ALL_KINDS` by its share of right samples: a partition of the tasks.
 
-    Chapter 1's workshop picks its three sums from this, never by hand. The
-    bar for confidently right is 0.8 rather than 0.9 because a weak SFT draw
-    can leave no held-out sum at 0.9 (one seed of ``base`` topped out at 27
-    of 32 samples right in one numerical variant), while in nine variants
-    every seed had at least six sums at 0.8 or more; the uncertain band
-    stops at 0.7 so that the kinds do not share a rate.
+    Confidently right from ``right`` up (the right answer is then the
+    favourite by far), uncertain from ``rare`` up to below ``right``, rarely
+    right above 0 and below ``rare``, never right at 0 (no sample right).
+    Every task lands in exactly one kind, so the counts add up to the number
+    of tasks. Chapter 1's workshop picks its three sums from this, never by
+    hand. The bar for confidently right is 0.8 rather than 0.9 because a weak
+    SFT draw can leave no held-out sum at 0.9 (one seed of ``base`` topped
+    out at 27 of 32 samples right in one numerical variant), while in nine
+    variants every seed had at least six sums at 0.8 or more.
     """
-    rates = result.per_prompt
-    kinds: dict[str, list[Task]] = {"confidently right": [], "confidently wrong": [], "uncertain": []}
-    for task, rate in zip(result.tasks, rates):
+    kinds: dict[str, list[Task]] = {kind: [] for kind in ALL_KINDS}
+    for task, rate in zip(result.tasks, result.per_prompt):
         if rate >= right:
             kinds["confidently right"].append(task)
-        elif rate == 0:
-            kinds["confidently wrong"].append(task)
-        elif uncertain[0] <= rate <= uncertain[1]:
+        elif rate >= rare:
             kinds["uncertain"].append(task)
+        elif rate > 0:
+            kinds["rarely right"].append(task)
+        else:
+            kinds["never right"].append(task)
     return kinds
 
 
@@ -109,7 +122,7 @@ def pick_workshop_sums(result: EvalResult, policy: Policy | None = None) -> dict
     """One sum of each kind, chosen by code from an evaluation (chapter 1's workshop).
 
     Uses :func:`classify_prompts`. Among the confidently right
-    it takes the highest success rate; among the confidently wrong (no sample
+    it takes the highest success rate; among the never right (no sample
     right) the one whose right answer has the smallest exact probability when
     ``policy`` is given (the sum a group of samples is least likely to get
     right), then the one whose commonest answer is most frequent; among the
@@ -126,11 +139,11 @@ def pick_workshop_sums(result: EvalResult, policy: Policy | None = None) -> dict
     top_count = {t: result.answers(i)[0][1] for i, t in enumerate(result.tasks)}
     exact = {
         t: exact_expected_reward(policy, t) if policy is not None else 0.0
-        for t in kinds["confidently right"] + kinds["confidently wrong"]
+        for t in kinds["confidently right"] + kinds["never right"]
     }
     return {
         "confidently right": max(kinds["confidently right"], key=lambda t: (rate[t], exact[t])),
-        "confidently wrong": min(kinds["confidently wrong"], key=lambda t: (exact[t], -top_count[t])),
+        "never right": min(kinds["never right"], key=lambda t: (exact[t], -top_count[t])),
         "uncertain": min(kinds["uncertain"], key=lambda t: abs(rate[t] - 0.5)),
     }
 
@@ -408,15 +421,18 @@ def rollout_record(policy: Policy, task: Task, seed: int = 0) -> dict:
     """One real rollout as the book records it, with the verifier's verdict (Exercise 1.1).
 
     The first of up to 64 samples that ended with the end-of-turn mark after
-    at least one digit, so that it has two actions or more. Its fields are
+    at least one digit, so that it has two actions or more, and whose first
+    two characters (actions 0 and 1) differ, so that a reader who counts the
+    actions from 1 instead of 0 names a different action. Its fields are
     those of :meth:`rlbook.core.sampling.Rollouts.as_rows` plus ``reward``,
     ``status`` and ``reason``.
     """
     rollouts = sample(policy, [task.prompt], n=64, generator=torch.Generator().manual_seed(seed))
     rows = rollouts.as_rows()
-    row = next((r for r in rows if r["termination"] == "end-of-turn" and len(r["completion"]) >= 2), None)
+    two_different = (r for r in rows if r["termination"] == "end-of-turn" and len(set(r["completion"][:2])) == 2)
+    row = next(two_different, None)
     if row is None:
-        raise ValueError(f"no sample for {task.name} has two actions or more")
+        raise ValueError(f"no sample for {task.name} has two actions or more, the first two different")
     verdict = rw.get_verifier("exact")(row["prompt"], row["completion"])
     return {**row, "reward": verdict.reward, "status": verdict.status, "reason": verdict.reason}
 

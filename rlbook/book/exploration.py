@@ -77,7 +77,14 @@ def _composition(seed: int) -> dict:
     """What ``main``'s batches are made of, step by step, and how its reward gain splits."""
     flow = audit.run_composition(load("main", seed).rollouts)
     keys = ("step", *audit.CATEGORIES, "duplicate_accepted", "duplicate_incorrect", "novel_share", "reward_mean")
-    return {"flow": {k: [row[k] for row in flow] for k in keys}, "trend": audit.sharpening(flow, window=WINDOW)}
+    # A group holds at most one distinct right answer, so the share of new right answers times the group size is
+    # the share of groups that hold a right answer at all: at the first step and over the last WINDOW steps.
+    right = [MAIN.group_size * row["accepted"] for row in flow]
+    return {
+        "flow": {k: [row[k] for row in flow] for k in keys},
+        "trend": audit.sharpening(flow, window=WINDOW),
+        "groups_right": {"first": right[0], "late": float(np.mean(right[-WINDOW:]))},
+    }
 
 
 def _before_after(seed: int) -> dict:
@@ -105,16 +112,19 @@ def _before_after(seed: int) -> dict:
 
 
 def _own_format(seed: int) -> dict:
-    """What the policy knows of the held-out sums in its pretraining format, before SFT and after RL."""
-    heldout, run = world.split("heldout"), load("main", seed)
-    pretrained = load("base", seed).policy(0)
-    return {
-        "own": float(audit.own_format_accuracy(pretrained, heldout, seed=seed).mean()),
-        "greedy": float(audit.own_format_accuracy(pretrained, heldout, greedy=True).mean()),
-        "before": run.evals[0]["heldout_expected_reward"],
-        "after": run.evals[-1]["heldout_expected_reward"],
-        "own_after": float(audit.own_format_accuracy(run.policy(), heldout, seed=seed).mean()),
-    }
+    """What the policy knows of the held-out sums in its pretraining format: pretrained, after SFT, after RL.
+
+    Sampled (``own``, ``own_sft``, ``own_after``) and greedy (``greedy``,
+    ``greedy_sft``, ``greedy_after``), with held-out expected reward in the
+    chat format at the first and last checkpoint of ``main``.
+    """
+    heldout, run, base = world.split("heldout"), load("main", seed), load("base", seed)
+    stages = {"": base.policy(0), "_sft": base.policy(), "_after": run.policy()}  # pretrained, after SFT, after RL
+    out = {"before": run.evals[0]["heldout_expected_reward"], "after": run.evals[-1]["heldout_expected_reward"]}
+    for tail, policy in stages.items():
+        out[f"own{tail}"] = float(audit.own_format_accuracy(policy, heldout, seed=seed).mean())
+        out[f"greedy{tail}"] = float(audit.own_format_accuracy(policy, heldout, greedy=True).mean())
+    return out
 
 
 def _collection(seed: int) -> dict:
@@ -202,18 +212,39 @@ def _greedy(own: list[dict], n: int) -> str:
     return f"right on {phrasing.span(right, 'd')} of the {n} held-out sums"
 
 
-def _widened(pk: list[dict], seeds: tuple[int, ...]) -> str:
-    """What ``main`` did on the sums ``base`` never solved, and on those it solved: said only where it happened."""
-    widened = [p["widened"] for p in pk]
-    narrowed = [p["narrowed"] for p in pk]
-    parts = []
-    if any(widened):
-        parts.append(f"`main` solved {_range(widened, 'd')} of them at least once")
+def _widened(pk: list[dict], seeds: tuple[int, ...], n: int) -> str:
+    """The sums ``base`` never solved and what ``main`` did on them, seed by seed and in all, as sentences.
+
+    The counts of every seed are named with their total, never as a range of counts against a range of counts
+    ("never solved 7, 10 and 8 of the 40 sums on seeds 0, 1 and 2, 25 in all"); the sums ``main`` lost are said
+    only where it lost some.
+    """
+    never = [int(p["never_before"]) for p in pk]
+    widened = [int(p["widened"]) for p in pk]
+    narrowed = [int(p["narrowed"]) for p in pk]
+    where = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {phrasing.listing(seeds)}"
+    total, solved = sum(never), sum(widened)
+
+    def all_of(counts: list[int]) -> str:
+        return "" if len(counts) == 1 else f", {sum(counts):,} over the {phrasing.number_word(len(counts))} seeds"
+
+    said = f"`base` never solved {phrasing.in_order(never)} of the {n} sums on {where}{all_of(never)}."
+    if not total:
+        said = f"`base` solved every one of the {n} sums at least once on {phrasing.seeds(seeds, seeds)}."
+    elif not solved:
+        said += " `main` solved none of them either."
+    elif len(seeds) == 1:
+        said += f" `main` solved {solved} of them at least once."
+    else:
+        said += f" `main` solved {phrasing.in_order(widened)} of them at least once, {solved} of the {total}."
+    if solved:
+        said += " Those sums are the only evidence of discovery here."
     if any(narrowed):
-        parts.append(f"it never solved {_range(narrowed, 'd')} sums that `base` had solved")
-    if not parts:
-        return "`main` solved none of them either, and solved every sum `base` had solved."
-    return "; ".join(parts) + (" (ranges over the seeds)." if len(seeds) > 1 else ".")
+        said += (
+            f" In the other direction, `main` never solved {phrasing.in_order(narrowed)} sums that `base` had"
+            f" solved{all_of(narrowed)}."
+        )
+    return said
 
 
 def _tables(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
@@ -277,7 +308,7 @@ def _tables(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
                 "seed",
                 "reward gain",
                 "gain in repeated right answers",
-                "new right answers, late",
+                "groups with a right answer, first step → late",
                 "novel share, early → late",
             ],
             "rows": [
@@ -285,11 +316,11 @@ def _tables(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
                     s,
                     f"{t['reward_gain']:.3f}",
                     f"{t['repeat_gain']:.3f}",
-                    f"{t['accepted_late']:.3f}",
+                    f"{g['first']:.0%}{ARROW}{g['late']:.0%}",
                     f"{t['novel_early']:.1%}{ARROW}{t['novel_late']:.1%}",
                 ]
                 for s in seeds
-                for t in [by_seed[s]["main"]["trend"]]
+                for t, g in [(by_seed[s]["main"]["trend"], by_seed[s]["main"]["groups_right"])]
             ],
         },
         "passk": {
@@ -313,18 +344,16 @@ def _tables(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
         "own": {
             "header": [
                 "seed",
-                "own format, sampled",
-                "own format, greedy",
+                "own format, sampled: pretrained → SFT → RL",
+                "own format, greedy: pretrained → SFT → RL",
                 "chat, before → after RL",
-                "own format, after RL",
             ],
             "rows": [
                 [
                     s,
-                    f"{o['own']:.2f}",
-                    f"{o['greedy']:.2f}",
+                    ARROW.join(f"{o[k]:.2f}" for k in ("own", "own_sft", "own_after")),
+                    ARROW.join(f"{o[k]:.2f}" for k in ("greedy", "greedy_sft", "greedy_after")),
                     f"{o['before']:.2f}{ARROW}{o['after']:.2f}",
-                    f"{o['own_after']:.2f}",
                 ]
                 for s in seeds
                 for o in [by_seed[s]["own"]]
@@ -408,8 +437,10 @@ def _phrases(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
         "pass1_after": _range([p["after"][0] for p in pk]),
         "gap_last": _range([p["gap"][-1] for p in pk]),
         "on_solved": _range([p["on_solved"] for p in pk], ".0%"),
-        "never_before": _range([p["never_before"] for p in pk], "d"),
-        "widened": _widened(pk, seeds),
+        "groups_right_first": _range([by_seed[s]["main"]["groups_right"]["first"] for s in seeds], ".0%"),
+        "groups_right_late": _range([by_seed[s]["main"]["groups_right"]["late"] for s in seeds], ".0%"),
+        "new_room": Num(max((1 - by_seed[s]["main"]["groups_right"]["first"]) / MAIN.group_size for s in seeds), ".3f"),
+        "widened": _widened(pk, seeds, n_heldout),
         "rate_bound": Num(3 / PASSK_N, ".1%"),
         "own": _range([o["own"] for o in own], ".0%"),
         "greedy": _greedy(own, n_heldout),
@@ -420,7 +451,40 @@ def _phrases(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
         "stale_versus": _versus(final, "stale", "main"),
         "kept": _range([k["kept"] / k["generated"] for k in kept], ".0%"),
         "rft_rise": _range([c["accepted-only"]["heldout"][-1] - c["accepted-only"]["heldout"][0] for c in col]),
+        "rft_versus": _rft_versus(final["accepted-only"], final["main"], seeds),
+        "rft_gap": Num(max(abs(a - m) for a, m in zip(final["accepted-only"], final["main"])), ".2f"),
+        "own_stages": _own_stages(by_seed[shown_seed(seeds)]["own"], shown_seed(seeds)),
+        "own_lost": _own_lost(own, seeds),
     }
+
+
+def _rft_versus(picky: list[float], main: list[float], seeds: tuple[int, ...]) -> str:
+    """Where ``accepted-only`` ended against ``main``, seed by seed, as the tables print both (two decimals)."""
+    a, m = [round(x, 2) for x in picky], [round(x, 2) for x in main]
+    values = (
+        f"at {phrasing.in_order([f'{x:.2f}' for x in a])} against `main`'s {phrasing.in_order([f'{x:.2f}' for x in m])}"
+    )
+    where = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {phrasing.listing(seeds)}"
+    sides = phrasing.by_side(a, m, seeds, "above `main`", "below it", "level with it", joiner=" and ")
+    return f"{values} on {where}: {sides}"
+
+
+def _own_stages(own: dict, seed: int) -> str:
+    """What each stage did to the pretraining format on the shown seed: sampled and greedy accuracy, as a sentence."""
+    return (
+        f"On seed {seed}, SFT took the sampled accuracy in that format from {own['own']:.2f} to {own['own_sft']:.2f} "
+        f"and the greedy one from {own['greedy']:.2f} to {own['greedy_sft']:.2f}; RL took them on to "
+        f"{own['own_after']:.2f} and {own['greedy_after']:.2f}."
+    )
+
+
+def _own_lost(own: list[dict], seeds: tuple[int, ...]) -> str:
+    """Which stage lost more of the pretraining format's sampled accuracy, seed by seed, in words."""
+    rl = [o["own_sft"] - o["own_after"] for o in own]
+    sft = [o["own"] - o["own_sft"] for o in own]
+    return phrasing.by_side(
+        rl, sft, seeds, "RL lost more than SFT", "SFT lost more than RL", "the two lost the same", joiner="; "
+    )
 
 
 def _every(check):
@@ -579,6 +643,21 @@ CLAIMS = (
         "keeping the accepted rollouts raises held-out reward by more than 0.1 by the last step compared, every seed",
         _every(lambda s: s.collection["accepted-only"].heldout[-1] - s.collection["accepted-only"].heldout[0] > 0.1),
         kind="law",
+    ),
+    Claim(
+        "rft-versus-main",
+        "accepted-only ends level with or above main at the last step compared (as printed), seed by seed",
+        _every(
+            lambda s: round(s.collection["accepted-only"].heldout[-1], 2) >= round(s.collection.main.heldout[-1], 2)
+        ),
+        kind="finding",
+    ),
+    Claim(
+        "rl-forgets-more",
+        "RL lowers the pretraining format's sampled accuracy more than SFT did, seed by seed",
+        _every(lambda s: s.own.own_sft - s.own.own_after > s.own.own - s.own.own_sft),
+        lambda F: [(F.by_seed[s].own.own, F.by_seed[s].own.own_sft, F.by_seed[s].own.own_after) for s in F.seeds],
+        kind="finding",
     ),
     Claim(
         "rft-near-main",

@@ -170,6 +170,35 @@ def _takeover_sentence(hack: dict, taken: list[int], seeds: tuple[int, ...]) -> 
     )
 
 
+def heldout_fall(steps: list[int], heldout: list[float]) -> str:
+    """What held-out accuracy did after the start of a run the loophole took over, as the end of a sentence.
+
+    Where it reached 0.00 (as printed) and stayed there, says from which
+    checkpoint; otherwise gives its best later checkpoint and where it
+    ended. It never offers a bound of 0.00 as evidence.
+    """
+    start, shown = heldout[0], [f"{v:.2f}" for v in heldout]
+    zero_from = next((i for i in range(1, len(heldout)) if all(v == "0.00" for v in shown[i:])), None)
+    if zero_from is not None:
+        if zero_from == len(heldout) - 1:
+            return f"fell from {start:.2f} at the start to 0.00 at the last checkpoint, step {steps[-1]}"
+        return (
+            f"fell from {start:.2f} at the start to 0.00 by step {steps[zero_from]} and stayed there to the last "
+            f"checkpoint, step {steps[-1]}"
+        )
+    best = int(np.argmax(heldout[1:])) + 1
+    return (
+        f"fell from {start:.2f} at the start and never came back: its best later checkpoint was "
+        f"{heldout[best]:.2f}, at step {steps[best]}, and it ended at {heldout[-1]:.2f}"
+    )
+
+
+def slow_versus(taken: list[int], slow_taken: list[int], seeds: tuple[int, ...]) -> str:
+    """Where the loophole took over at ``main``'s settings, against where it did in ``exploit``: the seeds of each,
+    never a comparative that a count of zero would make empty ("fewer", "none")."""
+    return f"the loophole took over on {phrasing.seeds(slow_taken, seeds)}, against {phrasing.seeds(taken, seeds)} in `exploit`"
+
+
 def _grew(share: list[float], ends: int = 5) -> bool:
     """Whether a loophole share rose over a run: its mean over the last ``ends`` steps above that over the first."""
     return float(np.mean(share[-ends:])) > float(np.mean(share[:ends]))
@@ -462,7 +491,7 @@ def _phrases(hack, judges, response, taken, slow_taken, shown, seeds) -> dict:
     out: dict = {
         **_judge_phrases(judges, seeds),
         "takeover": _takeover_sentence(hack, taken, seeds),
-        "slow_taken": phrasing.seeds(slow_taken, seeds),
+        "slow_versus": slow_versus(taken, slow_taken, seeds),
         "base_rate": phrasing.span([hack[s]["base_rate"] for s in seeds], ".1%"),
         "slow_growth": slow_growth({s: hack[s]["slow"]["share"] for s in seeds}, seeds),
     }
@@ -490,7 +519,7 @@ def _phrases(hack, judges, response, taken, slow_taken, shown, seeds) -> dict:
             "rollouts": h["rollouts"],
             "last_step": h["last_step"],
             "heldout_first": Num(h["report"]["heldout"][0]),
-            "heldout_best_after": Num(max(h["report"]["heldout"][1:])),
+            "heldout_fall": heldout_fall(h["report"]["steps"], h["report"]["heldout"]),
             "dip_step": dip["step"],
             "dip_right": Num(dip["right"], ".0%"),
             "first_right": Num(dip["first_right"], ".0%"),

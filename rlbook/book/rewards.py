@@ -236,7 +236,6 @@ def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
         "late_gap_min": min(late_gap),
         "outcome_rose": phrasing.seeds([r["seed"] for r in outcome if r["end_accuracy"] > r["start_accuracy"]], seeds),
         "shaped_rose": phrasing.seeds([r["seed"] for r in shaped if r["end_accuracy"] > r["start_accuracy"]], seeds),
-        "shaped_accuracy_wins": phrasing.seeds([s for s, g in zip(seeds, acc_gaps) if g > 0], seeds),
         "shaped_validity_wins": phrasing.seeds([s for s, g in zip(seeds, gaps) if g > 0], seeds),
         "accuracy_gaps": phrasing.span(acc_gaps, "+.3f", " to "),
         "validity_gaps": phrasing.span(gaps, "+.3f", " to "),

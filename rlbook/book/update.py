@@ -163,19 +163,101 @@ def _cap_sentence(capped: list[float], tokens: int, cap: float, reuse: int) -> s
     )
 
 
+COLLAPSE = 0.5
+"""A seed collapsed at the first checkpoint where its held-out expected reward fell below this share of its start."""
+
+
+def collapses(curve: credit.Curves, seeds: tuple[int, ...]) -> list[dict]:
+    """Where each seed of ``curve`` collapsed (:data:`COLLAPSE`): the seed, the checkpoint before and the one at
+    which it fell, with their values; seeds that never fell that far are left out."""
+    found = []
+    for seed, row in zip(seeds, curve.heldout):
+        for j in range(1, len(row)):
+            if not np.isnan(row[j]) and row[j] < COLLAPSE * row[0]:
+                steps = curve.eval_steps
+                found.append(
+                    {
+                        "seed": seed,
+                        "from_step": int(steps[j - 1]),
+                        "from": float(row[j - 1]),
+                        "step": int(steps[j]),
+                        "to": float(row[j]),
+                    }
+                )
+                break
+    return found
+
+
 def _penalty_sentence(curves: dict[str, credit.Curves], seeds: tuple[int, ...]) -> str:
-    """Whether ``ppo-kl`` ended a seed below where the base started, and which."""
-    start = curves["main"].heldout[:, 0]
-    final = curves["ppo-kl"].heldout[:, -1]
-    below = [seed for seed, s, f in zip(seeds, start, final) if f < s]
-    if below:
+    """Where ``ppo-kl`` collapsed, from its held-out curve, or how low it went where it never did."""
+    fell = collapses(curves["ppo-kl"], seeds)
+    if fell:
+        items = [
+            f"on seed {c['seed']}, from {c['from']:.3f} at step {c['from_step']} to {c['to']:.3f} at step {c['step']}"
+            for c in fell
+        ]
+        where = items[0] if len(items) == 1 else "; ".join(items[:-1]) + "; and " + items[-1]
         return (
-            f"`ppo-kl` did end {phrasing.seeds(below, seeds)} below where the base started, so look at how the "
-            "penalty is estimated."
+            f"Yet `ppo-kl` collapsed: its held-out expected reward fell below half of where the base started {where}. "
+            "The penalty as the objective describes it cannot explain that, so look at how it is estimated."
+        )
+    heldout = curves["ppo-kl"].heldout
+    return (
+        f"`ppo-kl` collapsed on no seed: its lowest held-out value after the start was {np.nanmin(heldout[:, 1:]):.3f}, "
+        f"against a start of {phrasing.span(heldout[:, 0].tolist(), '.3f')}. Still, look at how the penalty is "
+        "estimated, since the estimate is not the penalty the objective describes."
+    )
+
+
+def equal_updates(ppo: credit.Curves, main_evals: list[list[dict]], reuse: int) -> dict | None:
+    """``ppo`` and ``main`` after the same number of optimiser steps: the most that both reached at a checkpoint.
+
+    ``ppo`` takes ``reuse`` optimiser steps per batch and ``main`` one, so
+    ``ppo``'s step s is ``main``'s step s * reuse. ``main_evals`` are the
+    evaluations of ``main``'s full run on each seed, past the comparison's
+    last step. None when no count beyond the start is shared. A ``ppo`` seed
+    the guard stopped before the checkpoint is left out of its mean.
+    """
+    main_steps = set.intersection(*({int(e["step"]) for e in evals} for evals in main_evals))
+    shared = [int(s) * reuse for s in ppo.eval_steps if s > 0 and int(s) * reuse in main_steps]
+    if not shared:
+        return None
+    updates = max(shared)
+    at = ppo.heldout[:, list(ppo.eval_steps).index(updates // reuse)]
+    ppo_values = at[~np.isnan(at)]
+    main_values = np.array(
+        [next(e["heldout_expected_reward"] for e in ev if e["step"] == updates) for ev in main_evals]
+    )
+    if ppo_values.min() > main_values.max():
+        order = "every seed of `ppo` above every seed of `main`"
+    elif ppo_values.max() < main_values.min():
+        order = "every seed of `ppo` below every seed of `main`"
+    else:
+        order = "with the seeds of the two runs overlapping"
+    return {
+        "updates": updates,
+        "ppo_step": updates // reuse,
+        "ppo": float(ppo_values.mean()),
+        "main": float(main_values.mean()),
+        "order": order,
+    }
+
+
+def _updates_sentence(equal: dict | None, last: int, reuse: int, main_steps: int) -> str:
+    """How many optimiser steps ``ppo`` and ``main`` took on the same batches, and how they compare at equal steps."""
+    same = (
+        f"In {last} steps both sampled {last} batches of the same size, but `ppo` took {last * reuse} optimiser "
+        f"steps on its batches to `main`'s {last}."
+    )
+    if equal is None:
+        return (
+            f"{same} The checkpoints of the two runs share no number of optimiser steps beyond the start, so they "
+            "cannot be compared at equal updates."
         )
     return (
-        "`ppo-kl` kept every seed above where the base started; still, look at how the penalty is estimated, "
-        "since the estimate is not the penalty the objective describes."
+        f"{same} Compared at equal optimiser steps instead, {equal['updates']} each (`ppo`'s step "
+        f"{equal['ppo_step']}, and `main`'s step {equal['updates']} of the {main_steps} it runs in all), `ppo` had a "
+        f"mean of {equal['ppo']:.3f} against `main`'s {equal['main']:.3f}, {equal['order']}."
     )
 
 
@@ -261,6 +343,10 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "final": final,
         "worst": worst,
         "penalty_sentence": _penalty_sentence(curves, seeds),
+        "collapses": collapses(curves["ppo-kl"], seeds),
+        "updates_sentence": _updates_sentence(
+            equal_updates(curves["ppo"], [load("main", seed).evals for seed in seeds], reuse), last, reuse, MAIN.steps
+        ),
         "kl_ratio_finals": phrasing.in_order([f"{v:.3f}" for v in curves["ppo-kl-ratio"].final]),
         "kl_finals": phrasing.in_order([f"{v:.3f}" for v in curves["ppo-kl"].final]),
         "versus": _versus(curves, PAIRS),

@@ -15,7 +15,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from rlbook.core.rewards import STATUSES
 from rlbook.figures import style
 
-KIND_COLOURS = {"confidently right": style.TEAL, "confidently wrong": style.ORANGE, "uncertain": style.PURPLE}
+KIND_COLOURS = {"confidently right": style.TEAL, "never right": style.ORANGE, "uncertain": style.PURPLE}
 
 
 def shown(completion: str) -> str:

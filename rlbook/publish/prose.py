@@ -11,8 +11,12 @@ are filled in, and by the book's tests. Two things are checked
   lowest, 0.55", "is 10 (the right one is 10)"), a range whose ends agree
   ("between 0.00 and 0.00"), a list of equal values ("0.062 / 0.062 /
   0.062", "(seeds 0: 0.00, 1: 0.00, 2: 0.00)"), a direction claimed over a
-  range that crosses zero ("higher ... by margins from -0.020 to +0.011"), or
-  a count hedged to survive any draw ("3 of them (seeds 0, 1, 2)").
+  range that crosses zero ("higher ... by margins from -0.020 to +0.011"),
+  a count hedged to survive any draw ("3 of them (seeds 0, 1, 2)"), a
+  comparative of a count of zero ("fewer seeds ... on none of the three"), a
+  bound of zero offered as evidence ("never again rose above 0.00"), or a
+  partition whose parts do not add up to the whole ("Of the 40, 13 ..., 8
+  ... and 9 ...").
 - **One sitting per chapter.** Prose words (without code, tables, captions,
   math and the exercises), the reading time at :data:`WORDS_PER_MINUTE`, and
   the numbers per hundred prose words, each with its limit.
@@ -64,6 +68,19 @@ DEGENERATE = [
         re.compile(r"\b\d+ of them \(seeds? [\d, and]+\)"),
         "a count hedged to survive any draw: say 'every seed' or name the seeds (rlbook.book.phrasing)",
     ),
+    (
+        re.compile(
+            r"(?i)\bfewer (?:seeds|runs)\b.{0,120}?\b(?:none|no seeds?)\b|\b(?:none|no) (?:of the \w+ )?(?:seeds|runs)\b.{0,120}?\bfewer\b"
+        ),
+        "a comparative of a count of zero ('fewer' ... 'none'): say 'none', against what the other did",
+    ),
+    (
+        re.compile(
+            r"\b(?:never|not|no)\b[^.]{0,60}?\b(?:above|over|exceed\w*|higher than|more than|beyond)\s+0\.0+(?!\d)"
+            r"|\bat most 0\.0+(?!\d)"
+        ),
+        "a bound of zero offered as evidence (never above 0.00): say when it reached zero and that it stayed there",
+    ),
 ]
 
 
@@ -108,16 +125,46 @@ def sentences(text: str) -> list[str]:
 def degenerate(text: str, page: str = "") -> list[Problem]:
     """Every sentence of ``text`` (prose) that offers a degenerate quantity as evidence."""
     found = []
+    previous = ""
     for sentence in sentences(text):
         for pattern, why in DEGENERATE:
             if pattern.search(sentence):
                 found.append(Problem(page, sentence, why))
         found += [Problem(page, sentence, why) for why in _self_comparisons(sentence)]
+        found += [Problem(page, sentence, why) for why in _hedges(sentence, previous)]
+        previous = sentence
     return found
 
 
+RANGE_TO_RANGE = re.compile(
+    r"(?<![\w.])\d+[–-]\d+ of (?:the )?\d[\d,]*\b[^.]*?(?<![\w.])\d+[–-]\d+ of (?:them|those)\b"
+)
+"""A range of counts set against a range of counts ("never solved 2–5 of the 40 sums; ... solved 2–5 of them"),
+which hides which seed did what."""
+EITHER_WAY = (
+    re.compile(r"\bat least as (?:large|much|many|high|good|often)\b"),
+    re.compile(r"\b(?:smaller|less|fewer|lower|worse)\b[^.]{0,80}?\bthan\b"),
+)
+"""The two halves of a comparison worded to hold whichever way it came out ("a smaller edge than X on seed 2 and
+an edge at least as large as X on seeds 0 and 1")."""
+
+
+def _hedges(sentence: str, previous: str = "") -> Iterable[str]:
+    """Wording that survives any outcome: a range of counts against a range of counts, a comparison said both ways,
+    or "the other N" after a sentence that counted none of the N (so that "the other N" means all of them)."""
+    if RANGE_TO_RANGE.search(sentence):
+        yield "a range of counts set against a range of counts: give each seed's count and the total"
+    if all(p.search(sentence) for p in EITHER_WAY):
+        yield "a comparison worded to hold whichever way it came out: give the values, seed by seed or as a mean"
+    for m in re.finditer(r"\b(?:[Nn]one|0) of the (\d[\d,]*)\b", f"{previous} {sentence}"):
+        if re.search(rf"\b[Tt]he other {m.group(1)}\b", sentence):
+            yield f"'the other {m.group(1)}' after none of the {m.group(1)}: it means all of them, so say 'all'"
+
+
 def _self_comparisons(sentence: str) -> Iterable[str]:
-    """A value compared with itself, or a labelled list whose values are all the same."""
+    """A value compared with itself, a labelled list whose values are all the same, or a partition that does not
+    add up."""
+    yield from _partitions(sentence)
     for m in re.finditer(
         r"\bfrom ([+−-]?\d[\d.,]*%?)\b(.{0,80}?)\bto\b(.{0,40}?)(?<![\w.])([+−-]?\d[\d.,]*%?)", sentence
     ):
@@ -146,6 +193,19 @@ def _self_comparisons(sentence: str) -> Iterable[str]:
         low, high = (_number(v) for v in m.groups())
         if low is not None and high is not None and low < 0 < high:
             yield f"a direction claimed over a range that crosses zero (from {m.group(1)} to {m.group(2)})"
+
+
+def _partitions(sentence: str) -> Iterable[str]:
+    """A whole split into three or more counted parts ("Of the 40, 13 are ..., 8 ... and 9 ...") whose counts do
+    not add up to it: a partition with a part left unnamed."""
+    for m in re.finditer(r"\bOf the (\d[\d,]*)\b[^,.;:]*, (.+?)(?=[.;:]\s|[.;:]?$)", sentence):
+        parts = [p.strip() for p in re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group(2))]
+        counts = [re.match(r"(\d[\d,]*) ", p) for p in parts]
+        if len(parts) >= 3 and all(counts):
+            total = sum(int(c.group(1).replace(",", "")) for c in counts if c)
+            whole = int(m.group(1).replace(",", ""))
+            if total != whole:
+                yield f"a partition whose parts add up to {total}, not to the whole, {whole}: name every part"
 
 
 VALUE = r"[+−-]?\d[\d,]*(?:\.\d+)?%?"

@@ -146,7 +146,9 @@ def test_a_changed_recipe_says_what_it_is_and_trains_with_it(page, panels, works
     lab.get_by_label("none: each answer's advantage is its reward (plain REINFORCE)").check()
     lab.get_by_label("4", exact=True).check()
     about = lab.locator(".rw-about").inner_text()
-    assert about.startswith("No run of the book used this recipe: main's, with another group size g, baseline.")
+    assert about.startswith(
+        "No run of the book used this recipe: it is main's with a different group size and baseline."
+    )
     lab.get_by_role("button", name="Step", exact=True).click()
     _wait_steps(page, 1)
     record = page.evaluate(f"{LAB}.workshopRun.steps[0].watch")  # the lab opens on base's least sure training sum

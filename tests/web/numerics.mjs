@@ -25,6 +25,10 @@ const { wilsonInterval } = await load("stats.js");
 const { judge, lossAndGradient, Trainer } = await load("train.js");
 const { AdamW } = await load("update.js");
 const { startingSum } = await load("sample-panel.js");
+const { loopholeText } = await load("controls.js");
+const { summaryText } = await load("lab-panel.js");
+const { describe } = await load("recipe.js");
+const { movedText } = await load("watch-view.js");
 const { verify } = await load("verifier.js");
 const { decodeCheckpoint, weightsHash } = await load("weights.js");
 
@@ -47,6 +51,10 @@ if (request.startingSum) {
   answer.startingSum = request.startingSum.map((sum) =>
     startingSum({ getElementById: (id) => (sum === null || id !== "rlbook-workshop-sum" ? null : { dataset: { sum } }) }));
 }
+if (request.movedText) answer.movedText = request.movedText.map(movedText);
+if (request.summaryText) answer.summaryText = request.summaryText.map(([run, refs, name]) => summaryText(run, refs, name));
+if (request.loopholeText) answer.loopholeText = request.loopholeText.map(loopholeText);
+if (request.describe) answer.describe = request.describe.map(([recipe, run]) => describe(data, recipe, run));
 if (request.wilson) answer.wilson = request.wilson.map(([s, n]) => wilsonInterval(s, n));
 if (request.advantages) {
   answer.advantages = request.advantages.map(({ rewards, groupSize, method }) => ({

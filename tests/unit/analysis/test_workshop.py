@@ -85,12 +85,12 @@ def test_picks_follow_the_rules():
     picks = workshop.pick_workshop_sums(result)
     assert {k: t.name for k, t in picks.items()} == {
         "confidently right": "2+2",
-        "confidently wrong": "4+4",
+        "never right": "4+4",
         "uncertain": "6+6",
     }
 
 
-def test_with_a_policy_the_confidently_wrong_pick_is_the_least_likely_to_be_right(monkeypatch):
+def test_with_a_policy_the_never_right_pick_is_the_least_likely_to_be_right(monkeypatch):
     result = _result(
         {
             (2, 2): ["4#"] * 10,
@@ -101,12 +101,12 @@ def test_with_a_policy_the_confidently_wrong_pick_is_the_least_likely_to_be_righ
     )
     exact = {(2, 2): 0.9, (3, 3): 0.001, (4, 4): 0.04}
     monkeypatch.setattr(workshop, "exact_expected_reward", lambda policy, task: exact[task.operands])
-    assert workshop.pick_workshop_sums(result, policy=object())["confidently wrong"].name == "3+3"
+    assert workshop.pick_workshop_sums(result, policy=object())["never right"].name == "3+3"
 
 
 def test_picks_say_which_kind_is_missing():
     result = _result({(2, 2): ["4#"] * 10, (6, 6): ["12#"] * 5 + ["13#"] * 5})
-    with pytest.raises(ValueError, match="confidently wrong"):
+    with pytest.raises(ValueError, match="never right"):
         workshop.pick_workshop_sums(result)
 
 
@@ -159,8 +159,29 @@ def test_try_it_worked_by_hand():
 def test_rollout_record_has_two_actions_and_a_verdict(tiny):
     record = workshop.rollout_record(tiny, Task((1, 4)), seed=0)
     assert record["completion"].endswith(EOT) and len(record["completion"]) >= 2
+    assert record["completion"][0] != record["completion"][1]
     assert record["status"] in ("accepted", "incorrect", "malformed")
     assert len(record["token_ids"]) == len(record["completion"])
+
+
+class _Sampled:
+    """Stands in for the sampler's rollouts: the rows it would return."""
+
+    def __init__(self, completions: list[tuple[str, str]]):
+        self.rows = [{"prompt": "U:5+6?|A:", "completion": c, "termination": t} for c, t in completions]
+
+    def as_rows(self) -> list[dict]:
+        return self.rows
+
+
+def test_rollout_record_skips_answers_whose_first_two_actions_are_the_same(monkeypatch):
+    sampled = _Sampled([("11#", "end-of-turn"), ("12", "budget"), ("1#", "end-of-turn"), ("12#", "end-of-turn")])
+    monkeypatch.setattr("rlbook.analysis.workshop.sample", lambda *args, **kwargs: sampled)
+    record = workshop.rollout_record(None, Task((5, 6)), seed=0)
+    assert record["completion"] == "1#" and record["status"] == "incorrect"
+    monkeypatch.setattr("rlbook.analysis.workshop.sample", lambda *args, **kwargs: _Sampled([("11#", "end-of-turn")]))
+    with pytest.raises(ValueError, match="first two different"):
+        workshop.rollout_record(None, Task((5, 6)), seed=0)
 
 
 def test_figures_draw(tiny):
@@ -217,16 +238,22 @@ def rates_result(rates: list[float], n: int = 20) -> EvalResult:
     return EvalResult(tasks, rewards, statuses, [["?"] * n for _ in rates])
 
 
-def test_classify_prompts_thresholds():
-    rates = [1.0, 0.8, 0.75, 0.7, 0.5, 0.2, 0.1, 0.05, 0.0]
+def test_classify_prompts_is_a_partition_at_its_bars():
+    rates = [1.0, 0.8, 0.75, 0.7, 0.5, 0.2, 0.15, 0.05, 0.0]
     kinds = workshop.classify_prompts(rates_result(rates))
     by_rate = {k: [rates[t.operands[1]] for t in v] for k, v in kinds.items()}
-    # 0.75 (between 0.7 and 0.8) and 0.1, 0.05 (above 0, below 0.2) belong to no class.
-    assert by_rate == {"confidently right": [1.0, 0.8], "confidently wrong": [0.0], "uncertain": [0.7, 0.5, 0.2]}
+    assert by_rate == {
+        "confidently right": [1.0, 0.8],
+        "uncertain": [0.75, 0.7, 0.5, 0.2],
+        "rarely right": [0.15, 0.05],
+        "never right": [0.0],
+    }
+    assert tuple(kinds) == workshop.ALL_KINDS and sum(len(v) for v in kinds.values()) == len(rates)
 
 
 def test_classify_prompts_custom_thresholds():
-    kinds = workshop.classify_prompts(rates_result([0.9, 0.1]), right=0.9, uncertain=(0.1, 0.5))
+    kinds = workshop.classify_prompts(rates_result([0.9, 0.1, 0.05]), right=0.9, rare=0.1)
     assert [t.name for t in kinds["confidently right"]] == ["0+0"]
     assert [t.name for t in kinds["uncertain"]] == ["0+1"]
-    assert kinds["confidently wrong"] == []
+    assert [t.name for t in kinds["rarely right"]] == ["0+2"]
+    assert kinds["never right"] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rlbook.book import exploration
+from rlbook.publish import prose
 
 SEEDS = (0, 1, 2)
 
@@ -15,15 +16,54 @@ def test_the_greedy_answer_never_reads_as_a_bound_that_says_nothing():
     )
 
 
-def test_what_main_did_on_base_s_unsolved_sums_is_said_only_where_it_happened():
-    both = [{"widened": 3, "narrowed": 2}, {"widened": 2, "narrowed": 2}, {"widened": 3, "narrowed": 3}]
-    assert exploration._widened(both, SEEDS) == (
-        "`main` solved 2–3 of them at least once; it never solved 2–3 sums "
-        "that `base` had solved (ranges over the seeds)."
+def _sums(never: int, widened: int, narrowed: int) -> dict:
+    return {"never_before": never, "widened": widened, "narrowed": narrowed}
+
+
+def test_the_sums_base_never_solved_are_counted_seed_by_seed_with_their_total():
+    said = exploration._widened([_sums(5, 5, 1), _sums(5, 4, 0), _sums(2, 2, 2)], SEEDS, 40)
+    assert said.startswith(
+        "`base` never solved 5, 5 and 2 of the 40 sums on seeds 0, 1 and 2, 12 over the three seeds. "
+        "`main` solved 5, 4 and 2 of them at least once, 11 of the 12. Those sums are the only evidence"
     )
-    gained = [{"widened": 1, "narrowed": 0}] * 3
-    assert "never solved" not in exploration._widened(gained, SEEDS)
-    assert exploration._widened([{"widened": 0, "narrowed": 0}] * 3, SEEDS).startswith("`main` solved none of them")
+    assert said.endswith("`main` never solved 1, 0 and 2 sums that `base` had solved, 3 over the three seeds.")
+    assert not prose.degenerate(said)
+
+
+def test_what_main_did_on_base_s_unsolved_sums_is_said_only_where_it_happened():
+    gained = [_sums(2, 1, 0)] * 3
+    assert "had solved" not in exploration._widened(gained, SEEDS, 40)
+    none = exploration._widened([_sums(2, 0, 0)] * 3, SEEDS, 40)
+    assert none.endswith("`main` solved none of them either.") and "evidence" not in none
+    assert exploration._widened([_sums(0, 0, 0)] * 3, SEEDS, 40) == (
+        "`base` solved every one of the 40 sums at least once on every seed."
+    )
+    assert exploration._widened([_sums(3, 1, 0)], (0,), 40).startswith(
+        "`base` never solved 3 of the 40 sums on seed 0. `main` solved 1 of them at least once."
+    )
+
+
+def test_accepted_only_against_main_gives_both_finals_and_the_side_of_each_seed():
+    said = exploration._rft_versus([0.4617, 0.4797, 0.518], [0.4508, 0.4906, 0.4961], SEEDS)
+    assert said == (
+        "at 0.46, 0.48 and 0.52 against `main`'s 0.45, 0.49 and 0.50 on seeds 0, 1 and 2: "
+        "above `main` on seeds 0 and 2 and below it on seed 1"
+    )
+    assert exploration._rft_versus([0.501, 0.6], [0.499, 0.5], (0, 1)).endswith(
+        "above `main` on seed 1 and level with it on seed 0"
+    )
+
+
+def test_the_loss_of_the_pretraining_format_is_split_between_sft_and_rl():
+    own = [
+        {"own": 0.86, "own_sft": 0.75, "own_after": 0.56, "greedy": 1.0, "greedy_sft": 0.9, "greedy_after": 0.8},
+        {"own": 0.86, "own_sft": 0.60, "own_after": 0.55, "greedy": 1.0, "greedy_sft": 0.9, "greedy_after": 0.8},
+    ]
+    assert exploration._own_lost(own, (0, 1)) == "RL lost more than SFT on seed 0; SFT lost more than RL on seed 1"
+    assert exploration._own_stages(own[0], 0) == (
+        "On seed 0, SFT took the sampled accuracy in that format from 0.86 to 0.75 and the greedy one from "
+        "1.00 to 0.90; RL took them on to 0.56 and 0.80."
+    )
 
 
 def test_where_rl_ended_against_the_own_format_mark_names_the_seeds():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rlbook.book import limits
+from rlbook.publish import prose
 
 SEEDS = (0, 1, 2)
 
@@ -75,3 +76,30 @@ def test_trusted_sentence_says_where_the_over_rated_answer_was_labelled_right_of
     )
     with pytest.raises(ValueError, match="fewer than 2"):
         limits.trusted_sentence({0: 1, 1: 0}, (0, 1))
+
+
+def test_heldout_fall_says_when_accuracy_reached_zero_and_stayed_there():
+    sentence = limits.heldout_fall([0, 5, 10, 15, 20], [0.30, 0.2, 0.004, 0.0, 0.001])
+    assert sentence == "fell from 0.30 at the start to 0.00 by step 10 and stayed there to the last checkpoint, step 20"
+    assert (
+        limits.heldout_fall([0, 5, 10], [0.30, 0.2, 0.0])
+        == "fell from 0.30 at the start to 0.00 at the last checkpoint, step 10"
+    )
+
+
+def test_heldout_fall_without_zero_gives_the_best_later_checkpoint_and_the_end():
+    sentence = limits.heldout_fall([0, 5, 10, 15], [0.34, 0.27, 0.0, 0.12])
+    assert sentence == (
+        "fell from 0.34 at the start and never came back: its best later checkpoint was 0.27, at step 5, and it "
+        "ended at 0.12"
+    )
+    assert not prose.degenerate(f"Its held-out accuracy {sentence}.")
+
+
+def test_slow_versus_names_the_seeds_of_both_runs_and_never_says_fewer_of_none():
+    none = limits.slow_versus([0, 1, 2], [], SEEDS)
+    assert none == "the loophole took over on none of the three seeds, against every seed in `exploit`"
+    assert "fewer" not in none
+    assert (
+        limits.slow_versus([0, 1, 2], [1], SEEDS) == "the loophole took over on seed 1, against every seed in `exploit`"
+    )

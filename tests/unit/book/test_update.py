@@ -68,9 +68,58 @@ def _curves(start, final) -> Curves:
     return Curves("x", "", np.array([0, 60]), heldout, np.zeros((3, 60)), np.zeros((3, 60)))
 
 
-def test_penalty_sentence_names_the_seeds_that_ended_below_the_base():
+def test_penalty_sentence_names_the_seeds_that_collapsed_with_their_steps():
     start = [0.33, 0.30, 0.35]
     below = {"main": _curves(start, [0.5] * 3), "ppo-kl": _curves(start, [0.41, 0.02, 0.48])}
-    assert "did end seed 1 below where the base started" in said(update._penalty_sentence(below, (0, 1, 2)))
-    above = {"main": _curves(start, [0.5] * 3), "ppo-kl": _curves(start, [0.41, 0.4, 0.48])}
-    assert "kept every seed above" in said(update._penalty_sentence(above, (0, 1, 2)))
+    sentence = said(update._penalty_sentence(below, (0, 1, 2)))
+    assert "collapsed" in sentence and "on seed 1, from 0.300 at step 0 to 0.020 at step 60." in sentence
+    assert "seed 0" not in sentence and "seed 2" not in sentence
+
+
+def test_a_seed_that_ends_a_little_below_its_start_is_not_a_collapse():
+    start = [0.33, 0.30, 0.35]
+    slightly = {"main": _curves(start, [0.5] * 3), "ppo-kl": _curves(start, [0.41, 0.294, 0.48])}
+    sentence = said(update._penalty_sentence(slightly, (0, 1, 2)))
+    assert sentence.startswith("`ppo-kl` collapsed on no seed: its lowest held-out value after the start was 0.294")
+    assert "against a start of 0.300–0.350" in sentence
+
+
+def test_collapses_finds_the_first_checkpoint_below_half_the_start_on_each_seed():
+    heldout = np.array([[0.3, 0.4, 0.1, 0.05], [0.3, 0.35, 0.3, np.nan], [0.4, 0.19, 0.3, 0.3]])
+    curve = Curves("ppo-kl", "", np.array([0, 10, 20, 30]), heldout, np.zeros((3, 30)), np.zeros((3, 30)))
+    assert update.collapses(curve, (0, 1, 2)) == [
+        {"seed": 0, "from_step": 10, "from": 0.4, "step": 20, "to": 0.1},
+        {"seed": 2, "from_step": 0, "from": 0.4, "step": 10, "to": 0.19},
+    ]
+    fell = {"ppo-kl": curve, "main": curve}
+    sentence = said(update._penalty_sentence(fell, (0, 1, 2)))
+    assert "on seed 0, from 0.400 at step 10 to 0.100 at step 20; and on seed 2, from 0.400 at step 0" in sentence
+
+
+def _evals(values: dict[int, float]) -> list[dict]:
+    return [{"step": step, "heldout_expected_reward": value} for step, value in values.items()]
+
+
+def test_equal_updates_compares_ppo_with_main_after_as_many_optimiser_steps():
+    heldout = np.array([[0.3, 0.5, 0.6], [0.3, 0.45, 0.55], [0.3, np.nan, np.nan]])
+    ppo = Curves("ppo", "", np.array([0, 10, 20]), heldout, np.zeros((3, 20)), np.zeros((3, 20)))
+    mains = [_evals({0: 0.3, 10: 0.35, 20: 0.4, 40: 0.52, 50: 0.6}) for _ in range(3)]
+    equal = update.equal_updates(ppo, mains, 4)
+    assert equal == {
+        "updates": 40,
+        "ppo_step": 10,
+        "ppo": pytest.approx(0.475),
+        "main": pytest.approx(0.52),
+        "order": "every seed of `ppo` below every seed of `main`",
+    }
+    sentence = said(update._updates_sentence(equal, 20, 4, 50))
+    assert sentence.startswith("In 20 steps both sampled 20 batches of the same size, but `ppo` took 80 optimiser")
+    assert "40 each (`ppo`'s step 10, and `main`'s step 40 of the 50 it runs in all), `ppo` had a mean of 0.475" in (
+        sentence
+    )
+
+
+def test_equal_updates_without_a_shared_count_says_so():
+    ppo = Curves("ppo", "", np.array([0, 10]), np.array([[0.3, 0.5]]), np.zeros((1, 10)), np.zeros((1, 10)))
+    assert update.equal_updates(ppo, [_evals({0: 0.3, 10: 0.4})], 4) is None
+    assert "cannot be compared at equal updates" in said(update._updates_sentence(None, 10, 4, 10))

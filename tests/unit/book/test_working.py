@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rlbook.book import working
+from rlbook.publish import prose
 
 SEEDS = (0, 1, 2)
 
@@ -118,3 +119,19 @@ def test_the_shown_sum_carries_and_is_held_out():
 @pytest.mark.parametrize("claim", working.CLAIMS, ids=lambda c: c.name)
 def test_every_claim_names_itself_and_says_what_it_protects(claim):
     assert claim.name and claim.says and callable(claim.holds)
+
+
+def test_edges_give_the_mean_of_both_runs_and_point_to_the_table_for_each_seed():
+    said = working.edges([0.264, 0.282, 0.135], [0.184, 0.283, 0.221], (0, 1, 2))
+    assert said == ("an edge of +0.23 on average over the seeds, against +0.23 under `worked`")
+    assert working.edges([0.1], [0.2], (0,)) == "an edge of +0.10, against +0.20 under `worked`"
+    assert not prose.degenerate(f"The worked answers had {said}.")
+
+
+def test_weights_say_which_part_was_larger_and_by_how_much_only_where_one_side_led_everywhere():
+    assert working.weights([0.09, 0.13, 0.09], [0.26, 0.20, 0.19], (0, 1, 2)) == (
+        "execution added more than the switch on every seed, 1.5 to 2.9 times as much"
+    )
+    assert working.weights([0.09, 0.13], [0.26, 0.10], (0, 1)) == (
+        "execution added more than the switch on seed 0 and the switch added more than execution on seed 1"
+    )

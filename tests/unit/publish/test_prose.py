@@ -19,6 +19,11 @@ QUOTED = [  # issue 45's examples, as this build once printed them
     "The book's exploit run ended between 0.00 and 0.00 (seeds 0: 0.00, 1: 0.00, 2: 0.00).",
     "New right answers, late: 0.062 / 0.062 / 0.062.",
     "The shaped run had higher accuracy on seeds 0 and 2, by margins from -0.020 to +0.011.",
+    "Of the 40, 13 are confidently right, 8 confidently wrong and 9 uncertain.",
+    "Follow seed 0: held-out accuracy never again rose above 0.00, down from 0.34 at the start.",
+    "At those settings, fewer seeds saw the loophole take over than in exploit: it took over on none of the three seeds.",
+    "At main's settings the loophole took over on none of the three seeds, fewer seeds than in exploit.",
+    "Its held-out accuracy was at most 0.000 after step 20.",
 ]
 
 SOUND = [
@@ -34,6 +39,13 @@ SOUND = [
     "New right answers, late: 0.062 / 0.031 / 0.044.",
     "The shaped run had higher accuracy on every seed, by margins from +0.020 to +0.051.",
     "The gap went from -0.02 to +0.05 over training.",
+    "Of the 40, 5 are confidently right, 16 uncertain, 6 rarely right and 13 never right.",
+    "Of the 40 sums, 5 are right and 13 never right.",
+    "Of the 3 seeds, the mean was 0.48, 0.52 and 0.44 at the end.",
+    "Its held-out accuracy fell from 0.30 at the start to 0.00 by step 20 and stayed there.",
+    "The advantage is never above 0 for a wrong answer in a group with a right one.",
+    "At those settings the loophole took over on none of the three seeds, against every seed in exploit.",
+    "The loophole took over on fewer seeds at main's settings: on seed 1, against every seed in exploit.",
 ]
 
 
@@ -93,3 +105,52 @@ def test_chapter_problems_reads_executed_notebooks_and_prints_the_table():
     problems = prose.chapter_problems([("chapters/01.qmd", nb)], printed.append)
     assert any("a change of zero" in p for p in problems) and any("numbers per 100" in p for p in problems)
     assert "chapters/01.qmd" in printed[0]
+
+
+def test_each_new_kind_names_what_is_wrong():
+    (partition,) = prose.degenerate("Of the 40, 13 are right, 8 never right and 9 uncertain.", "p")
+    assert "add up to 30, not to the whole, 40" in partition.why
+    (fewer,) = prose.degenerate("Fewer seeds saw it: none of the three.", "p")
+    assert "count of zero" in fewer.why
+    (bound,) = prose.degenerate("It never again rose above 0.00.", "p")
+    assert "bound of zero" in bound.why
+
+
+HEDGED = [  # issue 57's draw-proof wordings of chapters 6 and 7 and the lab
+    "`base` never solved 2–5 of the 40 sums; `main` solved 2–5 of them.",
+    (
+        "Before RL the worked answers had a smaller edge than under `worked` on seed 2 and an edge at least as large "
+        "as under `worked` on seeds 0 and 1."
+    ),
+    (
+        "None of the 5 answers listed had a non-zero advantage in this step's group. The other 5 moved only because "
+        "the update moved other answers."
+    ),
+]
+NOT_HEDGED = [
+    "`base` never solved 7, 10 and 8 of the 40 sums on seeds 0, 1 and 2, 25 over the three seeds.",
+    "`main` solved 3, 3 and 2 of them at least once, 8 of the 25.",
+    "The edge was +0.26, +0.28 and +0.14 on seeds 0, 1 and 2, against +0.18, +0.28 and +0.22 under `worked`.",
+    "2 of the 5 answers listed had a non-zero advantage. The other 3 moved only because the update moved others.",
+    "None of the 5 answers listed had a non-zero advantage in this step's group, and none of them moved.",
+    "It leaves at least as many sums unsolved as temperature 1 does.",
+]
+
+
+@pytest.mark.parametrize("sentence", HEDGED)
+def test_wording_that_survives_any_outcome_is_caught(sentence):
+    assert prose.degenerate(sentence, "page"), sentence
+
+
+@pytest.mark.parametrize("sentence", NOT_HEDGED)
+def test_counts_per_seed_values_and_a_true_remainder_pass(sentence):
+    assert not prose.degenerate(sentence, "page"), [str(p) for p in prose.degenerate(sentence, "page")]
+
+
+def test_each_hedge_names_what_to_say_instead():
+    (ranges,) = prose.degenerate(HEDGED[0], "p")
+    assert "each seed's count and the total" in ranges.why
+    (both,) = prose.degenerate(HEDGED[1], "p")
+    assert "whichever way it came out" in both.why
+    (other,) = prose.degenerate(HEDGED[2], "p")
+    assert "'the other 5' after none of the 5" in other.why and other.sentence.startswith("The other 5")

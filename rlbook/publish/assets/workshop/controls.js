@@ -45,8 +45,10 @@ export function runControls(act, speed) {
 export function loopholeText(run) {
   const shares = run.steps.map((s) => s.loopholeShare), top = Math.max(...shares);
   const over = run.steps.find((s) => s.loopholeShare > 0.5);
-  return over ? `The loophole first paid for more than half of a batch at step ${over.step}.`
-    : `The loophole paid for at most ${fixed(100 * top, 0)} % of a batch.`;
+  if (over) return `The loophole first paid for more than half of a batch at step ${over.step}.`;
+  const percent = 100 * top >= 1 ? fixed(100 * top, 0) : (100 * top).toPrecision(1);  // never "at most 0 %"
+  return top > 0 ? `The loophole paid for at most ${percent} % of a batch.`
+    : "The loophole paid for no answer in any batch.";
 }
 
 /**

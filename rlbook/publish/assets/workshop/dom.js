@@ -21,6 +21,12 @@ export function fixed(value, digits = 2) {
   return Number(value).toFixed(digits);
 }
 
+/** Items joined for a sentence: "a", "a and b", "a, b and c" (rlbook.book.phrasing.listing). */
+export function listing(items) {
+  const texts = items.map(String);
+  return texts.length < 2 ? texts.join("") : `${texts.slice(0, -1).join(", ")} and ${texts[texts.length - 1]}`;
+}
+
 /** The labels the panels give the verifier's statuses: rlbook.figures.style.VERDICT_WORDS, as every figure says. */
 export const VERDICTS = { accepted: "accepted", incorrect: "wrong value", malformed: "malformed",
   incomplete: "stopped by the budget", unverifiable: "unverifiable" };

@@ -8,7 +8,7 @@
 import { answerProbabilities } from "./answers.js";
 import { LineChart } from "./charts.js";
 import { loopholeText, newSeed, prepareInView, runControls } from "./controls.js";
-import { el, explainedIn, fixed } from "./dom.js";
+import { el, explainedIn, fixed, listing } from "./dom.js";
 import { choicesOf, describe, recipeOf, settings } from "./recipe.js";
 import { makeRng } from "./rng.js";
 import { Run } from "./run.js";
@@ -38,16 +38,28 @@ function unsureSum(data, policy) {
   return sure.sort((x, y) => x[0] - y[0])[0][1];
 }
 
-/** The sentence under a finished run: where it ended, beside the book's seeds of the same recipe if it has them. */
-function summaryText(run, references, name) {
+/**
+ * The sentence under a finished run: where it ended, and where the book's seeds of the same recipe ended, if it
+ * has them, with this run placed against them. Values are compared as they are printed.
+ */
+export function summaryText(run, references, name) {
   const evals = run.evals, last = evals[evals.length - 1].heldoutExpectedReward, first = evals[0].heldoutExpectedReward;
   let text = `After ${run.steps.length} steps this run's held-out expected reward is ${fixed(last)}, from ` +
     `${fixed(first)} at step 0.`;
   if (references) {
-    const finals = references.map((r) => r.heldout_expected_reward[r.heldout_expected_reward.length - 1]);
-    text += ` The book's ${name} run ended between ${fixed(Math.min(...finals))} and ${fixed(Math.max(...finals))} ` +
-      `(seeds ${references.map((r, i) => `${r.seed}: ${fixed(finals[i])}`).join(", ")}); each run samples its own ` +
-      "answers, so each lands somewhere else.";
+    const finals = references.map((r) => fixed(r.heldout_expected_reward[r.heldout_expected_reward.length - 1]));
+    const seeds = listing(references.map((r) => r.seed)), mine = fixed(last);
+    const low = Math.min(...finals.map(Number)), high = Math.max(...finals.map(Number));
+    if (low === high) {
+      text += ` The book's ${name} run ended at ${finals[0]} on ${finals.length > 1 ? `each of seeds ${seeds}` :
+        `seed ${seeds}`}; this run ended ${Number(mine) === low ? "level with it" :
+        Number(mine) > low ? "above it" : "below it"}.`;
+    } else {
+      const where = Number(mine) > high ? "above all of them" : Number(mine) < low ? "below all of them" :
+        "within their range";
+      text += ` The book's ${name} run ended at ${listing(finals)} on seeds ${seeds}; this run ended ${where}. ` +
+        "Each run samples its own answers, so each lands somewhere else.";
+    }
   }
   if (run.recipe.verifier === "fail-open") text += ` ${loopholeText(run)}`;
   return text;

@@ -4,6 +4,8 @@
 // the runs' configurations (rlbook.publish.checkpoints exports them), never
 // from this file.
 
+import { listing } from "./dom.js";
+
 const GROUP_SIZES = [4, 8, 16, 32];  // chapter 3's group of four, the multi-step runs' 8, main's 16, and twice that
 const CHANGED = ["lr", "warmup", "group_size", "advantage", "verifier"];  // what the settings change
 
@@ -12,7 +14,7 @@ function warmupText(warmup) {
 }
 
 /**
- * The settings, in the order the lab shows them: {key, label, about, sections,
+ * The settings, in the order the lab shows them: {key, noun (its name in a sentence), label, about, sections,
  * options: [{value, text, set}]}, `set` holding the recipe fields an option
  * gives. Options name the book's runs that use them.
  */
@@ -26,20 +28,20 @@ export function settings(data) {
   };
   const rates = [...new Map(Object.values(recipes).map((r) => [`${r.lr}/${r.warmup}`, r])).values()];
   return [
-    { key: "rate", label: "Learning rate", sections: ["sec-reward-hack"],
+    { key: "rate", noun: "learning rate", label: "Learning rate", sections: ["sec-reward-hack"],
       about: "the size of the optimiser's steps, reached by a linear warm-up over the first steps: how far one batch " +
         "moves the policy",
       options: rates.map((r) => option(`${r.lr}/${r.warmup}`, `${r.lr} ${warmupText(r.warmup)}`,
         { lr: r.lr, warmup: r.warmup })) },
-    { key: "group", label: "Group size G", sections: ["sec-learning-loop", "sec-exploration"],
+    { key: "group", noun: "group size", label: "Group size G", sections: ["sec-learning-loop", "sec-exploration"],
       about: `answers sampled for each of the ${data.splits.train.length} training sums at each step; a group whose ` +
         "answers all earn the same reward has no advantage to give",
       options: GROUP_SIZES.map((g) => option(String(g), String(g), { group_size: g })) },
-    { key: "baseline", label: "Baseline", sections: ["sec-policy-gradient", "sec-advantages"],
+    { key: "baseline", noun: "baseline", label: "Baseline", sections: ["sec-policy-gradient", "sec-advantages"],
       about: "what is subtracted from each reward to make its advantage, the weight of the answer in the update",
       options: [option("centered", "the group's mean reward: group-centred advantages", { advantage: "centered" }),
         option("none", "none: each answer's advantage is its reward (plain REINFORCE)", { advantage: "none" })] },
-    { key: "verifier", label: "Verifier", sections: ["sec-reward-interface", "sec-reward-hack"],
+    { key: "verifier", noun: "verifier", label: "Verifier", sections: ["sec-reward-interface", "sec-reward-hack"],
       about: "the reward: which answers are paid 1",
       options: [option("exact", "exact: only the sum, written as digits with no sign, space or leading zero",
         { verifier: "exact" }),
@@ -86,6 +88,6 @@ export function describe(data, recipe, run) {
   if (run) return `The recipe of the book's ${run} run: ${what}`;
   const main = data.recipes.main;
   const changed = settings(data).filter((s) => Object.keys(s.options[0].set).some((k) => recipe[k] !== main[k]))
-    .map((s) => s.label.toLowerCase());
-  return `No run of the book used this recipe: main's, with another ${changed.join(", ")}. ${what}`;
+    .map((s) => s.noun);
+  return `No run of the book used this recipe: it is main's with a different ${listing(changed)}. ${what}`;
 }

@@ -5,7 +5,7 @@
 // advantages, and not always: an answer's probability also moves with what
 // the update learns on every other sum.
 
-import { answerChip, el, fixed, probability, shown, verdictLabel } from "./dom.js";
+import { answerChip, el, fixed, listing, probability, shown, verdictLabel } from "./dom.js";
 import { promptOf, sumGrid, sumKind } from "./sum-grid.js";
 
 /** The view; `pick(prompt)` is called when the reader picks another sum. Returns {node, show(record, step)}. */
@@ -68,20 +68,42 @@ function row(t, record, stepped) {
       el("span", { class: "rw-ptrack" }, bar(t.before, "rw-before"), stepped ? bar(t.after, "rw-after") : null)));
 }
 
-/** One sentence on how the listed answers moved against the advantages the step gave them. */
-function movedText(record) {
+/**
+ * How the listed answers moved against the advantages the step gave them, in one or two sentences. An answer
+ * moved when its probability, as the table prints it, changed; counts never say "other" for all of them.
+ */
+export function movedText(record) {
   if (!record.trained) {
     return "This sum is held out: none of its answers was in the batch, so every change above came from " +
       "the update on the training sums.";
   }
   const n = record.top.length;
+  const moves = (t) => probability(t.after) !== probability(t.before);
   const credited = record.top.filter((t) => t.advantage !== null && t.advantage !== 0);
-  const along = credited.filter((t) => Math.sign(t.after - t.before) === Math.sign(t.advantage)).length;
-  const against = credited.length - along, others = n - credited.length;
-  const first = credited.length
-    ? `${credited.length} of the ${n} answers listed had a non-zero advantage in this step's group: ` +
-      `${along ? `${along} moved the way it points` : "none moved the way it points"}` +
-      `${against ? `, ${against} against it` : ""}.`
-    : `None of the ${n} answers listed had a non-zero advantage in this step's group.`;
-  return first + (others ? ` The other ${others} moved only because the update moved other answers.` : "");
+  const rest = record.top.filter((t) => !credited.includes(t)), restMoved = rest.filter(moves).length;
+  const still = credited.filter((t) => !moves(t)).length;
+  const along = credited.filter((t) => moves(t) && Math.sign(t.after - t.before) === Math.sign(t.advantage)).length;
+  const against = credited.length - along - still;
+  const all = (k) => (k === 2 ? "both" : `all ${k}`);
+  if (!credited.length) {
+    const lead = `None of the ${n} answers listed had a non-zero advantage in this step's group`;
+    if (!restMoved) return `${lead}, and none of them moved.`;
+    const how = restMoved === n ? `${all(n)} moved all the same` : `${restMoved} of them moved all the same`;
+    return `${lead}; ${how}, because the update moved other answers` +
+      (restMoved === n ? "." : `, and the other ${n - restMoved === 1 ? "one" : n - restMoved} held still.`);
+  }
+  const verb = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+  const parts = [along && verb(along, "moved the way its advantage points", "moved the way their advantages point"),
+    against && verb(against, "moved against its advantage", "moved against their advantages"),
+    still && `${still} held still`].filter(Boolean);
+  const who = credited.length === n ? `${all(n)[0].toUpperCase()}${all(n).slice(1)} answers listed`
+    : `${credited.length} of the ${n} answers listed`;
+  let text = `${who} had a non-zero advantage in this step's group: ${listing(parts)}.`;
+  if (rest.length) {
+    const other = rest.length === 1 ? "The other one" : `The other ${rest.length}`;
+    text += restMoved === rest.length ? ` ${other}, with no advantage, moved only because the update moved other ` +
+      "answers." : restMoved ? ` Of the other ${rest.length}, with no advantage, ${restMoved} moved because the ` +
+      "update moved other answers and the rest held still." : ` ${other}, with no advantage, held still.`;
+  }
+  return text;
 }
