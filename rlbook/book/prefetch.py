@@ -59,13 +59,15 @@ def facts_cached(topic: str, threads: int, seeds: tuple[int, ...] = book.SEEDS) 
 
 def _train(pair: tuple[str, int], threads: int) -> tuple[str, float, float]:
     started = time.perf_counter()
-    runs.load(pair[0], pair[1], threads)
+    with processes.worker_task():
+        runs.load(pair[0], pair[1], threads)
     return f"{pair[0]} seed {pair[1]}", time.perf_counter() - started, run_prefetch.peak_memory_mb()
 
 
 def _facts(topic: str, threads: int, seeds: tuple[int, ...] = book.SEEDS) -> tuple[str, float, float]:
     started = time.perf_counter()
-    book.load(topic, seeds, threads=threads, check=False)
+    with processes.worker_task():
+        book.load(topic, seeds, threads=threads, check=False)
     return f"facts of {topic}", time.perf_counter() - started, run_prefetch.peak_memory_mb()
 
 

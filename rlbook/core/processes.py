@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import psutil
 
@@ -24,21 +24,60 @@ PR_SET_PDEATHSIG = 1
 """Linux's prctl option that sends the calling process a signal when its parent exits."""
 
 
-def die_with_parent() -> None:
-    """Have this process receive SIGTERM when its parent exits (Linux; elsewhere nothing), and ignore Ctrl-C.
+_PARENT: int | None = None
+"""The parent of this pool worker, once :func:`die_with_parent` ran in it."""
+_BUSY = False
+"""Whether this pool worker is running a task (:func:`worker_task`)."""
+_STOPPING = False
+"""Whether this pool worker was told to stop while running a task."""
 
-    A pool's worker calls it first: Ctrl-C reaches the parent, which stops
-    its workers in order (:func:`stop_children`), and a parent that is killed
-    outright takes its workers with it instead of leaving them training.
+
+def die_with_parent() -> None:
+    """Make this process a worker that stops with its parent: a pool's initializer (Linux; elsewhere in part).
+
+    Ctrl-C is ignored: it reaches the parent, which stops its workers in
+    order (:func:`stop_children`). SIGTERM stops the worker: at once when it
+    is idle, and when it runs a task by a KeyboardInterrupt in the task, which
+    training turns into an orderly interruption (the run's partial state is
+    kept); the worker then exits instead of taking another task
+    (:func:`worker_task`). A parent that is killed outright sends its workers
+    SIGTERM (Linux's parent-death signal).
     """
+    global _PARENT
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_worker)
+    _PARENT = os.getppid()
     if not sys.platform.startswith("linux"):
         return
-    parent = os.getppid()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent:  # the parent died before the call above
+    if os.getppid() != _PARENT:  # the parent died before the call above
         os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _stop_worker(signum: int, frame: object) -> None:
+    global _STOPPING
+    if not _BUSY:
+        os._exit(128 + signum)
+    _STOPPING = True
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def worker_task() -> Iterator[None]:
+    """Run one task of a pool worker (:func:`die_with_parent`): a worker that was told to stop, or whose
+    parent is gone, takes no further task and exits, instead of training on for nobody."""
+    global _BUSY
+    if _STOPPING or (_PARENT is not None and os.getppid() != _PARENT):
+        os._exit(128 + signal.SIGTERM)
+    _BUSY = True
+    try:
+        yield
+    finally:
+        _BUSY = False
+        if _STOPPING:
+            sys.stderr.flush()
+            os._exit(128 + signal.SIGTERM)
 
 
 def stop_children(grace: float = 10.0) -> None:

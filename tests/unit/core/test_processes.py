@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
+import pool_tasks
 import psutil
+import pytest
 
 from rlbook.core import processes
 
@@ -33,3 +39,22 @@ def test_stop_group_stops_a_leader_and_the_process_it_started():
     assert leader.returncode is not None
     psutil.wait_procs([grandchild], timeout=5)
     assert not grandchild.is_running() or grandchild.status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_worker_told_to_stop_ends_its_task_and_takes_no_other(tmp_path):
+    started, marker = tmp_path / "started", tmp_path / "marker"
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=spawn, initializer=processes.die_with_parent) as pool:
+        first = pool.submit(pool_tasks.long_task, str(started))
+        second = pool.submit(pool_tasks.marking_task, str(marker))  # queued behind the first
+        deadline = time.monotonic() + 60
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        worker = int(started.read_text())
+        os.kill(worker, signal.SIGTERM)
+        with pytest.raises(BrokenProcessPool):
+            first.result(timeout=30)
+        with pytest.raises(BrokenProcessPool):
+            second.result(timeout=30)
+    assert not marker.exists(), "the stopped worker took the next task"
+    assert not psutil.pid_exists(worker) or psutil.Process(worker).status() == psutil.STATUS_ZOMBIE
