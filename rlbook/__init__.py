@@ -41,6 +41,7 @@ MODULES: dict[str, str] = {
             "losses",
             "train",
             "rl",
+            "loop",
             "evaluate",
             "stats",
             "progress",

@@ -211,7 +211,7 @@ def algorithm_steps(main: rl.RLConfig) -> list[tuple[str, Callable]]:
     return [
         (
             f"pick the prompts of the step (all {len(world.split('train', main.world))} training prompts)",
-            rl.sample_step,
+            rl.sample_groups,
         ),
         (
             (

@@ -6,7 +6,10 @@ subtract each group's mean reward, weight every generated token's
 log-probability by its answer's advantage, and take one AdamW step. The
 chapter shows its source beside the pseudocode. It shares nothing with the
 engine's training code (:mod:`rlbook.core.rl`) but the sampler, the
-verifier and the task list, so no run's cache key depends on it.
+verifier and the task list, so no run's cache key depends on it; it takes
+``main``'s settings as they are written in the catalogue, and a test holds
+its gradient equal to that of the engine's step (:func:`rlbook.core.rl.rl_step`)
+on the same batch.
 
 :func:`train_and_evaluate` runs it from the ``base`` policy of one seed and
 evaluates the held-out sums as the book's runs do, so that chapter 3's
@@ -20,27 +23,22 @@ from collections.abc import Callable
 import torch
 
 from rlbook.core import rewards
+from rlbook.core.config import RLConfig
 from rlbook.core.evaluate import eval_seed, evaluate
 from rlbook.core.policy import Policy
 from rlbook.core.sampling import sample
 from rlbook.core.world import split
 
 
-def reinforce(
-    policy: Policy,
-    steps: int = 100,
-    group: int = 16,
-    lr: float = 3e-4,
-    warmup: int = 10,
-    seed: int = 0,
-    after_step: Callable | None = None,
-) -> Policy:
-    """Train ``policy`` by REINFORCE with a group-mean baseline."""
+def reinforce(policy: Policy, settings: RLConfig, seed: int = 0, after_step: Callable | None = None) -> Policy:
+    """Train ``policy`` by REINFORCE with a group-mean baseline, with the group size, steps and learning rate of
+    ``settings`` (chapter 3 passes ``main``'s)."""
     prompts = [task.prompt for task in split("train")]
     verifier = rewards.get_verifier("exact")
+    group, lr = settings.group_size, settings.lr
     opt = torch.optim.AdamW(policy.parameters(), lr=lr, weight_decay=0.0)
     gen = torch.Generator().manual_seed(seed)
-    for step in range(1, steps + 1):
+    for step in range(1, settings.steps + 1):
         # 1. a group of answers to every prompt, each scored 1 or 0
         batch = sample(policy, prompts, n=group, generator=gen)
         texts = batch.completions()
@@ -60,7 +58,7 @@ def reinforce(
         mask = batch.mask.float()
         loss = -(adv[:, None] * logp * mask).sum() / mask.sum()
         # 5. one AdamW step, the learning rate warmed up linearly
-        opt.param_groups[0]["lr"] = lr * min(1.0, step / warmup)
+        opt.param_groups[0]["lr"] = lr * min(1.0, step / settings.warmup)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -74,19 +72,20 @@ def heldout_reward(policy: Policy, seed: int, step: int, n: int = 32) -> float:
     return evaluate(policy, split("heldout"), n=n, seed=eval_seed(seed, step)).expected_reward
 
 
-def train_and_evaluate(start: Policy, seed: int, steps: int = 100, every: int = 10) -> dict[str, list]:
-    """:func:`reinforce` from ``start`` for ``steps`` steps, the held-out expected reward every ``every`` steps.
+def train_and_evaluate(start: Policy, seed: int, settings: RLConfig) -> dict[str, list]:
+    """:func:`reinforce` from ``start`` with ``settings``, the held-out expected reward at its checkpoints.
 
-    Returns ``{"steps": [0, every, ...], "heldout": [...]}``: the same
-    checkpoints, samples and verifier as a book run's evaluations, so the
-    two curves compare point by point (chapter 3).
+    Returns ``{"steps": [0, every, ...], "heldout": [...]}``, a checkpoint
+    every ``settings.checkpoint_every`` steps: the same checkpoints, samples
+    and verifier as a book run's evaluations, so the two curves compare point
+    by point (chapter 3).
     """
     curve: dict[str, list] = {"steps": [0], "heldout": [heldout_reward(start, seed, 0)]}
 
     def record(step: int, policy: Policy) -> None:
-        if step % every == 0:
+        if step % settings.checkpoint_every == 0:
             curve["steps"].append(step)
             curve["heldout"].append(heldout_reward(policy, seed, step))
 
-    reinforce(start, steps=steps, seed=seed, after_step=record)
+    reinforce(start, settings, seed=seed, after_step=record)
     return curve

@@ -45,7 +45,7 @@ CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
 
 
 def torch_steps(steps: int = 10, threads: int = runs.DEFAULT_THREADS) -> list[float]:
-    """Seconds of each of ``steps`` RL steps of ``main``'s recipe from ``base``, the way ``rl.train_rl`` takes them.
+    """Seconds of each of ``steps`` RL steps of ``main``'s recipe from ``base``, the way ``rlbook.core.loop.train_rl`` takes them.
 
     Sampling, scoring (with its time-out guard), credit, the reference's log-probs (which ``train_rl`` reads
     every step for the logged KL) and the update, on ``threads`` threads.

@@ -22,8 +22,8 @@ from rlbook.book._shown import shown_seed
 from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
+from rlbook.core import loop
 from rlbook.core import rewards as rw
-from rlbook.core import rl
 from rlbook.core.evaluate import evaluate
 from rlbook.core.world import split
 from rlbook.runs import MAIN, load, spec
@@ -356,7 +356,7 @@ def _seed(seed: int) -> dict:
     step = main.steps[-1]
     main_cfg = spec("main").rl
     assert main_cfg is not None  # an RL run of the catalogue
-    again = rl.checkpoint_eval(main.policy(step), main_cfg, seed, step)
+    again = loop.checkpoint_eval(main.policy(step), main_cfg, seed, step)
     first, last = scores[0], scores[-1]
     report = run_report.evaluation_report(main, exploit, selected, {int(s): v for s, v in retained["by_step"].items()})
     return {

@@ -46,9 +46,7 @@ def _heldout(run) -> dict[int, float]:
 
 def _loop(seed: int) -> dict:
     """The minimal loop from ``base`` on ``seed``, beside ``main`` and ``pg`` at the same checkpoints."""
-    curve = reinforce.train_and_evaluate(
-        load("base", seed).policy(), seed, steps=MAIN.steps, every=MAIN.checkpoint_every
-    )
+    curve = reinforce.train_and_evaluate(load("base", seed).policy(), seed, MAIN)
     main, pg = _heldout(load("main", seed)), _heldout(load("pg", seed))
     steps = curve["steps"]
     return {

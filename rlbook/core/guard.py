@@ -2,7 +2,7 @@
 with too many malformed rollouts is excluded; too many excluded batches in a row abort the run.
 
 The faults chapter 4's runs inject (:data:`FAULT_KINDS`) are injected from outside the code they test: a
-:class:`FaultyVerifier` wraps the run's verifier, and the loop (:func:`rlbook.core.rl.train_rl`) corrupts a batch
+:class:`FaultyVerifier` wraps the run's verifier, and the run's hooks (:mod:`rlbook.core.interventions`) corrupt a batch
 or poisons a loss; :func:`score_guarded` and the update never know that a fault was planned.
 """
 

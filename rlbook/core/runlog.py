@@ -1,6 +1,6 @@
 """What an RL run carries between steps and keeps: a step's batch, the run log, and the point a run resumes from.
 
-The loop itself is :func:`rlbook.core.rl.train_rl`; the runs' cache
+The loop itself is :func:`rlbook.core.loop.train_rl`; the runs' cache
 (:mod:`rlbook.runs.training`) saves an :class:`RLState` at every checkpoint
 and loads it to resume a run exactly where it stopped (chapter 5).
 """

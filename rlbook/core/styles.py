@@ -8,7 +8,7 @@ one with the first digit of the sum. So the choice between them is made by
 the first two characters, a digit then ``+`` or not, and :func:`choice_entropy`
 measures it exactly from the policy's probabilities, with no sampling.
 The RL loop records both measurements at every checkpoint of a worked-world
-run (:func:`rlbook.core.rl.checkpoint_eval`).
+run (:func:`rlbook.core.loop.checkpoint_eval`).
 """
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ def recipe(cfg: rl.RLConfig) -> dict:
     }
     if unsupported:
         raise ValueError(f"the web workshop implements {SUPPORTED}, not {unsupported}")
-    probe = rl.adamw(  # the optimiser rl.train_rl makes
+    probe = rl.adamw(  # the optimiser rlbook.core.rl.StepState makes
         [torch.nn.Parameter(torch.zeros(1))], cfg.lr
     ).param_groups[0]
     return {

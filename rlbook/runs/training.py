@@ -20,9 +20,10 @@ from pathlib import Path
 import torch
 
 from rlbook import record as rec
+from rlbook.core.loop import log_checkpoint, train_rl
 from rlbook.core.policy import Checkpoint, Policy
 from rlbook.core.reward_model import JudgeVerifier, RewardModel, judge_report, train_judge
-from rlbook.core.rl import RLConfig, RLState, log_checkpoint, new_log, train_rl
+from rlbook.core.rl import RLConfig, RLState, new_log
 from rlbook.core.train import pretrain, sft
 from rlbook.core.world import BUDGET
 

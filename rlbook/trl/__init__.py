@@ -1,7 +1,7 @@
 """The book's task, verifier, audit and run record on Hugging Face TRL's ``GRPOTrainer`` (appendix).
 
 TRL (von Werra et al. 2022) is the trainer a reader is likely to use next: its
-``GRPOTrainer`` runs the same loop as :func:`rlbook.core.rl.train_rl` (sample a
+``GRPOTrainer`` runs the same loop as :func:`rlbook.core.loop.train_rl` (sample a
 group per prompt, score, centre, clipped token-level update) and scales out
 with accelerate or DeepSpeed. This module carries the book over to it,
 offline and on CPU:

@@ -80,7 +80,7 @@ def stored_rollouts(captured: list[dict], group_size: int, budget: int, name: st
 def rollout_audit(stored: list[dict]) -> list[dict]:
     """Per step, the book's audit of a batch computed from the rollouts alone (appendix).
 
-    The quantities of :func:`rlbook.core.rl.rollout_metrics`: mean reward,
+    The quantities of :func:`rlbook.core.loop.rollout_metrics`: mean reward,
     zero-variance group fraction and its all-right / all-wrong split
     (:mod:`rlbook.core.advantages`), mean completion length and the share of each
     verifier status. Computed from what the reward function saw, never from

@@ -35,7 +35,7 @@ def rlbook_step_seconds(
 ) -> list[float]:
     """Wall time of ``repeats`` consecutive RL steps of rlbook's loop on ``policy`` (after one warm-up step).
 
-    Each step is the body of :func:`rlbook.core.rl.train_rl`: sample every train
+    Each step is the body of :func:`rlbook.core.rl.rl_step`: sample every train
     prompt ``group_size`` times with the KV cache, score with the guarded
     verifier, credit, one update. With ``measure_kl`` the update also makes
     the reference forward pass the loop makes for its per-step KL; without

@@ -37,7 +37,7 @@ class TRLRun:
     (:func:`rlbook.trl.audit.metrics_from_log`); ``rollouts``: per-step stored
     rollouts as in ``Run.rollouts`` (:func:`rlbook.trl.audit.stored_rollouts`);
     ``evals``: rlbook's independent checkpoint evaluations
-    (:func:`rlbook.core.rl.checkpoint_eval`); ``log_history``: TRL's own
+    (:func:`rlbook.core.loop.checkpoint_eval`); ``log_history``: TRL's own
     ``trainer.state.log_history``; ``captured``: what
     :class:`rlbook.trl.trainer.VerifierReward` kept; ``checkpoints``: step,
     version, weights hash and weights; ``config``: the ``GRPOConfig``

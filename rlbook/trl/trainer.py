@@ -19,8 +19,9 @@ import torch
 
 from rlbook import runs
 from rlbook.core import rewards as rw
+from rlbook.core.loop import checkpoint_eval
 from rlbook.core.policy import Policy, weights_hash
-from rlbook.core.rl import checkpoint_eval, make_verifier
+from rlbook.core.rl import make_verifier
 from rlbook.core.source import closure_hash
 from rlbook.core.world import decode, split
 
@@ -42,7 +43,7 @@ class VerifierReward:
     the mark. It logs the share of each verifier status through TRL's
     ``log_metric`` (keys ``verifier/<status>``) and appends one entry per call
     to ``rollouts``: ``step`` (the optimizer step that learns from the batch,
-    counted from 1 as in :func:`rlbook.core.rl.train_rl`), ``prompts``,
+    counted from 1 as in :func:`rlbook.core.loop.train_rl`), ``prompts``,
     ``completion_ids``, ``completions`` (rlbook's decoding),
     ``trl_completions`` (TRL's text), ``rewards`` and ``statuses``.
     """
@@ -209,7 +210,7 @@ def run_grpo(
     The starting weights are ``runs.load(spec.base, seed)``'s last checkpoint,
     copied into GPT-2 (:func:`to_gpt2`). With ``spec.eval_every`` the
     policy is evaluated at step 0, every ``eval_every`` steps and at the end
-    with :func:`rlbook.core.rl.checkpoint_eval`, the evaluation of the book's own
+    with :func:`rlbook.core.loop.checkpoint_eval`, the evaluation of the book's own
     runs, on a copy converted back to rlbook (:func:`from_gpt2`).
     """
     torch.set_num_threads(threads)

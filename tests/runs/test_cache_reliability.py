@@ -24,7 +24,7 @@ import pytest
 from cli_calls import call
 from readonly import run_read_only, shared_folder
 
-from rlbook import rl, runs
+from rlbook import loop, runs
 from rlbook.core.rl import RLState
 from rlbook.runs import cache, training
 from rlbook.runs.cache import CacheError
@@ -65,7 +65,7 @@ def no_training(monkeypatch) -> None:
     def fail(*args, **kwargs):
         pytest.fail("a finished run was trained again")
 
-    monkeypatch.setattr(rl, "checkpoint_eval", fail)
+    monkeypatch.setattr(loop, "checkpoint_eval", fail)
 
 
 def test_a_full_disk_at_the_final_write_keeps_the_finished_run(tiny_cache, tiny_reference, monkeypatch):

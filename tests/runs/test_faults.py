@@ -20,8 +20,8 @@ from rlbook import record as rec
 from rlbook import rewards as rw
 from rlbook import rl, runs
 from rlbook.core.config import Guard, RLConfig
+from rlbook.core.loop import train_rl
 from rlbook.core.rewards import Verdict
-from rlbook.core.rl import train_rl
 
 OUTAGE_REASON = "verifier raised ConnectionError: injected fault: verifier service unavailable"
 

@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 import torch
 
+from rlbook import loop, runs
 from rlbook import record as rec
-from rlbook import rl, runs
 from rlbook.core.rl import RLState
 
 
 def interrupt_at(monkeypatch, step: int) -> None:
     """Make the evaluation of checkpoint ``step`` raise KeyboardInterrupt, once (a Ctrl-C at that moment)."""
-    real, fired = rl.checkpoint_eval, []
+    real, fired = loop.checkpoint_eval, []
 
     def evaluate_or_interrupt(policy, cfg, seed, at, verifier=None):
         if at == step and not fired:
@@ -34,7 +34,7 @@ def interrupt_at(monkeypatch, step: int) -> None:
             raise KeyboardInterrupt
         return real(policy, cfg, seed, at, verifier)
 
-    monkeypatch.setattr(rl, "checkpoint_eval", evaluate_or_interrupt)
+    monkeypatch.setattr(loop, "checkpoint_eval", evaluate_or_interrupt)
 
 
 def partial_of(name: str = "tiny") -> Path:
@@ -143,7 +143,7 @@ def test_a_log_piece_from_a_save_cut_short_is_left_out(tiny_cache, tiny_referenc
 
 def slow_cli_run(stderr: str) -> None:
     """A child process: ``rlbook run tiny`` whose step-4 checkpoint takes a minute, so a signal finds it busy."""
-    real = rl.checkpoint_eval
+    real = loop.checkpoint_eval
 
     def slow(policy, cfg, seed, step, verifier=None):
         if step == 4:
@@ -152,7 +152,7 @@ def slow_cli_run(stderr: str) -> None:
 
     from rlbook import cli
 
-    rl.checkpoint_eval = slow
+    loop.checkpoint_eval = slow
     sys.stderr = open(stderr, "w")  # noqa: SIM115 -- the child's stderr until it exits
     sys.exit(cli.main(["run", "tiny", "--threads", "1"]))
 

@@ -9,9 +9,10 @@ import pytest
 import torch
 
 from rlbook import runs
+from rlbook.core.loop import train_rl
 from rlbook.core.policy import weights_hash
 from rlbook.core.rewards import STATUSES
-from rlbook.core.rl import RLConfig, train_rl
+from rlbook.core.rl import RLConfig
 
 METRIC_KEYS = {
     "step",

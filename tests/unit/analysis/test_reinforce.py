@@ -1,16 +1,17 @@
-"""rlbook.analysis.reinforce: the minimal loop takes the engine's own policy-gradient step, on a fresh policy."""
+"""rlbook.analysis.reinforce: chapter 3's loop takes the engine's own step, on the same batch, to 1e-6."""
 
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import torch
 
+from rlbook import runs
 from rlbook.analysis import reinforce
 from rlbook.core import rewards
 from rlbook.core.policy import Policy
-from rlbook.core.rl import Batch, RLConfig, credit, update
-from rlbook.core.sampling import sample
+from rlbook.core.rl import StepState, rl_step
 from rlbook.core.world import split
 
 
@@ -20,35 +21,46 @@ def _pays_for_odd_lengths(prompt: str, completion: str) -> rewards.Verdict:
     return rewards.Verdict(float(right), "accepted" if right else "incorrect", "", "odd", "1")
 
 
-def _weights(policy: Policy) -> torch.Tensor:
-    return torch.cat([p.detach().flatten() for p in policy.parameters()])
+def _recording(step):
+    """An optimiser step that first records the gradient it is given."""
+    seen: list[torch.Tensor] = []
+
+    def recorded(self, *args, **kwargs):
+        seen.append(torch.cat([p.grad.flatten() for group in self.param_groups for p in group["params"]]))
+        return step(self, *args, **kwargs)
+
+    return recorded, seen
 
 
-def test_one_step_of_the_loop_is_one_step_of_the_engine_with_the_plain_policy_gradient(monkeypatch):
+def test_the_loop_takes_the_engines_step_on_the_same_batch(monkeypatch):
     monkeypatch.setattr(rewards, "get_verifier", lambda name, version=None: _pays_for_odd_lengths)
+    main = replace(runs.spec("main").rl, steps=1)
     torch.manual_seed(0)
     start = Policy()
-    loop = reinforce.reinforce(copy.deepcopy(start), steps=1, group=4, lr=1e-3, warmup=1, seed=5)
+
+    loop_step, loop_grads = _recording(torch.optim.AdamW.step)
+    monkeypatch.setattr(torch.optim.AdamW, "step", loop_step)
+    taught = reinforce.reinforce(copy.deepcopy(start), main, seed=5)
 
     engine = copy.deepcopy(start)
-    cfg = RLConfig(group_size=4, loss="pg", lr=1e-3)
-    rollouts = sample(engine, [t.prompt for t in split("train")], n=4, generator=torch.Generator().manual_seed(5))
-    scores, statuses = rewards.score(_pays_for_odd_lengths, rollouts.prompts, rollouts.completions())
-    assert 0 < scores.mean() < 1
-    batch = Batch(1, rollouts, scores, statuses, *credit(cfg, scores, statuses))
-    update(engine, torch.optim.AdamW(engine.parameters(), lr=1e-3, weight_decay=0.0), batch, cfg)
+    state = StepState.fresh(engine, main, seed=5)
+    engine_step, engine_grads = _recording(type(state.opt).step)
+    monkeypatch.setattr(type(state.opt), "step", engine_step)
+    batch, _ = rl_step(engine, main, state, split("train"), _pays_for_odd_lengths, step=1)
 
-    moved, expected = _weights(loop) - _weights(start), _weights(engine) - _weights(start)
-    assert moved.abs().max() > 1e-5  # the step moved the weights
-    # Adam's first step is about lr * sign(gradient): the same step, up to the rounding of the tiniest gradients
-    assert (moved - expected).abs().max() < 1e-2 * 1e-3
-    assert torch.nn.functional.cosine_similarity(moved, expected, dim=0) > 0.9999
+    assert 0 < batch.rewards.mean() < 1  # mixed groups: the step has a signal
+    assert len(loop_grads) == len(engine_grads) == 1
+    assert loop_grads[0].abs().max() > 1e-3
+    assert torch.allclose(loop_grads[0], engine_grads[0], rtol=0, atol=1e-6)
+    moved, expected = taught.state_dict(), engine.state_dict()
+    assert all(torch.allclose(moved[k], expected[k], rtol=0, atol=1e-5) for k in moved)
 
 
-def test_after_step_sees_every_step_and_the_evaluation_starts_at_step_0(monkeypatch):
+def test_after_step_sees_every_step_and_the_evaluation_is_at_mains_checkpoints(monkeypatch):
     seen = []
-    reinforce.reinforce(Policy(), steps=2, group=2, seed=1, after_step=lambda step, policy: seen.append(step))
+    short = replace(runs.spec("main").rl, steps=2, group_size=2, checkpoint_every=2)
+    reinforce.reinforce(Policy(), short, seed=1, after_step=lambda step, policy: seen.append(step))
     assert seen == [1, 2]
     monkeypatch.setattr(reinforce, "heldout_reward", lambda policy, seed, step, n=32: float(step))
-    curve = reinforce.train_and_evaluate(Policy(), seed=0, steps=4, every=2)
+    curve = reinforce.train_and_evaluate(Policy(), seed=0, settings=replace(short, steps=4))
     assert curve == {"steps": [0, 2, 4], "heldout": [0.0, 2.0, 4.0]}

@@ -10,9 +10,10 @@ import pytest
 import torch
 from doubles import answers, hand_batch
 
+from rlbook.core.loop import rollout_metrics
 from rlbook.core.packing import reference_logprobs
 from rlbook.core.policy import Policy, PolicyConfig, weights_hash
-from rlbook.core.rl import Batch, RLConfig, credit, generated_logprobs, rollout_metrics, update
+from rlbook.core.rl import Batch, RLConfig, credit, generated_logprobs, update
 
 
 def close(actual, expected, tol=1e-5) -> bool:
@@ -171,7 +172,7 @@ def test_zero_variance_split_and_fraction_are_one_definition_under_a_shaped_rewa
 
 
 def test_a_worked_world_checkpoint_records_its_answers_styles_and_style_choice():
-    from rlbook.core.rl import checkpoint_eval
+    from rlbook.core.loop import checkpoint_eval
 
     torch.manual_seed(0)
     policy = Policy(PolicyConfig(vocab_size=22, block_size=32, d_model=16, rope=True))

@@ -1,4 +1,4 @@
-// An RL run step by step (rlbook.rl.train_rl): sample a group of answers for
+// An RL run step by step (rlbook.core.rl.rl_step): sample a group of answers for
 // every training prompt, score them with the run's verifier, turn each group's
 // rewards into advantages, take one PPO-clip step with AdamW under a linear
 // warm-up, and evaluate the held-out expected reward under the exact verifier
