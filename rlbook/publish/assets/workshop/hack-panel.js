@@ -53,7 +53,7 @@ export function mountHackPanel(root, data, base, workerUrl, basePolicy) {
   const progress = el("p", { class: "rw-summary", "aria-live": "polite" });
   root.append(el("div", { class: "rw-panel" },
     el("p", { class: "rw-key", text: describe(data, recipe, RUN) }),
-    el("p", { class: "rw-look" }, "What to look for: the purple line is the share of each batch that the fail-open " +
+    el("p", { class: "rw-look" }, "What to look for: the pink dashed line is the share of each batch that the fail-open " +
       "verifier pays and the exact verifier rejects. While it stays low the policy is still trying to add; once it " +
       "climbs, watch the blue dots, the held-out expected reward judged by the exact verifier, and the answers of " +
       `the watched sum below. The grey lines are the book's own ${references.length} seeds of this run.`),
