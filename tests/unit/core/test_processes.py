@@ -17,17 +17,27 @@ import pytest
 
 from rlbook.core import processes
 
+SPARES_THE_TRACKER = """
+import multiprocessing, subprocess, sys, time
+import psutil
+from rlbook.core import processes
+multiprocessing.get_context("spawn").Lock()  # a named lock starts this process's resource tracker
+tracker = processes._resource_tracker_pid()
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+started = time.monotonic()
+processes.stop_children(grace=5.0)
+print(tracker is not None, psutil.pid_exists(tracker), child.poll() is not None, round(time.monotonic() - started, 1))
+"""
+
 
 def test_stop_children_stops_a_child_and_spares_the_resource_tracker():
-    multiprocessing.get_context("spawn").Lock()  # a named lock starts this process's resource tracker
-    tracker = processes._resource_tracker_pid()
-    assert tracker is not None and psutil.pid_exists(tracker)
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    started = time.monotonic()
-    processes.stop_children(grace=5.0)
-    child.wait(timeout=5)  # psutil reaped it, so Popen sees it ended, before its 60 s
-    assert psutil.pid_exists(tracker), "the resource tracker was killed"
-    assert time.monotonic() - started < 4.0, "stop_children waited out its grace on the tracker, which ignores SIGTERM"
+    # in a process of its own: the test process may have children of other tests' fixtures
+    done = subprocess.run(
+        [sys.executable, "-c", SPARES_THE_TRACKER], check=True, capture_output=True, text=True, timeout=60
+    )
+    had_tracker, tracker_alive, child_gone, seconds = done.stdout.split()
+    assert had_tracker == tracker_alive == child_gone == "True", done.stdout + done.stderr
+    assert float(seconds) < 4.0, "stop_children waited out its grace on the tracker, which ignores SIGTERM"
 
 
 def test_stop_group_stops_a_leader_and_the_process_it_started():
