@@ -31,8 +31,11 @@ from rlbook.core.world import split
 
 
 def reinforce(policy: Policy, settings: RLConfig, seed: int = 0, after_step: Callable | None = None) -> Policy:
-    """Train ``policy`` by REINFORCE with a group-mean baseline, with the group size, steps and learning rate of
-    ``settings`` (chapter 3 passes ``main``'s)."""
+    """Train ``policy`` by REINFORCE with a group-mean baseline.
+
+    The group size, steps, learning rate and warm-up are those of
+    ``settings`` (chapter 3 passes ``main``'s).
+    """
     prompts = [task.prompt for task in split("train")]
     verifier = rewards.get_verifier("exact")
     group, lr = settings.group_size, settings.lr

@@ -17,7 +17,6 @@ another TRL recomputes these facts. The facts need the ``trl`` extra
 from __future__ import annotations
 
 import functools
-import inspect
 import tempfile
 import textwrap
 from collections.abc import Callable
@@ -29,6 +28,7 @@ import torch
 from rlbook import record as rec
 from rlbook.analysis import reinforce
 from rlbook.analysis.audit import VERDICT_WORDS
+from rlbook.analysis.listing import listing
 from rlbook.book import phrasing
 from rlbook.book._shown import SHOWN, shown_seed
 from rlbook.book.claims import Claim, every
@@ -439,7 +439,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "by_seed": by_seed,
         "versions": trl_versions(),
         "core_lines": Num(sum(len(p.read_text().splitlines()) for p in CORE.glob("*.py")), "approx"),
-        "loop_lines": len(inspect.getsource(reinforce.reinforce).splitlines()),
+        "loop_lines": len(listing(reinforce.reinforce).splitlines()),  # as chapter 3 prints it
         "vocab": len(world.VOCAB),
         "n_heldout": len(world.split("heldout")),
         "n_train": len(world.split("train")),
