@@ -51,17 +51,7 @@ MODULES: dict[str, str] = {
     },
     **{
         name: f"rlbook.analysis.{name}"
-        for name in (
-            "workshop",
-            "disagreement",
-            "credit",
-            "audit",
-            "selection",
-            "plots",
-            "reward_spec",
-            "passk",
-            "judge",
-        )
+        for name in ("workshop", "disagreement", "credit", "audit", "selection", "reward_spec", "passk", "judge")
     },
     "runs": "rlbook.runs",
     "prefetch": "rlbook.runs.prefetch",

@@ -21,7 +21,6 @@ from dataclasses import dataclass, replace
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from rlbook.core import rewards as rw
 from rlbook.core import rl
@@ -31,9 +30,8 @@ from rlbook.core.policy import Policy
 from rlbook.core.sampling import sample
 from rlbook.core.train import adamw
 from rlbook.core.world import BUDGET, Task, encode, split
+from rlbook.figures import style as house
 from rlbook.runs import Run, spec
-
-from . import plots
 
 N_SAMPLES = 32
 """Samples per sum in the workshop (the course plate's 32)."""
@@ -212,31 +210,12 @@ def draw_answers(
         range(len(ranked)),
         [c for _, (c, _) in ranked],
         height=0.7,
-        color=[plots.STATUS_COLOURS[s] for _, (_, s) in ranked],
+        color=[house.STATUS_COLOURS[s] for _, (_, s) in ranked],
     )
     ax.set_yticks(range(len(ranked)), [_show(text) for text, _ in ranked], family="monospace")
     ax.set_ylim(max(rows or 0, len(ranked), 3) - 0.5, -0.5)
     ax.set_xlabel("samples")
     ax.set_title(title or f"{task.name} = {task.answer}")
-
-
-def plot_answers(result: EvalResult, picks: dict[str, Task]):
-    """The workshop figure: one panel per picked sum, answers coloured by verdict (chapter 1)."""
-    fig, axes = plots.figure(9, 3.4, ncols=len(picks))
-    index = {kind: result.tasks.index(task) for kind, task in picks.items()}
-    rows = max(len(result.answers(i)) for i in index.values())
-    seen = set()
-    for ax, (kind, task) in zip(np.atleast_1d(axes), picks.items()):
-        i = index[kind]
-        seen.update(result.statuses[i])
-        title = f"{task.name} ({kind})\nexpected reward {result.per_prompt[i]:.2f}"
-        draw_answers(ax, task, result.completions[i], result.statuses[i], title, rows)
-        ax.set_xlim(0, result.rewards.shape[1])
-    shown = [s for s in rw.STATUSES if s in seen]
-    handles = [plt.Rectangle((0, 0), 1, 1, color=plots.STATUS_COLOURS[s]) for s in shown]
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
-    fig.legend(handles, shown, loc="lower center", ncol=len(shown), bbox_to_anchor=(0.5, 0.0))
-    return fig
 
 
 def reward_vs_temperature(policy: Policy, tasks: list[Task], temperatures, n: int = 256, seed: int = 0) -> np.ndarray:
@@ -248,25 +227,6 @@ def reward_vs_temperature(policy: Policy, tasks: list[Task], temperatures, n: in
         ],
         axis=1,
     )
-
-
-def plot_reward_vs_temperature(
-    policy: Policy, picks: dict[str, Task], temperatures, sampled: np.ndarray, heldout: np.ndarray, n: int
-):
-    """Sampled expected reward against temperature (markers) with the exact value (lines) (chapter 1)."""
-    fig, ax = plots.figure(7, 3.6)
-    fine = np.linspace(min(temperatures), max(temperatures), 49)
-    for (kind, task), colour, row in zip(picks.items(), (plots.TEAL, plots.ORANGE, plots.PURPLE), sampled):
-        ax.plot(fine, exact_reward_curve(policy, task, fine), color=colour, lw=1.5, label=f"{task.name} ({kind})")
-        ax.plot(temperatures, row, "o", color=colour, ms=4)
-    ax.plot(temperatures, heldout, "s--", color=plots.BLUE, ms=4, lw=1, label="all 40 held-out sums (mean)")
-    ax.axvline(1.0, color=plots.GREY, lw=0.8, ls=":")
-    ax.set_xlabel("sampling temperature T")
-    ax.set_ylabel("expected reward")
-    ax.set_ylim(-0.03, 1.03)
-    ax.set_title(f"markers: {n} samples per sum; lines: exact probability of the right answer")
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
-    return fig
 
 
 @dataclass
@@ -303,20 +263,6 @@ def estimate_spread(
         rewards, _ = rw.score(verifier, rollouts.prompts, rollouts.completions())
         sds.append(rewards.reshape(repeats, n).mean(axis=1).std())
     return Spread(task, exact_expected_reward(policy, task), list(ns), np.array(sds), repeats)
-
-
-def plot_spread(spread: Spread):
-    """Spread of the sampled estimate against the number of samples, log-log, with the binomial line."""
-    fig, ax = plots.figure(6, 3.4)
-    ax.plot(spread.ns, spread.binomial_sd, color=plots.GREY, lw=1.2, label=r"$\sqrt{p(1-p)/n}$")
-    ax.plot(spread.ns, spread.sd, "o", color=plots.PURPLE, label=f"{spread.repeats} fresh estimates per n")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("samples per estimate n")
-    ax.set_ylabel("standard deviation of the estimate")
-    ax.set_title(f"{spread.task.name}: exact expected reward p = {spread.p:.3f}")
-    ax.legend()
-    return fig
 
 
 @dataclass
@@ -391,32 +337,6 @@ def one_update(
     )
 
 
-def plot_update(demo: UpdateDemo):
-    """Each answer's probability before and after the update, coloured by its advantage's sign (chapter 1)."""
-    rows = demo.table()
-    fig, ax = plots.figure(max(7.0, 0.95 * len(rows)), 3.4)  # room for each answer's three-line label
-    x = np.arange(len(rows))
-    colours = [plots.TEAL if (r[3] or 0) > 0 else plots.ORANGE if (r[3] or 0) < 0 else plots.GREY for r in rows]
-    ax.bar(x - 0.2, [r[4] for r in rows], 0.4, color=colours, alpha=0.45, label="before")
-    ax.bar(x + 0.2, [r[5] for r in rows], 0.4, color=colours, label="after")
-    names = [
-        f"{_show(r[0])}\n{r[1]}\u00d7\nA={r[3]:+.2f}" if r[3] is not None else f"{_show(r[0])}\nnot\nsampled"
-        for r in rows
-    ]
-    ax.set_xticks(x, names, family="monospace", fontsize=8)
-    ax.set_ylabel("probability of the whole answer")
-    ax.set_title(f"{demo.task.name}: one update on a group of {len(demo.completions)}, baseline {demo.baseline:.3f}")
-    patch = plt.Rectangle
-    handles = [
-        patch((0, 0), 1, 1, color=plots.GREY, alpha=0.45),
-        patch((0, 0), 1, 1, color=plots.GREY),
-        patch((0, 0), 1, 1, color=plots.TEAL),
-        patch((0, 0), 1, 1, color=plots.ORANGE),
-    ]
-    ax.legend(handles, ["before", "after", "advantage > 0", "advantage < 0"], ncol=2)
-    return fig
-
-
 def rollout_record(policy: Policy, task: Task, seed: int = 0) -> dict:
     """One real rollout as the book records it, with the verifier's verdict (Exercise 1.1).
 
@@ -435,63 +355,6 @@ def rollout_record(policy: Policy, task: Task, seed: int = 0) -> dict:
         raise ValueError(f"no sample for {task.name} has two actions or more, the first two different")
     verdict = rw.get_verifier("exact")(row["prompt"], row["completion"])
     return {**row, "reward": verdict.reward, "status": verdict.status, "reason": verdict.reason}
-
-
-def plot_rl_loop(group_size: int = rl.RLConfig().group_size):
-    """The RL loop as a diagram: policy, rollouts, verifier, update signal, updated policy (chapter 1).
-
-    ``group_size`` (default: the ``main`` run's) is the number of answers per prompt written in the diagram.
-    """
-    fig, ax = plots.figure(9, 3.0)
-    ax.axis("off")
-    ax.set_xlim(0, 10.4)
-    ax.set_ylim(0.2, 3)
-    boxes = [
-        ("policy\n$\\pi_\\theta$(next character\n| text so far)", plots.BLUE),
-        (f"rollouts\n{group_size} answers\nper prompt", plots.TEAL),
-        ("verifier\nreward 1 if the\nanswer is right", plots.ORANGE),
-        ("update signal\nreward minus\ngroup mean", plots.PURPLE),
-    ]
-    width, gap, y, height = 2.0, 0.6, 1.6, 1.1
-    centres = []
-    for k, (label, colour) in enumerate(boxes):
-        x = 0.2 + k * (width + gap)
-        centres.append(x + width / 2)
-        ax.add_patch(
-            FancyBboxPatch((x, y), width, height, boxstyle="round,pad=0.04", facecolor=colour, edgecolor="none")
-        )
-        ax.text(x + width / 2, y + height / 2, label, ha="center", va="center", color="white", fontsize=9)
-        if k:
-            ax.add_patch(
-                FancyArrowPatch(
-                    (x - gap + 0.06, y + height / 2),
-                    (x - 0.06, y + height / 2),
-                    arrowstyle="-|>",
-                    mutation_scale=12,
-                    color=plots.GREY,
-                )
-            )
-    ax.add_patch(
-        FancyArrowPatch(
-            (centres[-1], y - 0.08),
-            (centres[0], y - 0.08),
-            connectionstyle="arc3,rad=-0.18",
-            arrowstyle="-|>",
-            mutation_scale=14,
-            color=plots.PURPLE,
-            lw=1.5,
-        )
-    )
-    ax.text(
-        5.2,
-        0.5,
-        "gradient step: the updated policy samples the next batch",
-        ha="center",
-        va="center",
-        color=plots.GREY,
-        fontsize=9,
-    )
-    return fig
 
 
 def interactive_workshop(
@@ -531,7 +394,7 @@ def interactive_workshop(
             generator=torch.Generator().manual_seed(next(draws)),
         )
         rewards, statuses = rw.score(verifier, rollouts.prompts, rollouts.completions())
-        fig, ax = plots.figure(5, 3)
+        fig, ax = house.figure(5, 3)
         title = (
             f"{task.name} at T = {temp:.1f}: sampled {probability_text(rewards.mean())}, "
             f"exact {probability_text(exact_expected_reward(policy, task, temp))}"

@@ -168,8 +168,8 @@ def test_the_workshop_blocks_of_a_page_are_found():
 
 
 def test_the_workshop_colours_verdicts_as_the_books_figures_do():
-    from rlbook import plots
+    from rlbook.figures.style import STATUS_COLOURS
 
     style = (webworkshop.SOURCE / webworkshop.STYLE).read_text()
     for status in ("accepted", "incorrect", "malformed", "incomplete", "unverifiable"):
-        assert f"--rw-{status}: {plots.STATUS_COLOURS[status]};" in style, status
+        assert f"--rw-{status}: {STATUS_COLOURS[status]};" in style, status

@@ -184,17 +184,6 @@ def test_rollout_record_skips_answers_whose_first_two_actions_are_the_same(monke
         workshop.rollout_record(None, Task((5, 6)), seed=0)
 
 
-def test_figures_draw(tiny):
-    result = _result({(2, 2): ["4#"] * 10, (4, 4): ["9#"] * 9 + ["7#"], (6, 6): ["12#"] * 5 + ["13#"] * 5})
-    picks = workshop.pick_workshop_sums(result)
-    fig = workshop.plot_answers(result, picks)
-    assert [len(ax.patches) for ax in fig.axes] == [1, 2, 2]
-    loop = workshop.plot_rl_loop(8)
-    assert any("8 answers" in t.get_text() for t in loop.axes[0].texts)
-    spread = workshop.Spread(Task((1, 1)), 0.25, [1, 4], np.array([0.4, 0.2]), 10)
-    assert workshop.plot_spread(spread).axes[0].get_xscale() == "log"
-
-
 def test_interactive_workshop_redraws_on_change(tiny, monkeypatch):
     import IPython.display
 

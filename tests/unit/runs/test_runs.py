@@ -87,7 +87,6 @@ DISPLAY = {
     "rlbook.record.display",
     "rlbook.analysis.reward_spec",
     "rlbook.analysis.workshop",
-    "rlbook.analysis.plots",
     "rlbook.cli",
     "rlbook.publish.build",
     "rlbook.runs.prefetch",
