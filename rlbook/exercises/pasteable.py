@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
 import re
 import sys
 import textwrap
@@ -82,6 +81,6 @@ def pasteable(fn: Callable, source: str, answer: str, call: str | None = None) -
     body = textwrap.dedent(source).rstrip("\n") + "\n"
     if call is None and fn.__name__ != answer:
         body = renamed(body, fn.__name__, answer)
-    head = imports(fn, textwrap.dedent(inspect.getsource(fn)))
+    head = imports(fn, body)  # the names the shown code reads
     tail = "" if call is None else f"\n\n{answer} = {fn.__name__}({call})\n"
     return ("\n".join(head) + "\n\n\n" if head else "") + body + tail
