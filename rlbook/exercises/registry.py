@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rlbook.analysis.listing import listing
 
-from . import CheckResult
+from .checking import CheckResult
 from .pasteable import pasteable
 
 ANSWER_KINDS = ("function", "value")

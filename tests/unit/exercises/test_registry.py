@@ -70,7 +70,7 @@ def test_the_real_registry_holds_every_chapter_module():
 
 
 def test_a_verdict_is_printed_to_fit_the_page_and_keeps_its_message(capsys):
-    from rlbook.exercises import PRINT_WIDTH
+    from rlbook.exercises.checking import PRINT_WIDTH
 
     message = "your answer matches on every case; " * 6
     result = verdict(True, message)

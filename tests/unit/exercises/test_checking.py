@@ -1,8 +1,8 @@
-"""rlbook.exercises: the net under every checker, a time limit on the reader's answer included."""
+"""rlbook.exercises.checking: the net under every checker, a time limit on the reader's answer included."""
 
 from __future__ import annotations
 
-import rlbook.exercises as ex
+import rlbook.exercises.checking as ex
 
 
 def test_an_answer_that_never_ends_is_stopped_with_a_message(monkeypatch):
