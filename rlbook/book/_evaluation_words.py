@@ -104,3 +104,40 @@ def carry_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
     carry = [by_seed[s]["slices"]["carry_start"] for s in seeds]
     plain = [by_seed[s]["slices"]["plain_start"] for s in seeds]
     return "Carry sums started " + phrasing.by_side(plain, carry, seeds, "lower", "higher", "level") + "."
+
+
+def excess(values: list[float]) -> dict:
+    """How much of each unmatched comparison's excess the unequal settings made, from the five comparisons' gains.
+
+    ``values`` are the gains of :func:`rlbook.analysis.selection.comparison_rows`, in its order: matched at
+    T = 1, best of k against one sample, matched at best of k, low temperature against T = 1, matched at the low
+    temperature. The excess of an unmatched row over the first splits exactly in two: the unmatched row minus
+    the matched one at the same setting (what the unequal settings made: ``attempts``, ``cooling``) and that
+    matched gain minus the first (how RL's own gain differs at that setting: ``attempts_gain``,
+    ``cooling_gain``). ``words`` says it in two sentences.
+    """
+    first, more, both_more, cooler, both_cooler = values
+    parts = {
+        "attempts": more - both_more,
+        "attempts_gain": both_more - first,
+        "cooling": cooler - both_cooler,
+        "cooling_gain": both_cooler - first,
+    }
+
+    def differs(change: float, setting: str, reference: str) -> str:
+        side = phrasing.direction(change, 0.0, 0.005, ("larger", "smaller", "the same"))
+        if side == "the same":
+            return f"the same {setting} as {reference}"
+        return f"{abs(change):.2f} {side} {setting} than {reference}"
+
+    def adds(change: float, verb: str) -> str:
+        return f"{verb} {change:+.2f}" if abs(change) >= 0.005 else f"{verb} less than 0.005 either way"
+
+    said = (
+        f"With best of four, the extra attempts alone {adds(parts['attempts'], 'add')} (the unmatched row minus the "
+        f"matched one at best of four), and RL's matched gain is "
+        f"{differs(parts['attempts_gain'], 'with four attempts', 'with one')}. At temperature 0.5, the cooler "
+        f"sampling alone {adds(parts['cooling'], 'adds')}, and RL's matched gain is "
+        f"{differs(parts['cooling_gain'], 'at 0.5', 'at 1')}."
+    )
+    return {**{k: Num(v, "+.2f") for k, v in parts.items()}, "words": said}

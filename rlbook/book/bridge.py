@@ -12,13 +12,15 @@ The TRL runs are not in the run catalogue: they enter the facts' key as
 bridge's code, the base run and the installed TRL versions, so installing
 another TRL recomputes these facts. The facts need the ``trl`` extra
 (:func:`available`).
+
+Its wording lives in :mod:`rlbook.book._bridge_words` and its claims in
+:mod:`rlbook.book._bridge_claims`.
 """
 
 from __future__ import annotations
 
 import functools
 import tempfile
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +31,10 @@ from rlbook import record as rec
 from rlbook.analysis import reinforce
 from rlbook.analysis.audit import VERDICT_WORDS
 from rlbook.analysis.listing import listing
+from rlbook.book import _bridge_words as words
 from rlbook.book import phrasing
+from rlbook.book._bridge_claims import CLAIMS  # noqa: F401  (rlbook.book reads CLAIMS here)
 from rlbook.book._shown import SHOWN, shown_seed
-from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core import rewards as rw
@@ -74,8 +77,6 @@ GPUS = 8
 """The GPUs of the multi-GPU configuration the appendix gives (and has not run: the book has no GPU)."""
 DECODING_ROWS = 6
 """How many distinct completions of the first batch the decoding table shows."""
-ENDS = 5
-"""Steps averaged at each end of a run when the appendix says its batch reward rose."""
 CORE = Path(__file__).resolve().parents[1] / "core"
 """The engine's folder, whose lines the appendix counts."""
 EXAMPLE = "U:3+4?|A:7#"
@@ -95,8 +96,6 @@ RECORD_FIELDS = (
     "versions.transformers",
 )
 """The fields of the TRL run's record that the appendix's table shows."""
-WIDTH = 78
-"""The widest line of a console transcript the appendix prints: a page's code box shows 80 characters."""
 
 
 @dataclass(frozen=True)
@@ -140,29 +139,6 @@ def needs(seeds: tuple[int, ...]) -> tuple[Need | Cached, ...]:
         f"trl-processes{PROCESSES}", SHOWN, lambda threads: processes_key(PROCESSES, PROCESS_STEPS, PROCESS_PROMPTS)
     )
     return (*on_seeds(("base", "main"), seeds), *trl, two)
-
-
-def console(command: str, lines: list[str], width: int = WIDTH) -> str:
-    """A command and what it printed, as a terminal shows them, folded to ``width`` characters (appendix).
-
-    The command is broken before an option, never between an option and
-    its value, with a shell's ``\\``, so it still runs when copied; a long
-    printed line wraps with an indent.
-    """
-    groups: list[str] = []
-    for word in command.split(" "):
-        if groups and not word.startswith("-"):
-            groups[-1] += " " + word
-        else:
-            groups.append(word)
-    shown = ["$"]
-    for group in groups:
-        if len(shown[-1]) + 1 + len(group) > width - 2:
-            shown[-1] += " \\"
-            shown.append("   ")
-        shown[-1] += " " + group
-    printed = [textwrap.fill(line, width, subsequent_indent="  ") for line in lines]
-    return "\n".join(shown + printed)
 
 
 def _tokenizer() -> dict:
@@ -219,7 +195,7 @@ def _processes() -> dict:
     return {
         "code": done["code"],
         "lines": done["lines"],
-        "console": console(done["command"], done["lines"]),
+        "console": words.console(done["command"], done["lines"]),
         "writers": sum(line.startswith("wrote ") for line in done["lines"]),
         "ranks": len(ranks),
         "rows": [
@@ -245,7 +221,7 @@ def _processes() -> dict:
         "even": bool(ranks) and all(p["rollouts_per_step"] == [completions // len(ranks)] * steps for p in ranks),
         "same_weights": len(ranks) == PROCESSES and len({p["weights_hash"] for p in ranks}) == 1,
         "refused": {
-            "console": console(refused["command"], refused["lines"]),
+            "console": words.console(refused["command"], refused["lines"]),
             "lines": refused["lines"],
             "code": refused["code"],
             "one_line": len(refused["lines"]) == 1,
@@ -338,33 +314,6 @@ def _defaults() -> dict:
     return {"trl": found, "book": {n: kwargs[n] for n in names}}
 
 
-def logits_phrase(gap: float) -> str:
-    """What the largest logit difference between the policy and its GPT-2 copy says, as a verb phrase (appendix).
-
-    No difference at all is said in words, never offered as a number of 0.
-    """
-    if gap == 0:
-        return "give the same logits, bit for bit"
-    return f"give logits that differ by at most {Num(gap, 'sci')}"
-
-
-def crosscheck_rows(worst: dict) -> list[list[str]]:
-    """The cross-check table: each quantity, and its largest difference over the run, or "none" where it is 0."""
-    return [[f"`{name}`", "none" if value == 0 else f"{value:.1e}"] for name, value in worst.items()]
-
-
-def who_gained_more(trl: list[float], book: list[float], seeds: tuple[int, ...]) -> str:
-    """Which trainer's held-out gain was larger on which seeds, for the appendix's comparison (§ TRL against rlbook).
-
-    "TRL's on seeds 0 and 1, `rlbook`'s on seed 2" when the seeds disagree,
-    "TRL's on every seed" when they agree; a seed where the two gains are
-    equal is named as such.
-    """
-    if not len(trl) == len(book) == len(seeds):
-        raise ValueError(f"one gain per seed for each trainer: {len(trl)} and {len(book)} gains for {len(seeds)} seeds")
-    return phrasing.by_side(trl, book, seeds, "TRL's", "`rlbook`'s", "neither")
-
-
 def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     """TRL against rlbook over the seeds: held-out gains, and on the shown seed the end points and their order."""
     shown = by_seed[shown_seed(seeds)]
@@ -380,7 +329,7 @@ def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
         "apart": Num(max(apart)),
         "book_gains": phrasing.span(book_gains),
         "trl_gains": phrasing.span(trl_gains),
-        "larger": who_gained_more(trl_gains, book_gains, seeds),
+        "larger": words.who_gained_more(trl_gains, book_gains, seeds),
         "overlap": max(min(trl_gains), min(book_gains)) <= min(max(trl_gains), max(book_gains)),
         "gains": {"seeds": list(seeds), "TRL": trl_gains, "rlbook": book_gains},
     }
@@ -450,8 +399,8 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "tokenizer": _tokenizer(),
         "params": Num(shown["model"]["params"], ",.0f"),
         "gap": Num(max(by_seed[s]["model"]["gap"] for s in seeds), "sci"),
-        "logits": logits_phrase(max(by_seed[s]["model"]["gap"] for s in seeds)),
-        "crosscheck": crosscheck_rows(shown["audit"]["worst"]),
+        "logits": words.logits_phrase(max(by_seed[s]["model"]["gap"] for s in seeds)),
+        "crosscheck": words.crosscheck_rows(shown["audit"]["worst"]),
         "decoding": {
             "ids": Num(shown["decoding"]["from_ids"]),
             "changed": Num(shown["decoding"]["status_changed"], ".0%"),
@@ -471,168 +420,9 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "processes": _processes(),
         "gpus": {
             "yaml": accelerate_yaml(processes=GPUS).rstrip(),
-            "console": console(launch_command(GPUS, MAIN.steps), []),
+            "console": words.console(launch_command(GPUS, MAIN.steps), []),
             "count": GPUS,
         },
         "a1": _a1(),
         "a2": _a2(shown_seed(seeds)),
     }
-
-
-def _every(key):
-    """A check that ``key(seed facts)`` holds on every seed of the facts."""
-    return every(key)
-
-
-def _rises(values) -> bool:
-    return sum(values[-ENDS:]) / ENDS > sum(values[:ENDS]) / ENDS
-
-
-CLAIMS = (
-    Claim(
-        "tokenizer-gives-book-ids",
-        "the character tokenizer gives the book's own ids on every prompt and answer",
-        lambda F: F.tokenizer.ids_match,
-        lambda F: F.tokenizer.texts,
-        kind="law",
-    ),
-    Claim(
-        "skipping-special-tokens-drops-end-mark",
-        "decoding with special tokens skipped deletes the end mark",
-        lambda F: F.tokenizer.dropped,
-        lambda F: F.tokenizer.decoded,
-        kind="law",
-    ),
-    Claim(
-        "gpt2-same-function",
-        "the converted GPT-2 computes the same function with the same weights, every seed",
-        _every(lambda s: s.model.gap < 1e-5 and s.model.round_trip),
-        lambda F: F.gap,
-        kind="law",
-    ),
-    Claim(
-        "gpt2-same-size",
-        "both models have the same number of parameters",
-        _every(lambda s: s.model.params == s.model.book_params),
-        kind="law",
-    ),
-    Claim(
-        "trl-text-is-incomplete",
-        "every answer read from TRL's text is incomplete, so it earns nothing, every seed",
-        _every(lambda s: s.decoding.from_trl_text == 0 and s.decoding.trl_text_incomplete == 1),
-        kind="law",
-    ),
-    Claim(
-        "trl-defaults-differ",
-        "TRL's defaults: a smaller learning rate, a linear decay, a clipped gradient, "
-        "advantages scaled by the group's std",
-        lambda F: (
-            F.options.defaults.trl.learning_rate < F.options.defaults.book.learning_rate
-            and F.options.defaults.trl.lr_scheduler_type == "linear"
-            and F.options.defaults.trl.max_grad_norm > 0
-            and F.options.defaults.trl.scale_rewards == "group"
-        ),
-        lambda F: F.options.defaults.trl,
-        kind="law",
-    ),
-    Claim(
-        "starts-from-base",
-        "the TRL run starts from base's weights, every seed",
-        _every(lambda s: s.start_hash == s.base_hash),
-        kind="law",
-    ),
-    Claim(
-        "same-start-evaluation",
-        "at step 0 the evaluation gives both trainers the same held-out reward",
-        _every(lambda s: s.trl_eval[0][1] == s.book_eval[0][1]),
-        kind="law",
-    ),
-    Claim(
-        "batch-rewards-rise",
-        "both trainers' batch reward rises over the run, every seed",
-        _every(lambda s: _rises(s.trl_batch) and _rises(s.book_batch)),
-        kind="law",
-    ),
-    Claim(
-        "both-gain-held-out",
-        "both trainers raise the held-out expected reward over the run, every seed",
-        _every(lambda s: s.trl_gain > 0 and s.book_gain > 0),
-        lambda F: F.compare.gains,
-        kind="law",
-    ),
-    # Until the CI machine's draw (AVX-512), the claim was that the trainers' gains differ less on each seed than
-    # rlbook's differ between seeds; there they differed by 0.041 against a spread of 0.035. What every draw seen
-    # supports: over the seeds, the two trainers' ranges of gains overlap.
-    Claim(
-        "trainers-gain-ranges-overlap",
-        "over the seeds, TRL's range of held-out gains and rlbook's overlap: the seeds do not separate the trainers",
-        lambda F: F.compare.overlap,
-        lambda F: F.compare.gains,
-        kind="law",
-    ),
-    Claim(
-        "logs-match-audit",
-        "TRL's logged metrics equal the audit's recomputation from the rollouts, every seed",
-        _every(
-            lambda s: (
-                {"reward_mean", "zero_variance_frac", "incomplete_rate vs completions/clipped_ratio"}
-                <= set(s.audit.worst)
-                and max(s.audit.worst.values()) < 1e-6
-            )
-        ),
-        lambda F: F.worst,
-        kind="law",
-    ),
-    Claim(
-        "both-kinds-of-silent-group",
-        "some groups without a signal are all right and some all wrong, every seed",
-        _every(lambda s: max(s.audit.silent.all_right) > 0 and max(s.audit.silent.all_wrong) > 0),
-        kind="law",
-    ),
-    Claim(
-        "record-round-trip",
-        "the TRL run's record validates and survives a save and a load unchanged, every seed",
-        _every(lambda s: s.record.round_trip),
-        kind="law",
-    ),
-    Claim(
-        "record-trains-on-every-rollout",
-        "the record counts every rollout as used, every seed",
-        _every(lambda s: s.record.used == s.record.before == s.record.rollouts),
-        kind="law",
-    ),
-    Claim(
-        "processes-ran",
-        "the two-process run finished, and one process wrote the files",
-        lambda F: F.processes.code == 0 and F.processes.writers == 1,
-        lambda F: F.processes.lines,
-        kind="law",
-    ),
-    Claim(
-        "processes-split-the-batch",
-        "each process sampled its own half of every step's prompts",
-        lambda F: F.processes.disjoint and F.processes.even,
-        lambda F: F.processes.rows,
-        kind="law",
-    ),
-    Claim(
-        "processes-same-weights",
-        "both processes ended on the same weights",
-        lambda F: F.processes.same_weights,
-        kind="law",
-    ),
-    Claim(
-        "processes-counted-once",
-        "the record counts each step's completions once",
-        lambda F: F.processes.rollouts == F.processes.completions * F.processes.steps,
-        lambda F: (F.processes.rollouts, F.processes.completions, F.processes.steps),
-        kind="law",
-    ),
-    Claim(
-        "accelerate-cpu-refused",
-        "accelerate's plain launcher started one process and the script refused",
-        lambda F: F.processes.refused.code != 0 and F.processes.refused.one_line and F.processes.refused.names_both,
-        lambda F: F.processes.refused.lines,
-        kind="law",
-    ),
-)

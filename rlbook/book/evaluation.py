@@ -6,6 +6,9 @@ data its figures draw, computed on every seed from the runs ``base``,
 (``main``'s recipe with injected failures) and ``process-base`` (the
 multi-step world's starting policy). The page shows seed :data:`SHOWN`; its
 claims are checked on every seed.
+
+Its outcome-dependent wording lives in :mod:`rlbook.book._evaluation_words`
+and its claims in :mod:`rlbook.book._evaluation_claims`.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from rlbook import record as rec
 from rlbook.analysis import run_report, selection, slices, versions
 from rlbook.book import _evaluation_words as words
 from rlbook.book import phrasing
+from rlbook.book._evaluation_claims import CLAIMS, VERSION_BOUND  # noqa: F401  (rlbook.book reads CLAIMS here)
 from rlbook.book._shown import shown_seed
-from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core import loop
@@ -32,8 +35,6 @@ PAGE = "chapters/08-checkpoints-evaluation-record.qmd"
 
 MOST_LOST = 0.1
 """The retained-capability constraint of the chapter's constrained rule: lose at most this much plain-format accuracy."""
-VERSION_BOUND = 0.01
-"""How far mixing exact 1.0 and 2.0 may move main's gain for the chapter to call the effect negligible."""
 STOP_AFTER = 60
 """The step after which the chapter's interrupted copy of main's record stops."""
 MULTI_N = 16
@@ -308,43 +309,6 @@ def _misconceptions(main, seed: int) -> dict:
     }
 
 
-def excess(values: list[float]) -> dict:
-    """How much of each unmatched comparison's excess the unequal settings made, from the five comparisons' gains.
-
-    ``values`` are the gains of :func:`rlbook.analysis.selection.comparison_rows`, in its order: matched at
-    T = 1, best of k against one sample, matched at best of k, low temperature against T = 1, matched at the low
-    temperature. The excess of an unmatched row over the first splits exactly in two: the unmatched row minus
-    the matched one at the same setting (what the unequal settings made: ``attempts``, ``cooling``) and that
-    matched gain minus the first (how RL's own gain differs at that setting: ``attempts_gain``,
-    ``cooling_gain``). ``words`` says it in two sentences.
-    """
-    first, more, both_more, cooler, both_cooler = values
-    parts = {
-        "attempts": more - both_more,
-        "attempts_gain": both_more - first,
-        "cooling": cooler - both_cooler,
-        "cooling_gain": both_cooler - first,
-    }
-
-    def differs(change: float, setting: str, reference: str) -> str:
-        side = phrasing.direction(change, 0.0, 0.005, ("larger", "smaller", "the same"))
-        if side == "the same":
-            return f"the same {setting} as {reference}"
-        return f"{abs(change):.2f} {side} {setting} than {reference}"
-
-    def adds(change: float, verb: str) -> str:
-        return f"{verb} {change:+.2f}" if abs(change) >= 0.005 else f"{verb} less than 0.005 either way"
-
-    said = (
-        f"With best of four, the extra attempts alone {adds(parts['attempts'], 'add')} (the unmatched row minus the "
-        f"matched one at best of four), and RL's matched gain is "
-        f"{differs(parts['attempts_gain'], 'with four attempts', 'with one')}. At temperature 0.5, the cooler "
-        f"sampling alone {adds(parts['cooling'], 'adds')}, and RL's matched gain is "
-        f"{differs(parts['cooling_gain'], 'at 0.5', 'at 1')}."
-    )
-    return {**{k: Num(v, "+.2f") for k, v in parts.items()}, "words": said}
-
-
 def _seed(seed: int) -> dict:
     """Every fact of one seed."""
     base, main, exploit, faults = (load(name, seed) for name in ("base", "main", "exploit", "faults"))
@@ -383,7 +347,7 @@ def _seed(seed: int) -> dict:
         "comparisons": [
             {"label": c["comparison"], "matched": c["matched"], **_est(c["difference"], "+.2f")} for c in comparisons
         ],
-        "excess": excess([c["difference"].value for c in comparisons]),
+        "excess": words.excess([c["difference"].value for c in comparisons]),
         "slices": _slices(main, seed),
         "retained": retained,
         "versions": _versions(main, hacked["result"], selected, seed),
@@ -429,242 +393,3 @@ def compute(seeds: tuple[int, ...]) -> dict:
             for s in seeds
         ],
     }
-
-
-def _every(key):
-    """A check that ``key(seed facts)`` holds on every seed of the facts."""
-    return every(key)
-
-
-def _seen(key):
-    """What a failed claim shows: ``key(seed facts)`` on every seed."""
-    return lambda F: {s: key(F.by_seed[s]) for s in F.seeds}
-
-
-def _unmatched_inflate(s) -> bool:
-    matched = s.comparisons[0]
-    return matched.matched and all(c.value > matched.value for c in s.comparisons if not c.matched)
-
-
-CLAIMS = (
-    Claim(
-        "main-reward-above-task",
-        "main's training reward rises and ends above its held-out accuracy, which also "
-        "ends higher than it started, on every seed",
-        _every(lambda s: s.main.reward_gain > 0 and s.main.reward_end > s.main.heldout_end and s.main.heldout_gain > 0),
-        _seen(lambda s: (s.main.reward_gain, s.main.heldout_gain)),
-        kind="law",
-    ),
-    Claim(
-        "exploit-reward-rises",
-        "exploit's training reward rises to near 1 on every seed",
-        _every(lambda s: s.exploit.reward_end > s.exploit.reward_start + 0.1 and s.exploit.reward_end > 0.95),
-        _seen(lambda s: (s.exploit.reward_start, s.exploit.reward_end)),
-        kind="finding",
-    ),
-    Claim(
-        "exploit-accuracy-falls",
-        "exploit's exact held-out accuracy ends well below its start on every seed",
-        _every(lambda s: s.exploit.heldout_end < s.exploit.heldout_start - 0.1),
-        _seen(lambda s: (s.exploit.heldout_start, s.exploit.heldout_end)),
-        kind="finding",
-    ),
-    Claim(
-        "exploit-answers-unreadable",
-        "most of exploit's last answers are unreadable, paid by the fail-open verifier's except branch, on every seed",
-        _every(lambda s: s.exploit.unreadable > 0.5),
-        _seen(lambda s: s.exploit.unreadable),
-        kind="law",
-    ),
-    Claim(
-        "favourite-paid-whatever-the-prompt",
-        "the fail-open verifier pays exploit's commonest answer on every "
-        "test prompt, and the exact verifier finds it malformed, on every seed",
-        _every(lambda s: s.exploit.favourite_paid and s.exploit.favourite_malformed),
-        _seen(lambda s: s.exploit.favourite),
-        kind="finding",
-    ),
-    Claim(
-        "evaluation-repeats",
-        "evaluating a stored checkpoint again gives back exactly the recorded numbers",
-        _every(lambda s: s.main.repeats),
-        kind="law",
-    ),
-    Claim(
-        "checkpoints-every-ten-steps",
-        "main is evaluated at step 0 and every checkpoint_every steps",
-        lambda F: all(
-            F.by_seed[s].main.checkpoints == tuple(range(0, F.steps + 1, F.checkpoint_every)) for s in F.seeds
-        ),
-        kind="law",
-    ),
-    Claim(
-        "reward-rule-fooled-by-exploit",
-        "on exploit the training-reward rule picks a checkpoint with lower "
-        "exact accuracy than the validation rule's, on every seed",
-        _every(lambda s: s.exploit.reward_pick_heldout < s.exploit.validation_pick_heldout),
-        _seen(lambda s: (s.exploit.reward_pick, s.exploit.validation_pick)),
-        kind="law",
-    ),
-    Claim(
-        "rules-not-told-apart",
-        "the test scores of main's three picks differ by less than the narrowest of their intervals, on every seed",
-        _every(lambda s: not s.picks.apart),
-        _seen(lambda s: (s.picks.spread, s.picks.narrowest)),
-        kind="law",
-    ),
-    Claim(
-        "matched-gain-above-zero",
-        "the matched gain's interval lies above zero on every seed",
-        _every(lambda s: s.comparisons[0].lo > 0),
-        _seen(lambda s: s.comparisons[0].lo),
-        kind="law",
-    ),
-    Claim(
-        "unmatched-inflates",
-        "every unmatched comparison shows a larger gain than the matched one",
-        _every(_unmatched_inflate),
-        _seen(lambda s: [c.value for c in s.comparisons]),
-        kind="law",
-    ),
-    Claim(
-        "attempts-make-excess",
-        "the extra attempts alone make most of best-of-four's excess over the matched gain, seed by seed",
-        _every(lambda s: s.excess.attempts > s.excess.attempts_gain),
-        _seen(lambda s: (s.excess.attempts, s.excess.attempts_gain)),
-        kind="finding",
-    ),
-    Claim(
-        "cooling-makes-excess",
-        "the cooler sampling alone makes most of the low temperature's excess over the matched gain, seed by seed",
-        _every(lambda s: s.excess.cooling > s.excess.cooling_gain),
-        _seen(lambda s: (s.excess.cooling, s.excess.cooling_gain)),
-        kind="finding",
-    ),
-    Claim(
-        "every-slice-gains",
-        "RL raises the accuracy of every slice on every seed",
-        _every(lambda s: all(g > 0 for g in s.slices.gains.values())),
-        _seen(lambda s: s.slices.gains),
-        kind="law",
-    ),
-    Claim(
-        "small-sums-hardest",
-        "before RL the sums with both operands below 5 are the weakest slice, on every seed",
-        _every(lambda s: s.slices.small_start == min(r.before.value for r in s.slices.rows)),
-        _seen(lambda s: [(r.slice, r.before.value) for r in s.slices.rows]),
-        kind="law",
-    ),
-    Claim(
-        "some-sums-never-right",
-        "some held-out sum is never answered right, before or after RL, on every seed",
-        _every(lambda s: s.slices.stuck >= 1),
-        _seen(lambda s: s.slices.stuck_list),
-        kind="law",
-    ),
-    Claim(
-        "retained-capability-falls",
-        "RL lowers plain-format accuracy by more than the constrained rule allows, on every seed",
-        _every(lambda s: s.retained.end.value < s.retained.start.value - 0.15),
-        _seen(lambda s: (s.retained.start.value, s.retained.end.value)),
-        kind="law",
-    ),
-    Claim(
-        "constraint-keeps-an-earlier-checkpoint",
-        "the constrained rule keeps an earlier checkpoint than the "
-        "unconstrained pick, on every seed (whether that costs test accuracy is a finding)",
-        _every(lambda s: s.retained.constrained < s.selected),
-        _seen(lambda s: (s.retained.constrained, s.selected)),
-        kind="law",
-    ),
-    Claim(
-        "version-2-only-adds",
-        "exact 2.0 accepts everything 1.0 does: mixing can only raise main's gain one way and lower it the other",
-        _every(lambda s: s.versions.main_mixed >= s.versions.main_same >= s.versions.main_reverse),
-        kind="law",
-    ),
-    Claim(
-        "main-version-effect-small",
-        "mixing exact 1.0 and 2.0 moves main's gain by less than VERSION_BOUND",
-        _every(lambda s: max(s.versions.main_shift, s.versions.main_reverse_shift) < VERSION_BOUND),
-        _seen(lambda s: (s.versions.main_shift, s.versions.main_reverse_shift)),
-        kind="law",
-    ),
-    Claim(
-        "fail-open-turns-a-loss-into-a-gain",
-        "scored by exact on both sides exploit's gain is negative; with "
-        "its after side scored by fail-open it is positive, on every seed",
-        _every(lambda s: s.versions.exploit_same < 0 < s.versions.exploit_mixed),
-        _seen(lambda s: (s.versions.exploit_same, s.versions.exploit_mixed)),
-        kind="law",
-    ),
-    Claim(
-        "version-shaped-training",
-        "exact 2.0 would have paid some of main's training rollouts that 1.0 rejected, on every seed",
-        _every(lambda s: s.versions.train_flips > 0 and all(1 <= t <= MAIN.steps for t in s.versions.flip_steps)),
-        kind="law",
-    ),
-    Claim(
-        "a-flip-moves-its-group",
-        "under a group-mean baseline each changed reward changes its whole group's advantages",
-        _every(
-            lambda s: (
-                s.versions.changed.advantages == s.versions.changed.groups * MAIN.group_size
-                and s.versions.changed.groups <= s.versions.changed.flipped
-            )
-        ),
-        _seen(lambda s: s.versions.changed),
-        kind="law",
-    ),
-    Claim(
-        "records-differ-in-setup",
-        "the records of main and exploit differ in verifier, learning rate and length",
-        _every(lambda s: {"verifier.name", "update.lr", "update.steps"} <= set(s.record.diff_keys)),
-        kind="law",
-    ),
-    Claim(
-        "main-no-incident",
-        "main has no intervention, aborted update or interruption and trained on every rollout",
-        _every(lambda s: s.record.main_quiet),
-        kind="law",
-    ),
-    Claim(
-        "faults-keeps-incidents",
-        "the faults record keeps interventions and an aborted update, and trained on fewer rollouts than it generated",
-        _every(lambda s: s.record.faults_aborted and s.record.faults_incidents >= 2 and s.record.faults_left_out > 0),
-        kind="law",
-    ),
-    Claim(
-        "interruption-needs-a-place",
-        "an interrupted record validates, and one that does not say where it stopped is refused",
-        _every(lambda s: "interrupted" in s.record.refusal),
-        kind="law",
-    ),
-    Claim(
-        "base-policy-hash",
-        "main's record names the weights of the base policy it started from",
-        _every(lambda s: s.record.base_hash),
-        kind="law",
-    ),
-    Claim(
-        "exploit-has-hacks",
-        "exploit's training holds rollouts the fail-open verifier paid and exact rejects",
-        _every(lambda s: 0 < s.hacks[0] <= s.hacks[1]),
-        _seen(lambda s: s.hacks),
-        kind="law",
-    ),
-    Claim(
-        "process-misconceptions",
-        "process-base reaches some right totals through an invalid step, and some "
-        "wrong answers keep half the process score",
-        _every(lambda s: s.misconceptions.invalid_share > 0 and 0 < s.misconceptions.consistent_share < 1),
-        _seen(lambda s: (s.misconceptions.invalid_share, s.misconceptions.consistent_share)),
-        kind="law",
-    ),
-    Claim(
-        "zero-variance-rollouts",
-        "some of main's rollouts fell in groups whose rewards were all equal",
-        _every(lambda s: 0 < s.misconceptions.zero < s.misconceptions.total),
-        kind="law",
-    ),
-)

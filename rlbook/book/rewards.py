@@ -7,6 +7,9 @@ data its figures and tables draw, computed from the runs ``base``,
 The chapter shows seed 0's samples; its claims are checked on every seed
 where the prose makes them of every seed, and on the shown seed where the
 prose speaks of the rollouts it shows.
+
+Its outcome-dependent wording lives in :mod:`rlbook.book._rewards_words` and
+its claims in :mod:`rlbook.book._rewards_claims`.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ import numpy as np
 from rlbook.analysis import disagreement as d
 from rlbook.analysis import reward_spec
 from rlbook.analysis.selection import plain_equation_accuracy
+from rlbook.book import _rewards_words as words
 from rlbook.book import phrasing
+from rlbook.book._rewards_claims import CLAIMS  # noqa: F401  (rlbook.book reads CLAIMS here)
 from rlbook.book._shown import shown_seed
-from rlbook.book.claims import Claim, every, every_seed
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core import rewards as rw
@@ -123,76 +127,6 @@ def _seed(seed: int) -> dict:
     return {**_single_step(seed), **_multi_step(seed), "rl": _rl(seed)}
 
 
-def _how_many(share: float) -> str:
-    """A share as the words that open a clause: "every one", "almost every one" (rounds to 100 %), "97 %"."""
-    if share == 1.0:
-        return "every one"
-    return "almost every one" if f"{share:.0%}" == "100%" else f"{share:.0%}"
-
-
-def _each_of(clause: str, share: float) -> str:
-    """``clause`` opened by how much of it: "every one of the plain sums", "97% of the plain sums"."""
-    return f"{_how_many(share)} of {clause}"
-
-
-def _format_clause(share: float) -> str:
-    """How many of the pretrained policy's rejections fail on format, as a clause with its verb agreeing."""
-    many = _how_many(share)
-    if "every one" in many:
-        return f"{many} of its rejections is a failure of format"
-    return f"{many} of its rejections are failures of format"
-
-
-def _pretrained_reward(row: dict) -> dict:
-    """What the pretrained checkpoint earned, said without offering a zero as a count."""
-    if row["accepted"] == 0:
-        return {"earns": "nothing", "detail": f"not one of its {row['samples']:,} answers is accepted"}
-    return {
-        "earns": "almost nothing",
-        "detail": f"{row['accepted']:,} of its {row['samples']:,} answers are "
-        f"accepted, an expected reward of {row['expected_reward']:.2f}",
-    }
-
-
-def _valid_end(by_seed: dict, seeds: tuple[int, ...]) -> str:
-    """What the book's samples put in the cell "every step valid, but no reward", seed by seed."""
-    sizes = {s: by_seed[s]["valid_end"]["malformed"] + by_seed[s]["valid_end"]["incomplete"] for s in seeds}
-    filled = [s for s in seeds if sizes[s]]
-    if not filled:
-        return (
-            "In the book's samples the cell is empty on every seed: whenever this policy writes two valid "
-            "steps, it also ends the answer as the format asks."
-        )
-    shown = by_seed[shown_seed(seeds)]["valid_end"]
-    if not sizes[shown_seed(seeds)]:
-        return (
-            f"The shown sample leaves the cell empty, but the samples of {phrasing.seeds(filled, seeds)} "
-            "do not: a policy that runs on past its answer fills it."
-        )
-    third = shown["extra_number"]
-    tail = (
-        f"; in {phrasing.share(third, sizes[shown_seed(seeds)])} of them the policy went on to write a third number, as if "
-        "continuing a chain"
-        if third
-        else ""
-    )
-    return (
-        f"In the shown sample {phrasing.number_word(sizes[shown_seed(seeds)])} rollouts land here "
-        f"({shown['malformed']} malformed, {shown['incomplete']} stopped by the budget){tail}."
-    )
-
-
-def _directions(starts: list[float], ends: list[float], seeds: tuple[int, ...]) -> str:
-    """Which seeds ended above their start and which below: "up on seeds 0 and 1 and down on seed 2"."""
-    up = [s for s, a, b in zip(seeds, starts, ends) if b > a]
-    down = [s for s, a, b in zip(seeds, starts, ends) if b < a]
-    parts = [
-        f"up on {phrasing.seeds(up, seeds)}" if up else "",
-        f"down on {phrasing.seeds(down, seeds)}" if down else "",
-    ]
-    return " and ".join(p for p in parts if p) or f"level on {phrasing.seeds(seeds, seeds)}"
-
-
 def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     """The RL comparison over seeds: the table, the figure's curves and the prose's ranges and phrases."""
     table = {
@@ -240,7 +174,7 @@ def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
         "accuracy_gaps": phrasing.span(acc_gaps, "+.3f", " to "),
         "validity_gaps": phrasing.span(gaps, "+.3f", " to "),
         "outcome_accuracy_span": phrasing.span([r["end_accuracy"] for r in outcome]),
-        "outcome_drift": _directions(
+        "outcome_drift": words.directions(
             [r["start_validity"] for r in outcome], [r["end_validity"] for r in outcome], seeds
         ),
         "first_share": phrasing.span([r["first_share"] for r in outcome], ".0%"),
@@ -284,15 +218,15 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "budget": MAIN.budget,
         "breakdown": shown["breakdown"],
         "pre": {
-            **_pretrained_reward(pre),
-            "format": _format_clause(shown["format_share"]["pretrained"]),
+            **words.pretrained_reward(pre),
+            "format": words.format_clause(shown["format_share"]["pretrained"]),
             "right_first": pre["right_number_rejected"],
             "samples": pre["samples"],
             "prompt": f"`{shown['first_prompt']}`",
             "continuations": phrasing.listing([f"`{t}`" for t in shown["continuations"]]),
         },
         "sft": {"reward": Num(sft["expected_reward"]), "format_share": Num(shown["format_share"]["after SFT"], ".0%")},
-        "plain_known": _each_of("the plain sums `a+b=`", min(by_seed[s]["plain_known"] for s in seeds)),
+        "plain_known": words.each_of("the plain sums `a+b=`", min(by_seed[s]["plain_known"] for s in seeds)),
         "process_parent": pbase.parent,
         "multi": {
             "n_heldout": len(world.split("heldout", "multi")),
@@ -315,7 +249,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "share": Num(counts[d.PARTIAL_CREDIT] / shown["n"], ".0%"),
             **{k: shown["partial"][k] for k in ("first_valid", "second_valid")},
         },
-        "valid_end": _valid_end(by_seed, seeds),
+        "valid_end": words.valid_end_sentence(by_seed, seeds),
         "disagree": shown["disagree"],
         "valid_share": Num(shown["valid_share"], ".0%"),
         "bounded": {"right_invalid": shown["bounded"][d.RIGHT_INVALID], "partial": shown["bounded"][d.PARTIAL_CREDIT]},
@@ -336,204 +270,3 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "completions": [j["completion"] for j in shown["block"]],
         },
     }
-
-
-def _every(key):
-    """A check that ``key(seed facts)`` holds on every seed of the facts."""
-    return every(key)
-
-
-def _on_seeds(key):
-    """What ``key(seed facts)`` is on each seed, for a failing claim's message."""
-    return lambda F: {s: key(F.by_seed[s]) for s in F.seeds}
-
-
-def _pre(s):
-    return s.breakdown["pretrained"]
-
-
-def _sft(s):
-    return s.breakdown["after SFT"]
-
-
-CLAIMS = (
-    Claim(
-        "cases-as-intended",
-        "every known case and shortcut gets the status it was written to get",
-        lambda F: not F.mismatches,
-        lambda F: F.mismatches,
-        kind="law",
-    ),
-    Claim(
-        "pretrained-fails-on-format",
-        "almost all the pretrained policy's rejections fail on format, on every seed",
-        _every(lambda s: s.format_share["pretrained"] > 0.99),
-        _on_seeds(lambda s: s.format_share["pretrained"]),
-        kind="law",
-    ),
-    Claim(
-        "pretrained-never-ends",
-        "the pretrained policy almost never ends an answer, on every seed",
-        _every(lambda s: _pre(s)["incomplete"] > 0.99 * _pre(s)["samples"]),
-        _on_seeds(lambda s: _pre(s)["incomplete"]),
-        kind="law",
-    ),
-    Claim(
-        "pretrained-writes-right-sums",
-        "some rejected pretrained answers start with the right sum, on every seed",
-        _every(lambda s: _pre(s)["right_number_rejected"] > 0),
-        _on_seeds(lambda s: _pre(s)["right_number_rejected"]),
-        kind="law",
-    ),
-    Claim(
-        "sft-fails-on-arithmetic",
-        "after SFT most failures are wrong sums, on every seed",
-        _every(lambda s: s.format_share["after SFT"] < 0.5),
-        _on_seeds(lambda s: s.format_share["after SFT"]),
-        kind="law",
-    ),
-    Claim(
-        "sft-raises-reward",
-        "SFT raises the expected reward above the pretrained policy's, on every seed",
-        _every(lambda s: _sft(s)["expected_reward"] > _pre(s)["expected_reward"]),
-        _on_seeds(lambda s: (_pre(s)["expected_reward"], _sft(s)["expected_reward"])),
-        kind="law",
-    ),
-    Claim(
-        "process-base-knows-plain-sums",
-        "process-base starts from base's pretrained policy, which already writes the plain sums right",
-        lambda F: F.process_parent == "base" and all(F.by_seed[s].plain_known > 0.9 for s in F.seeds),
-        _on_seeds(lambda s: s.plain_known),
-        kind="law",
-    ),
-    Claim(
-        "valid-steps-imply-right-sum",
-        "two valid steps force the right final sum: no wrong value has both steps valid, on every seed",
-        _every(lambda s: s.incorrect_all_valid == 0),
-        _on_seeds(lambda s: s.incorrect_all_valid),
-        kind="law",
-    ),
-    Claim(
-        "both-cells-filled",
-        "some right answers come through an invalid step and some wrong answers earn partial credit, on every seed",
-        _every(lambda s: s.counts[d.RIGHT_INVALID] > 0 and s.counts[d.PARTIAL_CREDIT] > 0),
-        _on_seeds(lambda s: (s.counts[d.RIGHT_INVALID], s.counts[d.PARTIAL_CREDIT])),
-        kind="law",
-    ),
-    Claim(
-        "wrong-first-sums-mostly-off-by-one",
-        "most right answers through an invalid step wrote a first sum off by one, on every seed",
-        _every(lambda s: s.right_invalid["off_by_one"] > s.right_invalid["total"] / 2),
-        _on_seeds(lambda s: (s.right_invalid["off_by_one"], s.right_invalid["total"])),
-        kind="law",
-    ),
-    Claim(
-        "partial-credit-both-ways",
-        "partial credit comes both from a slip after a right first sum and from a "
-        "wrong first sum carried forward, on every seed",
-        _every(
-            lambda s: (
-                s.partial["first_valid"] > 0
-                and s.partial["second_valid"] > 0
-                and s.partial["first_valid"] + s.partial["second_valid"] == s.partial["total"]
-            )
-        ),
-        _on_seeds(lambda s: dict(s.partial)),
-        kind="law",
-    ),
-    Claim(
-        "figure-agrees-then-disagrees",
-        "the figure's two rollouts answer one prompt: the judges agree on the "
-        "first and disagree on the second, on every seed",
-        _every(
-            lambda s: (
-                len(s.pair) == 2
-                and s.pair[0]["prompt"] == s.pair[1]["prompt"]
-                and s.pair[0]["kind"] == d.AGREE
-                and s.pair[0]["status"] == "accepted"
-                and s.pair[1]["kind"] == d.RIGHT_INVALID
-            )
-        ),
-        _on_seeds(lambda s: [(j["prompt"], j["completion"], j["kind"]) for j in s.pair]),
-        kind="law",
-    ),
-    Claim(
-        "block-holds-a-choice",
-        "Exercise 2.3's block holds rollouts the judges disagree on and rollouts they "
-        "agree on, none for the figure's prompt",
-        _every(
-            lambda s: (
-                {j["kind"] in d.DISAGREEMENTS for j in s.block} == {True, False}
-                and not {j["prompt"] for j in s.block} & {j["prompt"] for j in s.pair}
-            )
-        ),
-        _on_seeds(lambda s: [j["kind"] for j in s.block]),
-        kind="law",
-    ),
-    Claim(
-        "right-answers-mostly-valid",
-        "most of the fine-tuned policy's accepted answers come through valid steps, on every seed",
-        _every(lambda s: s.valid_share > 0.5),
-        _on_seeds(lambda s: s.valid_share),
-        kind="law",
-    ),
-    Claim(
-        "rule-change-moves-both-ways",
-        "judging step 2 against the true partial sum takes credit from some "
-        "rollouts and gives it to others, on every seed",
-        _every(lambda s: s.rule_change["gained"] > 0 and s.rule_change["lost"] > 0),
-        _on_seeds(lambda s: dict(s.rule_change)),
-        kind="law",
-    ),
-    Claim(
-        "rl-raises-accuracy",
-        "both rewards raise held-out accuracy on average over the seeds",
-        lambda F: (
-            F.comparison.outcome_end_accuracy > F.comparison.outcome_start_accuracy
-            and F.comparison.shaped_end_accuracy > F.comparison.shaped_start_accuracy
-        ),
-        lambda F: (
-            F.comparison.outcome_start_accuracy,
-            F.comparison.outcome_end_accuracy,
-            F.comparison.shaped_start_accuracy,
-            F.comparison.shaped_end_accuracy,
-        ),
-        kind="law",
-    ),
-    Claim(
-        "outcome-only-validity-barely-moves",
-        "outcome-only RL, which never looks at the steps, moves the mean step validity by less than 0.05 either way",
-        lambda F: abs(F.comparison.outcome_end_validity - F.comparison.outcome_start_validity) < 0.05,
-        lambda F: (F.comparison.outcome_start_validity, F.comparison.outcome_end_validity),
-        kind="law",
-    ),
-    Claim(
-        "shaped-ends-more-valid",
-        "the shaped runs end with the higher step validity on average",
-        lambda F: F.comparison.validity_gap > 0,
-        lambda F: F.comparison.validity_gap,
-        kind="law",
-    ),
-    Claim(
-        "invalid-share-grows",
-        "outcome-only RL raises the share of right answers through an invalid step to over "
-        "one and a half times its first batch's",
-        every_seed(lambda F, s: F.comparison.growth[s] > 1.5),
-        lambda F: dict(F.comparison.growth),
-        kind="finding",
-    ),
-    Claim(
-        "outcome-only-ends-above-shaped",
-        "the outcome-only run ends with the higher share of right answers through an invalid step, on every seed",
-        lambda F: F.comparison.late_gap_min > 0,
-        lambda F: F.comparison.late_gap_min,
-        kind="law",
-    ),
-    Claim(
-        "invalid-share-stays-small",
-        "right answers through an invalid step stay well under half of every batch read",
-        lambda F: F.comparison.peak_share < 0.5,
-        lambda F: F.comparison.peak_share,
-        kind="law",
-    ),
-)

@@ -1,11 +1,13 @@
-"""rlbook.book.bridge: the TRL appendix's wording says what happened, its TRL runs enter the facts' key like runs
-(and follow the installed TRL), and its facts are left out where the trl extra is missing."""
+"""rlbook.book.bridge: the TRL appendix's wording (rlbook.book._bridge_words) says what happened, its TRL runs
+enter the facts' key like runs (and follow the installed TRL), and its facts are left out where the trl extra is
+missing."""
 
 from __future__ import annotations
 
 import pytest
 
 from rlbook.book import _available, bridge, prefetch, store
+from rlbook.book import _bridge_words as words
 from rlbook.book.needs import Need
 from rlbook.publish import prose
 
@@ -16,8 +18,8 @@ def said(sentence: str) -> str:
 
 
 def test_identical_logits_are_said_in_words_never_as_a_difference_of_zero():
-    assert said(f"they {bridge.logits_phrase(0.0)}.") == "they give the same logits, bit for bit."
-    assert "at most 2e-7" in said(f"they {bridge.logits_phrase(2.4e-7)}.")
+    assert said(f"they {words.logits_phrase(0.0)}.") == "they give the same logits, bit for bit."
+    assert "at most 2e-7" in said(f"they {words.logits_phrase(2.4e-7)}.")
 
 
 @pytest.mark.parametrize(
@@ -29,16 +31,16 @@ def test_identical_logits_are_said_in_words_never_as_a_difference_of_zero():
     ],
 )
 def test_who_gained_more_names_each_trainer_s_seeds(trl, book, said):
-    assert bridge.who_gained_more(trl, book, (0, 1, 2)) == said
+    assert words.who_gained_more(trl, book, (0, 1, 2)) == said
 
 
 def test_who_gained_more_wants_one_gain_per_seed():
     with pytest.raises(ValueError, match="one gain per seed"):
-        bridge.who_gained_more([0.1, 0.2], [0.1, 0.2, 0.3], (0, 1, 2))
+        words.who_gained_more([0.1, 0.2], [0.1, 0.2, 0.3], (0, 1, 2))
 
 
 def test_the_crosscheck_says_none_for_an_exact_agreement():
-    rows = bridge.crosscheck_rows({"reward_mean": 0.0, "accepted_rate": 2.78e-8})
+    rows = words.crosscheck_rows({"reward_mean": 0.0, "accepted_rate": 2.78e-8})
     assert rows == [["`reward_mean`", "none"], ["`accepted_rate`", "2.8e-08"]]
 
 
@@ -54,9 +56,9 @@ ACCELERATE = (
 
 @pytest.mark.parametrize("command", [TORCHRUN, ACCELERATE])
 def test_a_console_fits_the_code_box_and_its_command_still_runs_when_copied(command):
-    shown = bridge.console(command, ["rank 0 of 2: " + "a long line of output " * 6])
+    shown = words.console(command, ["rank 0 of 2: " + "a long line of output " * 6])
     lines = shown.splitlines()
-    assert all(len(line) <= bridge.WIDTH for line in lines)
+    assert all(len(line) <= words.WIDTH for line in lines)
     typed = [line for line in lines if line.startswith(("$", "    "))]
     rejoined = " ".join(line.removeprefix("$").strip().removesuffix("\\").strip() for line in typed)
     assert rejoined == command

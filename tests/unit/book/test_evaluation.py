@@ -100,9 +100,7 @@ def test_constraint_finding_names_the_seeds_where_the_constraint_is_free():
 
 
 def test_the_excess_of_an_unmatched_row_splits_into_the_settings_and_rl_s_own_gain():
-    from rlbook.book import evaluation
-
-    split = evaluation.excess([0.21, 0.38, 0.25, 0.27, 0.22])
+    split = ev.excess([0.21, 0.38, 0.25, 0.27, 0.22])
     assert split["attempts"] + split["attempts_gain"] == pytest.approx(0.38 - 0.21)
     assert split["cooling"] + split["cooling_gain"] == pytest.approx(0.27 - 0.21)
     assert split["words"] == (
@@ -113,9 +111,7 @@ def test_the_excess_of_an_unmatched_row_splits_into_the_settings_and_rl_s_own_ga
 
 
 def test_a_gain_that_shrinks_or_holds_at_a_setting_is_said_so():
-    from rlbook.book import evaluation
-
-    said = evaluation.excess([0.25, 0.42, 0.22, 0.25, 0.25])["words"]
+    said = ev.excess([0.25, 0.42, 0.22, 0.25, 0.25])["words"]
     assert "0.03 smaller with four attempts than with one" in said and "the same at 0.5 as at 1" in said
     assert "the cooler sampling alone adds less than 0.005 either way" in said
     assert not prose.degenerate(said)

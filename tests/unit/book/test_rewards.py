@@ -1,8 +1,9 @@
-"""Chapter 2's facts module (rlbook.book.rewards): its outcome-dependent wording and some of its claims,
-on made-up facts (the claims on the real runs are checked by tests/claims/test_claims.py)."""
+"""Chapter 2's facts module (rlbook.book.rewards): its outcome-dependent wording (rlbook.book._rewards_words) and
+some of its claims, on made-up facts (the claims on the real runs are checked by tests/claims/test_claims.py)."""
 
 from __future__ import annotations
 
+from rlbook.book import _rewards_words as words
 from rlbook.book import rewards as r
 from rlbook.book._shown import SHOWN
 from rlbook.book.facts import freeze
@@ -14,17 +15,17 @@ def claim(name):
 
 
 def test_shares_of_all_are_said_in_words_and_others_as_percentages():
-    assert r._each_of("the plain sums", 1.0) == "every one of the plain sums"
-    assert r._each_of("the plain sums", 0.97) == "97% of the plain sums"
-    assert r._format_clause(1.0) == "every one of its rejections is a failure of format"
-    assert r._format_clause(0.995) == "almost every one of its rejections is a failure of format"
-    assert r._format_clause(0.97) == "97% of its rejections are failures of format"
+    assert words.each_of("the plain sums", 1.0) == "every one of the plain sums"
+    assert words.each_of("the plain sums", 0.97) == "97% of the plain sums"
+    assert words.format_clause(1.0) == "every one of its rejections is a failure of format"
+    assert words.format_clause(0.995) == "almost every one of its rejections is a failure of format"
+    assert words.format_clause(0.97) == "97% of its rejections are failures of format"
 
 
 def test_the_pretrained_reward_never_offers_a_zero_count():
-    none = r._pretrained_reward({"accepted": 0, "samples": 1280, "expected_reward": 0.0})
+    none = words.pretrained_reward({"accepted": 0, "samples": 1280, "expected_reward": 0.0})
     assert none == {"earns": "nothing", "detail": "not one of its 1,280 answers is accepted"}
-    some = r._pretrained_reward({"accepted": 3, "samples": 1280, "expected_reward": 3 / 1280})
+    some = words.pretrained_reward({"accepted": 3, "samples": 1280, "expected_reward": 3 / 1280})
     assert some["earns"] == "almost nothing" and some["detail"].startswith("3 of its 1,280 answers are accepted")
 
 
@@ -37,23 +38,23 @@ def _valid_end(sizes, extra=0):
 
 def test_the_valid_end_sentence_says_what_the_samples_hold():
     seeds = (0, 1, 2)
-    empty = r._valid_end(_valid_end({0: (0, 0), 1: (0, 0), 2: (0, 0)}), seeds)
+    empty = words.valid_end_sentence(_valid_end({0: (0, 0), 1: (0, 0), 2: (0, 0)}), seeds)
     assert "empty on every seed" in empty
-    elsewhere = r._valid_end(_valid_end({0: (0, 0), 1: (2, 0), 2: (0, 1)}), seeds)
+    elsewhere = words.valid_end_sentence(_valid_end({0: (0, 0), 1: (2, 0), 2: (0, 1)}), seeds)
     assert "seeds 1 and 2" in elsewhere and "empty" in elsewhere
-    here = r._valid_end(_valid_end({0: (2, 1), 1: (0, 0), 2: (0, 0)}, extra=2), seeds)
+    here = words.valid_end_sentence(_valid_end({0: (2, 1), 1: (0, 0), 2: (0, 0)}, extra=2), seeds)
     assert here.startswith("In the shown sample three rollouts land here (2 malformed, 1 stopped by the budget)")
     assert "two of the three of them" in here
-    assert not r._valid_end(_valid_end({0: (1, 0), 1: (0, 0), 2: (0, 0)}), seeds).count("third number")
+    assert not words.valid_end_sentence(_valid_end({0: (1, 0), 1: (0, 0), 2: (0, 0)}), seeds).count("third number")
     for sentence in (empty, elsewhere, here):
         assert degenerate(sentence) == []
 
 
 def test_directions_name_the_seeds_that_went_each_way():
     seeds = (0, 1, 2)
-    assert r._directions([0.5, 0.5, 0.5], [0.6, 0.55, 0.4], seeds) == "up on seeds 0 and 1 and down on seed 2"
-    assert r._directions([0.5] * 3, [0.6] * 3, seeds) == "up on every seed"
-    assert r._directions([0.5] * 3, [0.5] * 3, seeds) == "level on every seed"
+    assert words.directions([0.5, 0.5, 0.5], [0.6, 0.55, 0.4], seeds) == "up on seeds 0 and 1 and down on seed 2"
+    assert words.directions([0.5] * 3, [0.6] * 3, seeds) == "up on every seed"
+    assert words.directions([0.5] * 3, [0.5] * 3, seeds) == "level on every seed"
 
 
 def test_claims_catch_a_broken_fact():
