@@ -83,7 +83,9 @@ def copy_site_files(root: Path, pages: list[Page], site: Path) -> tuple[list[str
 
 def prerender(root: Path, environ: Mapping[str, str], out: Callable[[str], None] = print) -> int:
     """The pre-render step for the project at ``root``; returns the exit code (0, or 1 with a line saying why)."""
-    from rlbook.publish import build
+    from rlbook.publish.execute import CellFailure
+    from rlbook.publish.notebooks import DEFAULT_JOBS, execute_pages, write_student_notebooks
+    from rlbook.publish.runs_ahead import prefetch_runs
 
     try:
         pages = book_pages(root)
@@ -99,13 +101,13 @@ def prerender(root: Path, environ: Mapping[str, str], out: Callable[[str], None]
     if environ.get(EXECUTED) != "1":
         selected = rendered_pages(pages, environ)
         if environ.get("QUARTO_PROJECT_RENDER_ALL") == "1":
-            build.prefetch_runs(root, None, out)
+            prefetch_runs(root, None, out)
         executed_dir = root / "_build" / "executed"
         executed_dir.mkdir(parents=True, exist_ok=True)
         try:
-            notebooks = build.execute_pages(root, pages, selected, executed_dir, out, build.DEFAULT_JOBS)
-            build.write_student_notebooks(root, pages, notebooks, root / "_build" / "notebooks")
-        except build.CellFailure as failure:
+            notebooks = execute_pages(root, pages, selected, executed_dir, out, DEFAULT_JOBS)
+            write_student_notebooks(root, pages, notebooks, root / "_build" / "notebooks")
+        except CellFailure as failure:
             out(failure.report())
             return 1
         except (ValueError, RuntimeError) as err:

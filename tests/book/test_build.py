@@ -18,10 +18,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from rlbook import build
-from rlbook.publish.build import build_book, choose_backend, longest_first, select_pages, swap_in
+from rlbook.publish import runs_ahead
+from rlbook.publish.build import build_book, choose_backend, select_pages
 from rlbook.publish.config import Page
+from rlbook.publish.notebooks import longest_first
 from rlbook.publish.page import relative_href
+from rlbook.publish.render import swap_in
 
 QUARTO_YML = """\
 project:
@@ -408,7 +410,7 @@ def test_a_failing_page_stops_the_page_running_beside_it(tmp_path):
 
 def fake_prefetch(monkeypatch, code: str) -> None:
     """Make the build's prefetch run ``code`` instead of training the real book's runs."""
-    monkeypatch.setattr(build, "prefetch_command", lambda jobs: [sys.executable, "-c", code])
+    monkeypatch.setattr(runs_ahead, "prefetch_command", lambda jobs: [sys.executable, "-c", code])
 
 
 def test_the_prefetch_runs_before_the_pages_and_is_skipped_once_it_has_succeeded(tmp_path, monkeypatch):
@@ -417,7 +419,7 @@ def test_the_prefetch_runs_before_the_pages_and_is_skipped_once_it_has_succeeded
     lines: list[str] = []
     assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0
     assert lines[1:3] == ["[1/1] base seed 0: 1.0 s", "trained 1 runs in 1.0 s, 2 at a time"]  # after the left-out page
-    assert (root / "_build" / "prefetch-done").read_text() == build.prefetch_fingerprint()
+    assert (root / "_build" / "prefetch-done").read_text() == runs_ahead.prefetch_fingerprint()
     fake_prefetch(monkeypatch, "raise SystemExit('must not run')")
     lines.clear()
     assert build_book(root, backend="pandoc", out=lines.append, prefetch=True) == 0
@@ -426,10 +428,10 @@ def test_the_prefetch_runs_before_the_pages_and_is_skipped_once_it_has_succeeded
 
 def test_the_fingerprint_follows_the_cache_setting(monkeypatch):
     monkeypatch.setenv("RLBOOK_CACHE", "/one")
-    first = build.prefetch_fingerprint()
-    assert re.fullmatch(r"[0-9a-f]{16}", first) and build.prefetch_fingerprint() == first
+    first = runs_ahead.prefetch_fingerprint()
+    assert re.fullmatch(r"[0-9a-f]{16}", first) and runs_ahead.prefetch_fingerprint() == first
     monkeypatch.setenv("RLBOOK_CACHE", "/two")
-    assert build.prefetch_fingerprint() != first
+    assert runs_ahead.prefetch_fingerprint() != first
 
 
 def test_a_failed_prefetch_is_reported_and_the_pages_still_run(tmp_path, monkeypatch):
@@ -551,8 +553,8 @@ def test_the_build_records_each_page_s_seconds(book):
 
 
 def test_prefetch_command_passes_jobs_only_when_given():
-    assert build.prefetch_command(None)[1:] == ["-m", "rlbook.book.prefetch"]
-    assert build.prefetch_command(3)[1:] == ["-m", "rlbook.book.prefetch", "--jobs", "3"]
+    assert runs_ahead.prefetch_command(None)[1:] == ["-m", "rlbook.book.prefetch"]
+    assert runs_ahead.prefetch_command(3)[1:] == ["-m", "rlbook.book.prefetch", "--jobs", "3"]
 
 
 def test_figures_are_svg_as_fig_format_asks_and_the_site_has_its_script_and_search(book):

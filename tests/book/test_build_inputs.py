@@ -162,9 +162,9 @@ def test_a_page_with_bad_front_matter_fails_in_one_line(book):
 
 def test_a_build_with_no_page_never_replaces_the_book(book, monkeypatch):
     """Whatever the reason, a site without its pages is never swapped in for the previous one."""
-    from rlbook.publish import build
+    from rlbook.publish import render
 
-    monkeypatch.setattr(build, "render_site", lambda *args, **kwargs: [])  # writes no page at all
+    monkeypatch.setattr(render, "render_site", lambda *args, **kwargs: [])  # writes no page at all
     fails_keeping_the_book(book, "the new site lacks index.html")
 
 

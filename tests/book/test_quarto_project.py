@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from rlbook.publish.build import pandoc_path
+from rlbook.publish.render import pandoc_path
 from rlbook.publish.site import ASSETS
 from rlbook.publish.wheel import requirement_cell, wheel_name
 
@@ -156,11 +156,11 @@ def test_input_files_come_from_the_variable_or_from_the_file_quarto_names(tmp_pa
 
 def test_a_whole_book_render_in_a_fresh_clone_trains_the_missing_runs_first(tmp_path, monkeypatch):
     """No _build/ yet (issue 43's plain quarto render on a fresh clone): the prefetch runs, then the pages."""
-    from rlbook.publish import build
+    from rlbook.publish import runs_ahead
     from rlbook.publish.prerender import prerender as step
 
     root = tiny_book(tmp_path / "book")
-    monkeypatch.setattr(build, "prefetch_command", lambda jobs: [sys.executable, "-c", "print('runs trained')"])
+    monkeypatch.setattr(runs_ahead, "prefetch_command", lambda jobs: [sys.executable, "-c", "print('runs trained')"])
     lines: list[str] = []
     environ = {"QUARTO_PROJECT_RENDER_ALL": "1", "QUARTO_PROJECT_OUTPUT_DIR": str(root / "_book")}
     assert step(root, environ, lines.append) == 0, "\n".join(lines)

@@ -82,9 +82,9 @@ def fixture_site(root: Path, chapters: dict[str, str], outputs: dict[tuple[str, 
     ``outputs`` gives the outputs of a chapter's ``n``-th code cell, as a
     kernel would have. Returns the site's folder.
     """
-    from rlbook.publish.build import pandoc_path
     from rlbook.publish.config import Page
     from rlbook.publish.execute import qmd_to_notebook
+    from rlbook.publish.render import pandoc_path
     from rlbook.publish.site import render_site
 
     pages = [Page("index.qmd", "front", None, "Preface")]

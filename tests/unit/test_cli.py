@@ -18,11 +18,12 @@ import pytest
 from cli_calls import assert_usage_error, call
 
 from rlbook import cli
+from rlbook.cli import commands
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 RLBOOK = Path(sys.executable).parent / "rlbook"
-ENV = {**os.environ, "PYTHONPATH": str(Path(cli.__file__).resolve().parents[1])}  # the code under test, in a child
+ENV = {**os.environ, "PYTHONPATH": str(Path(cli.__file__).resolve().parents[2])}  # the code under test, in a child
 
 
 PROMPT = "U:3+4?|A:"
@@ -248,7 +249,7 @@ def test_an_interrupted_command_says_only_what_it_kept(monkeypatch, capsys, comm
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setitem(cli.COMMANDS, command, interrupted)
+    monkeypatch.setitem(commands.COMMANDS, command, interrupted)
     argv = {"verify": ["verify", "U:3+4?|A:", "7#"], "run": ["run", "main"], "build": ["build"]}[command]
     monkeypatch.setattr(cli, "check_run_names", lambda parser, args: None)
     assert cli.main(argv) == 130

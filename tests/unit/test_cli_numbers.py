@@ -16,29 +16,29 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rlbook import cli
+from rlbook.cli import options
 
 PROMPT = "U:3+4?|A:"
 # (command line before the option, option, smallest, largest)
 WHOLE_OPTIONS = [
-    (["run", "main"], "--seed", 0, cli.MAX_SEED),
-    (["run", "main"], "--threads", 1, cli.MAX_THREADS),
-    (["sample", PROMPT], "-n", 1, cli.MAX_SAMPLE_N),
-    (["sample", PROMPT], "--step", 0, cli.MAX_STEP),
-    (["sample", PROMPT], "--seed", 0, cli.MAX_SEED),
-    (["sample", PROMPT], "--threads", 1, cli.MAX_THREADS),
-    (["eval"], "-n", 1, cli.MAX_EVAL_N),
-    (["eval"], "--step", 0, cli.MAX_STEP),
-    (["eval"], "--seed", 0, cli.MAX_SEED),
-    (["eval"], "--threads", 1, cli.MAX_THREADS),
-    (["build"], "--jobs", 1, cli.MAX_JOBS),
+    (["run", "main"], "--seed", 0, options.MAX_SEED),
+    (["run", "main"], "--threads", 1, options.MAX_THREADS),
+    (["sample", PROMPT], "-n", 1, options.MAX_SAMPLE_N),
+    (["sample", PROMPT], "--step", 0, options.MAX_STEP),
+    (["sample", PROMPT], "--seed", 0, options.MAX_SEED),
+    (["sample", PROMPT], "--threads", 1, options.MAX_THREADS),
+    (["eval"], "-n", 1, options.MAX_EVAL_N),
+    (["eval"], "--step", 0, options.MAX_STEP),
+    (["eval"], "--seed", 0, options.MAX_SEED),
+    (["eval"], "--threads", 1, options.MAX_THREADS),
+    (["build"], "--jobs", 1, options.MAX_JOBS),
 ]
 TEMPERATURE_OPTIONS = [["sample", PROMPT], ["eval"]]
 DEST = {"-n": "n", "--seed": "seed", "--threads": "threads", "--step": "step", "--jobs": "jobs"}
 IDS = [f"{argv[0]} {option}" for argv, option, _, _ in WHOLE_OPTIONS]
 
 
-PARSER = cli.build_parser()  # parsing leaves the parser as it was, so one serves every example
+PARSER = options.build_parser()  # parsing leaves the parser as it was, so one serves every example
 
 
 def parse(argv: list[str], capsys) -> tuple[object, int, str]:
@@ -108,7 +108,7 @@ def test_a_whole_number_option_is_accepted_exactly_within_its_bounds(prefix, opt
 def test_a_temperature_is_accepted_exactly_within_its_bounds(prefix, x, capsys):
     count("temperature float")
     args, code, err = parse([*prefix, f"--temperature={x!r}"], capsys)
-    if math.isfinite(x) and cli.MIN_TEMPERATURE <= x <= cli.MAX_TEMPERATURE:
+    if math.isfinite(x) and options.MIN_TEMPERATURE <= x <= options.MAX_TEMPERATURE:
         assert args is not None and args.temperature == x, err
     else:
         assert args is None and refused(code, err), err
@@ -127,7 +127,7 @@ def test_a_temperature_accepts_only_ascii_decimals(prefix, text, capsys):
         assert refused(code, err), err
         return
     assert re.fullmatch(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", text), f"{text!r} was read"
-    assert args.temperature == float(text) and cli.MIN_TEMPERATURE <= args.temperature <= cli.MAX_TEMPERATURE
+    assert args.temperature == float(text) and options.MIN_TEMPERATURE <= args.temperature <= options.MAX_TEMPERATURE
 
 
 def test_the_property_tests_ran_their_inputs():
@@ -163,10 +163,10 @@ def test_a_temperature_in_other_digits_is_refused(text, capsys):
 
 def test_the_issue_s_numbers_are_refused_with_their_limit(capsys):
     for argv, limit in (
-        [["run", "main", "--seed", str(2**64)], f"must be at most {cli.MAX_SEED}"],
-        [["run", "main", "--threads", str(2**31)], f"must be at most {cli.MAX_THREADS}"],
-        [["sample", PROMPT, "-n", "1000000000"], f"must be at most {cli.MAX_SAMPLE_N}"],
-        [["eval", "-n", "1000000000"], f"must be at most {cli.MAX_EVAL_N}"],
+        [["run", "main", "--seed", str(2**64)], f"must be at most {options.MAX_SEED}"],
+        [["run", "main", "--threads", str(2**31)], f"must be at most {options.MAX_THREADS}"],
+        [["sample", PROMPT, "-n", "1000000000"], f"must be at most {options.MAX_SAMPLE_N}"],
+        [["eval", "-n", "1000000000"], f"must be at most {options.MAX_EVAL_N}"],
         [["sample", PROMPT, "--seed", "9" * 5000], "a number of 5000 digits"],
         [["sample", PROMPT, "-T", "1e6"], "must be at most 100"],
         [["build", "--jobs", "0"], "must be positive"],
@@ -177,9 +177,12 @@ def test_the_issue_s_numbers_are_refused_with_their_limit(capsys):
 
 HELP = [
     (["run", "--help"], ["0 to 4294967295", "1 to 256"]),
-    (["sample", "--help"], [f"1 to {cli.MAX_SAMPLE_N}", f"0 to {cli.MAX_STEP}", "0.01 to 100", "0 to 4294967295"]),
-    (["eval", "--help"], [f"1 to {cli.MAX_EVAL_N}", f"0 to {cli.MAX_STEP}", "0.01 to 100", "1 to 256"]),
-    (["build", "--help"], [f"1 to {cli.MAX_JOBS}"]),
+    (
+        ["sample", "--help"],
+        [f"1 to {options.MAX_SAMPLE_N}", f"0 to {options.MAX_STEP}", "0.01 to 100", "0 to 4294967295"],
+    ),
+    (["eval", "--help"], [f"1 to {options.MAX_EVAL_N}", f"0 to {options.MAX_STEP}", "0.01 to 100", "1 to 256"]),
+    (["build", "--help"], [f"1 to {options.MAX_JOBS}"]),
 ]
 
 

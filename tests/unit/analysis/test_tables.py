@@ -52,7 +52,7 @@ def test_dict_table_rounds_floats_shows_none_as_a_dash_and_right_aligns_numbers(
 def test_pandoc_shows_a_code_cell_with_a_pipe_as_code_with_straight_quotes():
     import subprocess
 
-    from rlbook.publish.build import pandoc_path
+    from rlbook.publish.render import pandoc_path
 
     table = tables.markdown_table(["completion", "n"], [["'|#'", 3], ["int('`')", 1]], code=[0])
     html = subprocess.run(

@@ -1,7 +1,8 @@
 """rlbook.publish.holes: the placeholders, empty tables and empty figures that stop a build from publishing.
 
 The fixtures (``fixtures/quarto-floats.html``, ``fixtures/pandoc-floats.html``) hold the same captioned table and
-figure as each backend writes them; Quarto's markup is the one quoted in issue 43.
+figure as each backend writes them; Quarto's markup is the one quoted in issue 43. ``fixtures/quarto-subfloats.html``
+is a multi-panel figure as Quarto 1.10.16 wrote it for chapter 1 (issue 54).
 """
 
 from __future__ import annotations
@@ -103,5 +104,10 @@ def test_a_quarto_multi_panel_figure_without_its_images_is_a_hole_per_figure():
     page = (FIXTURES / "quarto-subfloats.html").read_text()
     while "<img" in page:
         page = _without(page, "<img", ">")
-    holes = page_holes(page)
-    assert "fig-workshop-answers has no image" in holes and len(holes) == 5
+    panels = [f"fig-workshop-answers-{n} has no image" for n in (1, 2, 3, 4)]
+    assert page_holes(page) == [*panels, "fig-workshop-answers has no image"]
+
+
+def test_a_quarto_panel_without_its_image_is_a_hole_of_its_own_and_not_of_its_figure():
+    page = _without((FIXTURES / "quarto-subfloats.html").read_text(), '<img src="01-rl-loop_files', ">")
+    assert page_holes(page) == ["fig-workshop-answers-1 has no image"]

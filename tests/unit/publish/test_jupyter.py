@@ -7,11 +7,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from rlbook.publish.build import pandoc_path
 from rlbook.publish.config import Page
 from rlbook.publish.execute import qmd_to_notebook
 from rlbook.publish.jupyter import KERNELSPEC, for_jupyter, student_notebooks
 from rlbook.publish.nbrefs import Bibliography
+from rlbook.publish.render import pandoc_path
 
 PAGE = Page("chapters/01-x.qmd", "main", "1", "X")
 BIB = (

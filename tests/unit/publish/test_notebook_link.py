@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import subprocess
 
-from rlbook.publish.build import pandoc_path
+from rlbook.publish.render import pandoc_path
 from rlbook.publish.site import ASSETS
 
 PREAMBLE = """quarto = {{

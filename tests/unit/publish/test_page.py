@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from rlbook.publish.build import pandoc_path
 from rlbook.publish.page import (
     PANEL_GAP_PX,
     WIDE_FIGURE_PX,
@@ -15,6 +14,7 @@ from rlbook.publish.page import (
     scroll_boxes,
 )
 from rlbook.publish.pandoc_ast import pandoc_run
+from rlbook.publish.render import pandoc_path
 
 
 def _html(markdown: str) -> str:

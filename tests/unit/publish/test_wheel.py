@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from rlbook.publish.build import pandoc_path
 from rlbook.publish.config import Page
 from rlbook.publish.execute import qmd_to_notebook
 from rlbook.publish.jupyter import student_notebooks
+from rlbook.publish.render import pandoc_path
 from rlbook.publish.wheel import (
     book_wheel,
     build_wheel,
