@@ -31,7 +31,7 @@ from rlbook.core.sampling import sample
 from rlbook.core.train import adamw
 from rlbook.core.world import BUDGET, Task, encode, split
 from rlbook.figures import style as house
-from rlbook.runs import Run, spec
+from rlbook.runs import MAIN, Run, spec
 
 N_SAMPLES = 32
 """Samples per sum in the workshop (the course plate's 32)."""
@@ -314,7 +314,7 @@ def one_update(
     policy passed in is not changed: the update is applied to a copy. The
     answers measured are the distinct sampled ones plus the right one.
     """
-    cfg = replace(cfg or rl.RLConfig(), group_size=group_size, lr=lr)
+    cfg = replace(cfg or MAIN, group_size=group_size, lr=lr)
     learner = copy.deepcopy(policy)
     rollouts = sample(
         learner,

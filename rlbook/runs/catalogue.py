@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from rlbook.core.guard import Guard
 from rlbook.core.reward_model import JudgeConfig
 from rlbook.core.rl import RLConfig
 from rlbook.core.train import PretrainConfig, SFTConfig
@@ -61,7 +62,37 @@ class RunSpec:
         return self.pretrain, self.sft
 
 
-MAIN = RLConfig()
+MAIN = RLConfig(
+    world="single",
+    steps=100,
+    group_size=16,
+    prompts_per_step=0,
+    temperature=1.0,
+    budget=4,
+    lr=3e-4,
+    warmup=10,
+    loss="ppo",
+    eps_low=0.2,
+    eps_high=0.2,
+    cispo_cap=4.0,
+    aggregation="token_mean",
+    advantage="centered",
+    reward_scale=1.0,
+    kl_beta=0.0,
+    kl_estimator="k3",
+    updates_per_batch=1,
+    verifier="exact",
+    verifier_version=None,
+    stale=0,
+    selection="none",
+    checkpoint_every=10,
+    eval_n=32,
+    faults=(),
+    guard=Guard(),
+)
+"""``main``'s settings, written out in full: the one home of the book's recipe. Every other RL run of the world
+of sums is ``main`` with a change (``replace(MAIN, ...)``), so an edit here is an edit to all of them, and the
+defaults of :class:`RLConfig` play no part in it."""
 MULTI = RLConfig(world="multi", steps=60, group_size=8, prompts_per_step=64, budget=8, eval_n=16)
 # Chapter 7's worked world (#a+b= with a, b from 10 to 99, answered directly or with the columns written out): a
 # wider policy with rotary positions, pretrained once for both of its base runs and every seed. 2,000 steps, set on

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
 import re
 import shutil
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import pytest
 
 from rlbook import runs
 from rlbook.core import source
 from rlbook.core.rl import RLConfig
-from rlbook.runs import cache
+from rlbook.runs import cache, catalogue
 
 
 def test_spec_of_an_unknown_name_lists_the_known_ones():
@@ -22,8 +24,15 @@ def test_spec_of_an_unknown_name_lists_the_known_ones():
         assert name in message
 
 
+def test_main_is_written_out_in_full_in_the_catalogue():
+    tree = ast.parse(inspect.getsource(catalogue))
+    (call,) = [n.value for n in tree.body if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "MAIN"]
+    assert isinstance(call, ast.Call) and not call.args
+    assert sorted(k.arg for k in call.keywords) == sorted(f.name for f in fields(RLConfig))
+
+
 def test_named_specs():
-    assert runs.spec("main").parent == "base" and runs.spec("main").rl == RLConfig()
+    assert runs.spec("main").parent == "base" and runs.spec("main").rl is runs.MAIN
     assert runs.spec("base").rl is None and runs.spec("base").pretrain is not None
     assert runs.spec("process-outcome").parent == "process-base"
     for name, s in runs.RUNS.items():
