@@ -22,16 +22,27 @@ from pathlib import Path
 
 from rlbook.book.facts import Facts, loads
 from rlbook.book.needs import Need
-from rlbook.core.source import closure_hash
-from rlbook.runs.cache import CacheError, cache_root, locked, read_entry, write_entry, write_file
+from rlbook.core.source import ROOT, closure_hash
+from rlbook.runs.cache import BY_VALUE, CacheError, cache_root, locked, read_entry, write_entry, write_file
 
 FACTS_FILE, NEEDS_FILE = "facts.json", "needs.json"
 
 
+def code_key(module: str, root: Path = ROOT) -> str:
+    """Short SHA-256 of a facts module's code and the code it imports, the run catalogue's left out.
+
+    A run's settings enter the facts' key through the key of each run the
+    facts read (:func:`facts_key`), so adding or editing a run in the
+    catalogue recomputes only the chapters that read it.
+    """
+    return closure_hash((module,), root, by_value=BY_VALUE)
+
+
 def facts_key(module: str, seeds: Sequence[int], threads: int, needs: Sequence[Need]) -> str:
-    """Short SHA-256 of the facts module's code closure, the seeds, threads and the keys of the runs it reads."""
+    """Short SHA-256 of the facts module's code (:func:`code_key`), the seeds, threads and the keys of the runs it
+    reads."""
     text = json.dumps(
-        [closure_hash((module,)), list(seeds), threads, [[n.name, n.seed, n.key(threads)] for n in sorted(needs)]]
+        [code_key(module), list(seeds), threads, [[n.name, n.seed, n.key(threads)] for n in sorted(needs)]]
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

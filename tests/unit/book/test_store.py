@@ -26,7 +26,7 @@ def toy(monkeypatch, tmp_path):
     module.CLAIMS = (Claim("half", "x is a half", lambda F: F.x == 0.5, kind="law"),)
     monkeypatch.setitem(sys.modules, "rlbook.book.toy", module)
     monkeypatch.setattr(book, "topics", lambda: ["toy"])
-    monkeypatch.setattr(store, "closure_hash", lambda entries, root=source.ROOT: "c0de")
+    monkeypatch.setattr(store, "code_key", lambda module, root=source.ROOT: "c0de")
     return module
 
 
@@ -60,7 +60,7 @@ def test_the_key_follows_code_seeds_and_the_runs_read(toy, monkeypatch):
     key = store.facts_key("rlbook.book.toy", (0,), 1, needs)
     assert store.facts_key("rlbook.book.toy", (0, 1), 1, needs) != key
     assert store.facts_key("rlbook.book.toy", (0,), 1, on_seeds(["main"], (0,))) != key
-    monkeypatch.setattr(store, "closure_hash", lambda entries, root=source.ROOT: "edited")
+    monkeypatch.setattr(store, "code_key", lambda module, root=source.ROOT: "edited")
     assert store.facts_key("rlbook.book.toy", (0,), 1, needs) != key
 
 
@@ -102,5 +102,10 @@ def test_editing_analysis_code_changes_only_the_facts_that_import_it(tmp_path, e
     for topic in book.topics():
         module = f"rlbook.book.{topic}"
         depends = edited in source.import_closure((module,))
-        changed = source.closure_hash((module,), root) != source.closure_hash((module,))
+        changed = store.code_key(module, root) != store.code_key(module)
         assert changed == depends, f"{topic}: imports {edited}: {depends}, key changed: {changed}"
+
+
+def test_a_new_run_in_the_catalogue_changes_no_chapters_code_key(tmp_path):
+    root = _edited_copy(tmp_path, "rlbook.runs.catalogue")  # as adding a RunSpec would
+    assert all(store.code_key(f"rlbook.book.{t}", root) == store.code_key(f"rlbook.book.{t}") for t in book.topics())
