@@ -189,6 +189,29 @@ COPY_OVERLAP = (
 """
 )
 
+SCROLL_CUES = (
+    NAME
+    + r"""
+(async () => {
+  // Every box that scrolls sideways (a code block, a table's box, a formula) and shows no cue at its cut edge:
+  // book.js frames it (.scroll-frame), and the frame paints a shaded edge on the right while more is hidden
+  // there. Measured once the page has laid out what was just opened (a frame is added as a box is measured).
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const found = [];
+  for (const box of document.querySelectorAll('main pre, main .table-scroll, main .display-math, main math')) {
+    if (!box.getClientRects().length || box.closest('.rlbook-workshop')) continue;
+    if (!/auto|scroll/.test(getComputedStyle(box).overflowX) || box.scrollWidth <= box.clientWidth + 1) continue;
+    const frame = box.parentElement.classList.contains('scroll-frame') ? box.parentElement : null;
+    const cue = frame && getComputedStyle(frame, '::after');
+    const shown = cue && cue.content !== 'none' && cue.display !== 'none' && +cue.opacity > 0.5 && parseFloat(cue.width) > 8;
+    if (!shown) found.push({name: rlbookName(box), over: box.scrollWidth - box.clientWidth});
+  }
+  return found;
+})()
+"""
+)
+"""At 1280 px as on a phone, a box that scrolls sideways says so (issue 57): its cue is painted on the cut edge."""
+
 TABLE_WIDTH = (
     NAME
     + r"""

@@ -2,10 +2,13 @@
 
 The site is rendered by :func:`rlbook.publish.site.render_site` from two
 chapters given as executed notebooks (``sitekit.fixture_site``: no kernel runs), and searched through
-the search box of ``assets/book.js``: only prose is found, each result is
-credited to the section that holds it, a heading weighs more than body
-text, a page lists its best section first, and "pass@k" finds its family
-(pass@1, pass@4). The real book's terms are tested in ``test_site_layout.py``.
+the search box of ``assets/book.js``: only prose is found, and a name that
+only code holds finds nothing, though the prose holds words that begin like
+it; each result is credited to the section that holds it, a heading weighs
+more than body text, a page lists its best section first, a question is
+searched by the words that carry it (not by "why", which every "Why this
+chapter matters" heading holds), and "pass@k" finds its family (pass@1,
+pass@4). The real book's terms are tested in ``test_site_layout.py``.
 """
 
 from __future__ import annotations
@@ -25,14 +28,20 @@ A policy writes answers and a verifier scores them.
 
 ```{python}
 frobnicate = 256  # a constant for pass@k with CISPO and zero variance
+PASSK_N = markdown_table(frobnicate)
 print("quuxly printed: pass@k CISPO zero variance")
 ```
 
 ## Counting right answers {#sec-loop-count}
 
-We compare pass@1 with pass@4 on the held-out sums, and every answer that passes gets a reward.
+We compare pass@1 with pass@4 on the held-out sums, and every answer that passes gets a reward. Each row of
+the table marks one sum, and the end-of-turn mark closes an answer.
 """
 EXPLORE = """# Exploration {#sec-explore}
+
+## Why this chapter matters {#sec-explore-why}
+
+Why explore at all? Why does a policy that is always right learn nothing? This chapter says why.
 
 ## What a group tells us {#sec-explore-group}
 
@@ -53,6 +62,11 @@ per prompt, and report pass@k for several values of k.
 
 After training, pass@k rises for small k; pass@k for large k barely moves, as pass@k of the base already
 came close to one, so pass@k at large k measures coverage: pass@k, pass@k, pass@k.
+
+## Scaling advantages {#sec-explore-scale}
+
+Some updates divide each advantage by the standard deviation of its group's rewards, which makes every
+group's push the same size.
 """
 
 
@@ -72,19 +86,16 @@ def search(browser, origin: str, term: str) -> list[list[str]]:
     t = Tab(browser, origin, WIDE)
     try:
         t.open(origin + "index.html")
-        t.page.fill(".pagefind-ui__search-input", term)
-        # Done when the message no longer says it is searching and every result listed has its link.
+        t.page.fill(".search-input", term)
+        # Done when the message says how many results this term found.
         t.page.wait_for_function(
-            """() => {
-            const message = document.querySelector('.pagefind-ui__message');
-            const results = [...document.querySelectorAll('.pagefind-ui__result')];
-            return message && !/Searching/.test(message.textContent)
-                && results.every(r => r.querySelector('.pagefind-ui__result-link'));
-        }""",
+            """t => { const m = document.querySelector('.search-message').textContent;
+                      return /results? for/.test(m) && m.includes(t); }""",
+            arg=term,
             timeout=20_000,
         )
         shown = t.page.eval_on_selector_all(
-            ".pagefind-ui__result",
+            ".search-result",
             """rs => rs.map(r =>
             [...r.querySelectorAll('a[href]')].map(a => a.getAttribute('href')))""",
         )
@@ -102,6 +113,28 @@ def _short(href: str) -> str:
 def test_code_and_printed_outputs_are_not_found(browser, origin):
     assert search(browser, origin, "frobnicate") == []
     assert search(browser, origin, "quuxly") == []
+
+
+@pytest.mark.parametrize("name", ["markdown_table", "PASSK_N"])
+def test_a_name_that_only_code_holds_finds_nothing_though_the_prose_has_words_like_it(browser, origin, name):
+    # Issue 57: Pagefind, finding no page with the name, searched words that begin like it ("mark", "table",
+    # "pass"): the prose of chapter 1 holds "marks", "mark", "table" and "passes".
+    assert search(browser, origin, name) == []
+
+
+def test_a_question_lists_the_section_on_its_subject_first_and_no_why_heading(browser, origin):
+    # Issue 57: "why divide by standard deviation" listed every "Why this chapter matters" first.
+    results = search(browser, origin, "why divide by standard deviation")
+    assert results == [["02-explore.html", "02-explore.html#sec-explore-scale"]]
+    assert search(browser, origin, "Why divide by the standard deviation?") == results
+
+
+def test_a_question_of_question_words_alone_is_searched_as_typed(browser, origin):
+    results = search(browser, origin, "why")
+    assert sorted(links[:2] for links in results) == [
+        ["01-loop.html", "01-loop.html#sec-loop-why"],
+        ["02-explore.html", "02-explore.html#sec-explore-why"],
+    ]
 
 
 def test_a_term_taught_under_its_own_heading_is_listed_first_before_a_passing_mention(browser, origin):

@@ -53,9 +53,9 @@ def test_pages_opened_from_file_load_without_error_and_say_how_to_search(browser
 def test_a_search_result_opens_its_section(tab, server):
     t = tab()
     t.open(server + "index.html")
-    t.page.fill(".pagefind-ui__search-input", "CISPO")
-    t.page.wait_for_selector(".pagefind-ui__result-link", timeout=20_000)
-    links = t.page.eval_on_selector_all(".pagefind-ui__result a[href]", "as => as.map(a => a.href)")
+    t.page.fill(".search-input", "CISPO")
+    t.page.wait_for_selector(".search-result-link", timeout=20_000)
+    links = t.page.eval_on_selector_all(".search-result a[href]", "as => as.map(a => a.href)")
     sections = [url for url in links if urlsplit(url).fragment.startswith("sec-")]
     assert sections, links
     t.open(sections[0])

@@ -3,8 +3,9 @@
 Each page is opened once per size and colour scheme and measured by the
 scripts of :mod:`sitekit`: code blocks wider than their box, copy buttons
 over code, tables wider than their column, tables that do not scroll in
-their own box on a phone, words broken inside, and the smallest text of
-every figure at the size it is drawn. Every test reports every violation it
+their own box on a phone, boxes that scroll sideways without a cue on their
+cut edge, words broken inside, and the smallest text of every figure at the
+size it is drawn. Every test reports every violation it
 finds, by page and element, so one run lists all that the chapters must fix.
 A screenshot of every figure and table goes to ``figures/`` beside the page
 screenshots, and ``figure-text.tsv`` lists each figure's smallest text at
@@ -28,6 +29,7 @@ from browser.sitekit import (
     MIN_TEXT_PX,
     OPEN_ALL_CODE,
     SCREENSHOTS,
+    SCROLL_CUES,
     SIZES,
     TABLE_SCROLL,
     TABLE_WIDTH,
@@ -70,6 +72,7 @@ def readings(browser, server, pages) -> dict:
                 t.page.evaluate(OPEN_ALL_CODE)
                 reading["code"] = t.page.evaluate(CODE_WIDTH)
                 reading["copy"] = t.page.evaluate(COPY_OVERLAP)
+                reading["cues"] = t.page.evaluate(SCROLL_CUES)
                 found.setdefault((size, scheme), {})[name] = reading
         finally:
             t.close()
@@ -166,6 +169,17 @@ def test_a_wide_table_scrolls_in_its_own_box_with_its_first_column_in_view(readi
 
 
 @pytest.mark.parametrize(("size", "scheme"), MODES)
+def test_every_box_that_scrolls_sideways_shows_a_cue_on_its_cut_edge(readings, size, scheme):
+    # Issue 57: at 390 px, 21, 28 and 12 code blocks of chapters 1, 3 and 7 scrolled with nothing to say so.
+    found = {
+        page: [f"{b['name']}: {b['over']} px hidden, no cue" for b in r["cues"]]
+        for page, r in readings[(size, scheme)].items()
+        if r["cues"]
+    }
+    assert not found, f"boxes that scroll sideways without a cue at {size} px:\n" + _listed(found)
+
+
+@pytest.mark.parametrize(("size", "scheme"), MODES)
 def test_no_word_or_name_is_broken_inside(readings, size, scheme):
     found = {
         page: [f"{w['name']}: {w['word']}" for w in r["words"]]
@@ -253,23 +267,57 @@ def _words(text: str) -> str:
     return re.sub(r"[\s\-]+", " ", text.lower()).strip()
 
 
+def _search(tab, server, term: str) -> list[list[dict]]:
+    """What the search box lists for ``term``, once it has answered: per result, its page and then its sections,
+    each as its link (``path#anchor`` from the site's root), its title and its excerpt."""
+    t = tab(WIDE)
+    t.open(server + "index.html")
+    t.page.fill(".search-input", term)
+    t.page.wait_for_function(
+        """t => { const m = document.querySelector('.search-message').textContent;
+                  return /results? for/.test(m) && m.includes(t); }""",
+        arg=term,
+        timeout=20_000,
+    )
+    found = t.page.eval_on_selector_all(
+        ".search-result",
+        """rs => rs.map(r => [...r.querySelectorAll('.search-result-page, .search-result-section')].map(e => ({
+            href: e.querySelector('a').getAttribute('href'), title: e.querySelector('a').textContent,
+            excerpt: (e.querySelector('.search-result-excerpt') || {}).textContent || ''})))""",
+    )
+    for entries in found:
+        for entry in entries:
+            url = urlsplit(entry["href"])
+            entry["link"] = url.path.lstrip("/") + (f"#{url.fragment}" if url.fragment else "")
+    return found
+
+
 @pytest.mark.parametrize("term", SEARCHES)
 def test_searching_a_term_lists_first_the_section_that_teaches_it(tab, server, site, pages, term):
     taught = {
         t: where for t, where in glossary(site, pages).items() if _words(t) in _words(term) or _words(term) in _words(t)
     }
     assert taught, f"the glossary names no section that teaches {term!r}: add the term to it"
-    t = tab(WIDE)
-    t.open(server + "index.html")
-    t.page.fill(".pagefind-ui__search-input", term)
-    t.page.wait_for_selector(".pagefind-ui__result-link", timeout=20_000)
-    first = t.page.eval_on_selector(
-        ".pagefind-ui__result",
-        """r => [...r.querySelectorAll('a[href]')]
-        .map(a => a.getAttribute('href'))""",
-    )
-    shown = [urlsplit(href) for href in first]
-    shown = [f"{u.path.lstrip('/')}#{u.fragment}" for u in shown if u.fragment]
+    results = _search(tab, server, term)
+    shown = [entry["link"] for entry in results[0] if "#" in entry["link"]] if results else []
     assert shown and shown[0] in taught.values(), (
         f"searching {term!r} lists {shown[:3]} first; the glossary says {sorted(taught.values())} teaches it"
     )
+
+
+def test_a_question_lists_the_sections_on_its_subject_not_every_why_this_chapter_matters(tab, server):
+    # Issue 57: "why divide by standard deviation" listed every chapter's "Why this chapter matters" first.
+    results = _search(tab, server, "why divide by standard deviation")
+    sections = [entry for entries in results for entry in entries[1:]]
+    assert sections, "the question found no section"
+    assert "standard deviation" in sections[0]["excerpt"].lower(), sections[0]
+    why = [entry["title"] for entry in sections if "matters" in entry["title"].lower()]
+    assert not why, f"sections listed for the 'why' of their heading: {why}"
+
+
+@pytest.mark.parametrize("name", ["markdown_table", "PASSK_N"])
+def test_a_name_that_only_code_holds_finds_nothing(tab, server, name):
+    # Issue 57: code is not indexed, yet markdown_table (in the chapters' table cells) found 11 pages and PASSK_N
+    # (a constant of chapter 6's facts) 7: Pagefind, finding no page with the name, searched words that begin
+    # like its parts ("mark", "table", "pass") instead.
+    assert _search(tab, server, name) == []

@@ -1,7 +1,8 @@
 // The pandoc site's behaviour (rlbook build --backend pandoc): the chapter menu on
-// narrow screens, the page's contents following the reader (stepping aside while a
-// figure that takes the margin passes), a copy button on every code block, "show all
-// code" and "hide all code", and search with Pagefind. One classic script, no library
+// narrow screens, the light and dark toggle, the page's contents following the reader
+// (stepping aside while a figure that takes the margin passes), a copy button on every
+// code block, "show all code" and "hide all code", a shaded edge on every box that
+// scrolls sideways, and search over Pagefind's index. One classic script, no library
 // of its own, so that it also runs from file://.
 "use strict";
 
@@ -20,7 +21,43 @@
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape") setOpen(false);
     });
-    document.querySelectorAll(".sidebar a").forEach((link) => link.addEventListener("click", () => setOpen(false)));
+    // Any link in the chapter list closes it, search results included (they are added later).
+    const sidebar = document.getElementById("sidebar");
+    if (sidebar) sidebar.addEventListener("click", (event) => { if (event.target.closest("a")) setOpen(false); });
+  }
+
+  // ---- light or dark: the page follows the system setting until the reader presses the toggle. The choice is
+  // kept in localStorage for every page of the book; the page's head applies it before the page is drawn
+  // (assets/book.html). A choice that agrees with the system is no choice: the page follows the system again.
+  const SCHEME_KEY = "rlbook-scheme";
+
+  function setUpSchemeToggle() {
+    const html = document.documentElement;
+    const system = window.matchMedia("(prefers-color-scheme: dark)");
+    const meta = document.querySelector('meta[name="color-scheme"]');
+    const buttons = [...document.querySelectorAll(".scheme-toggle")];
+    const systemScheme = () => (system.matches ? "dark" : "light");
+    const current = () => html.dataset.scheme || systemScheme();
+    const show = () => buttons.forEach((button) => button.setAttribute("aria-pressed", String(current() === "dark")));
+    const apply = (scheme) => {
+      if (scheme === "light" || scheme === "dark") html.dataset.scheme = scheme;
+      else delete html.dataset.scheme;
+      if (meta) meta.content = html.dataset.scheme || "light dark";
+      show();
+    };
+    buttons.forEach((button) => button.addEventListener("click", () => {
+      const next = current() === "dark" ? "light" : "dark";
+      const chosen = next === systemScheme() ? null : next;
+      try {
+        if (chosen) localStorage.setItem(SCHEME_KEY, chosen);
+        else localStorage.removeItem(SCHEME_KEY);
+      } catch (error) { /* storage refused: the choice holds for this page only */ }
+      apply(chosen);
+    }));
+    system.addEventListener("change", show);
+    // Another tab of the book changed the scheme: this one follows.
+    window.addEventListener("storage", (event) => { if (event.key === SCHEME_KEY) apply(event.newValue); });
+    show();
   }
 
   // ---- the page's contents: the section being read is marked
@@ -151,32 +188,116 @@
     });
   }
 
-  // ---- search: Pagefind needs the book served over HTTP (it fetches its index)
-
-  // "pass@k" names a family (pass@1, pass@4, pass@k): it is searched as the prefix "pass@", which the index
-  // keeps whole (rlbook.publish.search indexes "@" as part of a word).
-  let searched = [];
-  function searchTerm(term) {
-    const query = term.replace(/(\w)@[A-Za-z]\b/g, "$1@");
-    searched = query.toLowerCase().split(/\s+/).filter(Boolean);
-    return query;
+  // ---- a box that scrolls sideways says so: a wide table, a long line of code or a long formula (on a phone,
+  // most of them) sits in a frame whose shaded edge shows where more is hidden (.scroll-frame in book.css), and
+  // can be scrolled from the keyboard. A box is framed once it is found to scroll, and measured again whenever
+  // its size changes (a phone turned, a fold opened).
+  function setUpScrollCues() {
+    const scrolls = (box) =>
+      /auto|scroll/.test(getComputedStyle(box).overflowX) && box.scrollWidth > box.clientWidth + 1;
+    const kind = (box) => {
+      if (box.matches(".table-scroll")) return "table";
+      if (box.matches(".display-math")) return "math";
+      if (box.localName === "math") return "inline";
+      return box.matches(".cell-output, .cell-output pre") ? "output" : "code";
+    };
+    const frameOf = (box) => {
+      const parent = box.parentElement;
+      if (parent.classList.contains("scroll-frame")) return parent;
+      const frame = document.createElement(parent.closest("p") ? "span" : "div");
+      frame.className = `scroll-frame ${kind(box)}`;
+      box.before(frame);
+      frame.appendChild(box);
+      box.addEventListener("scroll", () => measure(box), { passive: true });
+      return frame;
+    };
+    const measure = (box) => {
+      const over = scrolls(box);
+      if (!over && !box.parentElement.classList.contains("scroll-frame")) return;
+      const frame = frameOf(box);
+      frame.classList.toggle("more-left", over && box.scrollLeft > 1);
+      frame.classList.toggle("more-right", over && box.scrollLeft + box.clientWidth < box.scrollWidth - 1);
+      box.classList.toggle("scroll-box", over);
+      if (over) box.tabIndex = 0;
+      else box.removeAttribute("tabindex");
+    };
+    const boxes = [...document.querySelectorAll("main pre, main .table-scroll, main .display-math, main math")]
+      .filter((box) => !box.closest(".rlbook-workshop") && !(box.localName === "math" && box.closest(".display-math")));
+    if (!boxes.length) return;
+    const watch = new ResizeObserver((entries) => entries.forEach((entry) => measure(entry.target)));
+    boxes.forEach((box) => watch.observe(box));
+    window.addEventListener("load", () => boxes.forEach(measure));
   }
 
-  // A page's sections, the best three first: those whose heading names every word searched, in the order the
-  // page teaches them, then the others by how well they match. The section that teaches a term comes before
-  // those that only use it.
-  function bestSectionsFirst(result) {
-    const score = (section) => (section.weighted_locations || []).reduce((sum, l) => sum + l.balanced_score, 0);
-    const named = (section) => {
-      const title = (section.title || "").toLowerCase();
-      return searched.length > 0 && searched.every((word) => title.includes(word));
+  // ---- search: the book's own search box over Pagefind's index (rlbook.publish.search writes it). Pagefind
+  // finds the pages and their sections; this box asks it only for the words that carry the question, keeps
+  // only the pages and sections that hold every one of them, and lists each page's best sections first.
+  // Pagefind fetches its index, so search needs the book served over HTTP.
+
+  // Words that only shape a question ("why do we divide by the standard deviation?"): searched for, they would
+  // match every heading that holds them ("Why this chapter matters") and outrank the words that matter.
+  const STOP_WORDS = new Set((
+    "a about an and are as at be by can could did do does doing for from had has have how i if in into is it its " +
+    "me my of on or our should so than that the their them then there these they this those to us was we were " +
+    "what when where which while who whom why will with would you your"
+  ).split(" "));
+
+  // Endings that a word of the text may vary in ("divide" finds "divided" and "dividing"; "normalisation" finds
+  // "normalised"), longest first. Pagefind, given a word that no page holds, searches a shorter one instead
+  // ("markdown" finds "mark"); a word of the text counts only when it begins with the searched word less one
+  // of these endings.
+  const ENDINGS = ["isations", "izations", "isation", "ization", "ations", "ation", "ments", "ising", "izing",
+    "ment", "ness", "ings", "ised", "ized", "ises", "izes", "ing", "ise", "ize", "ies", "ied", "ers", "er", "ed",
+    "es", "ly", "s", "y", "e"].sort((a, b) => b.length - a.length);
+  const stemOf = (word) => {
+    const ending = ENDINGS.find((e) => word.endsWith(e) && word.length - e.length >= 3);
+    return ending ? word.slice(0, -ending.length) : word;
+  };
+  // A word as it is compared: lower case, without the punctuation around it ("deviation?" is "deviation").
+  const bare = (word) => word.toLowerCase().replace(/^[^\p{L}\p{N}@]+|[^\p{L}\p{N}@]+$/gu, "");
+  // A word of the text and its parts ("end-of-turn": end, of, turn; "group’s": group, s).
+  const partsOf = (word) => {
+    const whole = bare(word);
+    return [whole, ...whole.split(/[^\p{L}\p{N}@_]+/u)];
+  };
+
+  // The words searched: "pass@k" names a family (pass@1, pass@4, pass@k) and is searched as "pass@", which the
+  // index keeps whole (rlbook.publish.search indexes "@" as part of a word); the words that only shape a
+  // question are dropped, unless nothing else is left.
+  function searchWords(text) {
+    const words = text.replace(/(\w)@[A-Za-z]\b/g, "$1@").split(/\s+/).map(bare).filter(Boolean);
+    const content = words.filter((word) => !STOP_WORDS.has(word));
+    return [...new Set(content.length ? content : words)];
+  }
+
+  // A result of Pagefind's, checked against the words searched: null when the page lacks one of them, else the
+  // page and its best three sections. Sections whose heading names every word come first, in the order the
+  // page teaches them (the section that teaches a term before those that only use it); then the others, by
+  // how many of the words they hold and then by Pagefind's weighted score (a heading weighs more than text).
+  function checked(data, words) {
+    const text = data.content.split(/[\r\n\s]+/g);
+    const stems = words.map(stemOf);
+    const holds = (word, i) => partsOf(word).some((part) => part.startsWith(stems[i]));
+    const found = (locations) => {
+      const held = new Set();
+      for (const location of locations) stems.forEach((_, i) => { if (holds(text[location] || "", i)) held.add(i); });
+      return held;
     };
-    const top = (result.sub_results || []).filter((s) => s.url === (result.meta?.url || result.url));
-    const sections = (result.sub_results || []).filter((s) => !top.includes(s));
-    const others = sections.filter((s) => !named(s)).sort((a, b) => score(b) - score(a));
-    const ordered = [...sections.filter(named), ...others];
-    result.sub_results = [...top, ...ordered.slice(0, 3)];
-    return result;
+    if (found(data.locations).size < words.length) return null;
+    const page = data.meta?.url || data.url;
+    const title = data.meta?.title;
+    const own = (section) => section.url === page || section.title === title;  // the page itself, or its title
+    const sections = (data.sub_results || []).filter((section) => !own(section)).map((section, order) => {
+      const held = found(section.locations);
+      const named = stems.every((_, i) => (section.title || "").split(/\s+/).some((word) => holds(word, i)));
+      const score = (section.weighted_locations || [])
+        .filter((l) => found([l.location]).size)
+        .reduce((sum, l) => sum + l.balanced_score, 0);
+      return { section, order, named, held: held.size, score };
+    }).filter((s) => s.held > 0);
+    sections.sort((a, b) =>
+      (b.named - a.named) || (a.named ? a.order - b.order : (b.held - a.held) || (b.score - a.score)));
+    return { data, sections: sections.slice(0, 3).map((s) => s.section) };
   }
 
   function setUpSearch() {
@@ -190,35 +311,103 @@
       box.appendChild(note);
       return;
     }
-    const bundle = new URL(root + "pagefind/", location.href);
-    const style = document.createElement("link");
-    style.rel = "stylesheet";
-    style.href = new URL("pagefind-ui.css", bundle).href;
-    document.head.appendChild(style);
-    const script = document.createElement("script");
-    script.src = new URL("pagefind-ui.js", bundle).href;
-    script.onload = () => {
-      // eslint-disable-next-line no-undef
-      new PagefindUI({
-        element: "#search",
-        bundlePath: bundle.href,
-        baseUrl: new URL(root || "./", location.href).pathname,
-        showSubResults: true,
-        showImages: false,
-        processTerm: searchTerm,
-        processResult: bestSectionsFirst,
-        // A page is a whole chapter, long or short as its subject needs: its length says nothing about how well
-        // it answers a search, so a short page (the preface, the references) is not preferred for being short.
-        ranking: { pageLength: 0 },
-        translations: { placeholder: "Search the book" },
-      });
+    const make = (tag, className, text) => {
+      const element = document.createElement(tag);
+      if (className) element.className = className;
+      if (text !== undefined) element.textContent = text;
+      return element;
     };
-    document.head.appendChild(script);
+    const input = make("input", "search-input");
+    Object.assign(input, { type: "search", placeholder: "Search the book", autocomplete: "off", spellcheck: false });
+    input.setAttribute("aria-label", "Search the book");
+    input.setAttribute("autocapitalize", "none");
+    input.setAttribute("enterkeyhint", "search");
+    const drawer = make("div", "search-drawer");
+    drawer.hidden = true;
+    const message = make("p", "search-message");
+    message.setAttribute("role", "status");
+    const list = make("ol", "search-results");
+    drawer.append(message, list);
+    box.append(input, drawer);
+
+    let pagefind = null;
+    const load = () => {
+      if (!pagefind) {
+        const bundle = new URL(root + "pagefind/", location.href);
+        pagefind = import(new URL("pagefind.js", bundle).href).then(async (module) => {
+          // A page is a whole chapter, long or short as its subject needs: its length says nothing about how
+          // well it answers a search, so a short page (the preface, the references) is not preferred for it.
+          await module.options({ baseUrl: new URL(root || "./", location.href).pathname, ranking: { pageLength: 0 } });
+          return module;
+        });
+      }
+      return pagefind;
+    };
+    const entry = (className, href, title, excerpt) => {
+      const item = make("div", className);
+      const heading = make("p", "search-result-title");
+      const link = make("a", "search-result-link", title);
+      link.href = href;
+      heading.appendChild(link);
+      item.appendChild(heading);
+      if (excerpt) {
+        const quote = make("p", "search-result-excerpt");
+        quote.innerHTML = excerpt;  // Pagefind's excerpt: the page's text, escaped, with <mark> around the words
+        item.appendChild(quote);
+      }
+      return item;
+    };
+    const show = (results, typed) => {
+      list.replaceChildren(...results.map(({ data, sections }) => {
+        const item = make("li", "search-result");
+        const title = data.meta?.title || data.url;
+        const page = entry("search-result-page", data.url, title, sections.length ? "" : data.excerpt);
+        item.append(page, ...sections.map((s) => entry("search-result-section", s.url, s.title, s.excerpt)));
+        return item;
+      }));
+      const count = results.length;
+      message.textContent = `${count ? count : "No"} result${count === 1 ? "" : "s"} for “${typed}”`;
+    };
+
+    let asked = 0;
+    let timer = null;
+    const run = async () => {
+      const typed = input.value.trim();
+      const ask = ++asked;
+      if (!typed) { drawer.hidden = true; list.replaceChildren(); message.textContent = ""; return; }
+      drawer.hidden = false;
+      message.textContent = "Searching…";
+      const words = searchWords(typed);
+      try {
+        const module = await load();
+        const search = words.length ? await module.search(words.join(" ")) : null;
+        const pages = await Promise.all((search?.results || []).map((result) => result.data()));
+        if (ask !== asked) return;  // the reader has typed on: a newer search answers
+        show(pages.map((data) => checked(data, words)).filter(Boolean), typed);
+      } catch (error) {
+        if (ask === asked) message.textContent = "Search could not load its index.";
+        throw error;
+      }
+    };
+    input.addEventListener("input", () => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(run, 200);
+    });
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") { window.clearTimeout(timer); run(); }
+      if (event.key === "Escape") { input.value = ""; run(); }
+    });
+    input.addEventListener("focus", () => { if (input.value.trim()) drawer.hidden = false; });
+    // A result opened, or a click elsewhere on the page: the drawer closes, and the search stays in the box.
+    list.addEventListener("click", (event) => { if (event.target.closest("a")) drawer.hidden = true; });
+    document.addEventListener("click", (event) => { if (!box.contains(event.target)) drawer.hidden = true; });
   }
 
   setUpMenu();
+  setUpSchemeToggle();
   setUpContents();
   setUpCodeTools();
   setUpCopyButtons();
+  setUpScrollCues();
   setUpSearch();
 })();

@@ -73,3 +73,16 @@ def test_only_prose_is_indexed_code_outputs_and_the_workshop_are_not(tmp_path):
     for left_out in ("PASSK_N", "listing words", "printed words", "Code", "Sample"):
         assert left_out not in text
     assert [(a["element"], a["id"]) for a in page["anchors"]] == [("h1", "sec-loop"), ("h2", "sec-loop-reward")]
+
+
+def test_a_formula_is_indexed_once_as_the_reader_sees_it_not_again_as_its_tex(tmp_path):
+    # Pandoc's MathML carries each formula's TeX in an <annotation>: indexed, a snippet shows the formula twice.
+    formula = (
+        '<math display="inline"><semantics><msub><mi>ρ</mi><mi>t</mi></msub>'
+        '<annotation encoding="application/x-tex">\\rho_t</annotation></semantics></math>'
+    )
+    page = f'<html lang="en"><body><main data-pagefind-body><h1 id="sec-r">Ratio</h1><p>The ratio {formula} moves.</p>'
+    (tmp_path / "ratio.html").write_text(page + "</main></body></html>")
+    assert search.index_site(tmp_path) == 1
+    (fragment,) = _fragments(tmp_path)
+    assert "ρ" in fragment["content"] and "rho" not in fragment["content"]
