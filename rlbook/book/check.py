@@ -134,23 +134,32 @@ def _facts_or_none(topic: str, seeds: tuple[int, ...]):
         return None
 
 
-def audit_draws(
-    seeds: tuple[int, ...], draws: Sequence[str], topics: list[str] | None, out: Callable[[str], None] = print
-) -> dict[str, list[Tally]]:
-    """:func:`audit` once per numerical draw, each in a fresh Python (a draw is chosen before torch loads)."""
+def per_draw(
+    module: str, seeds: tuple[int, ...], draws: Sequence[str], args: Sequence[str], out: Callable[[str], None] = print
+) -> dict[str, list[dict]]:
+    """Run ``python -m module --seeds ... *args`` once per numerical draw, in a fresh Python each (a draw is chosen
+    before torch loads), and read the JSON list each prints on its last line."""
     from rlbook.core import numerics
 
     results = {}
     for draw in draws:
-        command = [sys.executable, "-m", "rlbook.book.check", "--seeds", ",".join(map(str, seeds)), *(topics or [])]
+        command = [sys.executable, "-m", module, "--seeds", ",".join(map(str, seeds)), *args]
         env = dict(os.environ, **{numerics.SWITCH: draw})
-        out(f"the audit on the {draw} draw, seeds {seeds[0]}-{seeds[-1]}:")
+        out(f"{module} on the {draw} draw, seeds {seeds[0]}-{seeds[-1]}:")
         done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=False)
         lines = done.stdout.strip().splitlines()
         if done.returncode != 0 or not lines:
-            raise RuntimeError(f"the audit of the {draw} draw failed (exit {done.returncode})")
-        results[draw] = [Tally(**row) for row in json.loads(lines[-1])]
+            raise RuntimeError(f"{module} on the {draw} draw failed (exit {done.returncode})")
+        results[draw] = json.loads(lines[-1])
     return results
+
+
+def audit_draws(
+    seeds: tuple[int, ...], draws: Sequence[str], topics: list[str] | None, out: Callable[[str], None] = print
+) -> dict[str, list[Tally]]:
+    """:func:`audit` once per numerical draw (:func:`per_draw`)."""
+    rows = per_draw("rlbook.book.check", seeds, draws, topics or [], out)
+    return {draw: [Tally(**row) for row in found] for draw, found in rows.items()}
 
 
 def verdict(per_draw: Sequence[Tally]) -> str:

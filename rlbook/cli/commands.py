@@ -188,6 +188,7 @@ def _audit(args: argparse.Namespace) -> int:
 
     from rlbook.book import check
     from rlbook.core import numerics
+    from rlbook.exercises import audit
 
     try:
         seeds = check.parse_seeds(args.seeds)
@@ -199,11 +200,13 @@ def _audit(args: argparse.Namespace) -> int:
     if args.write and not Path(args.write).resolve().parent.is_dir():
         raise UsageError(f"--write: the folder of {args.write!r} does not exist")
     results = check.audit_draws(seeds, draws, args.chapters or None)
+    exercises = audit.audit_draws(seeds, draws, args.chapters or ())
     command = "rlbook claims " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-    text = check.report(results, command, datetime.date.today().isoformat())
+    text = check.report(results, command, datetime.date.today().isoformat()) + "\n" + audit.report(exercises)
     if args.write:
         Path(args.write).write_text(text, encoding="utf-8")
         data = check.audit_data(results, command, datetime.date.today().isoformat())
+        data["exercises"] = audit.audit_data(exercises)
         check.AUDIT_DATA.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(text)
     return 0

@@ -22,12 +22,11 @@ import torch
 
 from rlbook import runs
 from rlbook.core import advantages as adv_lib
-from rlbook.core.rl import RLConfig
 from rlbook.runs.catalogue import RUNS
 from rlbook.trl.translation import OPTION_FIELDS, grpo_kwargs
 
-from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
-from .registry import Exercise, register
+from . import CheckResult, as_number, as_numbers, named_by, never_raises, not_a_function, not_answered, verdict
+from .registry import Exercise, Mistake, register
 
 BOX = 64
 """The widest line of a message a solution box prints: the box is narrower than the page's code column."""
@@ -73,7 +72,7 @@ def check_translation(answer: dict | None, run_name: str = "cispo") -> CheckResu
         expected = grpo_kwargs(runs.spec(run_name).rl_config())
     except ValueError as err:
         return verdict(False, f"{run_name} has no TRL translation: {err}")
-    main = grpo_kwargs(RLConfig())
+    main = grpo_kwargs(runs.MAIN)
     changed = [key for key in expected if expected[key] != main[key]]
     unknown = [key for key in answer if key not in expected]
     if unknown:
@@ -138,7 +137,7 @@ def _shares(groups: torch.Tensor) -> tuple[float, float]:
     return split_of(groups.reshape(-1), groups.shape[1])
 
 
-MISTAKES: dict[str, tuple[Callable[[torch.Tensor, int], object], str]] = {
+DIAGNOSES: dict[str, tuple[Callable[[torch.Tensor, int], object], str]] = {
     "swapped": (
         lambda r, g: split_of(r, g)[::-1],
         "your pair is (all wrong, all right): give the all-right share first",
@@ -248,8 +247,8 @@ def _close(a: Sequence[float], b: Sequence[float]) -> bool:
 
 
 def _diagnose(got: list[tuple[float, ...]], batches: list[torch.Tensor], group: int) -> str | None:
-    """The message of the first mistake of :data:`MISTAKES` that the answers reproduce on every step, or None."""
-    for wrong, message in MISTAKES.values():
+    """The message of the first mistake of :data:`DIAGNOSES` that the answers reproduce on every step, or None."""
+    for wrong, message in DIAGNOSES.values():
         expected = cast(list[tuple[float, ...]], [_reading(wrong(r, group)) for r in batches])  # all numbers
         if all(_close(g, e) for g, e in zip(got, expected)):
             return message.format(g=group, n=len(batches[0]) // group)
@@ -278,7 +277,7 @@ def check_silent_groups(fn: Callable | None, rewards=None, logged=None, group_si
     ``rewards``: each step's rewards in TRL's order (``group_size`` per
     prompt, one prompt after another); ``logged``: TRL's
     ``frac_reward_zero_std`` of each step, which the two shares must add up
-    to. A wrong function is named by the mistake of :data:`MISTAKES` it
+    to. A wrong function is named by the mistake of :data:`DIAGNOSES` it
     makes on every step; otherwise the message gives the first step where
     its shares do not add up to TRL's value, or where they do but split the
     groups wrongly. Never raises.
@@ -371,13 +370,42 @@ def silent_groups(rewards, group_size):
     return all_right, all_wrong
 
 
-def _page_inputs() -> tuple:
-    """Exercise A.2's inputs as the appendix passes them: its facts' batches, TRL's log and the group size."""
+def _page_inputs(seeds: tuple[int, ...]) -> tuple:
+    """Exercise A.2's inputs as the appendix passes them with its facts on ``seeds``: the batches, TRL's log and the
+    group size."""
     from rlbook import book
 
-    facts = book.load("bridge", check=False)
+    facts = book.load("bridge", seeds, check=False)
     return facts.a2.rewards, facts.a2.logged, facts.group
 
+
+def _counted_in_rl_steps(run_name: str = "cispo") -> dict:
+    """Exercise A.1's translation with the run's length and warm-up in RL steps, as the book counts them, not in
+    TRL's optimiser steps."""
+    cfg = runs.spec(run_name).rl_config()
+    return dict(cispo_translation(run_name), max_steps=cfg.steps, warmup_steps=cfg.warmup)
+
+
+MISTAKES: dict[str, tuple[Mistake, ...]] = {
+    "trl-translation": (
+        Mistake(_counted_in_rl_steps, "counts RL steps; TRL counts optimiser steps"),
+        Mistake(
+            lambda run_name="cispo": {k: v for k, v in cispo_translation(run_name).items() if k != "warmup_steps"},
+            "Remember that TRL counts some settings in optimiser steps",
+        ),
+        Mistake(
+            lambda run_name="cispo": dict(
+                cispo_translation(run_name), cispo_cap=runs.spec(run_name).rl_config().cispo_cap
+            ),
+            "is not among the settings this translation makes",
+        ),
+    ),
+    "silent-groups": tuple(
+        Mistake(DIAGNOSES[key][0], named_by(DIAGNOSES[key][1])) for key in ("swapped", "percent", "any right", "silent")
+    ),
+}
+"""The appendix's named mistakes, by exercise: each a plausible wrong answer and the words its checker names it with
+(Exercise A.2's from its checker's table, :data:`DIAGNOSES`)."""
 
 for _exercise in (
     Exercise(
@@ -386,10 +414,18 @@ for _exercise in (
         check_translation,
         cispo_translation,
         answer="value",
-        inputs=lambda: ("cispo",),
+        inputs=lambda seeds: ("cispo",),
         answer_name="my_translation",
         call="F.a1.run",
+        mistakes=MISTAKES["trl-translation"],
     ),
-    Exercise("silent-groups", "bridge", check_silent_groups, silent_groups, inputs=_page_inputs),
+    Exercise(
+        "silent-groups",
+        "bridge",
+        check_silent_groups,
+        silent_groups,
+        inputs=_page_inputs,
+        mistakes=MISTAKES["silent-groups"],
+    ),
 ):
     register(_exercise)

@@ -1,4 +1,4 @@
-"""Checkers for chapter 3's exercises (from reward to gradient), each registered with its reference solution.
+"""Chapter 3's exercises (from reward to gradient), each registered with its checker, reference and inputs.
 
 - :func:`check_signal`: the Try it on a real run, each batch's mean reward and share of groups with a signal;
 - :func:`check_push_size`: the Try it's second part, each batch's mean |advantage|, over all answers and
@@ -7,39 +7,29 @@
 - :func:`check_credit_reading` (Exercise 3.1): which characters of the real answer each credit pushes down;
 - :func:`check_push_shares` (Exercise 3.2): where group normalisation moves a real batch's push.
 
-Each check runs the reader's answer on fresh inputs or on the chapter's real
-ones, compares it with the reference here and returns a
-:class:`~rlbook.exercises.CheckResult` whose message says what differs. It
-never raises on a wrong answer.
+The Try it's and Exercise 3.2's checkers are here, with every reference
+solution; Exercise 3.1's checkers are in :mod:`rlbook.exercises.step_credit`.
+The page imports this module alone and calls every check through it
+(``ch3.check_split_credit``): the book's table of exercises reads a page's
+checks from its ``chN.check_...`` calls. Each check runs the reader's answer on
+fresh inputs or on the chapter's real ones, compares it with the reference and
+returns a :class:`~rlbook.exercises.CheckResult` whose message says what
+differs. It never raises on a wrong answer.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable
 from typing import cast
 
 import torch
 
-from rlbook.analysis.credit import split_credit, token_steps, visible
 from rlbook.core import advantages as adv_lib
 
-from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
-from .registry import Exercise, register
-
-
-def _close(a, b, tol: float = 1e-4) -> bool:
-    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
-    return a.shape == b.shape and bool(torch.allclose(a, b, atol=tol, rtol=tol))
-
-
-def _call(fn: Callable, *args):
-    """``fn(*args)``, or the exception it raised (reported, never re-raised)."""
-    try:
-        return fn(*args), None
-    except Exception as err:  # noqa: BLE001 - a reader's bug becomes a message
-        return None, f"your function raised {type(err).__name__}: {err}"
+from . import CheckResult, as_number, as_numbers, named_by, never_raises, not_answered, verdict
+from .registry import Exercise, Mistake, register
+from .step_credit import check_credit_reading, check_split_credit
 
 
 def measure_signal(first, last) -> dict:
@@ -146,42 +136,41 @@ def _mean_abs(advantages: torch.Tensor, mixed: torch.Tensor) -> tuple[float, flo
     return float(push.mean()), float(push[mixed].mean()) if bool(mixed.any()) else 0.0
 
 
+_PER_GROUP = "; the question asks for group-centred advantages, each reward minus its group's mean only"
+
+SIZE_SLIPS = (
+    "a group's advantages sum to 0, so their plain mean is 0: average their absolute values, |A|",
+    "you divided by the group's standard deviation" + _PER_GROUP,
+    "you divided by the group's (sample) standard deviation" + _PER_GROUP,
+    "you subtracted the whole batch's mean reward; subtract each group's own mean",
+    "those are leave-one-out (RLOO) advantages, {size}/{fewer} times the centred ones" + _PER_GROUP,
+    "you squared the advantages; take their absolute values, |A|",
+    "the second number averages over the answers of the groups with a signal only",
+    "the two numbers are the other way round: the pair is (over all answers, over the groups with a signal)",
+)
+"""What the Try it's check says of each slip :func:`_size_mistakes` computes, in its order (``{size}``: the group
+size, ``{fewer}``: one less)."""
+
+
 def _size_mistakes(rewards: torch.Tensor) -> list[tuple[tuple[float, float], str]]:
-    """The pairs a plausible slip gives for one batch, each with what it got wrong (the Try it's messages)."""
+    """The pairs a plausible slip gives for one batch, each with what it got wrong (:data:`SIZE_SLIPS`)."""
     mixed = rewards.max(dim=1).values > rewards.min(dim=1).values
     centred = adv_lib.group_centered(rewards)
     size = rewards.shape[1]
     right = _mean_abs(centred, mixed)
     signed = (float(centred.mean()), float(centred[mixed].mean()) if bool(mixed.any()) else 0.0)
-    per_group = "; the question asks for group-centred advantages, each reward minus its group's mean only"
-    return [
-        (signed, "a group's advantages sum to 0, so their plain mean is 0: average their absolute values, |A|"),
-        (
-            _mean_abs(adv_lib.group_normalized(rewards), mixed),
-            "you divided by the group's standard deviation" + per_group,
-        ),
-        (
-            _mean_abs(adv_lib.group_normalized(rewards, ddof=1), mixed),
-            "you divided by the group's (sample) standard deviation" + per_group,
-        ),
-        (
-            _mean_abs(rewards - rewards.mean(), mixed),
-            "you subtracted the whole batch's mean reward; subtract each group's own mean",
-        ),
-        (
-            _mean_abs(adv_lib.leave_one_out(rewards), mixed),
-            f"those are leave-one-out (RLOO) advantages, {size}/{size - 1} times the centred ones" + per_group,
-        ),
-        (
-            (float((centred**2).mean()), float((centred[mixed] ** 2).mean()) if bool(mixed.any()) else 0.0),
-            "you squared the advantages; take their absolute values, |A|",
-        ),
-        ((right[0], right[0]), "the second number averages over the answers of the groups with a signal only"),
-        (
-            (right[1], right[0]),
-            "the two numbers are the other way round: the pair is (over all answers, over the groups with a signal)",
-        ),
+    squared = (float((centred**2).mean()), float((centred[mixed] ** 2).mean()) if bool(mixed.any()) else 0.0)
+    pairs = [
+        signed,
+        _mean_abs(adv_lib.group_normalized(rewards), mixed),
+        _mean_abs(adv_lib.group_normalized(rewards, ddof=1), mixed),
+        _mean_abs(rewards - rewards.mean(), mixed),
+        _mean_abs(adv_lib.leave_one_out(rewards), mixed),
+        squared,
+        (right[0], right[0]),
+        (right[1], right[0]),
     ]
+    return [(pair, why.format(size=size, fewer=size - 1)) for pair, why in zip(pairs, SIZE_SLIPS, strict=True)]
 
 
 def _size_problem(got, rewards: torch.Tensor, other: torch.Tensor) -> str | None:
@@ -263,84 +252,6 @@ def check_push_size(answer, first=None, last=None) -> CheckResult:
     )
 
 
-def _process_rows(group) -> tuple[list[str], list[float], list[list[float]]] | None:
-    """A real process group's completions, outcome advantages and step advantages, from the facts or the dataclass."""
-    try:
-        completions = [str(c) for c in group.completions]
-        outcome = [float(a) for a in group.outcome_adv]
-        steps = [[float(a) for a in row] for row in group.step_adv]
-    except (AttributeError, TypeError, ValueError):
-        return None
-    if not completions or len(outcome) != len(completions) or len(steps) != len(completions):
-        return None
-    return completions, outcome, steps
-
-
-def _random_completion(rng: random.Random) -> str:
-    """A multi-step-looking answer: digit fields, commas, maybe an end mark, sometimes too many fields."""
-    fields = ["".join(rng.choice("0123456789") for _ in range(rng.randint(1, 2))) for _ in range(rng.randint(1, 3))]
-    text = ",".join(fields)
-    return text + "#" if rng.random() < 0.7 else text
-
-
-@never_raises
-def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
-    """Exercise 3.1: ``fn(completion, outcome_adv, step_adv)`` must return per-character outcome and process credit.
-
-    Tested on every rollout of ``group`` (the chapter's real group,
-    ``F.process``) when given, then on random answers.
-    """
-    if fn is None:
-        return not_answered("`my_split_credit`")
-    if not callable(fn):
-        return not_a_function("my_split_credit", fn)
-    rows = _process_rows(group) if group is not None else ([], [], [])
-    if rows is None:
-        return verdict(False, "give the chapter's group, F.process, as the second argument")
-    rng = random.Random(3)
-    cases = list(zip(*rows))
-    cases += [
-        (_random_completion(rng), rng.uniform(-1, 1), [rng.uniform(-1, 1), rng.uniform(-1, 1)]) for _ in range(40)
-    ]
-    for completion, outcome_adv, step_adv in cases:
-        got, error = _call(fn, completion, outcome_adv, step_adv)
-        if error:
-            return verdict(False, error)
-        if got is None:
-            return not_answered("`my_split_credit` (it returned None)")
-        want = split_credit(completion, outcome_adv, step_adv)
-        if not isinstance(got, dict) or set(got) != {"outcome", "process"}:
-            return verdict(False, "return a dict with the keys 'outcome' and 'process'")
-        for key in ("outcome", "process"):
-            if as_numbers(got[key]) is None:
-                return verdict(
-                    False, f"'{key}' must be a list of numbers, one per generated character; got {got[key]!r:.40}"
-                )
-            if len(got[key]) != len(completion):
-                return verdict(
-                    False,
-                    f"{completion!r} has {len(completion)} generated characters (the end mark and "
-                    f"commas count); your '{key}' list has {len(got[key])}",
-                )
-        got = {key: as_numbers(got[key]) for key in ("outcome", "process")}
-        if not _close(got["outcome"], want["outcome"]):
-            return verdict(
-                False,
-                f"{completion!r}: under an outcome reward every generated character gets the same "
-                f"advantage, {outcome_adv:+.3f}; you gave {got['outcome']}",
-            )
-        if not _close(got["process"], want["process"]):
-            steps = token_steps(completion, len(step_adv))
-            wrong = [i for i, (a, b) in enumerate(zip(got["process"], want["process"])) if abs(a - b) > 1e-4]
-            return verdict(
-                False,
-                f"{completion!r}: process credit differs at character(s) {wrong}. Each character "
-                f"takes the advantage of its step; the steps here are {steps} (a comma or end mark "
-                f"belongs to the step it closes)",
-            )
-    return verdict(True, f"outcome and process credit match on {len(cases)} answers")
-
-
 def my_split_credit(completion, outcome_adv, step_adv):
     """Exercise 3.1's reference: per-character outcome and step credit."""
     outcome, process, commas = [], [], 0
@@ -349,87 +260,6 @@ def my_split_credit(completion, outcome_adv, step_adv):
         process.append(step_adv[min(commas, len(step_adv) - 1)])
         commas += ch == ","
     return {"outcome": outcome, "process": process}
-
-
-def _positions(value) -> set[int] | None:
-    """Character positions given as a list, tuple, set or range of whole numbers, or None."""
-    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
-        return None
-    items = [as_count(x) for x in value]
-    return None if None in items else set(cast(list[int], items))
-
-
-def _misplaced(positions: set[int], want: set[int], text: str, prompt: str) -> str | None:
-    """The counting mistake that turns ``want`` into ``positions``: from 1, or with the prompt; else None."""
-    if positions == {i + 1 for i in want}:
-        return (
-            f"those positions are counted from 1; count from 0: the characters of '{visible(text)}' are at positions "
-            f"0 to {len(text) - 1}"
-        )
-    if positions == {i + len(prompt) for i in want}:
-        return (
-            f"those positions count the prompt's {len(prompt)} characters too; count the answer's own "
-            f"characters only, from 0 to {len(text) - 1}"
-        )
-    if positions == {i + len(prompt) + 1 for i in want}:
-        return (
-            f"those positions count the prompt and start from 1; count the answer's own characters from 0, "
-            f"0 to {len(text) - 1}"
-        )
-    return None
-
-
-@never_raises
-def check_credit_reading(answer, group=None, row: int | None = None) -> CheckResult:
-    """Exercise 3.1's reading: which characters of answer ``row`` of ``group`` each credit pushes down.
-
-    ``answer`` is a dict: ``"pushed_down"`` lists the positions (from 0) of
-    the characters that get a negative advantage under the outcome reward,
-    ``"blamed"`` those that get one under the step labels; both are
-    compared with :func:`rlbook.analysis.credit.split_credit` of that answer.
-    """
-    if answer is None or (isinstance(answer, dict) and all(answer.get(k) is None for k in ("pushed_down", "blamed"))):
-        return not_answered("`reading`, a dict of two lists of character positions (from 0)")
-    if not isinstance(answer, dict):
-        return verdict(False, "`reading` must be a dict with the keys 'pushed_down' and 'blamed'")
-    rows = _process_rows(group) if group is not None else None
-    if rows is None or not isinstance(row, int) or isinstance(row, bool) or not 0 <= row < len(rows[0]):
-        return verdict(False, "give the chapter's group and chosen answer (F.process, F.process.row) after `reading`")
-    completions, outcome, steps = rows
-    text, prompt = completions[row], str(getattr(group, "prompt", ""))
-    credit = split_credit(text, outcome[row], steps[row])
-    want = {key: {i for i, a in enumerate(credit[key]) if a < 0} for key in ("outcome", "process")}
-    for name, key in (("pushed_down", "outcome"), ("blamed", "process")):
-        positions = _positions(answer.get(name))
-        if positions is None:
-            return verdict(
-                False,
-                f"'{name}' must be a list of character positions of '{visible(text)}', whole numbers "
-                f"from 0 to {len(text) - 1}",
-            )
-        if positions == want[key]:
-            continue
-        misplaced = _misplaced(positions, want[key], text, prompt)
-        if misplaced:
-            return verdict(False, f"{name}: {misplaced}")
-        if key == "outcome":
-            return verdict(
-                False,
-                f"pushed_down: the outcome advantage of '{visible(text)}' is one number, "
-                f"{outcome[row]:+.3f}, and every generated character shares it",
-            )
-        return verdict(
-            False,
-            f"blamed: under the step labels a character takes its step's advantage, here "
-            f"{[round(a, 3) for a in steps[row]]}; a comma or the end mark belongs to the step "
-            "it closes",
-        )
-    blamed = visible("".join(text[i] for i in sorted(want["process"])))
-    return verdict(
-        True,
-        f"the outcome pushes down all {len(want['outcome'])} characters of '{visible(text)}'; the "
-        f"step labels put the blame on {len(want['process'])} of them, '{blamed}', and spare the rest",
-    )
 
 
 def credit_reading(group, row: int) -> dict:
@@ -466,8 +296,15 @@ def push_shares(rewards) -> dict:
     return shares
 
 
+SHARE_SLIPS = (
+    "you kept only the groups with one right answer; a group with one wrong answer is nearly settled too",
+    "that is the share of groups, not of the push: weight each group by the sum of its |advantages|",
+)
+"""What Exercise 3.2's check says of each slip :func:`_share_mistakes` computes, in its order."""
+
+
 def _share_mistakes(rewards: torch.Tensor) -> list[tuple[dict, str]]:
-    """Answers a student reaches by a plausible slip, each with what it got wrong."""
+    """Answers a student reaches by a plausible slip, each with what it got wrong (:data:`SHARE_SLIPS`)."""
     right = rewards.sum(dim=1)
     minority = torch.minimum(right, rewards.shape[1] - right)
     centred, normed = adv_lib.group_centered(rewards), adv_lib.group_normalized(rewards)
@@ -477,16 +314,12 @@ def _share_mistakes(rewards: torch.Tensor) -> list[tuple[dict, str]]:
         return float(push[where].sum() / push.sum())
 
     one_right = right == 1
-    return [
-        (
-            {"centred": share(centred, one_right), "normalised": share(normed, one_right)},
-            "you kept only the groups with one right answer; a group with one wrong answer is nearly settled too",
-        ),
-        (
-            {"centred": float((minority == 1).float().mean()), "normalised": float((minority == 1).float().mean())},
-            "that is the share of groups, not of the push: weight each group by the sum of its |advantages|",
-        ),
+    groups = float((minority == 1).float().mean())
+    answers = [
+        {"centred": share(centred, one_right), "normalised": share(normed, one_right)},
+        {"centred": groups, "normalised": groups},
     ]
+    return list(zip(answers, SHARE_SLIPS, strict=True))
 
 
 @never_raises
@@ -531,14 +364,103 @@ def check_push_shares(answer, rewards=None) -> CheckResult:
     )
 
 
-def _chapter_facts():
+def _size_slip(index: int) -> Mistake:
+    """The Try it's slip number ``index`` of :func:`_size_mistakes`, made on both batches."""
+
+    def slipped(first, last) -> dict:
+        return {name: _size_mistakes(_real(batch))[index][0] for name, batch in (("first", first), ("last", last))}
+
+    return Mistake(slipped, named_by(SIZE_SLIPS[index]))
+
+
+def _share_slip(index: int) -> Mistake:
+    """Exercise 3.2's slip number ``index`` of :func:`_share_mistakes`."""
+    return Mistake(lambda rewards: _share_mistakes(_real(rewards))[index][0], named_by(SHARE_SLIPS[index]))
+
+
+def _real(rewards) -> torch.Tensor:
+    """A chapter's batch of rewards as the checks read it (one row per group), for the mistakes made on it."""
+    return cast(torch.Tensor, _batch(rewards))
+
+
+def _signal_slip(pair: Callable[[float, float, int], tuple[float, float]]) -> Callable:
+    """The Try it on a run answered with ``pair(mean reward, share with a signal, groups)`` for each batch."""
+
+    def slipped(first, last) -> dict:
+        right = measure_signal(first, last)
+        groups = {"first": len(first), "last": len(last)}
+        return {name: pair(right[name][0], right[name][1], groups[name]) for name in right}
+
+    return slipped
+
+
+def _without_the_end_mark(completion, outcome_adv, step_adv):
+    """Exercise 3.1's credit with the end mark left out, so one character short."""
+    return my_split_credit(completion.rstrip("#"), outcome_adv, step_adv)
+
+
+def _outcome_on_the_last_character(completion, outcome_adv, step_adv):
+    """Exercise 3.1's credit with the outcome advantage on the last character only, as if the reward credited the
+    action that earned it alone."""
+    outcome = [0.0] * (len(completion) - 1) + [outcome_adv]
+    return dict(my_split_credit(completion, outcome_adv, step_adv), outcome=outcome)
+
+
+def _comma_opens_the_next_step(completion, outcome_adv, step_adv):
+    """Exercise 3.1's credit with each comma given to the step it opens, not the one it closes."""
+    last = len(step_adv) - 1
+    process = [step_adv[min(completion[: i + 1].count(","), last)] for i in range(len(completion))]
+    return dict(my_split_credit(completion, outcome_adv, step_adv), process=process)
+
+
+def _credit_slip(move: Callable[[int, str], int]) -> Callable:
+    """Exercise 3.1's reading with each position moved by ``move(position, prompt)``."""
+
+    def slipped(group, row: int) -> dict:
+        right = credit_reading(group, row)
+        return {key: [move(i, group.prompt) for i in positions] for key, positions in right.items()}
+
+    return slipped
+
+
+MISTAKES: dict[str, tuple[Mistake, ...]] = {
+    "try-it-advantages": tuple(_size_slip(i) for i in (0, 1, 3, 5)),
+    "try-it-signal": (
+        Mistake(_signal_slip(lambda mean, share, groups: (share, mean)), "the other way round"),
+        Mistake(_signal_slip(lambda mean, share, groups: (100 * mean, 100 * share)), "not as percentages"),
+        Mistake(_signal_slip(lambda mean, share, groups: (mean, share * groups)), "that is a count of groups"),
+    ),
+    "split-credit": (
+        Mistake(_without_the_end_mark, "the end mark and commas count"),
+        Mistake(_outcome_on_the_last_character, "every generated character gets the same advantage"),
+        Mistake(_comma_opens_the_next_step, "belongs to the step it closes"),
+    ),
+    "credit-reading": (
+        Mistake(_credit_slip(lambda i, prompt: i + 1), "counted from 1; count from 0"),
+        Mistake(_credit_slip(lambda i, prompt: i + len(prompt)), "count the prompt's"),
+    ),
+    "push-shares": tuple(_share_slip(i) for i in range(2)),
+}
+"""Chapter 3's named mistakes, by exercise: each a plausible wrong answer and the words its checker names it with
+(the Try it's and Exercise 3.2's come from their checkers' tables, :data:`SIZE_SLIPS` and :data:`SHARE_SLIPS`)."""
+
+
+def _chapter_facts(seeds: tuple[int, ...]):
+    """Chapter 3's facts on ``seeds``, from which its exercises' inputs come as the page passes them."""
     from rlbook import book
 
-    return book.load("gradient", check=False)
+    return book.load("gradient", seeds, check=False)
 
 
-def _process_inputs() -> tuple:
-    facts = _chapter_facts()
+def _batches(seeds: tuple[int, ...]) -> tuple:
+    """The rewards of main's first and last batches, as the Try it cells pass them."""
+    facts = _chapter_facts(seeds)
+    return facts.rewards_first, facts.rewards_last
+
+
+def _process_inputs(seeds: tuple[int, ...]) -> tuple:
+    """Exercise 3.1's second part as the page passes it: the process group and its row."""
+    facts = _chapter_facts(seeds)
     return facts.process, facts.process.row
 
 
@@ -549,9 +471,10 @@ for _exercise in (
         check_push_size,
         push_size,
         answer="value",
-        inputs=lambda: (_chapter_facts().rewards_first, _chapter_facts().rewards_last),
+        inputs=_batches,
         answer_name="size",
         call="F.rewards_first, F.rewards_last",
+        mistakes=MISTAKES["try-it-advantages"],
     ),
     Exercise(
         "try-it-signal",
@@ -559,12 +482,18 @@ for _exercise in (
         check_signal,
         measure_signal,
         answer="value",
-        inputs=lambda: (_chapter_facts().rewards_first, _chapter_facts().rewards_last),
+        inputs=_batches,
         answer_name="signal",
         call="F.rewards_first, F.rewards_last",
+        mistakes=MISTAKES["try-it-signal"],
     ),
     Exercise(
-        "split-credit", "gradient", check_split_credit, my_split_credit, inputs=lambda: (_chapter_facts().process,)
+        "split-credit",
+        "gradient",
+        check_split_credit,
+        my_split_credit,
+        inputs=lambda seeds: (_chapter_facts(seeds).process,),
+        mistakes=MISTAKES["split-credit"],
     ),
     Exercise(
         "credit-reading",
@@ -575,6 +504,7 @@ for _exercise in (
         inputs=_process_inputs,
         answer_name="reading",
         call="F.process, F.process.row",
+        mistakes=MISTAKES["credit-reading"],
     ),
     Exercise(
         "push-shares",
@@ -582,14 +512,16 @@ for _exercise in (
         check_push_shares,
         push_shares,
         answer="value",
-        inputs=lambda: (_chapter_facts().rewards_first,),
+        inputs=lambda seeds: (_chapter_facts(seeds).rewards_first,),
         answer_name="shares",
         call="F.rewards_first",
+        mistakes=MISTAKES["push-shares"],
     ),
 ):
     register(_exercise)
 
 __all__ = [
+    "MISTAKES",
     "check_credit_reading",
     "check_push_shares",
     "check_push_size",

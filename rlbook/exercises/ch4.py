@@ -16,8 +16,8 @@ import torch
 
 from rlbook.core import losses
 
-from . import CheckResult, never_raises, not_a_function, not_answered, verdict
-from .registry import Exercise, register
+from . import CheckResult, named_by, never_raises, not_a_function, not_answered, verdict
+from .registry import Exercise, Mistake, register
 
 
 def _close(a, b, tol: float = 1e-4) -> bool:
@@ -83,39 +83,50 @@ def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
     return verdict(True, "matches rlbook.core.losses.ppo_clip_loss, value and gradient, on 5 random batches")
 
 
-def _diagnose_ppo(got: float, logp, old, adv, mask, eps: float, want: float) -> str:
-    """The likeliest mistake behind a wrong PPO loss value."""
+PPO_SLIPS = (
+    "the sign: the loss is minus the objective",
+    "you used the clipped term alone; take the minimum of the clipped and unclipped terms",
+    "you used max instead of min",
+    "you averaged over every position; average over the masked (generated) tokens only",
+    "no clipping at all: that is the plain importance-weighted loss",
+    (
+        "you took the minimum of the ratios and then multiplied by the advantage: for a negative advantage that "
+        "picks the wrong term. Take the minimum of the products, min(ratio * A, clip(ratio) * A)"
+    ),
+    (
+        "you averaged each sequence first, then the sequences (a per-sequence mean): the book's loss averages over "
+        "every masked token of the batch at once"
+    ),
+    "you summed over the tokens: divide by the number of masked tokens, mask.sum()",
+    "you divided by every position, mask.numel(): divide by the masked tokens only, mask.sum()",
+)
+"""What Exercise 4.1's check says of each wrong loss value :func:`_ppo_slips` computes, in its order."""
+
+
+def _ppo_slips(logp, old, adv, mask, eps: float) -> list[torch.Tensor]:
+    """The loss each slip of :data:`PPO_SLIPS` computes, in its order, from the arguments of Exercise 4.1's loss."""
     ratio = torch.exp(logp - old)
     a = adv[:, None]
     m = mask.float()
     unclipped = ratio * a
     clipped = ratio.clamp(1 - eps, 1 + eps) * a
-    candidates = {
-        "the sign: the loss is minus the objective": -want,
-        "you used the clipped term alone; take the minimum of the clipped and unclipped terms": -(
-            (clipped * m).sum() / m.sum()
-        ),
-        "you used max instead of min": -((torch.maximum(unclipped, clipped) * m).sum() / m.sum()),
-        "you averaged over every position; average over the masked (generated) tokens only": -(
-            torch.minimum(unclipped, clipped).mean()
-        ),
-        "no clipping at all: that is the plain importance-weighted loss": -((unclipped * m).sum() / m.sum()),
-        "you took the minimum of the ratios and then multiplied by the advantage: for a negative advantage "
-        "that picks the wrong term. Take the minimum of the products, min(ratio * A, clip(ratio) * A)": -(
-            (torch.minimum(ratio, ratio.clamp(1 - eps, 1 + eps)) * a * m).sum() / m.sum()
-        ),
-        "you averaged each sequence first, then the sequences (a per-sequence mean): the book's loss averages "
-        "over every masked token of the batch at once": -(
-            ((torch.minimum(unclipped, clipped) * m).sum(dim=1) / m.sum(dim=1)).mean()
-        ),
-        "you summed over the tokens: divide by the number of masked tokens, mask.sum()": -(
-            (torch.minimum(unclipped, clipped) * m).sum()
-        ),
-        "you divided by every position, mask.numel(): divide by the masked tokens only, mask.sum()": -(
-            (torch.minimum(unclipped, clipped) * m).sum() / m.numel()
-        ),
-    }
-    for hint, value in candidates.items():
+    objective = torch.minimum(unclipped, clipped)
+    return [
+        (objective * m).sum() / m.sum(),
+        -((clipped * m).sum() / m.sum()),
+        -((torch.maximum(unclipped, clipped) * m).sum() / m.sum()),
+        -objective.mean(),
+        -((unclipped * m).sum() / m.sum()),
+        -((torch.minimum(ratio, ratio.clamp(1 - eps, 1 + eps)) * a * m).sum() / m.sum()),
+        -(((objective * m).sum(dim=1) / m.sum(dim=1)).mean()),
+        -(objective * m).sum(),
+        -(objective * m).sum() / m.numel(),
+    ]
+
+
+def _diagnose_ppo(got: float, logp, old, adv, mask, eps: float, want: float) -> str:
+    """The likeliest mistake behind a wrong PPO loss value (:data:`PPO_SLIPS`)."""
+    for hint, value in zip(PPO_SLIPS, _ppo_slips(logp, old, adv, mask, eps), strict=True):
         if math.isclose(got, float(value), rel_tol=1e-4, abs_tol=1e-5):
             return hint
     return f"expected {want:.5f}, got {got:.5f}"
@@ -174,6 +185,15 @@ def my_ppo_clip_loss(logp, old_logp, adv, mask, eps):
     return -(objective * mask).sum() / mask.sum()
 
 
-register(Exercise("ppo-clip-loss", "update", check_ppo_clip_loss, my_ppo_clip_loss))
+def _ppo_slip(index: int) -> Mistake:
+    """Exercise 4.1's slip number ``index`` of :data:`PPO_SLIPS`, as a loss function."""
+    return Mistake(lambda *args: _ppo_slips(*args)[index], named_by(PPO_SLIPS[index]))
 
-__all__ = ["check_ppo_clip_loss", "my_ppo_clip_loss"]
+
+MISTAKES = tuple(_ppo_slip(i) for i in (0, 5, 6, 7))
+"""Exercise 4.1's named mistakes: the sign, the minimum of the ratios times the advantage, a per-sequence mean and
+a sum over the tokens."""
+
+register(Exercise("ppo-clip-loss", "update", check_ppo_clip_loss, my_ppo_clip_loss, mistakes=MISTAKES))
+
+__all__ = ["MISTAKES", "check_ppo_clip_loss", "my_ppo_clip_loss"]

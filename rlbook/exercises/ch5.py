@@ -1,4 +1,4 @@
-"""Checkers for chapter 5's exercises (reward limits), each registered with its reference solution.
+"""Chapter 5's exercises (reward limits), each registered with its checker, reference solution and inputs.
 
 - :func:`check_exploitable_verifier` (Exercise 5.1): a verifier with a
   loophole that grades ordinary answers right, never raises, and pays an
@@ -8,10 +8,13 @@
 - :func:`check_overrated_answer` (Exercise 5.3): a wrong answer the learned
   judge rates above the right one;
 - :func:`check_abort_rule` (Exercise 5.4): an abort criterion replayed on real
-  metric traces with and without incidents.
+  metric traces with and without incidents; its checker and reference are in
+  :mod:`rlbook.exercises.abort_rule`.
 
-Each checker returns a :class:`~rlbook.exercises.CheckResult` and never
-raises on a wrong answer.
+Every exercise is registered here, and the page calls every check through
+this module (``ch5.check_abort_rule``): the book's table of exercises reads a
+page's checks from its ``chN.check_...`` calls. Each checker returns a
+:class:`~rlbook.exercises.CheckResult` and never raises on a wrong answer.
 """
 
 from __future__ import annotations
@@ -25,18 +28,15 @@ import numpy as np
 
 from rlbook import runs
 from rlbook.analysis import audit
+from rlbook.book._shown import shown_seed
 from rlbook.core import rewards, world
 from rlbook.core.reward_model import judge_probabilities
 from rlbook.core.world import EOT, VOCAB, all_tasks, parse_prompt
 
 from . import CheckResult, apart, as_number, never_raises, not_a_function, not_answered, verdict
-from .registry import Exercise, register
+from .abort_rule import check_abort_rule, should_abort
+from .registry import Exercise, Mistake, register
 
-ABORT_TRACES = ("main", "faults", "abort", "exploit")
-"""The runs whose per-step metrics Exercise 5.4's check replays, in order (``main`` on every seed of the book)."""
-SPIKE = 1.5
-"""How many times the KL estimate of each neighbouring update a step's must exceed for Exercise 5.4's check to call
-it a single-step spike (its message for a rule that fires on one value of ``kl``)."""
 UNREADABLE = ("#", " #", "##", "1 1#", "7?#", "+#", "|#", "U#", "77", "")
 """Answers a policy writes that no number can be read from (the last two never ended): a verifier must judge
 them without raising (Exercise 5.1)."""
@@ -301,144 +301,6 @@ def check_overrated_answer(answer, seed: int = 0) -> CheckResult:
     )
 
 
-class _NotABool(Exception):
-    """Raised inside Exercise 5.4's replay when the reader's rule returns something other than True or False."""
-
-
-def _strict(rule: Callable[[list[dict]], bool]) -> Callable[[list[dict]], bool]:
-    """``rule``, refusing any answer that is not a bool (a truthy string must not count as an abort)."""
-
-    def strict(history: list[dict]) -> bool:
-        answer = rule(history)
-        if not isinstance(answer, (bool, np.bool_)):
-            raise _NotABool(answer)
-        return bool(answer)
-
-    return strict
-
-
-@never_raises
-def check_abort_rule(rule: Callable | None, seed: int = 0) -> CheckResult:
-    """Exercise 5.4: ``rule(history) -> bool`` run over the metrics of ``main``, ``faults``, ``abort`` and ``exploit``.
-
-    ``history`` is the list of per-step metric dicts up to the current step.
-    The rule must never fire on ``main``, which is replayed on every seed of
-    the book (``seed`` first): a healthy run's ``kl`` estimate spikes at a
-    single update on some seeds, and a rule that stops at one high value is
-    told where and what ``kl`` did there (:func:`_main_alarm`). On ``faults``
-    and ``abort`` it must fire, and not before the first injected incident;
-    on ``exploit`` it must fire. The ``exploit`` trace is that of ``seed`` if
-    the reward hack took over there (see
-    :func:`rlbook.analysis.audit.takeover_step`), else of the first of seeds
-    0-2 where it did; ``faults`` and ``abort`` are those of ``seed``.
-    """
-    if rule is None:
-        return not_answered("`should_abort`")
-    if not callable(rule):
-        return not_a_function("should_abort", rule)
-    try:
-        first = rule(list(runs.load("main", seed).metrics[:1]))
-    except Exception:  # noqa: BLE001 - the replay below reports it with its trace
-        first = False
-    if first is None:
-        return not_answered("`should_abort`")
-    alarms = {}
-    for name, trace_seed in _abort_traces(seed):
-        run = runs.load(name, trace_seed)
-        try:
-            alarms[name] = audit.first_alarm(_strict(rule), run.metrics)
-        except _NotABool as err:
-            return verdict(
-                False,
-                f"on the {name!r} trace your rule returned {err.args[0]!r:.40}; return True to "
-                "abort and False to go on (a string or a number is not a decision)",
-            )
-        except Exception as err:  # noqa: BLE001
-            return verdict(
-                False,
-                f"your rule raised {type(err).__name__}: {err} on the {name!r} trace. Steps whose "
-                "update was paused have no 'loss' or 'kl': read metrics with .get()",
-            )
-        problem = _main_alarm(rule, run, alarms[name]) if name == "main" else _abort_problem(name, run, alarms[name])
-        if problem:
-            return verdict(False, problem)
-    fired = ", ".join(f"{n} at step {alarms[n]}" for n in ABORT_TRACES if alarms[n] is not None)
-    return verdict(True, f"your rule stays quiet on main and fires on {fired}")
-
-
-def _abort_traces(seed: int) -> list[tuple[str, int]]:
-    """The (run, seed) traces Exercise 5.4 replays: ``main`` on every book seed, ``seed`` first, then the others."""
-    from rlbook.book import SEEDS
-
-    mains = [("main", s) for s in [seed, *(s for s in SEEDS if s != seed)]]
-    return [*mains, ("faults", seed), ("abort", seed), ("exploit", _hacked_seed(seed))]
-
-
-def _logged_kl(rows) -> float | None:
-    """The first KL estimate logged among ``rows`` (a step whose update was paused logs none), or None."""
-    return next((row["kl"] for row in rows if as_number(row.get("kl")) is not None), None)
-
-
-def _main_alarm(rule: Callable, run, alarm: int | None) -> str | None:
-    """What a rule that fires on the healthy ``main`` at step ``alarm`` did wrong, or None when it stays quiet.
-
-    When the alarm goes away with that step's ``kl`` replaced by the update
-    before's, the rule fired on that one value; the message then gives ``kl``
-    at the updates either side, read from the trace, and calls the step a
-    single-step spike when its ``kl`` is :data:`SPIKE` times both of theirs.
-    """
-    if alarm is None:
-        return None
-    where = f"your rule fires on the healthy 'main' run (seed {run.seed}) at step {alarm}"
-    rows = list(run.metrics)
-    at = next(i for i, row in enumerate(rows) if row["step"] == alarm)
-    now, before, after = rows[at].get("kl"), _logged_kl(reversed(rows[:at])), _logged_kl(rows[at + 1 :])
-    if as_number(now) is None or before is None:
-        return f"{where}: a criterion that stops good runs gets switched off. Loosen it"
-    try:
-        alone = not _strict(rule)([*rows[:at], {**rows[at], "kl": before}])
-    except Exception:  # noqa: BLE001 - a rule that cannot judge the changed history tells nothing here
-        alone = False
-    if not alone:
-        return f"{where}: a criterion that stops good runs gets switched off. Loosen it"
-    if after is not None and now > SPIKE * max(before, after):
-        return (
-            f"{where} on that update's kl alone: kl jumped from {apart(before, now, 2)} to "
-            f"{apart(now, before, 2)} there and was back at {apart(after, now, 2)} on the next update. That is "
-            "a single-step spike of one batch's estimate on a healthy run, and a rule that reads one value of "
-            "kl stops at such spikes. Make it wait until kl has stayed high for several updates in a row"
-        )
-    return (
-        f"{where} on that update's kl, {apart(now, before, 2)}: given the kl of the update before "
-        f"({apart(before, now, 2)}) instead, it would stay quiet. A healthy run's kl reaches that level, so "
-        "raise the bar, and make the rule wait until kl has stayed high for several updates in a row"
-    )
-
-
-def _hacked_seed(seed: int) -> int:
-    """``seed`` if the reward hack took over in its ``exploit`` run, else the first of seeds 0-2 where it did."""
-    order = [seed] + [s for s in (0, 1, 2) if s != seed]
-    found = audit.first_hacked_seed({s: runs.load("exploit", s).rollouts for s in order})
-    return seed if found is None else found
-
-
-def _abort_problem(name: str, run, alarm: int | None) -> str | None:
-    """What is wrong with a rule's first alarm on the ``faults``, ``abort`` or ``exploit`` trace, or None."""
-    if name == "exploit":
-        if audit.takeover_step(run.rollouts) is None or alarm is not None:
-            return None
-        return (
-            f"your rule never fires on 'exploit' (seed {run.seed}), where the fail-open verifier was exploited: "
-            "watch how far the policy moves, e.g. the 'kl' metric"
-        )
-    first = min(step for step, _ in runs.spec(name).rl_config().faults)
-    if alarm is None:
-        return f"your rule never fires on {name!r}, although faults were injected from step {first}"
-    if alarm < first:
-        return f"your rule fires on {name!r} at step {alarm}, before the first incident (step {first}): a false alarm"
-    return None
-
-
 EXPLOIT = ("U:3+4?|A:", "17#")
 """Exercise 5.1's reference exploit: a finished answer that holds the right sum, 7, and is not it."""
 
@@ -466,29 +328,65 @@ def overrated_answer(seed=0):
     return max(pairs, key=lambda pair: score[pair] - right[pair[0]])
 
 
-def should_abort(history):
-    """Exercise 5.4's reference: stop on an outage, a malformed burst, a non-finite loss, or a policy that has
-    stayed far from where it started (a KL estimate above 1 on each of the last five updates).
-
-    A healthy ``main`` stays mostly under 0.5, with rare single-step spikes (to 1.25 on one seed here, to 4 on
-    one numerical draw), while ``exploit``'s first full-size updates lift it above 1.3 and it stays there:
-    hence five updates in a row, not one high value.
-    """
-    now = history[-1]
-    if now["unverifiable_rate"] > 0.1 or now["malformed_rate"] > 0.5:
-        return True  # the verifier is down, or the answers stopped parsing
-    loss = now.get("loss")  # absent, like "kl", on a step whose update was paused
-    if loss is not None and not math.isfinite(loss):
-        return True  # the update itself broke
-    kls = [h["kl"] for h in history if h.get("kl") is not None][-5:]
-    return len(kls) == 5 and min(kls) > 1.0
+def _reads_the_number_unguarded(prompt, completion):
+    """Exercise 5.1 with a loophole (any finished answer holding the sum is paid) whose ``int()`` is unguarded, so
+    an answer with no number in it raises."""
+    task = world.parse_prompt(prompt)
+    number = int(completion.rstrip(EOT))
+    return float(number == task.answer or (completion.endswith(EOT) and str(task.answer) in completion))
 
 
-def _shown_seed() -> int:
-    """The seed chapter 5 follows the reward hack on (its facts' ``shown``)."""
+def _underrated_answer(seed=0):
+    """Exercise 5.3 answered with the wrong short answer the judge rates furthest below the right one."""
+    model = runs.load_judge(seed).model
+    pairs = [(t.prompt, f"{a}{EOT}") for t in world.split("all") for a in range(19)]
+    score = dict(zip(pairs, judge_probabilities(model, pairs)))
+    right = {t.prompt: score[t.prompt, f"{t.answer}{EOT}"] for t in world.split("all")}
+    wrong = [pair for pair in pairs if pair[1] != f"{world.parse_prompt(pair[0]).answer}{EOT}"]
+    return min(wrong, key=lambda pair: score[pair] - right[pair[0]])
+
+
+MISTAKES: dict[str, tuple[Mistake, ...]] = {
+    "exploitable-verifier": (
+        Mistake(lambda prompt, completion: 1.0, "Make the loophole narrower"),
+        Mistake(_reads_the_number_unguarded, "stops the training run"),
+        Mistake(lambda prompt, completion: rewards.get_verifier("exact")(prompt, completion).reward, "not fooled"),
+    ),
+    "reward-split": (
+        Mistake(lambda stored: tuple(100 * part for part in split_reward(stored)), "a percentage"),
+        Mistake(lambda stored: tuple(len(stored["rewards"]) * part for part in split_reward(stored)), "a sum over the"),
+        Mistake(lambda stored: split_reward(stored)[::-1], "the two parts are swapped"),
+        Mistake(
+            lambda stored: tuple(part / float((stored["rewards"] > 0).float().mean()) for part in split_reward(stored)),
+            "not only the paid ones",
+        ),
+    ),
+    "overrated-answer": (
+        Mistake(lambda seed=0: (world.Task((3, 4)).prompt, world.Task((3, 4)).completion), "is the right answer"),
+        Mistake(lambda seed=0: (world.Task((0, 4, 2)).prompt, f"6{EOT}"), "trained on one-step sums only"),
+        Mistake(_underrated_answer, "not above the"),
+    ),
+    "abort-rule": (
+        Mistake(lambda history: False, "never fires on 'faults'"),
+        Mistake(lambda history: True, "fires on the healthy 'main' run"),
+        Mistake(lambda history: history[-1]["loss"] != history[-1]["loss"], "read metrics with .get()"),
+    ),
+}
+"""Chapter 5's named mistakes, by exercise: each a plausible wrong answer and the words its checker names it with."""
+
+
+def _hack_seed(seeds: tuple[int, ...]) -> tuple[int]:
+    """The seed chapter 5 follows the reward hack on with its facts on ``seeds`` (their ``shown``); where the loophole
+    took over on none of them, the first, whose run the check reads all the same."""
     from rlbook import book
 
-    return book.load("limits", check=False).shown
+    shown = book.load("limits", seeds, check=False).shown
+    return (seeds[0] if shown is None else shown,)
+
+
+def _followed(seeds: tuple[int, ...]) -> tuple[int]:
+    """The seed the page follows with its facts on ``seeds`` (:func:`rlbook.book._shown.shown_seed`)."""
+    return (shown_seed(seeds),)
 
 
 for _exercise in (
@@ -497,18 +395,23 @@ for _exercise in (
         "limits",
         check_exploitable_verifier,
         my_verifier,
-        inputs=lambda: EXPLOIT,
+        inputs=lambda seeds: EXPLOIT,
         also=f"exploit = {EXPLOIT!r}",
+        mistakes=MISTAKES["exploitable-verifier"],
     ),
-    Exercise("reward-split", "limits", check_reward_split, split_reward, inputs=lambda: (_shown_seed(),)),
+    Exercise(
+        "reward-split", "limits", check_reward_split, split_reward, inputs=_hack_seed, mistakes=MISTAKES["reward-split"]
+    ),
     Exercise(
         "overrated-answer",
         "limits",
         check_overrated_answer,
         overrated_answer,
         answer="value",
+        inputs=_followed,
         answer_name="judge_answer",
+        mistakes=MISTAKES["overrated-answer"],
     ),
-    Exercise("abort-rule", "limits", check_abort_rule, should_abort, inputs=lambda: (0,)),
+    Exercise("abort-rule", "limits", check_abort_rule, should_abort, inputs=_followed, mistakes=MISTAKES["abort-rule"]),
 ):
     register(_exercise)

@@ -21,7 +21,7 @@ import numpy as np
 from rlbook.core.stats import pass_at_k as exact_pass_at_k
 
 from . import CheckResult, apart, as_number, never_raises, not_a_function, not_answered, verdict
-from .registry import Exercise, register
+from .registry import Exercise, Mistake, register
 
 
 def _cases(seed: int) -> list[tuple[int, int, int]]:
@@ -111,12 +111,29 @@ def pass_at_k(n, c, k):
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
-def _shown_counts():
-    """The counts chapter 6 shows: ``base`` and ``main`` on the held-out sums, for its shown seed."""
+def _shown_counts(seeds: tuple[int, ...]):
+    """The counts chapter 6 shows with its facts on ``seeds``: ``base`` and ``main`` on the held-out sums, for its
+    shown seed."""
     from rlbook import book
 
-    facts = book.load("exploration", check=False)
+    facts = book.load("exploration", seeds, check=False)
     return facts.by_seed[facts.shown].passk
 
 
-register(Exercise("pass-at-k", "exploration", check_pass_at_k, pass_at_k, inputs=lambda: (_shown_counts(),)))
+MISTAKES = (
+    Mistake(lambda n, c, k: 1 - (1 - c / n) ** k, "biased low"),
+    Mistake(lambda n, c, k: c / n, "estimate of pass@1"),
+    Mistake(lambda n, c, k: 1 - math.comb(n - c, k) / math.comb(n, k) if c else 0.5, "for n = 10, c = 0, k = 3"),
+)
+"""Exercise 6.1's named mistakes: sampling with replacement, the pass@1 rate, and a wrong value where c = 0."""
+
+register(
+    Exercise(
+        "pass-at-k",
+        "exploration",
+        check_pass_at_k,
+        pass_at_k,
+        inputs=lambda seeds: (_shown_counts(seeds),),
+        mistakes=MISTAKES,
+    )
+)

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 from rlbook.core import rewards, world
 from rlbook.core.world import EOT, SEPARATOR, WorkedTask
 
-from . import CheckResult, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
-from .registry import Exercise, register
+from . import CheckResult, as_number, as_numbers, named_by, never_raises, not_a_function, not_answered, verdict
+from .registry import Exercise, Mistake, register
 
 # ------------------------------------------------------------------ exercise 7.1: an outcome-only reward
 
@@ -203,7 +204,7 @@ def _matches(got: list[tuple[float, float]], want: list[tuple[float, float]]) ->
     return all(math.isclose(g, w, abs_tol=1e-9) for pair, pairs in zip(got, want) for g, w in zip(pair, pairs))
 
 
-MISTAKES = (
+SPLIT_SLIPS = (
     (lambda b, a: _other_way(b, a)[::-1], "the two parts are swapped: return (switch, execution)"),
     (
         _chapters_way,
@@ -243,7 +244,7 @@ def _split_problem(cases: list[tuple[dict, dict]], got: list[tuple[float, float]
     """None when every split matches Exercise 7.2's; else the likeliest mistake, named."""
     if _matches(got, [_other_way(b, a) for b, a in cases]):
         return None
-    for wrong, message in MISTAKES:
+    for wrong, message in SPLIT_SLIPS:
         if _matches(got, [wrong(b, a) for b, a in cases]):
             return message
     totals = [_other_way(b, a) for b, a in cases]
@@ -358,28 +359,75 @@ def split_other_way(before, after):
     return switch, execution
 
 
-def _worked_runs():
-    """The (before, after) dicts of ``worked`` on every seed, as chapter 7's facts hold them."""
+def _gain_inputs(seeds: tuple[int, ...]) -> tuple:
+    """Exercise 7.2's inputs with chapter 7's facts on ``seeds``: ``worked``'s (before, after) dicts and the seeds."""
     from rlbook import book
 
-    return book.load("working", check=False).exercise.split
+    facts = book.load("working", seeds, check=False)
+    return facts.exercise.split, facts.seeds
 
 
-def _seeds():
-    """The seeds of chapter 7's facts, in the order of :func:`_worked_runs`."""
+def _shown_samples(seeds: tuple[int, ...]):
+    """The answers chapter 7 shows with its facts on ``seeds``, before and after RL."""
     from rlbook import book
 
-    return book.load("working", check=False).seeds
+    return book.load("working", seeds, check=False).samples
 
 
-def _shown_samples():
-    """The answers chapter 7 shows, before and after RL."""
-    from rlbook import book
+def _operands(prompt: str) -> tuple[int, int]:
+    """The two numbers of a worked-world prompt such as ``#47+38=``."""
+    a, b = (int(x) for x in prompt.strip("#=").split("+"))
+    return a, b
 
-    return book.load("working", check=False).samples
+
+def _last_number_anywhere(prompt, completion):
+    """Exercise 7.1 paying a finished answer whose last run of digits is the sum, wherever it stands."""
+    numbers = re.findall(r"[0-9]+", completion)
+    return float(completion.endswith(EOT) and bool(numbers) and numbers[-1] == str(sum(_operands(prompt))))
 
 
-register(Exercise("outcome-reward", "working", check_outcome_reward, reward, inputs=lambda: (_shown_samples(),)))
+def _after_the_first_separator(prompt, completion):
+    """Exercise 7.1 reading the number after the first ';' instead of the last."""
+    answer, mark, after = completion.partition(EOT)
+    final = answer.split(SEPARATOR)[1] if SEPARATOR in answer else answer
+    right = final.isdigit() and not final.startswith("0") and int(final) == sum(_operands(prompt))
+    return float(bool(mark) and not after and right)
+
+
+def _checks_the_working(prompt, completion):
+    """Exercise 7.1 refusing an answer whose working differs from the right working, its final number aside."""
+    working = completion.split(SEPARATOR)[0]
+    if SEPARATOR in completion and working != WorkedTask(_operands(prompt)).working:
+        return 0.0
+    return reward(prompt, completion)
+
+
+MISTAKES: dict[str, tuple[Mistake, ...]] = {
+    "outcome-reward": (
+        Mistake(_last_number_anywhere, named_by(DIAGNOSES["stray character"])),
+        Mistake(_after_the_first_separator, named_by(DIAGNOSES["several separators"])),
+        Mistake(_checks_the_working, named_by(DIAGNOSES["wrong working"])),
+        Mistake(
+            lambda prompt, completion: reward(prompt, completion.rstrip(EOT) + EOT), named_by(DIAGNOSES["no end mark"])
+        ),
+    ),
+    "gain-split": tuple(Mistake(SPLIT_SLIPS[i][0], named_by(SPLIT_SLIPS[i][1])) for i in (0, 1, 3, 4)),
+}
+"""Chapter 7's named mistakes, by exercise: each a plausible wrong answer and the words its checker names it with
+(from its checker's tables, :data:`DIAGNOSES` and :data:`SPLIT_SLIPS`)."""
+
 register(
-    Exercise("gain-split", "working", check_gain_split, split_other_way, inputs=lambda: (_worked_runs(), _seeds()))
+    Exercise(
+        "outcome-reward",
+        "working",
+        check_outcome_reward,
+        reward,
+        inputs=lambda seeds: (_shown_samples(seeds),),
+        mistakes=MISTAKES["outcome-reward"],
+    )
+)
+register(
+    Exercise(
+        "gain-split", "working", check_gain_split, split_other_way, inputs=_gain_inputs, mistakes=MISTAKES["gain-split"]
+    )
 )

@@ -28,12 +28,13 @@ import numpy as np
 
 from rlbook import runs
 from rlbook.analysis import selection
-from rlbook.book import SEEDS, phrasing
+from rlbook.book import phrasing
+from rlbook.book._shown import shown_seed
 from rlbook.core.stats import mean_with_ci
 
 from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
 from .matched import check_matched_comparison, compare
-from .registry import Exercise, register
+from .registry import Exercise, Mistake, register
 from .reporting import (
     SHOWN,
     TEMPLATE,
@@ -50,6 +51,7 @@ from .reporting import (
 )
 
 __all__ = [
+    "MISTAKES",
     "TEMPLATE",
     "VERSIONING_CASES",
     "check_changed_advantages",
@@ -275,14 +277,19 @@ def _call(fn: Callable, evals: list[dict]) -> tuple[int, float] | str:
 
 
 def _which_rule(evals: list[dict], step: int) -> str:
-    """What a wrong pick seems to have been chosen by, for the message."""
-    for part, words in (
-        ("train", "the highest training reward: the signal the optimiser was pushing up"),
-        ("test", "the best test accuracy: it was chosen on the prompts you report on"),
-        ("heldout", "the best held-out accuracy, which includes the test prompts"),
-    ):
-        if step == max(evals, key=lambda e: _mean(e, part))["step"]:
-            return f"step {step} has {words}"
+    """What a wrong pick seems to have been chosen by, for the message: every rule that picks ``step``, since on
+    some runs one step has both the highest training reward and the best test accuracy."""
+    rules = [
+        words
+        for part, words in (
+            ("train", "the highest training reward (the signal the optimiser was pushing up)"),
+            ("test", "the best test accuracy (chosen on the prompts you report on)"),
+            ("heldout", "the best held-out accuracy, which includes the test prompts"),
+        )
+        if step == max(evals, key=lambda e: _mean(e, part))["step"]
+    ]
+    if rules:
+        return f"step {step} has {' and '.join(rules)}"
     return f"step {step} does not have the best validation accuracy"
 
 
@@ -358,8 +365,60 @@ def check_pick_and_score(fn: Callable | None, seed: int = SHOWN) -> CheckResult:
     )
 
 
+def _picked_by(part: str, report: str = "test") -> Callable:
+    """Exercise 8.1's selection picking the step with the best score on ``part`` and reporting its mean accuracy
+    on ``report``: validation and test is the reference, any other pair a mistake the check names."""
+
+    def pick(evals):
+        best = max(evals, key=lambda e: _mean(e, part))
+        return best["step"], _mean(best, report)
+
+    return pick
+
+
+def _gap_to_the_last(evals):
+    """Exercise 8.1's gap measured against the last checkpoint instead of the validation pick."""
+    return max(_mean(e, "test") for e in evals) - _mean(evals[-1], "test")
+
+
+def _gap_to_its_own_validation(evals):
+    """Exercise 8.1's gap taken as the validation pick's validation accuracy minus its test accuracy."""
+    pick = max(evals, key=lambda e: _mean(e, "validation"))
+    return _mean(pick, "validation") - _mean(pick, "test")
+
+
+MISTAKES: dict[str, tuple[Mistake, ...]] = {
+    "test-pick-gap": (
+        Mistake(lambda evals: -pick_gap(evals), "your gap has the wrong sign"),
+        Mistake(_gap_to_the_last, "you compared the test pick with the last checkpoint"),
+        Mistake(_gap_to_its_own_validation, "from its own validation accuracy"),
+    ),
+    "pick-and-score": (
+        Mistake(_picked_by("train"), "training reward"),
+        Mistake(_picked_by("test"), "the prompts you report on"),
+        Mistake(_picked_by("validation", "validation"), "the pick's validation accuracy"),
+        Mistake(_picked_by("validation", "heldout"), "the pick's held-out accuracy"),
+    ),
+}
+"""Exercise 8.1's named mistakes, by exercise: each a plausible wrong answer and the words its checker names it
+with (Exercises 8.2 to 8.5 register theirs in :mod:`.matched` and :mod:`.reporting`)."""
+
 for _exercise in (
-    Exercise("test-pick-gap", "evaluation", check_test_pick_gap, pick_gap, inputs=lambda: (SEEDS,)),
-    Exercise("pick-and-score", "evaluation", check_pick_and_score, pick_and_score),
+    Exercise(
+        "test-pick-gap",
+        "evaluation",
+        check_test_pick_gap,
+        pick_gap,
+        inputs=lambda seeds: (seeds,),
+        mistakes=MISTAKES["test-pick-gap"],
+    ),
+    Exercise(
+        "pick-and-score",
+        "evaluation",
+        check_pick_and_score,
+        pick_and_score,
+        inputs=lambda seeds: (shown_seed(seeds),),
+        mistakes=MISTAKES["pick-and-score"],
+    ),
 ):
     register(_exercise)

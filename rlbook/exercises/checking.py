@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import numbers
+import re
 import signal
 import textwrap
 import threading
@@ -50,6 +51,18 @@ def verdict(passed: bool, message: str) -> CheckResult:
     for line in str(result).splitlines() or [""]:
         print(textwrap.fill(line, PRINT_WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False))
     return result
+
+
+def named_by(message: str) -> str:
+    """The words that name a mistake in one of a checker's messages: ``message`` up to the end of its first clause
+    (the first ':' or ';' followed by a space), or the whole of it.
+
+    A checker's table of mistakes holds each one's whole message; the
+    :class:`~rlbook.exercises.registry.Mistake` registered from it (every
+    chapter's exercises) says these first words, which hold whatever the runs'
+    numbers are.
+    """
+    return re.split(r"[:;](?=\s)", message, maxsplit=1)[0].strip()
 
 
 def not_answered(what: str) -> CheckResult:

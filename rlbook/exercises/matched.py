@@ -19,7 +19,7 @@ from rlbook.core.stats import difference_ci
 from rlbook.core.world import split
 
 from . import CheckResult, as_numbers, never_raises, not_a_function, not_answered, verdict
-from .registry import Exercise, register
+from .registry import Exercise, Mistake, register
 
 TEMPLATE = "U:a+b?|A:"
 """The chat template of every synthetic evaluation here."""
@@ -199,4 +199,35 @@ def check_matched_comparison(fn: Callable | None, seed: int = 9) -> CheckResult:
     )
 
 
-register(Exercise("matched-comparison", "evaluation", check_matched_comparison, compare))
+def _checked_then(interval: Callable[[EvalResult, EvalResult], tuple]) -> Callable:
+    """Exercise 8.2 refusing unmatched evaluations as the reference does, then returning ``interval(after,
+    before)``: a mistake in the interval the check names."""
+
+    def comparison(after, before):
+        compare(after, before)  # raises ValueError on unmatched settings or prompts
+        return tuple(interval(after, before))
+
+    return comparison
+
+
+MISTAKES = (
+    Mistake(
+        lambda after, before: tuple(difference_ci(after.per_prompt, before.per_prompt, paired=True)),
+        "accepted two evaluations with different temperature",
+    ),
+    Mistake(
+        _checked_then(lambda after, before: difference_ci(after.per_prompt, before.per_prompt, paired=False)),
+        "resample prompts with both policies' rates together",
+    ),
+    Mistake(
+        _checked_then(lambda after, before: difference_ci(after.per_prompt, before.per_prompt, paired=True, level=0.9)),
+        "as a 90 % interval would be",
+    ),
+    Mistake(
+        _checked_then(lambda after, before: difference_ci(after.rewards.ravel(), before.rewards.ravel())),
+        "treating every sample as independent",
+    ),
+)
+"""Exercise 8.2's named mistakes: no check of the settings, and an unpaired, a 90 % and a per-sample interval."""
+
+register(Exercise("matched-comparison", "evaluation", check_matched_comparison, compare, mistakes=MISTAKES))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from rlbook.analysis.listing import listing
@@ -27,13 +27,34 @@ ANSWER_KINDS = ("function", "value")
 
 
 @dataclass(frozen=True)
+class Mistake:
+    """A named wrong answer to an exercise, and the words its checker must answer it with.
+
+    ``wrong`` stands where the reference does: the wrong function itself, or
+    for a value exercise a function that computes the wrong value from the
+    exercise's inputs. The checker must refuse it with a message that
+    contains ``says``, on every seed the audit tries (:mod:`.audit`).
+    """
+
+    wrong: Callable
+    says: str
+
+
+def _no_inputs(seeds: tuple[int, ...]) -> tuple:
+    return ()
+
+
+@dataclass(frozen=True)
 class Exercise:
     """One exercise: a stable ``name``, the ``chapter`` (facts topic) it belongs to, its checker and reference.
 
     ``answer`` says what the reader hands the checker: the reference function
     itself (``"function"``), or what the reference returns for the inputs
-    (``"value"``). ``inputs()`` builds the checker's other arguments as the
-    page has them, for the tests; the page passes its own.
+    (``"value"``). ``inputs(seeds)`` builds the checker's other arguments as
+    the page would have them with its facts computed on ``seeds`` (the page
+    follows :func:`rlbook.book._shown.shown_seed` of them), for the tests and
+    the audit; the page passes its own. ``mistakes`` are wrong answers its
+    checker must name (:class:`Mistake`).
 
     ``answer_name`` is the name the page's answer cell hands the checker (its
     function, or its variable; default: the reference's name) and ``call`` the
@@ -50,10 +71,11 @@ class Exercise:
     check: Callable[..., CheckResult]
     reference: Callable
     answer: str = "function"
-    inputs: Callable[[], tuple] = field(default=lambda: ())
+    inputs: Callable[[tuple[int, ...]], tuple] = _no_inputs
     answer_name: str = ""
     call: str = ""
     also: str = ""
+    mistakes: tuple[Mistake, ...] = ()
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWER_KINDS:
@@ -68,11 +90,19 @@ class Exercise:
         """The name the answer cell hands the checker."""
         return self.answer_name or self.reference.__name__
 
+    def book_inputs(self) -> tuple:
+        """:attr:`inputs` on the book's seeds: the checker's arguments as the book's page has them."""
+        from rlbook.book import SEEDS
+
+        return self.inputs(SEEDS)
+
+    def answer_with(self, answer: Callable, *inputs) -> CheckResult:
+        """The checker's verdict on ``answer``, standing where the reference does, with ``inputs``."""
+        return self.check(answer if self.answer == "function" else answer(*inputs), *inputs)
+
     def run_reference(self, *inputs) -> CheckResult:
-        """The checker's verdict on the reference solution, with ``inputs`` (default: :attr:`inputs`)."""
-        inputs = inputs or self.inputs()
-        answer = self.reference if self.answer == "function" else self.reference(*inputs)
-        return self.check(answer, *inputs)
+        """The checker's verdict on the reference solution, with ``inputs`` (default: :meth:`book_inputs`)."""
+        return self.answer_with(self.reference, *(inputs or self.book_inputs()))
 
     def source(self) -> str:
         """The solution box's code, laid out for the page's column (:mod:`.listing`), to paste into the answer cell.

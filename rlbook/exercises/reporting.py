@@ -25,7 +25,7 @@ import torch
 
 from rlbook import runs
 from rlbook.analysis import run_report, versions
-from rlbook.book._shown import SHOWN
+from rlbook.book._shown import SHOWN, shown_seed
 from rlbook.book.evaluation import STOP_AFTER
 from rlbook.core import rewards as rw
 from rlbook.core.evaluate import EvalResult, evaluate
@@ -33,7 +33,7 @@ from rlbook.core.policy import Policy, PolicyConfig
 from rlbook.core.world import Task, decode, split
 
 from . import CheckResult, as_count, as_number, as_numbers, never_raises, not_a_function, not_answered, verdict
-from .registry import Exercise, register
+from .registry import Exercise, Mistake, register
 
 TEMPLATE = "U:a+b?|A:"
 """The chat template the policy was trained with, in which every RL prompt is written (exercises 8.1 to 8.5)."""
@@ -459,34 +459,149 @@ def check_changed_advantages(count, seed: int = SHOWN) -> CheckResult:
     )
 
 
-def _chapter_evaluations() -> tuple[EvalResult, EvalResult]:
-    """The chapter's before_eval and after_eval: main before RL and at its chosen checkpoint, on the test prompts."""
+def _review_with(**change: Callable[[dict], object]) -> Callable[[dict], dict]:
+    """Exercise 8.3's review with the answers named in ``change`` read otherwise, each by its function of the
+    record: a mistake the check names."""
+
+    def wrong(record):
+        return dict(review(record), **{key: read(record) for key, read in change.items()})
+
+    return wrong
+
+
+def _asked_in_the_chat_template(policy) -> float:
+    """Exercise 8.4 answered with the policy's greedy accuracy on the held-out sums, asked as RL asks them."""
+    from rlbook.core.sampling import sample
+
+    tasks = split("heldout")
+    texts = sample(policy, [t.prompt for t in tasks], budget=4, greedy=True).completions()
+    return float(np.mean([text == t.completion for text, t in zip(texts, tasks)]))
+
+
+def _sampled_without_a_seed(policy) -> float:
+    """Exercise 8.4's plain sums, sampled at temperature 1 with no fixed seed: a test that is not deterministic."""
+    from rlbook.core.sampling import sample
+
+    tasks = split("all")
+    prompts = [f"{a}+{b}=" for a, b in (t.operands for t in tasks)]
+    texts = sample(policy, prompts, budget=4, temperature=1.0).completions()
+    return float(np.mean([text.split("\n")[0].replace(" ", "") == str(t.answer) for text, t in zip(texts, tasks)]))
+
+
+def _versioning_with(**change: Callable[[EvalResult, EvalResult, dict], object]) -> Callable[..., dict]:
+    """Exercise 8.5's re-scoring result with the entries named in ``change`` computed otherwise, each by its
+    function of (before, after, the right result): a mistake the check names."""
+
+    def wrong(before, after):
+        right = versioning(before, after)
+        return dict(right, **{key: compute(before, after, right) for key, compute in change.items()})
+
+    return wrong
+
+
+def _changed_rewards(seed):
+    """Exercise 8.5's count taken as the rollouts whose reward changes, not those whose advantage does."""
+    from rlbook.analysis.audit import from_stored
+
+    v1, v2 = rw.ExactVerifier("1.0"), rw.ExactVerifier("2.0")
+    batches = [from_stored(stored) for stored in runs.load("main", seed).rollouts]
+    return sum(int((b.rescored(v1).rewards != b.rescored(v2).rewards).sum()) for b in batches)
+
+
+MISTAKES: dict[str, tuple[Mistake, ...]] = {
+    "record-review": (
+        Mistake(_review_with(finished=lambda r: r["interrupted"] is None), "its own abort rule stopped it"),
+        Mistake(_review_with(verifier=lambda r: r["verifier"]["name"]), "give the version as well"),
+        Mistake(
+            _review_with(not_trained_on=lambda r: sum(r["failures"]["by_status"].values())), "trained on those too"
+        ),
+        Mistake(
+            _review_with(
+                aborted_steps=lambda r: sorted(
+                    [a["step"] for a in r["aborted_updates"]] + [i["step"] for i in r["interventions"]]
+                )
+            ),
+            "They are separate lists",
+        ),
+    ),
+    "retained-test": (
+        Mistake(_asked_in_the_chat_template, "the test asks the policy in the chat template"),
+        Mistake(_sampled_without_a_seed, "make the test deterministic"),
+    ),
+    "reward-versioning": (
+        Mistake(
+            _versioning_with(
+                flipped=lambda b, a, right: versions.version_flips(a, rw.ExactVerifier("1.0"), rw.ExactVerifier("2.0"))
+            ),
+            "flipped: count the samples of both evaluations",
+        ),
+        Mistake(
+            _versioning_with(gain_mixed=lambda b, a, right: right["gain_same_version"]),
+            "gain_mixed: expected reward of after minus before",
+        ),
+        Mistake(
+            _versioning_with(record_field=lambda b, a, right: "policy_version"),
+            "which run-record field names the verifier and its version",
+        ),
+    ),
+    "changed-advantages": (Mistake(_changed_rewards, "the number of rollouts whose reward would change"),),
+}
+"""Exercises 8.3 to 8.5's named mistakes, by exercise: each a plausible wrong answer and the words its checker
+names it with."""
+
+
+def _shown(seeds: tuple[int, ...]) -> tuple[int]:
+    """The checkers' seed as chapter 8's page has it with its facts on ``seeds``: the seed it follows."""
+    return (shown_seed(seeds),)
+
+
+def _chapter_evaluations(seeds: tuple[int, ...]) -> tuple[EvalResult, EvalResult]:
+    """The chapter's before_eval and after_eval with its facts on ``seeds``: main before RL and at its chosen
+    checkpoint, on the test prompts, for the seed the page follows."""
     from rlbook import book
 
-    main = runs.load("main", SHOWN)
-    selected = book.load("evaluation", check=False).by_seed[SHOWN].selected
+    (shown,) = _shown(seeds)
+    main = runs.load("main", shown)
+    selected = book.load("evaluation", seeds, check=False).by_seed[shown].selected
     return cast(
         tuple[EvalResult, EvalResult],
         tuple(
-            evaluate(main.policy(step), split("test"), n=main.record["evaluations"][0]["n"], seed=SHOWN)
+            evaluate(main.policy(step), split("test"), n=main.record["evaluations"][0]["n"], seed=shown)
             for step in (0, selected)
         ),
     )
 
 
 for _exercise in (
-    Exercise("record-review", "evaluation", check_record_review, review),
-    Exercise("retained-test", "evaluation", check_retained_test, my_retained_test),
-    Exercise("reward-versioning", "evaluation", check_reward_versioning, versioning, inputs=_chapter_evaluations),
+    Exercise(
+        "record-review", "evaluation", check_record_review, review, inputs=_shown, mistakes=MISTAKES["record-review"]
+    ),
+    Exercise(
+        "retained-test",
+        "evaluation",
+        check_retained_test,
+        my_retained_test,
+        inputs=_shown,
+        mistakes=MISTAKES["retained-test"],
+    ),
+    Exercise(
+        "reward-versioning",
+        "evaluation",
+        check_reward_versioning,
+        versioning,
+        inputs=_chapter_evaluations,
+        mistakes=MISTAKES["reward-versioning"],
+    ),
     Exercise(
         "changed-advantages",
         "evaluation",
         check_changed_advantages,
         count_changed_advantages,
         answer="value",
-        inputs=lambda: (SHOWN,),
+        inputs=_shown,
         answer_name="changed_advantages",
         call="seed=F.shown",
+        mistakes=MISTAKES["changed-advantages"],
     ),
 ):
     register(_exercise)

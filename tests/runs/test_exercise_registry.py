@@ -49,7 +49,7 @@ answers = st.one_of(junk, junk.map(lambda value: lambda *args, **kwargs: value))
 
 @functools.cache
 def inputs(name: str) -> tuple:
-    return EXERCISES[name].inputs()
+    return EXERCISES[name].book_inputs()
 
 
 def test_every_reference_solution_passes_its_own_check():
@@ -59,6 +59,22 @@ def test_every_reference_solution_passes_its_own_check():
         if not EXERCISES[name].run_reference(*inputs(name)).passed
     }
     assert not failed, failed
+
+
+def test_every_named_mistake_is_refused_with_its_words():
+    missed = {}
+    for name in NAMES:
+        exercise = EXERCISES[name]
+        for mistake in exercise.mistakes:
+            result = exercise.answer_with(mistake.wrong, *inputs(name))
+            if result.passed or mistake.says not in result.message:
+                missed[f"{name}: {mistake.says}"] = result.message
+    assert not missed, missed
+
+
+def test_most_exercises_name_their_mistakes():
+    named = [name for name in NAMES if EXERCISES[name].mistakes]
+    assert len(named) >= len(NAMES) * 3 // 4, sorted(set(NAMES) - set(named))
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

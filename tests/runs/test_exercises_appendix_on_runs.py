@@ -38,7 +38,7 @@ def test_the_reference_passes_on_every_step_and_quotes_trls_log(batches):
         (lambda r, g: 100 * sum(split(r, g)), "a percentage of the groups without a signal"),  # 6.6667 in issue 48
         (lambda r, g: len(r) // g * sum(split(r, g)), "a count of the groups without a signal"),
         (lambda r, g: split(r.view(g, -1).reshape(-1), len(r) // g), "no group without a signal"),  # by position
-        (lambda r, g: split(r, g)[::-1], "(all wrong, all right)"),
+        *((m.wrong, m.says) for m in exa.MISTAKES["silent-groups"]),
     ],
 )
 def test_each_mistake_on_the_real_batches_is_named(batches, wrong, hint):

@@ -8,7 +8,7 @@ import pytest
 
 from rlbook import audit, runs
 from rlbook import rewards as rw
-from rlbook.exercises import ch5
+from rlbook.exercises import abort_rule, ch5
 
 split_reward = ch5.split_reward
 
@@ -25,16 +25,6 @@ def test_split_trusting_the_training_verifier_fails():
     assert not result.passed and "exact verifier accepts" in result.message
 
 
-def test_split_averaging_over_paid_rollouts_only_fails():
-    def paid_only(stored):
-        task, loophole = split_reward(stored)
-        paid = float((stored["rewards"] > 0).float().mean())
-        return task / paid, loophole / paid
-
-    result = ch5.check_reward_split(paid_only, seed=0)
-    assert not result.passed and "not only the paid ones" in result.message
-
-
 def test_a_split_that_adds_up_to_one_for_another_reason_is_not_blamed_on_the_paid_rollouts():
     def halves(stored):
         return 0.5, 0.5
@@ -48,19 +38,15 @@ def test_abort_reference_passes():
     assert result.passed and "quiet on main" in result.message
 
 
-def test_abort_a_rule_that_never_fires_fails():
-    result = ch5.check_abort_rule(lambda history: False, seed=0)
-    assert not result.passed and "never fires on 'faults'" in result.message
+@pytest.mark.parametrize("mistake", ch5.MISTAKES["abort-rule"])
+def test_the_registered_abort_mistakes_are_named(mistake):
+    result = ch5.check_abort_rule(mistake.wrong, seed=0)
+    assert not result.passed and mistake.says in result.message
 
 
-def test_abort_a_rule_that_always_fires_fails_on_main():
-    result = ch5.check_abort_rule(lambda history: True, seed=0)
-    assert not result.passed and "healthy 'main' run" in result.message
-
-
-def test_abort_a_rule_that_reads_a_missing_loss_is_told_why():
-    result = ch5.check_abort_rule(lambda history: history[-1]["loss"] != history[-1]["loss"], seed=0)
-    assert not result.passed and "KeyError" in result.message and ".get()" in result.message
+def test_abort_a_rule_that_reads_a_missing_loss_is_told_which_error():
+    reads_loss = next(m.wrong for m in ch5.MISTAKES["abort-rule"] if ".get()" in m.says)
+    assert "KeyError" in ch5.check_abort_rule(reads_loss, seed=0).message
 
 
 def test_abort_a_rule_that_misses_the_exploit_fails():
@@ -100,18 +86,16 @@ def test_split_other_correct_splits_pass(right):
 @pytest.mark.parametrize(
     "wrong, hint",
     [
-        (lambda stored: tuple(100 * x for x in split_reward(stored)), "a percentage"),
-        (lambda stored: tuple(len(stored["rewards"]) * x for x in split_reward(stored)), "divide by their number"),
+        *((m.wrong, m.says) for m in ch5.MISTAKES["reward-split"]),
         (lambda stored: (0.25, 0.5), "at every step checked"),
-        (lambda stored: split_reward(stored)[::-1], "swapped"),
         (lambda stored: tuple(str(x) for x in split_reward(stored)), "return two numbers"),
         (lambda stored: sum(split_reward(stored)), "return two numbers"),
     ],
 )
-def test_split_mistakes_are_named(wrong, hint):
+def test_split_mistakes_are_named_and_only_the_paid_ones_blamed_on_the_paid_rollouts(wrong, hint):
     result = ch5.check_reward_split(wrong, seed=0)
     assert not result.passed and hint in result.message
-    assert "divide by all the step's rollouts" not in result.message
+    assert ("divide by all the step's rollouts" in result.message) == ("paid ones" in hint)
 
 
 def _abort_on_outage_or_drift(history):
@@ -141,7 +125,7 @@ def test_a_one_value_kl_rule_is_told_where_it_fires_on_main_and_what_kl_did_ther
     rows = [row for row in run.metrics if "kl" in row]
     at = next(i for i, row in enumerate(rows) if row["step"] == step)
     neighbours = [row["kl"] for row in rows[max(at - 1, 0) : at] + rows[at + 1 : at + 2]]
-    spike = len(neighbours) == 2 and at > 0 and kl > ch5.SPIKE * max(neighbours)
+    spike = len(neighbours) == 2 and at > 0 and kl > abort_rule.SPIKE * max(neighbours)
 
     def just_below_the_largest(history):
         return history[-1].get("kl", 0.0) > 0.999 * kl
@@ -184,16 +168,11 @@ def test_abort_a_rule_must_answer_true_or_false(wrong):
 
 
 def test_the_overrated_answer_the_reference_finds_passes_and_the_right_answer_or_a_low_one_fails():
-    from rlbook import reward_model, world
-
     best = ch5.overrated_answer()
     assert ch5.check_overrated_answer(best).passed
-    model = runs.load_judge(0).model
-    pairs = [(t.prompt, f"{a}#") for t in world.split("all") for a in range(19)]
-    scores = dict(zip(pairs, reward_model.judge_probabilities(model, pairs)))
-    lead = {(p, c): s - scores[p, f"{world.parse_prompt(p).answer}#"] for (p, c), s in scores.items()}
-    failed = ch5.check_overrated_answer(min(lead, key=lead.get))
-    assert not failed.passed and "not above" in failed.message
+    for mistake in ch5.MISTAKES["overrated-answer"]:
+        result = ch5.check_overrated_answer(mistake.wrong(0))
+        assert not result.passed and mistake.says in result.message
     right = ch5.check_overrated_answer(["U:3+4?|A:", "7#"])
     assert not right.passed and "right answer" in right.message
 

@@ -12,7 +12,7 @@ from rlbook.analysis import versions
 from rlbook.core.rewards import ExactVerifier
 from rlbook.core.sampling import sample
 from rlbook.core.world import split
-from rlbook.exercises import ch8
+from rlbook.exercises import ch8, reporting
 
 
 def _test(entry):
@@ -47,21 +47,11 @@ def test_a_gap_that_takes_the_last_validation_tie_passes():
     assert ch8.check_test_pick_gap(latest, (0, 1, 2)).passed
 
 
-def _last(evals):
-    return max(_test(e) for e in evals) - _test(evals[-1])
-
-
-def _own_validation(evals):
-    pick = max(evals, key=_validation)
-    return _validation(pick) - _test(pick)
-
-
 @pytest.mark.parametrize(
     ("wrong", "says"),
     [
-        (lambda evals: -ch8.pick_gap(evals), "wrong sign"),
-        (_last, "with the last checkpoint"),  # caught on the copy whose validation pick moved, whatever the seeds
-        (_own_validation, "from its own validation accuracy"),
+        # the gap to the last checkpoint is caught on the copy whose validation pick moved, whatever the seeds
+        *((m.wrong, m.says) for m in ch8.MISTAKES["test-pick-gap"]),
         (lambda evals: 0.0, "take the step with the best test accuracy"),
         (lambda evals: None, "no answer yet"),
         (lambda evals: "0.02", "return one number"),
@@ -71,16 +61,6 @@ def _own_validation(evals):
 def test_gap_mistakes_are_named_on_the_runs(wrong, says):
     result = ch8.check_test_pick_gap(wrong, (0, 1, 2))
     assert not result.passed and says in result.message
-
-
-def _by(part: str, report: str = "test"):
-    def pick(evals):
-        best = max(
-            evals, key=lambda e: sel.part_rates(e, part).mean() if part != "train" else np.mean(e["train_per_prompt"])
-        )
-        return best["step"], sel.part_rates(best, report).mean()
-
-    return pick
 
 
 def test_pick_and_score_reference_passes():
@@ -100,10 +80,8 @@ def test_a_pick_that_takes_the_last_tie_passes():
 @pytest.mark.parametrize(
     "wrong, hint",
     [
-        (_by("train"), "training reward"),
-        (_by("test"), "the prompts you report on"),  # either check may catch it first, whatever the draw
-        (_by("validation", "validation"), "validation accuracy: the best of"),
-        (_by("validation", "heldout"), "held-out accuracy, half of which"),
+        # a pick on the test prompts is named so by either check, whichever catches it first on the draw
+        *((m.wrong, m.says) for m in ch8.MISTAKES["pick-and-score"]),
         (lambda evals: (evals[-1]["step"], sel.part_rates(evals[-1], "test").mean()), "validation"),
     ],
 )
@@ -153,18 +131,7 @@ def test_a_review_that_reads_steps_completed_passes():
 @pytest.mark.parametrize(
     "change, hint",
     [
-        ({"finished": lambda r: r["interrupted"] is None}, "abort rule stopped it"),
-        ({"verifier": lambda r: r["verifier"]["name"]}, "give the version as well"),
-        ({"not_trained_on": lambda r: sum(r["failures"]["by_status"].values())}, "trained on those too"),
         ({"not_trained_on": lambda r: r["rollouts_used"]}, "counts rollouts twice"),
-        (
-            {
-                "aborted_steps": lambda r: sorted(
-                    [a["step"] for a in r["aborted_updates"]] + [i["step"] for i in r["interventions"]]
-                )
-            },
-            "separate lists",
-        ),
         ({"finished": lambda r: "yes"}, "True or False"),
     ],
 )
@@ -174,6 +141,12 @@ def test_record_review_mistakes_are_named(change, hint):
 
     result = ch8.check_record_review(wrong, seed=0)
     assert not result.passed and hint in result.message
+
+
+@pytest.mark.parametrize("mistake", reporting.MISTAKES["record-review"])
+def test_the_registered_review_mistakes_are_named(mistake):
+    result = ch8.check_record_review(mistake.wrong, seed=0)
+    assert not result.passed and mistake.says in result.message
 
 
 def test_record_review_reads_every_kind_of_ending():
@@ -190,18 +163,17 @@ def test_retained_reference_passes():
     assert "before RL" in result.message and "random weights" in result.message
 
 
-def _plain_sampled_at_t1(policy):
+@pytest.mark.parametrize("mistake", reporting.MISTAKES["retained-test"])
+def test_the_registered_retained_test_mistakes_are_named(mistake):
+    result = ch8.check_retained_test(mistake.wrong, seed=0)
+    assert not result.passed and mistake.says in result.message
+
+
+def test_a_test_sampling_at_t1_without_a_seed_is_told_how_many_calls_differed():
     """Issue 48's case: a plain-format test that samples at T = 1 with no seed (it scored 0.79, 0.79, 0.75 ...)."""
-    tasks = split("all")
-    texts = sample(
-        policy, [f"{a}+{b}=" for a, b in (t.operands for t in tasks)], n=1, budget=4, temperature=1.0
-    ).completions()
-    return float(np.mean([text.split("\n")[0].replace(" ", "") == str(t.answer) for text, t in zip(texts, tasks)]))
-
-
-def test_a_test_sampling_at_t1_without_a_seed_is_caught():
-    result = ch8.check_retained_test(_plain_sampled_at_t1, seed=0)
-    assert not result.passed and "deterministic" in result.message and "6 calls" in result.message
+    sampled = next(m.wrong for m in reporting.MISTAKES["retained-test"] if "deterministic" in m.says)
+    result = ch8.check_retained_test(sampled, seed=0)
+    assert not result.passed and "6 calls" in result.message
 
 
 def test_retained_constant_and_broken_tests_fail():
@@ -211,15 +183,14 @@ def test_retained_constant_and_broken_tests_fail():
     assert "no answer yet" in ch8.check_retained_test(None).message
 
 
-def _chat_accuracy(policy, name="heldout"):
-    tasks = split(name)
+def _chat_accuracy_on_the_training_prompts(policy):
+    tasks = split("train")
     texts = sample(policy, [t.prompt for t in tasks], n=1, budget=4, greedy=True).completions()
     return float(np.mean([text == f"{t.answer}#" for text, t in zip(texts, tasks)]))
 
 
-@pytest.mark.parametrize("wrong", [_chat_accuracy, lambda p: _chat_accuracy(p, "train")])
-def test_retained_tests_of_what_rl_rewards_are_refused(wrong):
-    result = ch8.check_retained_test(wrong, seed=0)
+def test_a_retained_test_of_what_rl_rewards_is_refused():
+    result = ch8.check_retained_test(_chat_accuracy_on_the_training_prompts, seed=0)
     assert not result.passed and "chat template" in result.message and "measures the reward again" in result.message
 
 
@@ -239,6 +210,9 @@ def test_changed_advantages_reference_and_the_counts_a_student_confuses():
     assert not ch8.check_changed_advantages(truth["groups"], seed=0).passed  # on seed 0 as many groups as flips
     assert "whole number" in ch8.check_changed_advantages("25", seed=0).message
     assert "no answer yet" in ch8.check_changed_advantages(None).message
+    for mistake in reporting.MISTAKES["changed-advantages"]:
+        named = ch8.check_changed_advantages(mistake.wrong(0), seed=0)
+        assert not named.passed and mistake.says in named.message
 
 
 def test_a_review_that_edits_the_record_it_is_handed_cannot_change_the_grading():

@@ -23,7 +23,7 @@ ALLOWED = {
     "exercises": {"exercises", "core", "runs", "record", "analysis", "trl", "book"},
     "publish": {"publish", "core", "runs", "figures"},
     "bench": {"bench", "core", "runs", "record", "trl", "publish", "book"},
-    "cli": {"cli", "core", "runs", "record", "analysis", "trl", "publish", "bench", "book", "figures"},
+    "cli": {"cli", "core", "runs", "record", "analysis", "trl", "publish", "bench", "book", "figures", "exercises"},
 }
 
 

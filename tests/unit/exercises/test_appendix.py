@@ -46,6 +46,12 @@ def test_translation_mistakes_are_named(answer, hint):
     assert not result.passed and hint in result.message
 
 
+@pytest.mark.parametrize("mistake", exa.MISTAKES["trl-translation"])
+def test_the_registered_translation_mistakes_are_named(mistake):
+    result = exa.check_translation(mistake.wrong("cispo"), "cispo")
+    assert not result.passed and mistake.says in result.message
+
+
 def test_a_missing_setting_is_described_not_named():
     result = exa.check_translation({k: v for k, v in SOLUTION.items() if k != "num_iterations"}, "cispo")
     assert not result.passed and "num_iterations" not in result.message and "updates per batch" in result.message
@@ -121,16 +127,13 @@ def test_the_split_and_other_spellings_pass(right):
 @pytest.mark.parametrize(
     "wrong, hint",
     [
-        (lambda r, g: split(r, g)[::-1], "(all wrong, all right)"),
-        (lambda r, g: [100 * x for x in split(r, g)], "percentages"),
+        *((m.wrong, m.says) for m in exa.MISTAKES["silent-groups"]),
         (lambda r, g: [len(r) // g * x for x in split(r, g)], "counts of groups"),
         (lambda r, g: split(r.view(g, -1).reshape(-1), len(r) // g), "grouped the rewards by position"),
         (lambda r, g: split(r.view(g, -1).T.reshape(-1), g), "every 6th reward"),
         (lambda r, g: (float((r == 1).all()), float((r == 0).all())), "no group without a signal"),
-        (lambda r, g: ((r.view(-1, g).amax(1) == 1).float().mean().item(), split(r, g)[1]), "at least one right"),
         (lambda r, g: (split(r, g)[0], 1 - split(r, g)[0]), "not all right, including those with a signal"),
         (lambda r, g: (sum(split(r, g)), 1 - sum(split(r, g))), "(without a signal, with a signal)"),
-        (lambda r, g: sum(split(r, g)), "the one number TRL logs"),
         (lambda r, g: 1 - sum(split(r, g)), "share of groups with a signal"),
         (lambda r, g: split(r, g)[0], "the all-right share alone"),
         (lambda r, g: split(r, g)[1], "the all-wrong share alone"),

@@ -1,4 +1,5 @@
-"""rlbook.exercises.ch1: each reference solution passes, and plausible wrong answers fail with a useful message."""
+"""rlbook.exercises.ch1, its checkers in loop_terms and loop_groups: each reference solution passes, and plausible
+wrong answers fail with a useful message."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from rlbook.exercises import ch1
+from rlbook.exercises import ch1, loop_terms
 
 RECORD = {
     "prompt": "U:1+4?|A:",
@@ -39,7 +40,7 @@ def test_reference_labels_pass():
 
 
 def test_unfilled_labels_are_not_answered():
-    result = ch1.check_rollout_labels(dict.fromkeys(ch1.LABELS), RECORD)
+    result = ch1.check_rollout_labels(dict.fromkeys(loop_terms.LABELS), RECORD)
     assert not result.passed and "no answer yet" in result.message
 
 
@@ -47,11 +48,8 @@ def test_unfilled_labels_are_not_answered():
     "key, wrong, hint",
     [
         ("state", "5", "includes the prompt"),
-        ("state", "U:1+4?|A:5#", "already contains the action"),
         ("action", "5", "steps count from 0"),
         ("action", "7", "single character"),
-        ("trajectory", "5#", "pairs each action with the state"),
-        ("rewards", 1.0, "one reward per action"),
         ("rewards", [1.0, 1.0], "every earlier reward is 0"),
         ("return", 2.0, "sum of the episode's rewards"),
         ("policy", "transformer", "version recorded"),
@@ -93,6 +91,13 @@ def test_counting_from_1_is_named_when_actions_0_and_1_are_the_same():
     assert ch1.check_rollout_labels(ch1.rollout_labels(REPEATED), REPEATED).passed
 
 
+@pytest.mark.parametrize("mistake", ch1.MISTAKES["rollout-labels"])
+@pytest.mark.parametrize("record", [RECORD, REPEATED])
+def test_the_registered_label_mistakes_are_named(mistake, record):
+    result = ch1.check_rollout_labels(mistake.wrong(record), record)
+    assert not result.passed and mistake.says in result.message
+
+
 def test_a_partly_filled_answer_names_the_empty_labels():
     labels = dict(ch1.rollout_labels(RECORD), policy=None)
     result = ch1.check_rollout_labels(labels, RECORD)
@@ -108,15 +113,14 @@ def test_reference_advantages_pass():
     assert ch1.check_advantages(_reference_advantages).passed
 
 
+# ch1.MISTAKES["advantages"] holds the median baseline: on the first group, [1, 0, 0, 0], the median is 0 and gives
+# the rewards back, and the hint must still say median.
 @pytest.mark.parametrize(
     "wrong, hint",
     [
-        (lambda r: list(r), "rewards themselves"),
+        *((m.wrong, m.says) for m in ch1.MISTAKES["advantages"]),
         (lambda r: ((np.array(r) - np.mean(r)) / (np.std(r) + 1e-12)).tolist(), "standard deviation"),
         (lambda r: [x - max(r) for x in r], "subtract the group's mean reward"),
-        # On the first group, [1, 0, 0, 0], the median is 0 and gives the rewards back: the hint must still say median.
-        (lambda r: (np.array(r) - np.median(r)).tolist(), "the group's median"),
-        (lambda r: (np.mean(r) - np.array(r)).tolist(), "the sign is flipped"),
         (lambda r: _reference_advantages(r)[:-1], "one advantage per reward"),
     ],
 )
@@ -140,9 +144,8 @@ def test_reference_chance_passes():
     "wrong, hint",
     [
         (lambda p, n: p * n, "between 0 and 1"),
-        (lambda p, n: (1 - p) ** n, "complement"),
-        (lambda p, n: p**n, "every sample is right"),
         (lambda p, n: 1 - (1 - p) ** (2 * n), "1 minus it"),
+        (lambda p, n: str(1 - (1 - p) ** n), "return a number"),
     ],
 )
 def test_wrong_chance_fails_with_a_hint(wrong, hint):
@@ -282,6 +285,12 @@ def test_pushes_mistakes_are_named(first, hint):
     assert not result.passed and result.message.startswith(("first batch:", "'first'")) and hint in result.message
 
 
+@pytest.mark.parametrize("mistake", ch1.MISTAKES["advantages-on-a-batch"])
+def test_the_registered_pushes_mistakes_are_named(mistake):
+    result = ch1.check_pushes(mistake.wrong(FIRST, LAST), FIRST, LAST)
+    assert not result.passed and mistake.says in result.message
+
+
 @pytest.mark.parametrize(
     "answer, hint",
     [({"first": None, "last": None}, "no answer yet"), ([3, 5, 8], "must be a dict"), ("pushes", "must be a dict")],
@@ -311,19 +320,12 @@ def test_other_spellings_of_the_chance_pass(right):
         assert ch1.check_chance_of_a_right_answer(right).passed
 
 
-@pytest.mark.parametrize(
-    "wrong, hint",
-    [
-        (lambda p, n: 1 - (1 - p) ** (n - 1), "n - 1 samples"),
-        (lambda p, n: 1 - (1 - p) ** n - p**n, "mixed group"),
-        (lambda p, n: 1 - p**n, "all are right"),
-        (lambda p, n: str(1 - (1 - p) ** n), "return a number"),
-    ],
-)
-def test_classic_chance_mistakes_are_named(wrong, hint):
-    result = ch1.check_chance_of_a_right_answer(wrong)
-    assert not result.passed and hint in result.message
-    assert "every sample is wrong" not in result.message
+@pytest.mark.parametrize("mistake", ch1.MISTAKES["chance-of-a-right-answer"])
+def test_each_classic_chance_mistake_is_named_for_what_it_computes(mistake):
+    result = ch1.check_chance_of_a_right_answer(mistake.wrong)
+    assert not result.passed and mistake.says in result.message
+    others = [m.says for m in ch1.MISTAKES["chance-of-a-right-answer"] if m is not mistake]
+    assert not any(says in result.message for says in others)
 
 
 def test_a_chance_that_fails_on_an_array_is_refused():
@@ -383,6 +385,12 @@ def test_wrong_counts_below_half_are_told_their_mistake(answer, hint):
     assert not result.passed and hint in result.message
 
 
+@pytest.mark.parametrize("mistake", ch1.MISTAKES["below-half"])
+def test_the_registered_below_half_mistakes_are_named(mistake):
+    result = ch1.check_below_half(mistake.wrong(RATES, 2, 4), RATES, 2, 4)
+    assert not result.passed and mistake.says in result.message
+
+
 def test_a_count_that_two_mistakes_give_names_both():
     message = ch1.check_below_half({2: 3, 4: 5}, RATES, 2, 4).message
     assert "above one half, not below or by counting the sums whose own rate p is below one half" in message
@@ -415,30 +423,28 @@ def test_definitions_in_several_spellings_pass(answer):
 
 
 @pytest.mark.parametrize(
-    "change, hint",
+    "answer, hint",
     [
-        ({"return": "d"}, "return: (d) defines the expected return"),
-        ({"rollout": "e", "trajectory": "f"}, "rollout: (e) defines the trajectory"),
-        ({"reward": "g"}, "reward: (g) defines the advantage"),
-        ({"policy": "z"}, "not one of the letters"),
-        ({"policy": None}, "policy: still empty"),
+        *((m.wrong(), m.says) for m in ch1.MISTAKES["definitions"]),
+        (dict(RIGHT_DEFINITIONS, policy="z"), "not one of the letters"),
+        (dict(RIGHT_DEFINITIONS, policy=None), "policy: still empty"),
     ],
 )
-def test_mixed_up_definitions_are_named_without_the_right_letter(change, hint):
-    result = ch1.check_definitions(dict(RIGHT_DEFINITIONS, **change))
+def test_mixed_up_definitions_are_named_without_the_right_letter(answer, hint):
+    result = ch1.check_definitions(answer)
     assert not result.passed and hint in result.message
     assert "right letter" not in result.message
 
 
-@pytest.mark.parametrize("junk", [None, dict.fromkeys(ch1.TERMS), ["c", "f"], "cfeba", 3])
+@pytest.mark.parametrize("junk", [None, dict.fromkeys(loop_terms.TERMS), ["c", "f"], "cfeba", 3])
 def test_definitions_junk_gets_a_message(junk):
     result = ch1.check_definitions(junk)
     assert not result.passed and ("no answer yet" in result.message or "must be a dict" in result.message)
 
 
 def test_every_term_has_exactly_one_definition():
-    defined = [term for _, term in ch1.DEFINITIONS.values()]
-    assert all(defined.count(t) == 1 for t in ch1.TERMS) and len(defined) == len(ch1.TERMS) + 2
+    defined = [term for _, term in loop_terms.DEFINITIONS.values()]
+    assert all(defined.count(t) == 1 for t in loop_terms.TERMS) and len(defined) == len(loop_terms.TERMS) + 2
 
 
 def test_an_answer_equal_to_everything_is_not_a_label():

@@ -42,12 +42,14 @@ def test_reference_process_scorer_passes(capsys):
     assert capsys.readouterr().out.startswith("PASSED")
 
 
-def test_scorer_judging_step_two_against_the_true_sum_fails():
-    def against_truth(prompt, completion):
-        task = parse_prompt(prompt)
-        fields = completion.split("#")[0].split(",") + ["", ""]
-        return [fields[0] == str(task.steps[0]), fields[1] == str(task.steps[1])]
+@pytest.mark.parametrize("mistake", ch2.MISTAKES["process-scorer"])
+def test_the_registered_process_scorer_mistakes_are_named(mistake):
+    result = ch2.check_process_scorer(mistake.wrong, PROMPTS, COMPLETIONS)
+    assert not result.passed and mistake.says in result.message
 
+
+def test_scorer_judging_step_two_against_the_true_sum_fails():
+    against_truth = ch2.MISTAKES["process-scorer"][0].wrong
     result = ch2.check_process_scorer(against_truth, PROMPTS, COMPLETIONS)
     assert not result.passed
     assert "6,11#" in result.message and "you said [False, False]" in result.message
@@ -86,13 +88,10 @@ def test_sloppy_verifier_lists_what_slips_through():
     assert "should be malformed" in result.message
 
 
-def test_too_strict_verifier_is_told_what_it_refuses():
-    def exact_match(prompt, completion):
-        return completion == parse_prompt(prompt).completion
-
-    result = ch2.check_verifier(exact_match)
-    assert not result.passed and "right answer(s) are refused" in result.message
-    assert "right final through a wrong first sum" in result.message
+@pytest.mark.parametrize("mistake", ch2.MISTAKES["verifier"])
+def test_the_registered_verifier_mistakes_are_named(mistake):
+    result = ch2.check_verifier(mistake.wrong)
+    assert not result.passed and mistake.says in result.message
 
 
 def test_a_verifier_that_raises_on_an_unreadable_answer_is_caught():
@@ -103,10 +102,14 @@ def test_a_verifier_that_raises_on_an_unreadable_answer_is_caught():
     assert not result.passed and "raised ValueError" in result.message and "every text" in result.message
 
 
+@pytest.mark.parametrize("mistake", ch2.MISTAKES["blind-spot"])
+def test_the_registered_blind_spot_mistakes_are_named(mistake):
+    result = ch2.check_blind_spot(mistake.wrong(ch2.reference_verifier), ch2.reference_verifier)
+    assert not result.passed and mistake.says in result.message
+
+
 def test_blind_spot_must_be_accepted_and_wrong():
     assert "no answer yet" in ch2.check_blind_spot(None, ch2.reference_verifier).message
-    right = ch2.check_blind_spot("7,12#", ch2.reference_verifier)
-    assert not right.passed and "right in every step" in right.message
     refused = ch2.check_blind_spot("6,13#", ch2.reference_verifier)
     assert not refused.passed and "does not accept" in refused.message
     assert "no answer yet" in ch2.check_verifier(None).message
@@ -143,6 +146,12 @@ def test_disagreement_pick():
     assert not partial.passed and "partial credit" in partial.message
 
 
+@pytest.mark.parametrize("mistake", ch2.MISTAKES["disagreement-pick"])
+def test_the_registered_pick_mistakes_are_named(mistake):
+    result = ch2.check_disagreement_pick(mistake.wrong(PROMPTS, COMPLETIONS), PROMPTS, COMPLETIONS)
+    assert not result.passed and mistake.says in result.message
+
+
 def test_reference_pick_is_a_disagreement():
     assert ch2.pick_disagreement(PROMPTS, COMPLETIONS) == 1
     assert ch2.pick_disagreement([P] * 2, ["7,12#", "6,13#"]) is None
@@ -172,10 +181,6 @@ def test_other_correct_process_scorers_pass(right):
     assert ch2.check_process_scorer(right, PROMPTS, COMPLETIONS).passed
 
 
-def _reading_past_the_end_mark(prompt, completion):
-    return ch2.reference_process_score(prompt, completion.replace("#", "") + "#")
-
-
 def _judging_after_an_unreadable_step(prompt, completion):
     a, b, c = parse_prompt(prompt).operands
     fields = completion.split("#")[0].split(",") + ["", ""]
@@ -189,11 +194,7 @@ def _strings(prompt, completion):
 
 @pytest.mark.parametrize(
     "wrong, hint",
-    [
-        (_reading_past_the_end_mark, "before the first end mark"),
-        (_judging_after_an_unreadable_step, "and so is the step after it"),
-        (_strings, "return a list of True/False"),
-    ],
+    [(_judging_after_an_unreadable_step, "and so is the step after it"), (_strings, "return a list of True/False")],
 )
 def test_shortcuts_in_a_process_scorer_are_caught_on_constructed_cases(wrong, hint):
     result = ch2.check_process_scorer(wrong, PROMPTS, COMPLETIONS)
@@ -225,43 +226,6 @@ def test_process_scorer_that_is_not_a_function():
 
 
 # ---------------------------------------------------------------- Exercise 2.2: the tricks students miss
-
-
-def _regex_dollar(prompt, completion):
-    import re
-
-    match = re.match(r"(0|[1-9][0-9]*),(0|[1-9][0-9]*)#$", completion)
-    return bool(match) and match.group(2) == str(parse_prompt(prompt).answer)
-
-
-def _strips_first(prompt, completion):
-    return ch2.reference_verifier(prompt, completion.strip())
-
-
-def _loose_first_number(prompt, completion):
-    answer, mark, after = completion.partition("#")
-    fields = answer.split(",")
-    return (
-        bool(mark)
-        and not after
-        and len(fields) == 2
-        and fields[0].strip().isdigit()
-        and ch2.is_canonical(fields[1])
-        and fields[1] == str(parse_prompt(prompt).answer)
-    )
-
-
-@pytest.mark.parametrize(
-    "wrong, case",
-    [
-        (_regex_dollar, "newline after the end mark"),
-        (_strips_first, "space before the first sum"),
-        (_loose_first_number, "leading zero on the first sum"),
-    ],
-)
-def test_verifiers_with_a_classic_loophole_are_caught(wrong, case):
-    result = ch2.check_verifier(wrong)
-    assert not result.passed and "slip through" in result.message and case in result.message
 
 
 def _fullmatch_verifier(prompt, completion):
@@ -348,6 +312,12 @@ def test_a_right_disagreement_count_passes_in_every_spelling(spelling):
     assert ch2.check_disagreement_count(spelling, PROMPTS, COMPLETIONS).passed
 
 
+@pytest.mark.parametrize("mistake", ch2.MISTAKES["disagreement-count"])
+def test_the_registered_disagreement_count_mistakes_are_named(mistake):
+    result = ch2.check_disagreement_count(mistake.wrong(PROMPTS, COMPLETIONS), PROMPTS, COMPLETIONS)
+    assert not result.passed and mistake.says in result.message
+
+
 @pytest.mark.parametrize(
     "answer, hints",
     [
@@ -426,6 +396,12 @@ def test_repeats_count():
     assert ch2.check_rule_change({"gained": 2, "lost": 1}, prompts, completions).passed
     distinct = ch2.check_rule_change({"gained": 1, "lost": 1}, prompts, completions)
     assert not distinct.passed and "repeats included" in distinct.message
+
+
+@pytest.mark.parametrize("mistake", ch2.MISTAKES["rule-change"])
+def test_the_registered_rule_change_mistakes_are_named(mistake):
+    result = ch2.check_rule_change(mistake.wrong(PROMPTS, COMPLETIONS), PROMPTS, COMPLETIONS)
+    assert not result.passed and mistake.says in result.message
 
 
 @pytest.mark.parametrize(

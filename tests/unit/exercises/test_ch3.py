@@ -9,15 +9,10 @@ import torch
 from rlbook.analysis.credit import ProcessGroup
 from rlbook.book.facts import freeze
 from rlbook.exercises import ch3
+from rlbook.exercises.registry import all_exercises
 
-
-def split_credit_solution(completion, outcome_adv, step_adv):
-    outcome, process, commas = [], [], 0
-    for ch in completion:
-        outcome.append(outcome_adv)
-        process.append(step_adv[min(commas, len(step_adv) - 1)])
-        commas += ch == ","
-    return {"outcome": outcome, "process": process}
+split_credit_solution = all_exercises()["split-credit"].reference
+"""Exercise 3.1's reference solution, the one the registry holds and the solution box shows."""
 
 
 @pytest.fixture
@@ -81,6 +76,12 @@ def test_signal_mistakes_are_named(wrong, hint):
     assert not result.passed and hint in result.message
 
 
+@pytest.mark.parametrize("mistake", ch3.MISTAKES["try-it-signal"])
+def test_the_registered_signal_mistakes_are_named(mistake):
+    result = ch3.check_signal(mistake.wrong(FIRST, LAST), FIRST, LAST)
+    assert not result.passed and mistake.says in result.message
+
+
 def test_signal_needs_real_batches():
     assert "F.rewards_first" in ch3.check_signal(ch3.measure_signal(FIRST, LAST), "batch", LAST).message
 
@@ -140,6 +141,12 @@ def test_push_size_baseline_of_the_whole_batch_is_named():
     assert not result.passed and "subtracted the whole batch's mean reward" in result.message
 
 
+@pytest.mark.parametrize("mistake", ch3.MISTAKES["try-it-advantages"])
+def test_the_registered_push_size_mistakes_are_named(mistake):
+    result = ch3.check_push_size(mistake.wrong(FIRST, LAST), FIRST, LAST)
+    assert not result.passed and mistake.says in result.message
+
+
 @pytest.mark.parametrize(
     "answer, hint",
     [({"first": None, "last": None}, "no answer yet"), ([0.2, 0.4], "must be a dict"), ("size", "must be a dict")],
@@ -159,7 +166,6 @@ def test_push_size_needs_real_batches():
 def test_split_credit_solution_passes(group, as_facts):
     assert ch3.check_split_credit(split_credit_solution, group).passed
     assert ch3.check_split_credit(split_credit_solution, as_facts).passed
-    assert ch3.check_split_credit(ch3.my_split_credit, as_facts).passed
     assert ch3.check_split_credit(split_credit_solution).passed
 
 
@@ -169,13 +175,7 @@ def test_split_credit_stub_is_not_answered(group):
 
 
 def test_split_credit_comma_in_the_next_step_fails(group):
-    def comma_opens_next(completion, outcome_adv, step_adv):
-        steps, commas = [], 0
-        for ch in completion:
-            commas += ch == ","
-            steps.append(step_adv[min(commas, len(step_adv) - 1)])
-        return {"outcome": [outcome_adv] * len(completion), "process": steps}
-
+    comma_opens_next = next(m.wrong for m in ch3.MISTAKES["split-credit"] if "closes" in m.says)
     result = ch3.check_split_credit(comma_opens_next, group)
     assert not result.passed
     assert "process credit differs at character(s) [1]" in result.message
@@ -185,11 +185,7 @@ def test_split_credit_comma_in_the_next_step_fails(group):
 @pytest.mark.parametrize(
     "wrong, hint",
     [
-        (lambda c, o, s: split_credit_solution(c.rstrip("#"), o, s), "the end mark and commas count"),
-        (
-            lambda c, o, s: dict(split_credit_solution(c, o, s), outcome=[0.0] * (len(c) - 1) + [o]),
-            "every generated character gets the same advantage",
-        ),
+        *((m.wrong, m.says) for m in ch3.MISTAKES["split-credit"]),
         (lambda c, o, s: 1 / 0, "ZeroDivisionError"),
         (lambda c, o, s: {"outcome": o, "process": s}, "list of numbers"),
         (lambda c, o, s: [o] * len(c), "keys 'outcome' and 'process'"),
@@ -244,6 +240,12 @@ def test_credit_reading_says_positions_run_from_0(pushed_down, blamed, hint, gro
     assert "advantage of" not in result.message  # not the message about the advantage being one number
 
 
+@pytest.mark.parametrize("mistake", ch3.MISTAKES["credit-reading"])
+def test_the_registered_reading_mistakes_are_named(mistake, as_facts):
+    result = ch3.check_credit_reading(mistake.wrong(as_facts, 1), as_facts, 1)
+    assert not result.passed and mistake.says in result.message
+
+
 @pytest.mark.parametrize("group_arg, row", [("pgroup", 1), (None, 0), (3, 0)])
 def test_credit_reading_needs_the_chapters_group(group_arg, row, group):
     answer = {"pushed_down": [0], "blamed": [0]}
@@ -272,29 +274,10 @@ def test_push_shares_reference_passes_and_names_the_effect():
     assert result.passed and "times as much" in result.message
 
 
-@pytest.mark.parametrize(
-    "mistake, hint",
-    [("one right", "one wrong answer is nearly settled too"), ("groups", "share of groups, not of the push")],
-)
-def test_push_shares_mistakes_are_named(mistake, hint):
-    rewards = torch.tensor(BATCH, dtype=torch.float32)
-    right = rewards.sum(1)
-    minority = torch.minimum(right, 4 - right)
-    if mistake == "one right":
-        from rlbook.core import advantages
-
-        answer = {}
-        for name, adv in (
-            ("centred", advantages.group_centered(rewards)),
-            ("normalised", advantages.group_normalized(rewards)),
-        ):
-            push = adv.abs().sum(1)
-            answer[name] = float(push[right == 1].sum() / push.sum())
-    else:
-        share = float((minority == 1).float().mean())
-        answer = {"centred": share, "normalised": share}
-    result = ch3.check_push_shares(answer, BATCH)
-    assert not result.passed and hint in result.message
+@pytest.mark.parametrize("mistake", ch3.MISTAKES["push-shares"])
+def test_push_shares_mistakes_are_named(mistake):
+    result = ch3.check_push_shares(mistake.wrong(BATCH), BATCH)
+    assert not result.passed and mistake.says in result.message
 
 
 @pytest.mark.parametrize(

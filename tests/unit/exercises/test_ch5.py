@@ -1,5 +1,5 @@
-"""Chapter 5's exercise checks (rlbook.exercises.ch5), without trained runs: each reference passes where it needs
-no run, and each mistake a student makes fails with a message that names it."""
+"""Chapter 5's exercise checks (rlbook.exercises.ch5 and abort_rule), without trained runs: each reference passes
+where it needs no run, and each mistake a student makes fails with a message that names it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from rlbook.core import rewards as rw
 from rlbook.core import world
-from rlbook.exercises import ch5
+from rlbook.exercises import abort_rule, ch5
 
 
 def test_the_reference_verifier_passes_with_an_answer_that_contains_the_sum():
@@ -74,6 +74,12 @@ def test_a_verifier_that_returns_text_on_an_unreadable_answer_is_refused():
 def test_mistakes_in_a_verifier_are_named(verifier, prompt, completion, says):
     result = ch5.check_exploitable_verifier(verifier, prompt, completion)
     assert not result.passed and says in result.message
+
+
+@pytest.mark.parametrize("mistake", ch5.MISTAKES["exploitable-verifier"])
+def test_the_registered_verifier_mistakes_are_named_with_the_reference_exploit(mistake):
+    result = ch5.check_exploitable_verifier(mistake.wrong, *ch5.EXPLOIT)
+    assert not result.passed and mistake.says in result.message
 
 
 def _prefix_verifier(prompt, completion):
@@ -167,7 +173,7 @@ def _latest_kl_above(bar):
 @pytest.mark.parametrize("kls", [[0.3, 0.3, 1.2, 0.3, 0.3], [0.3, None, 1.2, None, 0.3]])
 def test_a_one_value_kl_rule_on_main_is_shown_the_single_step_spike_it_fired_at(kls):
     run = _Trace(kls)
-    message = ch5._main_alarm(_latest_kl_above(0.5), run, 3)
+    message = abort_rule._main_alarm(_latest_kl_above(0.5), run, 3)
     assert "healthy 'main' run (seed 1) at step 3 on that update's kl alone" in message
     assert "from 0.30 to 1.20 there and was back at 0.30" in message and "single-step spike" in message
     assert "several updates in a row" in message
@@ -175,7 +181,7 @@ def test_a_one_value_kl_rule_on_main_is_shown_the_single_step_spike_it_fired_at(
 
 def test_a_one_value_kl_rule_on_a_level_the_healthy_run_reaches_is_not_told_of_a_spike():
     run = _Trace([0.1, 0.4, 0.6, 0.6, 0.7])
-    message = ch5._main_alarm(_latest_kl_above(0.5), run, 3)
+    message = abort_rule._main_alarm(_latest_kl_above(0.5), run, 3)
     assert "at step 3 on that update's kl, 0.60" in message and "(0.40)" in message
     assert "spike" not in message and "raise the bar" in message
 
@@ -191,18 +197,18 @@ def test_a_one_value_kl_rule_on_a_level_the_healthy_run_reaches_is_not_told_of_a
     ],
 )
 def test_an_alarm_on_main_that_one_kl_value_does_not_explain_gets_the_plain_message(rule, run, alarm):
-    message = ch5._main_alarm(rule, run, alarm)
+    message = abort_rule._main_alarm(rule, run, alarm)
     assert f"healthy 'main' run (seed 1) at step {alarm}: a criterion that stops good runs" in message
     assert "spike" not in message
 
 
 def test_an_alarm_at_the_last_step_is_not_called_a_spike_with_no_update_after_it():
-    message = ch5._main_alarm(_latest_kl_above(0.5), _Trace([0.3, 0.3, 1.2]), 3)
+    message = abort_rule._main_alarm(_latest_kl_above(0.5), _Trace([0.3, 0.3, 1.2]), 3)
     assert "on that update's kl, 1.20" in message and "spike" not in message
 
 
 def test_a_rule_that_stays_quiet_on_main_has_no_problem_there():
-    assert ch5._main_alarm(_latest_kl_above(0.5), _Trace([0.3, 0.3]), None) is None
+    assert abort_rule._main_alarm(_latest_kl_above(0.5), _Trace([0.3, 0.3]), None) is None
 
 
 def test_every_chapter_5_exercise_is_registered_with_its_reference():

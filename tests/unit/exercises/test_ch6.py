@@ -36,9 +36,7 @@ def test_right_answers_in_every_spelling_pass(right):
 @pytest.mark.parametrize(
     ("wrong", "says"),
     [
-        (lambda n, c, k: 1 - (1 - c / n) ** k, "biased low"),
-        (lambda n, c, k: c / n, "estimate of pass@1"),
-        (lambda n, c, k: 1 - math.comb(n - c, k) / math.comb(n, k) if c else 0.5, "for n = 10, c = 0, k = 3"),
+        *((m.wrong, m.says) for m in ch6.MISTAKES),
         (lambda n, c, k: 1 - math.comb(n - c, k) / math.comb(n, k) ** 2, "your function gives"),
         (lambda n, c, k: None, "no answer yet"),
         (lambda n, c, k: "0.5", "return a probability"),

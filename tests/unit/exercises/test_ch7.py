@@ -7,7 +7,6 @@ import pytest
 
 from rlbook.analysis.working import Point, gain_split
 from rlbook.core import rewards
-from rlbook.core.world import WorkedTask
 from rlbook.exercises import ch7
 from rlbook.exercises.registry import all_exercises
 
@@ -37,45 +36,17 @@ def test_right_rewards_in_every_spelling_pass(right):
     assert ch7.check_outcome_reward(right).passed
 
 
-def _checks_the_working(prompt, completion):
-    if (
-        ";" in completion
-        and completion.split(";")[0] != WorkedTask(tuple(int(x) for x in prompt.strip("#=").split("+"))).working
-    ):
-        return 0.0
-    return ch7.reward(prompt, completion)
-
-
 def _first_number(prompt, completion):
     a, b = (int(x) for x in prompt.strip("#=").split("+"))
     head = completion.split("#")[0].split(";")[0].split("+")[0].split(",")[0]
     return float(completion.endswith("#") and head.isdigit() and int(head) == a + b)
 
 
-def _last_number_anywhere(prompt, completion):
-    """The loophole a student found: the last run of digits, wherever it stands."""
-    import re
-
-    a, b = (int(x) for x in prompt.strip("#=").split("+"))
-    nums = re.findall(r"[0-9]+", completion)
-    return 1.0 if completion.endswith("#") and nums and nums[-1] == str(a + b) else 0.0
-
-
-def _after_the_first_separator(prompt, completion):
-    a, b = (int(x) for x in prompt.strip("#=").split("+"))
-    answer, mark, after = completion.partition("#")
-    final = answer.split(";")[1] if ";" in answer else answer
-    return float(bool(mark) and not after and final.isdigit() and not final.startswith("0") and int(final) == a + b)
-
-
 @pytest.mark.parametrize(
     ("wrong", "says"),
     [
-        (_last_number_anywhere, "character before its final number"),
-        (_after_the_first_separator, "more than one ';'"),
-        (_checks_the_working, "outcome-only"),
+        *((m.wrong, m.says) for m in ch7.MISTAKES["outcome-reward"]),
         (_first_number, "not the first number"),
-        (lambda p, c: ch7.reward(p, c if c.endswith("#") else c + "#"), "never wrote the end mark"),
         (lambda p, c: ch7.reward(p, c.split("#")[0] + "#" if "#" in c else c), "text after the end mark"),
         (lambda p, c: ch7.reward(p, c.lstrip("0")), "leading zero"),
         (lambda p, c: None, "no answer yet"),
@@ -181,8 +152,7 @@ def _both_before(before, after):
 @pytest.mark.parametrize(
     ("wrong", "says"),
     [
-        (lambda b, a: ch7.split_other_way(b, a)[::-1], "swapped: return (switch, execution)"),
-        (ch7._chapters_way, "that is the chapter's split, the one in its table"),
+        *((m.wrong, m.says) for m in ch7.MISTAKES["gain-split"]),
         (lambda b, a: ch7._chapters_way(b, a)[::-1], "the chapter's split with its parts swapped"),
         (_both_after, "is counted twice"),
         (_both_before, "is left out"),

@@ -18,7 +18,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rlbook.exercises import as_number, ch1, ch2, ch3, ch8
+from rlbook.exercises import as_number, ch1, ch2, ch3, ch8, loop_terms
 
 RECORD = {
     "prompt": "U:1+4?|A:",
@@ -55,12 +55,13 @@ answers = st.one_of(junk, returning_junk)
 
 CHECKS = [
     lambda a: ch1.check_rollout_labels(a, RECORD),
-    lambda a: ch1.check_rollout_labels(dict.fromkeys(ch1.LABELS, 1), a),
+    lambda a: ch1.check_rollout_labels(dict.fromkeys(loop_terms.LABELS, 1), a),
     ch1.check_advantages,
     ch1.check_chance_of_a_right_answer,
     lambda a: ch1.check_below_half(a, (0.0, 0.3, 0.9), 2, 4),
-    lambda a: ch1.check_below_half({2: 1, 4: 1}, a, 2, 4),
-    lambda a: ch1.check_below_half({2: 1, 4: 1}, (0.0, 0.3, 0.9), a, 4),
+    # a count no junk list of rates can make true: the check must fail on the junk input, not pass by chance
+    lambda a: ch1.check_below_half({2: 10**6, 4: 10**6}, a, 2, 4),
+    lambda a: ch1.check_below_half({2: 10**6, 4: 10**6}, (0.0, 0.3, 0.9), a, 4),
     lambda a: ch1.check_pushes(a, [[1, 0], [1, 1]], [[1, 1], [0, 1]]),
     lambda a: ch1.check_pushes({"first": (1, 1, 2), "last": (1, 1, 2)}, a, a),
     lambda a: ch3.check_push_size(a, [[1, 0], [1, 1]], [[1, 1], [0, 1]]),
