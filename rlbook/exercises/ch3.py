@@ -8,7 +8,10 @@
 - :func:`check_push_shares` (Exercise 3.2): where group normalisation moves a real batch's push.
 
 The Try it's and Exercise 3.2's checkers are here, with every reference
-solution; Exercise 3.1's checkers are in :mod:`rlbook.exercises.step_credit`.
+solution, named mistake and registration; what those checkers say of a wrong
+answer about a batch (their tables of slips) is in
+:mod:`rlbook.exercises.batch_slips`, and Exercise 3.1's checkers are in
+:mod:`rlbook.exercises.step_credit`.
 The page imports this module alone and calls every check through it
 (``ch3.check_split_credit``): the book's table of exercises reads a page's
 checks from its ``chN.check_...`` calls. Each check runs the reader's answer on
@@ -27,7 +30,17 @@ import torch
 
 from rlbook.core import advantages as adv_lib
 
-from . import CheckResult, as_number, as_numbers, named_by, never_raises, not_answered, verdict
+from . import CheckResult, as_number, named_by, never_raises, not_answered, verdict
+from .batch_slips import (
+    SHARE_SLIPS,
+    SIZE_SLIPS,
+    as_batch,
+    mean_abs,
+    share_mistakes,
+    signal_problem,
+    size_mistakes,
+    size_problem,
+)
 from .registry import Exercise, Mistake, register
 from .step_credit import check_credit_reading, check_split_credit
 
@@ -43,46 +56,6 @@ def measure_signal(first, last) -> dict:
     return answer
 
 
-def _batch(rewards) -> torch.Tensor | None:
-    """A batch of rewards as a (groups, G) tensor, or None when it is not one."""
-    try:
-        batch = torch.as_tensor([list(map(float, row)) for row in rewards], dtype=torch.float32)
-    except (TypeError, ValueError):
-        return None
-    return batch if batch.dim() == 2 and batch.shape[1] > 1 else None
-
-
-def _signal_problem(got, want: tuple[float, float], rewards: torch.Tensor) -> str | None:
-    """What is wrong with the reader's ``(mean reward, share with a signal)`` for ``rewards``, or None."""
-    values = as_numbers(got)  # a tuple, a list, a 1-d array or tensor of two numbers
-    if values is None or len(values) != 2:
-        return f"give two numbers, (mean reward, share of groups with a signal); got {got!r:.60}"
-    mean, share = values
-    swapped = math.isclose(share, want[0], abs_tol=1e-4) and math.isclose(mean, want[1], abs_tol=1e-4)
-    if swapped and not math.isclose(mean, want[0], abs_tol=1e-4):
-        return "the two numbers are the other way round: the pair is (mean reward, share with a signal)"
-    if any(math.isclose(v, 100 * w, abs_tol=1e-2) and abs(w) > 1e-9 for v, w in zip(values, want, strict=True)):
-        return "give the mean and the share as fractions between 0 and 1, not as percentages"
-    if not math.isclose(mean, want[0], abs_tol=1e-4):
-        return f"the mean reward of a batch is the mean of all its rewards, {want[0]:.4f}; you gave {mean:.4f}"
-    if math.isclose(share, want[1], abs_tol=1e-4):
-        return None
-    if math.isclose(share, 1 - want[1], abs_tol=1e-4):
-        return (
-            "that is the share of groups with no signal (every reward equal); the question asks for the "
-            "groups whose rewards differ"
-        )
-    if math.isclose(share, want[1] * len(rewards), abs_tol=1e-4) and len(rewards) > 1:
-        return f"that is a count of groups; give the share, the count divided by the {len(rewards)} groups"
-    all_right = float((rewards.min(dim=1).values >= 1).float().mean())
-    if math.isclose(share, 1 - all_right, abs_tol=1e-4):
-        return "all-wrong groups carry no signal either: every advantage in them is 0 too"
-    return (
-        f"a group carries a signal when its rewards are not all equal (its advantages are not all 0): "
-        f"{want[1]:.4f} of these groups do; you gave {share:.4f}"
-    )
-
-
 @never_raises
 def check_signal(answer, first=None, last=None) -> CheckResult:
     """The Try it on a real run: each batch's mean reward and share of groups with a signal, as a dict.
@@ -96,8 +69,8 @@ def check_signal(answer, first=None, last=None) -> CheckResult:
     if not isinstance(answer, dict):
         return verdict(False, "`signal` must be a dict with the keys 'first' and 'last', each a pair of numbers")
     batches = {
-        "first": _batch(first) if first is not None else None,
-        "last": _batch(last) if last is not None else None,
+        "first": as_batch(first) if first is not None else None,
+        "last": as_batch(last) if last is not None else None,
     }
     if any(b is None for b in batches.values()):
         return verdict(False, "give the chapter's batches of rewards (F.rewards_first, F.rewards_last) after `signal`")
@@ -105,7 +78,7 @@ def check_signal(answer, first=None, last=None) -> CheckResult:
     for name in ("first", "last"):
         if answer.get(name) is None:
             return verdict(False, f"'{name}' is still empty: give the {name} batch's (mean reward, share)")
-        problem = _signal_problem(answer[name], want[name], cast(torch.Tensor, batches[name]))  # no None: see above
+        problem = signal_problem(answer[name], want[name], cast(torch.Tensor, batches[name]))  # no None: see above
         if problem:
             return verdict(False, f"{name} batch: {problem}")
     (m0, s0), (m1, s1) = want["first"], want["last"]
@@ -130,83 +103,6 @@ def push_size(first, last) -> dict:
     return size
 
 
-def _mean_abs(advantages: torch.Tensor, mixed: torch.Tensor) -> tuple[float, float]:
-    """Mean |advantage| over every answer and over the answers of the ``mixed`` groups (0 when there are none)."""
-    push = advantages.abs()
-    return float(push.mean()), float(push[mixed].mean()) if bool(mixed.any()) else 0.0
-
-
-_PER_GROUP = "; the question asks for group-centred advantages, each reward minus its group's mean only"
-
-SIZE_SLIPS = (
-    "a group's advantages sum to 0, so their plain mean is 0: average their absolute values, |A|",
-    "you divided by the group's standard deviation" + _PER_GROUP,
-    "you divided by the group's (sample) standard deviation" + _PER_GROUP,
-    "you subtracted the whole batch's mean reward; subtract each group's own mean",
-    "those are leave-one-out (RLOO) advantages, {size}/{fewer} times the centred ones" + _PER_GROUP,
-    "you squared the advantages; take their absolute values, |A|",
-    "the second number averages over the answers of the groups with a signal only",
-    "the two numbers are the other way round: the pair is (over all answers, over the groups with a signal)",
-)
-"""What the Try it's check says of each slip :func:`_size_mistakes` computes, in its order (``{size}``: the group
-size, ``{fewer}``: one less)."""
-
-
-def _size_mistakes(rewards: torch.Tensor) -> list[tuple[tuple[float, float], str]]:
-    """The pairs a plausible slip gives for one batch, each with what it got wrong (:data:`SIZE_SLIPS`)."""
-    mixed = rewards.max(dim=1).values > rewards.min(dim=1).values
-    centred = adv_lib.group_centered(rewards)
-    size = rewards.shape[1]
-    right = _mean_abs(centred, mixed)
-    signed = (float(centred.mean()), float(centred[mixed].mean()) if bool(mixed.any()) else 0.0)
-    squared = (float((centred**2).mean()), float((centred[mixed] ** 2).mean()) if bool(mixed.any()) else 0.0)
-    pairs = [
-        signed,
-        _mean_abs(adv_lib.group_normalized(rewards), mixed),
-        _mean_abs(adv_lib.group_normalized(rewards, ddof=1), mixed),
-        _mean_abs(rewards - rewards.mean(), mixed),
-        _mean_abs(adv_lib.leave_one_out(rewards), mixed),
-        squared,
-        (right[0], right[0]),
-        (right[1], right[0]),
-    ]
-    return [(pair, why.format(size=size, fewer=size - 1)) for pair, why in zip(pairs, SIZE_SLIPS, strict=True)]
-
-
-def _size_problem(got, rewards: torch.Tensor, other: torch.Tensor) -> str | None:
-    """What is wrong with the reader's ``(mean |A|, mean |A| with a signal)`` for ``rewards``, or None."""
-    values = as_numbers(got)
-    if values is None or len(values) != 2:
-        return f"give two numbers, (mean |A| over all answers, mean |A| over the groups with a signal); got {got!r:.60}"
-    if any(math.isnan(v) for v in values):
-        return (
-            "your numbers are NaN: dividing by a group's standard deviation gives 0/0 on a group whose rewards "
-            "are all equal; the question asks for group-centred advantages, reward minus the group's mean only"
-        )
-    mixed = rewards.max(dim=1).values > rewards.min(dim=1).values
-
-    def same(pair: tuple[float, float]) -> bool:
-        return all(math.isclose(v, w, abs_tol=1e-4) for v, w in zip(values, pair, strict=True))
-
-    want = _mean_abs(adv_lib.group_centered(rewards), mixed)
-    if same(want):
-        return None
-    other_mixed = other.max(dim=1).values > other.min(dim=1).values
-    if same(_mean_abs(adv_lib.group_centered(other), other_mixed)):
-        return "those are the other batch's numbers: 'first' is F.rewards_first, 'last' F.rewards_last"
-    for pair, why in _size_mistakes(rewards):
-        if same(pair):
-            return why
-    if same((float(rewards.mean()), float(mixed.float().mean()))):
-        return "that is (mean reward, share of groups with a signal), the question above; this one asks for |A|"
-    wrong = "the first number" if not math.isclose(values[0], want[0], abs_tol=1e-4) else "the second number"
-    return (
-        f"{wrong} differs: take each reward minus its group's mean reward, then average the absolute values "
-        "over every answer of the batch (first number) and over the answers of the groups whose rewards are not "
-        "all equal (second)"
-    )
-
-
 @never_raises
 def check_push_size(answer, first=None, last=None) -> CheckResult:
     """The Try it: each real batch's mean |group-centred advantage|, over all answers and over the groups with a signal.
@@ -221,8 +117,8 @@ def check_push_size(answer, first=None, last=None) -> CheckResult:
     if not isinstance(answer, dict):
         return verdict(False, "`size` must be a dict with the keys 'first' and 'last', each a pair of numbers")
     batches = {
-        "first": _batch(first) if first is not None else None,
-        "last": _batch(last) if last is not None else None,
+        "first": as_batch(first) if first is not None else None,
+        "last": as_batch(last) if last is not None else None,
     }
     if any(b is None for b in batches.values()):
         return verdict(False, "give the chapter's batches of rewards (F.rewards_first, F.rewards_last) after `size`")
@@ -230,11 +126,11 @@ def check_push_size(answer, first=None, last=None) -> CheckResult:
     for name, rewards, other in (("first", first_batch, last_batch), ("last", last_batch, first_batch)):
         if answer.get(name) is None:
             return verdict(False, f"'{name}' is still empty: give the {name} batch's pair of mean |A|")
-        problem = _size_problem(answer[name], rewards, other)
+        problem = size_problem(answer[name], rewards, other)
         if problem:
             return verdict(False, f"{name} batch: {problem}")
     (a0, m0), (a1, m1) = (
-        _mean_abs(adv_lib.group_centered(b), b.max(dim=1).values > b.min(dim=1).values)
+        mean_abs(adv_lib.group_centered(b), b.max(dim=1).values > b.min(dim=1).values)
         for b in (first_batch, last_batch)
     )
 
@@ -296,32 +192,6 @@ def push_shares(rewards) -> dict:
     return shares
 
 
-SHARE_SLIPS = (
-    "you kept only the groups with one right answer; a group with one wrong answer is nearly settled too",
-    "that is the share of groups, not of the push: weight each group by the sum of its |advantages|",
-)
-"""What Exercise 3.2's check says of each slip :func:`_share_mistakes` computes, in its order."""
-
-
-def _share_mistakes(rewards: torch.Tensor) -> list[tuple[dict, str]]:
-    """Answers a student reaches by a plausible slip, each with what it got wrong (:data:`SHARE_SLIPS`)."""
-    right = rewards.sum(dim=1)
-    minority = torch.minimum(right, rewards.shape[1] - right)
-    centred, normed = adv_lib.group_centered(rewards), adv_lib.group_normalized(rewards)
-
-    def share(advantages: torch.Tensor, where: torch.Tensor) -> float:
-        push = advantages.abs().sum(dim=1)
-        return float(push[where].sum() / push.sum())
-
-    one_right = right == 1
-    groups = float((minority == 1).float().mean())
-    answers = [
-        {"centred": share(centred, one_right), "normalised": share(normed, one_right)},
-        {"centred": groups, "normalised": groups},
-    ]
-    return list(zip(answers, SHARE_SLIPS, strict=True))
-
-
 @never_raises
 def check_push_shares(answer, rewards=None) -> CheckResult:
     """Exercise 3.2: the share of a real batch's push that lands on nearly settled groups, centred and normalised.
@@ -333,7 +203,7 @@ def check_push_shares(answer, rewards=None) -> CheckResult:
         return not_answered("`shares`, a dict with the keys 'centred' and 'normalised'")
     if not isinstance(answer, dict):
         return verdict(False, "`shares` must be a dict with the keys 'centred' and 'normalised'")
-    batch = _batch(rewards) if rewards is not None else None
+    batch = as_batch(rewards) if rewards is not None else None
     if batch is None:
         return verdict(False, "give the chapter's batch, F.rewards_first, after `shares`")
     want = push_shares(batch)
@@ -353,7 +223,7 @@ def check_push_shares(answer, rewards=None) -> CheckResult:
             f"{want['normalised']:.0%}, about {factor:.1f} times as much: dividing by a group's "
             "spread pushes hardest where the group barely disagrees",
         )
-    for mistake, why in _share_mistakes(batch):
+    for mistake, why in share_mistakes(batch):
         if all(math.isclose(numbers[key], value, abs_tol=5e-4) for key, value in mistake.items()):
             return verdict(False, why)
     return verdict(
@@ -365,22 +235,22 @@ def check_push_shares(answer, rewards=None) -> CheckResult:
 
 
 def _size_slip(index: int) -> Mistake:
-    """The Try it's slip number ``index`` of :func:`_size_mistakes`, made on both batches."""
+    """The Try it's slip number ``index`` of :func:`size_mistakes`, made on both batches."""
 
     def slipped(first, last) -> dict:
-        return {name: _size_mistakes(_real(batch))[index][0] for name, batch in (("first", first), ("last", last))}
+        return {name: size_mistakes(_real(batch))[index][0] for name, batch in (("first", first), ("last", last))}
 
     return Mistake(slipped, named_by(SIZE_SLIPS[index]))
 
 
 def _share_slip(index: int) -> Mistake:
-    """Exercise 3.2's slip number ``index`` of :func:`_share_mistakes`."""
-    return Mistake(lambda rewards: _share_mistakes(_real(rewards))[index][0], named_by(SHARE_SLIPS[index]))
+    """Exercise 3.2's slip number ``index`` of :func:`share_mistakes`."""
+    return Mistake(lambda rewards: share_mistakes(_real(rewards))[index][0], named_by(SHARE_SLIPS[index]))
 
 
 def _real(rewards) -> torch.Tensor:
     """A chapter's batch of rewards as the checks read it (one row per group), for the mistakes made on it."""
-    return cast(torch.Tensor, _batch(rewards))
+    return cast(torch.Tensor, as_batch(rewards))
 
 
 def _signal_slip(pair: Callable[[float, float, int], tuple[float, float]]) -> Callable:
@@ -442,7 +312,8 @@ MISTAKES: dict[str, tuple[Mistake, ...]] = {
     "push-shares": tuple(_share_slip(i) for i in range(2)),
 }
 """Chapter 3's named mistakes, by exercise: each a plausible wrong answer and the words its checker names it with
-(the Try it's and Exercise 3.2's come from their checkers' tables, :data:`SIZE_SLIPS` and :data:`SHARE_SLIPS`)."""
+(the Try it's and Exercise 3.2's come from their checkers' tables, :data:`.batch_slips.SIZE_SLIPS` and
+:data:`.batch_slips.SHARE_SLIPS`)."""
 
 
 def _chapter_facts(seeds: tuple[int, ...]):

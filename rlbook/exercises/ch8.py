@@ -8,9 +8,10 @@
   records and on copies with one part changed behind the reader's back;
 - Exercise 8.2 (a comparison function that pairs prompts and refuses
   unmatched settings) lives in :mod:`rlbook.exercises.matched`, and
-  exercises 8.3 to 8.5 (the run record, a retained-capability test and
-  reward versioning) in :mod:`rlbook.exercises.reporting`; both are
-  re-exported here, so the chapter calls them as ``ch8.check_...``.
+  exercises 8.3 and 8.4 (the run record and a retained-capability test) in
+  :mod:`rlbook.exercises.reporting` and Exercise 8.5 (reward versioning) in
+  :mod:`rlbook.exercises.versioning`; all are re-exported here, so the
+  chapter calls them as ``ch8.check_...``.
 
 Every check prints and returns a :class:`~rlbook.exercises.CheckResult`; none
 raises on a wrong answer. Each exercise is registered with its reference
@@ -38,15 +39,17 @@ from .registry import Exercise, Mistake, register
 from .reporting import (
     SHOWN,
     TEMPLATE,
-    VERSIONING_CASES,
-    check_changed_advantages,
     check_record_review,
     check_retained_test,
-    check_reward_versioning,
-    count_changed_advantages,
     my_retained_test,
     record_reviews,
     review,
+)
+from .versioning import (
+    VERSIONING_CASES,
+    check_changed_advantages,
+    check_reward_versioning,
+    count_changed_advantages,
     versioning,
 )
 
@@ -401,7 +404,7 @@ MISTAKES: dict[str, tuple[Mistake, ...]] = {
     ),
 }
 """Exercise 8.1's named mistakes, by exercise: each a plausible wrong answer and the words its checker names it
-with (Exercises 8.2 to 8.5 register theirs in :mod:`.matched` and :mod:`.reporting`)."""
+with (Exercises 8.2 to 8.5 register theirs in :mod:`.matched`, :mod:`.reporting` and :mod:`.versioning`)."""
 
 for _exercise in (
     Exercise(

@@ -12,7 +12,7 @@ from rlbook.analysis import versions
 from rlbook.core.rewards import ExactVerifier
 from rlbook.core.sampling import sample
 from rlbook.core.world import split
-from rlbook.exercises import ch8, reporting
+from rlbook.exercises import ch8, reporting, versioning
 
 
 def _test(entry):
@@ -210,7 +210,7 @@ def test_changed_advantages_reference_and_the_counts_a_student_confuses():
     assert not ch8.check_changed_advantages(truth["groups"], seed=0).passed  # on seed 0 as many groups as flips
     assert "whole number" in ch8.check_changed_advantages("25", seed=0).message
     assert "no answer yet" in ch8.check_changed_advantages(None).message
-    for mistake in reporting.MISTAKES["changed-advantages"]:
+    for mistake in versioning.MISTAKES["changed-advantages"]:
         named = ch8.check_changed_advantages(mistake.wrong(0), seed=0)
         assert not named.passed and mistake.says in named.message
 

@@ -11,7 +11,7 @@ from rlbook.analysis import selection as sel
 from rlbook.core.evaluate import EvalResult
 from rlbook.core.stats import difference_ci
 from rlbook.core.world import Task, split
-from rlbook.exercises import ch8, matched, reporting
+from rlbook.exercises import ch8, matched, reporting, versioning
 
 
 def _evals(validation, test, train=None):
@@ -272,7 +272,7 @@ def test_versioning_mistakes_are_caught_on_the_constructed_cases(wrong, hint):
     assert not result.passed and hint in result.message
 
 
-@pytest.mark.parametrize("mistake", reporting.MISTAKES["reward-versioning"])
+@pytest.mark.parametrize("mistake", versioning.MISTAKES["reward-versioning"])
 def test_the_registered_versioning_mistakes_are_named(mistake):
     result = ch8.check_reward_versioning(mistake.wrong, BEFORE, AFTER)
     assert not result.passed and mistake.says in result.message
@@ -317,7 +317,7 @@ def test_checker_docstrings_use_the_chapters_numbering():
     import inspect
     import re
 
-    for module in (ch8, matched, reporting):
+    for module in (ch8, matched, reporting, versioning):
         text = inspect.getsource(module)
         assert not re.search(r"[Ee]xercises? (?:[1-9]|1[0-6])\b(?!\.)", text), module.__name__
         assert "Exercise 8." in text
@@ -329,9 +329,9 @@ def counted(monkeypatch):
     from types import SimpleNamespace
 
     monkeypatch.setattr(
-        reporting.runs, "load", lambda name, seed: SimpleNamespace(record={"sampling": {"group_size": 16}})
+        versioning.runs, "load", lambda name, seed: SimpleNamespace(record={"sampling": {"group_size": 16}})
     )
-    monkeypatch.setattr(reporting, "_changed", lambda main, seed: {"flipped": 30, "groups": 25, "advantages": 400})
+    monkeypatch.setattr(versioning, "_changed", lambda main, seed: {"flipped": 30, "groups": 25, "advantages": 400})
 
 
 @pytest.mark.parametrize(
