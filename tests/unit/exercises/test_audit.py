@@ -79,7 +79,10 @@ def test_the_report_and_the_data_name_what_failed_where():
     assert "| `a` | loop | 1 | 2/2 | 2/2 | nowhere |" in text
     assert "pinned: “sign” missed on seed(s) 1" in text
     data = audit.audit_data(results)
-    assert [row["everywhere"] for row in data] == [True, False] and data[1]["rates"] == {"pinned": "1/2", "native": "2/2"}
+    assert [row["everywhere"] for row in data] == [True, False] and data[1]["rates"] == {
+        "pinned": "1/2",
+        "native": "2/2",
+    }
 
 
 def test_each_draw_runs_in_a_python_of_its_own_and_its_last_line_is_read(monkeypatch):

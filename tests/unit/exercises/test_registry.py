@@ -47,7 +47,9 @@ def test_a_reference_its_checker_refuses_stops_the_build(toy):
 
 def test_inputs_from_the_page_override_the_entrys_own(toy):
     registry.register(
-        Exercise("add", "loop", _check, lambda target: target, answer="value", answer_name="added", inputs=lambda seeds: (3,))
+        Exercise(
+            "add", "loop", _check, lambda target: target, answer="value", answer_name="added", inputs=lambda seeds: (3,)
+        )
     )
     assert registry.REGISTRY["add"].run_reference().passed
     assert registry.solution("add", 5, show=False).passed
