@@ -2,9 +2,11 @@
 
 Nothing here is typed twice. The splits are counted from
 :func:`rlbook.core.world.split`, the model card is read from a loaded
-policy, the recipes of ``base`` and ``main`` are their configurations, each
-named run's change is the difference of its configuration from the run it is
-compared with, and the notation names the rlbook object behind each symbol.
+policy, the recipes of ``base`` and ``main`` are their configurations said
+in words, each named run's change is the difference of its configuration
+from the run it is compared with, also in words
+(:mod:`rlbook.analysis.setting_words`), and the notation names the rlbook
+object behind each symbol.
 (The glossary is read from the chapters themselves: :mod:`rlbook.publish.glossary`.)
 """
 
@@ -14,10 +16,13 @@ import dataclasses
 from collections.abc import Callable
 
 from rlbook.analysis import listing
+from rlbook.analysis.setting_words import change_words, recipe_words
 from rlbook.analysis.tables import markdown_table
 from rlbook.core import advantages, evaluate, losses, rewards, rl, sampling, world
 from rlbook.core.adamw import AdamW
+from rlbook.core.config import RLConfig
 from rlbook.core.policy import Policy
+from rlbook.core.train import PretrainConfig, SFTConfig
 from rlbook.runs import RUNS, RunSpec
 
 # ---------------------------------------------------------------- the task and its splits
@@ -100,10 +105,25 @@ def _settings(config: object, skip: tuple[str, ...] = ("faults", "guard", "verif
     return {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in skip}
 
 
+def _stages(base: RunSpec, main: RunSpec) -> list[tuple[str, RunSpec, PretrainConfig | SFTConfig | RLConfig]]:
+    pretrain, sft = base.base_configs()
+    return [("pretraining", base, pretrain), ("SFT", base, sft), ("RL", main, main.rl_config())]
+
+
 def recipe_lines(base: RunSpec, main: RunSpec) -> list[str]:
-    """Every setting of ``base`` (pretraining, SFT) and of ``main`` (RL), one markdown line per stage."""
+    """The recipe of ``base`` (pretraining, SFT) and of ``main`` (RL) in words, one markdown line per stage.
+
+    Each stage says every setting that acts in it (:func:`recipe_words`); the
+    page's recipe callout shows these lines.
+    """
+    return [f"- **{stage}** (`{run.name}`): {'; '.join(recipe_words(cfg))}" for stage, run, cfg in _stages(base, main)]
+
+
+def settings_lines(base: RunSpec, main: RunSpec) -> list[str]:
+    """Every setting of ``base`` and ``main`` as the code names it, one markdown line per stage (the folded box
+    under the recipe callout)."""
     lines = []
-    for stage, run, config in (("pretraining", base, base.pretrain), ("SFT", base, base.sft), ("RL", main, main.rl)):
+    for stage, run, config in _stages(base, main):
         settings = ", ".join(f"`{name}` {value}" for name, value in _settings(config).items())
         lines.append(f"- **{stage}** (`{run.name}`): {settings}")
     return lines
@@ -127,38 +147,39 @@ def reference_of(name: str, runs: dict[str, RunSpec] = RUNS) -> str | None:
     return None if name == "main" else "main"
 
 
-def _shown(value: object) -> str:
-    if isinstance(value, tuple) and len(value) > 3:
-        return f"{len(value)} entries"
-    return str(value)
-
-
 def changes(name: str, runs: dict[str, RunSpec] = RUNS) -> list[str]:
-    """What run ``name`` sets differently from :func:`reference_of` it, ``"setting: old → new"`` per setting."""
+    """What run ``name`` does differently from :func:`reference_of` it, in words (:func:`change_words`): one
+    entry per RL setting, and a base run's changes one entry per stage ("SFT: 200 full-batch steps ...")."""
     reference = reference_of(name, runs)
     if reference is None:
         return []
     a, b = runs[reference], runs[name]
     found = []
-    for stage, word in (("pretrain", "pretraining "), ("sft", "SFT "), ("rl", "")):
+    for stage, word in (("pretrain", "pretraining: "), ("sft", "SFT: "), ("rl", "")):
         old, new = getattr(a, stage), getattr(b, stage)
         if old is None or new is None:
             continue
-        for field in dataclasses.fields(new):
-            before, after = getattr(old, field.name), getattr(new, field.name)
-            if before != after:
-                found.append(f"{word}`{field.name}`: {_shown(before)} → {_shown(after)}")
+        said = change_words(old, new)
+        if stage == "rl":
+            found += said
+        elif said:
+            found.append(word + ", ".join(said))
     return found
 
 
 def runs_rows(runs: dict[str, RunSpec] = RUNS) -> list[list[str]]:
-    """One row per named run: name, parent, the run it is compared with, and what it changes."""
+    """One row per named run: name, parent, the run it is compared with, and what it changes, in words."""
     rows = []
     for name, spec in runs.items():
-        reference = reference_of(name, runs)
-        changed = "; ".join(changes(name, runs)) or ("the reference recipe" if reference is None else "nothing")
+        reference, changed = reference_of(name, runs), changes(name, runs)
+        if reference is None:
+            said = "the reference recipe"
+        else:
+            said = (
+                f"like `{reference}`, but " + "; ".join(changed) if changed else f"the same settings as `{reference}`"
+            )
         rows.append(
-            [f"`{name}`", f"`{spec.parent}`" if spec.parent else "–", f"`{reference}`" if reference else "–", changed]
+            [f"`{name}`", f"`{spec.parent}`" if spec.parent else "–", f"`{reference}`" if reference else "–", said]
         )
     return rows
 

@@ -30,11 +30,22 @@ from rlbook.core.sampling import sample
 from rlbook.core.world import split
 
 
-def reinforce(policy: Policy, settings: RLConfig, seed: int = 0, after_step: Callable | None = None) -> Policy:
+def reinforce(
+    policy: Policy,
+    settings: RLConfig,
+    seed: int = 0,
+    after_step: Callable | None = None,
+    offset: float = 0.0,
+    baseline: bool = True,
+) -> Policy:
     """Train ``policy`` by REINFORCE with a group-mean baseline.
 
     The group size, steps, learning rate and warm-up are those of
-    ``settings`` (chapter 3 passes ``main``'s).
+    ``settings`` (chapter 3 passes ``main``'s). ``offset`` is added to
+    every reward, moving its zero (2 and 1 for a right and a wrong answer
+    at an offset of 1); ``baseline=False`` weights each answer by its
+    reward itself instead of its advantage. Chapter 3 trains with both
+    to show what the baseline buys.
     """
     prompts = [task.prompt for task in split("train")]
     verifier = rewards.get_verifier("exact")
@@ -46,9 +57,10 @@ def reinforce(policy: Policy, settings: RLConfig, seed: int = 0, after_step: Cal
         batch = sample(policy, prompts, n=group, generator=gen)
         texts = batch.completions()
         scores, _ = rewards.score(verifier, batch.prompts, texts)
-        r = torch.tensor(scores, dtype=torch.float32).view(-1, group)
+        r = torch.tensor(scores, dtype=torch.float32).view(-1, group) + offset
         # 2. advantage: each reward minus its group's mean reward
-        adv = (r - r.mean(dim=1, keepdim=True)).flatten()
+        #    (without a baseline, the reward itself)
+        adv = (r - r.mean(dim=1, keepdim=True) if baseline else r).flatten()
         # 3. log-probability of every generated token, under the
         #    policy as it is now
         ids = torch.cat([batch.prompt_ids, batch.tokens], dim=1)
@@ -75,13 +87,16 @@ def heldout_reward(policy: Policy, seed: int, step: int, n: int = 32) -> float:
     return evaluate(policy, split("heldout"), n=n, seed=eval_seed(seed, step)).expected_reward
 
 
-def train_and_evaluate(start: Policy, seed: int, settings: RLConfig) -> dict[str, list]:
+def train_and_evaluate(
+    start: Policy, seed: int, settings: RLConfig, offset: float = 0.0, baseline: bool = True
+) -> dict[str, list]:
     """:func:`reinforce` from ``start`` with ``settings``, the held-out expected reward at its checkpoints.
 
     Returns ``{"steps": [0, every, ...], "heldout": [...]}``, a checkpoint
     every ``settings.checkpoint_every`` steps: the same checkpoints, samples
     and verifier as a book run's evaluations, so the two curves compare point
-    by point (chapter 3).
+    by point (chapter 3). ``offset`` and ``baseline`` are :func:`reinforce`'s:
+    chapter 3 trains with rewards moved up, with and without the baseline.
     """
     curve: dict[str, list] = {"steps": [0], "heldout": [heldout_reward(start, seed, 0)]}
 
@@ -90,5 +105,5 @@ def train_and_evaluate(start: Policy, seed: int, settings: RLConfig) -> dict[str
             curve["steps"].append(step)
             curve["heldout"].append(heldout_reward(policy, seed, step))
 
-    reinforce(start, settings, seed=seed, after_step=record)
+    reinforce(start, settings, seed=seed, after_step=record, offset=offset, baseline=baseline)
     return curve

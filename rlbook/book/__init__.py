@@ -34,7 +34,7 @@ from types import ModuleType
 SEEDS = (0, 1, 2)
 """The seeds every chapter's facts cover: every claim is checked on all three."""
 
-INFRASTRUCTURE = frozenset({"facts", "claims", "needs", "phrasing", "store", "prefetch", "check", "marks"})
+INFRASTRUCTURE = frozenset({"facts", "claims", "needs", "phrasing", "store", "prefetch", "check", "marks", "wording"})
 """The modules of this package that are not a chapter's facts."""
 
 

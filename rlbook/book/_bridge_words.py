@@ -1,9 +1,12 @@
-"""The TRL appendix's wording (chapters/appendix-trl.qmd), for its facts module (:mod:`rlbook.book.bridge`).
+"""The TRL appendix's choices and displays (chapters/appendix-trl.qmd), for its facts module (:mod:`rlbook.book.bridge`).
 
-How the appendix says and shows what its runs did: a console transcript
-folded to the page's code box, the logit difference of the GPT-2 copy, the
-cross-check table and which trainer gained more on which seeds. Each reads
-right whatever the outcome and never offers a zero as evidence;
+How the appendix shows what its runs did: a console transcript folded to the
+page's code box and the cross-check table; and the choices
+(:func:`rlbook.book.wording.choice`) of its sentences whose form follows the
+runs, which the page words case by case with ``say``: the logit difference
+of the GPT-2 copy, where TRL's policy ends against ``rlbook``'s, and which
+trainer gained more on which seeds. Each picks its case whatever the
+outcome and never offers a zero as evidence;
 ``tests/unit/book/test_bridge.py`` tries them. Private to the appendix:
 :func:`rlbook.book.topics` skips modules whose name starts with an
 underscore.
@@ -15,6 +18,7 @@ import textwrap
 
 from rlbook.book import phrasing
 from rlbook.book.facts import Num
+from rlbook.book.wording import choice
 
 WIDTH = 78
 """The widest line of a console transcript the appendix prints: a page's code box shows 80 characters."""
@@ -43,14 +47,30 @@ def console(command: str, lines: list[str], width: int = WIDTH) -> str:
     return "\n".join(shown + printed)
 
 
-def logits_phrase(gap: float) -> str:
-    """What the largest logit difference between the policy and its GPT-2 copy says, as a verb phrase (appendix).
+LOGITS = ("same", "differ")
+"""The cases of :func:`logits`: the policy and its GPT-2 copy give the same logits, or logits that differ."""
 
-    No difference at all is said in words, never offered as a number of 0.
+
+def logits(gap: float) -> dict:
+    """The largest logit difference between the policy and its GPT-2 copy (appendix): none at all, or its bound.
+
+    No difference at all is a case of its own, never offered as a number of 0.
     """
     if gap == 0:
-        return "give the same logits, bit for bit"
-    return f"give logits that differ by at most {Num(gap, 'sci')}"
+        return choice("same", LOGITS)
+    return choice("differ", LOGITS, gap=Num(gap, "sci"))
+
+
+LEVEL = 0.005
+"""How close two held-out rewards of the appendix's trainers must be for :func:`order` to call them level."""
+
+ORDER = ("above", "below", "level")
+"""The cases of :func:`order`: TRL's policy ends above ``rlbook``'s, below it, or level with it (:data:`LEVEL`)."""
+
+
+def order(trl_end: float, book_end: Num) -> dict:
+    """Where TRL's held-out reward ends against ``rlbook``'s ``book_end`` on the shown seed (appendix)."""
+    return choice(phrasing.direction(trl_end, book_end, LEVEL, ORDER), ORDER, book_end=book_end)
 
 
 def crosscheck_rows(worst: dict) -> list[list[str]]:
@@ -58,13 +78,25 @@ def crosscheck_rows(worst: dict) -> list[list[str]]:
     return [[f"`{name}`", "none" if value == 0 else f"{value:.1e}"] for name, value in worst.items()]
 
 
-def who_gained_more(trl: list[float], book: list[float], seeds: tuple[int, ...]) -> str:
+LARGER = ("trl", "book", "neither", "trl_book", "trl_neither", "book_neither", "trl_book_neither")
+"""The cases of :func:`larger`: on which sides the seeds fall, TRL's gain larger, ``rlbook``'s larger, or neither
+(the gains equal), joined in that order."""
+
+
+def larger(trl: list[float], book: list[float], seeds: tuple[int, ...]) -> dict:
     """Which trainer's held-out gain was larger on which seeds, for the appendix's comparison (§ TRL against rlbook).
 
-    "TRL's on seeds 0 and 1, `rlbook`'s on seed 2" when the seeds disagree,
-    "TRL's on every seed" when they agree; a seed where the two gains are
-    equal is named as such.
+    The case names the sides that hold a seed, and the values the seeds of
+    each ("seeds 0 and 1", "every seed"); a seed where the two gains are
+    equal is on the side ``neither``. ValueError unless each trainer has one
+    gain per seed.
     """
     if not len(trl) == len(book) == len(seeds):
         raise ValueError(f"one gain per seed for each trainer: {len(trl)} and {len(book)} gains for {len(seeds)} seeds")
-    return phrasing.by_side(trl, book, seeds, "TRL's", "`rlbook`'s", "neither")
+    sides = {
+        "trl": [s for s, a, b in zip(seeds, trl, book) if a > b],
+        "book": [s for s, a, b in zip(seeds, trl, book) if a < b],
+        "neither": [s for s, a, b in zip(seeds, trl, book) if a == b],
+    }
+    found = {side: phrasing.seeds(where, seeds) for side, where in sides.items() if where}
+    return choice("_".join(found), LARGER, **found)

@@ -1,10 +1,14 @@
-"""Chapter 8's outcome-dependent wording, for its facts module (:mod:`rlbook.book.evaluation`).
+"""Chapter 8's outcome-dependent choices, for its facts module (:mod:`rlbook.book.evaluation`).
 
-Each function turns an outcome of the runs into a sentence that reads right
-whatever the outcome, and never offers a degenerate quantity (a zero spread,
-a list of one repeated item) as evidence; ``tests/unit/book/test_evaluation.py``
-tries each on every outcome. Private to the chapter: :func:`rlbook.book.topics`
-skips modules whose name starts with an underscore.
+Each selector turns an outcome of the runs into a choice
+(:func:`rlbook.book.wording.choice`): which of its declared cases happened
+and the values its wordings print, worded case by case in the page,
+chapters/08-checkpoints-evaluation-record.qmd, with ``say``. Each picks its
+case whatever the outcome and never offers a degenerate quantity (a zero
+spread, a list of one repeated item) as evidence;
+``tests/unit/book/test_evaluation.py`` tries each on every case. Private to
+the chapter: :func:`rlbook.book.topics` skips modules whose name starts with
+an underscore.
 """
 
 from __future__ import annotations
@@ -14,96 +18,154 @@ from collections import Counter
 from rlbook.analysis.selection import RULES
 from rlbook.book import phrasing
 from rlbook.book.facts import Num
+from rlbook.book.wording import choice
+
+TOLD_APART = ("one_pick", "within")
+"""The cases of :func:`told_apart`: every rule picks the same checkpoint of main, or the picks' test accuracies lie
+within a spread."""
 
 
-def apart_sentence(picks: int, spread: Num, narrowest: Num) -> str:
-    """Whether the test prompts could tell main's picks apart, said without offering a zero spread as evidence."""
+def told_apart(picks: int, spread: Num, narrowest: Num) -> dict:
+    """Whether the test prompts could tell main's ``picks`` (distinct checkpoints) apart: the spread of their test
+    accuracies and the narrowest of their intervals, never a zero spread where they all picked one checkpoint."""
     if picks == 1:
-        return (
-            f"On main the choice of rule made no difference here, and with intervals {narrowest} wide or more the "
-            "test prompts could not have shown one."
-        )
-    return (
-        f"Their test accuracies lie within {spread} of each other, while the narrowest of their intervals is "
-        f"{narrowest} wide: the test prompts cannot tell these rules apart on main, and that is itself worth "
-        "reporting."
+        return choice("one_pick", TOLD_APART, narrowest=narrowest)
+    return choice("within", TOLD_APART, spread=spread, narrowest=narrowest)
+
+
+PICKS = ("all", "pair_first", "pair_last", "each")
+"""The cases of :func:`picks`: the three rules pick one step; two pick one step and the third another, the pair
+named first or last (in the rules' order); or each picks a step of its own."""
+
+
+def picks(by_step: dict[int, list[str]]) -> dict:
+    """Which of the three rules (:data:`rlbook.analysis.selection.RULES`) picks which step of main (chapter 8).
+
+    ``by_step`` maps each picked step to the rules that pick it, in the
+    rules' order. ValueError when the rules are not three, each named once.
+    """
+    groups = list(by_step.items())
+    named = [rule for _, rules in groups for rule in rules]
+    if sorted(named) != sorted(RULES):
+        raise ValueError(f"the picks name the rules {named}; the wording covers {list(RULES)}, each once")
+    if len(groups) == 1:
+        ((step, rules),) = groups
+        return choice("all", PICKS, count=phrasing.number_word(len(rules)), step=step)
+    if len(groups) == 2:
+        pair, (rule_step, (rule,)) = sorted(groups, key=lambda g: -len(g[1]))
+        case = "pair_first" if groups[0] == pair else "pair_last"
+        return choice(case, PICKS, pair=phrasing.listing(pair[1]), pair_step=pair[0], rule=rule, rule_step=rule_step)
+    (first_step, (first,)), (second_step, (second,)), (third_step, (third,)) = groups
+    return choice(
+        "each",
+        PICKS,
+        first=first,
+        first_step=first_step,
+        second=second,
+        second_step=second_step,
+        third=third,
+        third_step=third_step,
     )
 
 
-def pick_sentence(by_step: dict[int, list[str]]) -> str:
-    """Which rule picks which step, in one sentence: "The training reward rule picks step 100, ..."."""
-    said = []
-    for step, rules in by_step.items():
-        if len(rules) == 1:
-            said.append(f"the {rules[0]} rule picks step {step}")
-        elif len(rules) == len(RULES):
-            said.append(f"all {phrasing.number_word(len(rules))} rules pick step {step}")
-        else:
-            said.append(f"the {phrasing.listing(rules)} rules both pick step {step}")
-    text = phrasing.listing(said, "while") if len(said) == 2 else phrasing.listing(said)
-    return text[0].upper() + text[1:]
+VALIDATION_PICK = ("start", "later")
+"""The cases of :func:`validation_pick`: on ``exploit`` the validation rule keeps step 0, or a later checkpoint."""
 
 
-def stuck_sentence(names: list[str]) -> str:
-    """Which held-out sums no policy answered right, in one sentence (the claim guarantees at least one)."""
+def validation_pick(step: int) -> dict:
+    """The checkpoint of ``exploit`` the validation rule keeps, which may be the policy RL started from (step 0)."""
+    return choice("start" if step == 0 else "later", VALIDATION_PICK, step=step)
+
+
+NEVER_RIGHT = ("none", "one", "several")
+"""The cases of :func:`never_right`: how many held-out sums got no right answer from either policy."""
+
+
+def never_right(names: list[str]) -> dict:
+    """Which held-out sums no policy answered right: none, the one, or how many and which (the claim guarantees at
+    least one)."""
     if not names:
-        return "every held-out sum got a right answer from one policy or the other."
+        return choice("none", NEVER_RIGHT)
     if len(names) == 1:
-        return f"one sum, {names[0]}, got no right answer from either policy."
-    return (
-        f"{phrasing.number_word(len(names))} sums ({phrasing.listing(names)}) got no right answer from either policy."
-    )
+        return choice("one", NEVER_RIGHT, sum=names[0])
+    return choice("several", NEVER_RIGHT, count=phrasing.number_word(len(names)), sums=phrasing.listing(names))
 
 
-def habit_sentence(habits: dict[str, tuple[str, str]]) -> str:
+HABIT = ("kept", "changed")
+"""The cases of :func:`habit`: some never-right sums kept one wrong answer through RL, or every such answer
+changed."""
+
+
+def habit(habits: dict[str, tuple[str, str]]) -> dict:
     """What the never-right sums share: the commonest wrong answer kept from before RL to after it.
 
     ``habits`` maps each sum to its commonest answer (before RL, after RL).
-    The sentence names the largest group of sums that kept one same answer.
+    The choice names the largest group of sums that kept one same answer.
     """
     kept = Counter(after for before, after in habits.values() if before == after)
     if not kept:
-        return "Their commonest answers changed during RL, but none of them became the right one."
+        return choice("changed", HABIT)
     answer, _ = kept.most_common(1)[0]
     sums = [name for name, (before, after) in habits.items() if before == after == answer]
-    return (
-        f"To {phrasing.listing(sums)} the policy's commonest answer is {answer}, before RL and after it: "
-        "a wrong habit that training did not touch."
-    )
+    return choice("kept", HABIT, sums=phrasing.listing(sums), answer=answer)
 
 
-def picks_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
+PICKS_FINDING = ("last", "earlier", "some_earlier")
+"""The cases of :func:`picks_finding`: the validation rule picks main's last checkpoint on every seed, an earlier
+one on every seed, or an earlier one on some seeds and the last on the others."""
+
+
+def picks_finding(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     """On which seeds the validation rule picks a different checkpoint of main from the fixed budget."""
     differ = [s for s in seeds if by_seed[s]["selected"] != by_seed[s]["last"]]
     if not differ:
-        return (
-            f"On {phrasing.seeds(seeds, seeds)} the validation rule picks the last checkpoint, the fixed budget's pick."
-        )
+        return choice("last", PICKS_FINDING, last=phrasing.seeds(seeds, seeds))
     same = [s for s in seeds if s not in differ]
-    tail = f"; on {phrasing.seeds(same, seeds)} it picks the last one" if same else ""
-    return f"The validation rule picks an earlier checkpoint than the fixed budget on {phrasing.seeds(differ, seeds)}{tail}."
+    if not same:
+        return choice("earlier", PICKS_FINDING, earlier=phrasing.seeds(differ, seeds))
+    return choice(
+        "some_earlier", PICKS_FINDING, earlier=phrasing.seeds(differ, seeds), last=phrasing.seeds(same, seeds)
+    )
 
 
-def constraint_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
+CONSTRAINT = ("costs", "some_cost", "free")
+"""The cases of :func:`constraint_finding`: keeping the capability cost test accuracy on every seed, on some, or
+on none."""
+
+
+def constraint_finding(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     """On which seeds keeping the capability cost test accuracy (the earlier pick scored lower on the test prompts)."""
     cost = [s for s in seeds if by_seed[s]["retained"]["constrained_test"] < by_seed[s]["retained"]["selected_test"]]
-    if len(cost) == len(seeds):
-        return f"On {phrasing.seeds(seeds, seeds)} the constraint costs test accuracy."
     free = [s for s in seeds if s not in cost]
-    said = f"On {phrasing.seeds(cost, seeds)} the constraint costs test accuracy; on " if cost else "On "
-    return said + f"{phrasing.seeds(free, seeds)} the earlier checkpoint does as well or better on the test prompts."
+    if not free:
+        return choice("costs", CONSTRAINT, cost=phrasing.seeds(cost, seeds))
+    if not cost:
+        return choice("free", CONSTRAINT, free=phrasing.seeds(free, seeds))
+    return choice("some_cost", CONSTRAINT, cost=phrasing.seeds(cost, seeds), free=phrasing.seeds(free, seeds))
 
 
-def carry_finding(by_seed: dict, seeds: tuple[int, ...]) -> str:
+CARRY = ("lower", "higher", "level", "lower_higher", "lower_level", "higher_level", "lower_higher_level")
+"""The cases of :func:`carry_finding`: which of lower, higher and level (against the no-carry slice) the carry
+slice started on some seed, joined in that order."""
+
+
+def carry_finding(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     """On which seeds ``main`` answered the carry slice worse than the no-carry slice before RL (chapter 8, slices).
 
     On this machine's draws carry sums started lower on every seed; on the
     README's plain draw they started higher on two of the three, so the
-    page states the comparison seed by seed rather than as a rule.
+    page states the comparison seed by seed rather than as a rule. Each
+    side the choice names holds at least one seed.
     """
-    carry = [by_seed[s]["slices"]["carry_start"] for s in seeds]
-    plain = [by_seed[s]["slices"]["plain_start"] for s in seeds]
-    return "Carry sums started " + phrasing.by_side(plain, carry, seeds, "lower", "higher", "level") + "."
+    carry = {s: by_seed[s]["slices"]["carry_start"] for s in seeds}
+    plain = {s: by_seed[s]["slices"]["plain_start"] for s in seeds}
+    sides = {
+        "lower": [s for s in seeds if carry[s] < plain[s]],
+        "higher": [s for s in seeds if carry[s] > plain[s]],
+        "level": [s for s in seeds if carry[s] == plain[s]],
+    }
+    found = {side: phrasing.seeds(where, seeds) for side, where in sides.items() if where}
+    return choice("_".join(found), CARRY, **found)
 
 
 def excess(values: list[float]) -> dict:
@@ -114,7 +176,8 @@ def excess(values: list[float]) -> dict:
     temperature. The excess of an unmatched row over the first splits exactly in two: the unmatched row minus
     the matched one at the same setting (what the unequal settings made: ``attempts``, ``cooling``) and that
     matched gain minus the first (how RL's own gain differs at that setting: ``attempts_gain``,
-    ``cooling_gain``). ``words`` says it in two sentences.
+    ``cooling_gain``). Each part comes with its choice (:func:`alone`, :func:`matched`), which the page words:
+    ``attempts_alone``, ``attempts_matched``, ``cooling_alone`` and ``cooling_matched``.
     """
     first, more, both_more, cooler, both_cooler = values
     parts = {
@@ -123,21 +186,38 @@ def excess(values: list[float]) -> dict:
         "cooling": cooler - both_cooler,
         "cooling_gain": both_cooler - first,
     }
+    return {
+        **{k: Num(v, "+.2f") for k, v in parts.items()},
+        "attempts_alone": alone(parts["attempts"]),
+        "attempts_matched": matched(parts["attempts_gain"]),
+        "cooling_alone": alone(parts["cooling"]),
+        "cooling_matched": matched(parts["cooling_gain"]),
+    }
 
-    def differs(change: float, setting: str, reference: str) -> str:
-        side = phrasing.direction(change, 0.0, 0.005, ("larger", "smaller", "the same"))
-        if side == "the same":
-            return f"the same {setting} as {reference}"
-        return f"{abs(change):.2f} {side} {setting} than {reference}"
 
-    def adds(change: float, verb: str) -> str:
-        return f"{verb} {change:+.2f}" if abs(change) >= 0.005 else f"{verb} less than 0.005 either way"
+NEGLIGIBLE = 0.005
+"""The smallest change in a gain (chapter 8, the matched comparisons) that :func:`alone` and :func:`matched` give as
+a number: below it, a change rounds to 0.00 at the page's two decimals."""
 
-    said = (
-        f"With best of four, the extra attempts alone {adds(parts['attempts'], 'add')} (the unmatched row minus the "
-        f"matched one at best of four), and RL's matched gain is "
-        f"{differs(parts['attempts_gain'], 'with four attempts', 'with one')}. At temperature 0.5, the cooler "
-        f"sampling alone {adds(parts['cooling'], 'adds')}, and RL's matched gain is "
-        f"{differs(parts['cooling_gain'], 'at 0.5', 'at 1')}."
-    )
-    return {**{k: Num(v, "+.2f") for k, v in parts.items()}, "words": said}
+ALONE = ("adds", "negligible")
+"""The cases of :func:`alone`: the unequal setting alone adds a change worth printing, or less than
+:data:`NEGLIGIBLE` either way."""
+
+
+def alone(change: float) -> dict:
+    """What an unequal setting alone adds to the gain (:func:`excess`): the change, or the bound it stays under."""
+    if abs(change) >= NEGLIGIBLE:
+        return choice("adds", ALONE, change=Num(change, "+.2f"))
+    return choice("negligible", ALONE, below=Num(NEGLIGIBLE, ".3f"))
+
+
+MATCHED = ("larger", "smaller", "same")
+"""The cases of :func:`matched`: RL's matched gain at a setting is larger or smaller than at the first comparison's,
+or the same within :data:`NEGLIGIBLE`."""
+
+
+def matched(change: float) -> dict:
+    """How RL's matched gain at a setting differs from the first comparison's (:func:`excess`): by how much and
+    which way, never a difference of 0.00."""
+    case = phrasing.direction(change, 0.0, NEGLIGIBLE, MATCHED)
+    return choice(case, MATCHED) if case == "same" else choice(case, MATCHED, by=Num(abs(change)))

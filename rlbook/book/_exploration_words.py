@@ -1,11 +1,15 @@
-"""Chapter 6's outcome-dependent wording, for its facts module (:mod:`rlbook.book.exploration`).
+"""Chapter 6's outcome-dependent numbers and choices, for its facts module (:mod:`rlbook.book.exploration`).
 
-The sentences and ranges over seeds the prose of
-chapters/06-exploration-rollouts.qmd reads from ``F.phrases``
-(:func:`phrases`): what temperature did to ``base``'s samples, what RL
-changed in pass@k and in the pretraining format, and how ``stale`` and
-``accepted-only`` ended against ``main``. Each helper reads right whatever
-the outcome and never offers a degenerate quantity as evidence;
+What the prose of chapters/06-exploration-rollouts.qmd reads from
+``F.phrases`` (:func:`phrases`): the ranges over seeds and numbers it
+prints, and the choices (:func:`rlbook.book.wording.choice`) of the
+sentences whose form follows the runs, which the page words case by case:
+how often the pretrained policy's greedy answer is right, which sums RL
+solved that ``base`` never did and the other way round, where RL's chat
+answers ended against the pretraining format's mark, which stage lost more
+of that format, and how ``stale`` and ``accepted-only`` ended against
+``main``. Each selector picks its case and values whatever the outcome and
+never offers a degenerate quantity as evidence;
 ``tests/unit/book/test_exploration.py`` tries each on made-up outcomes.
 Private to the chapter: :func:`rlbook.book.topics` skips modules whose name
 starts with an underscore.
@@ -13,11 +17,14 @@ starts with an underscore.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from rlbook.book import phrasing
+from rlbook.book import _sides, phrasing
 from rlbook.book._shown import shown_seed
 from rlbook.book.facts import Num
+from rlbook.book.wording import choice
 from rlbook.core import world
 from rlbook.runs import MAIN
 
@@ -27,71 +34,90 @@ def seed_range(values, fmt: str = ".2f", dash: str = "–") -> str:
     return phrasing.span([int(v) if fmt == "d" else float(v) for v in values], fmt, dash)
 
 
-def greedy_right(own: list[dict], n: int) -> str:
-    """How often the pretrained policy's greedy answer is right, over seeds, without a bound that says nothing."""
+def listed(seeds: tuple[int, ...]) -> str:
+    """The seeds named one by one, for values given seed by seed in their order: "seed 0", "seeds 0, 1 and 2"."""
+    return f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {phrasing.listing(seeds)}"
+
+
+GREEDY = ("all", "some")
+"""The cases of :func:`greedy_right`: the greedy answer is right on every held-out sum, or on some of them."""
+
+
+def greedy_right(own: list[dict], n: int) -> dict[str, Any]:
+    """How often the pretrained policy's greedy answer is right over seeds, without a bound that says nothing."""
     right = sorted({round(o["greedy"] * n) for o in own})
     if right == [n]:
-        return f"right on all {n} held-out sums"
-    return f"right on {phrasing.span(right, 'd')} of the {n} held-out sums"
+        return choice("all", GREEDY, n=n)
+    return choice("some", GREEDY, n=n, right=phrasing.span(right, "d"))
 
 
-def widened_sentence(pk: list[dict], seeds: tuple[int, ...], n: int) -> str:
-    """The sums ``base`` never solved and what ``main`` did on them, seed by seed and in all, as sentences.
+WIDENED = ("solved_all", "one_seed_none", "one_seed_some", "seeds_none", "seeds_some")
+"""The cases of :func:`widened`: ``base`` solved every sum; or, on one seed or on several, it left some unsolved
+and ``main`` solved none of them, or some."""
 
-    The counts of every seed are named with their total, never as a range of counts against a range of counts
-    ("never solved 7, 10 and 8 of the 40 sums on seeds 0, 1 and 2, 25 in all"); the sums ``main`` lost are said
-    only where it lost some.
+
+def widened(pk: list[dict], seeds: tuple[int, ...], n: int) -> dict[str, Any]:
+    """The sums ``base`` never solved and what ``main`` did on them, seed by seed and in all.
+
+    The counts of every seed are given with their total, never as a range of
+    counts against a range of counts ("never solved 7, 10 and 8 of the 40
+    sums on seeds 0, 1 and 2, 25 over the three seeds").
     """
     never = [int(p["never_before"]) for p in pk]
-    widened = [int(p["widened"]) for p in pk]
-    narrowed = [int(p["narrowed"]) for p in pk]
-    where = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {phrasing.listing(seeds)}"
-    total, solved = sum(never), sum(widened)
-
-    def all_of(counts: list[int]) -> str:
-        return "" if len(counts) == 1 else f", {sum(counts):,} over the {phrasing.number_word(len(counts))} seeds"
-
-    said = f"`base` never solved {phrasing.in_order(never)} of the {n} sums on {where}{all_of(never)}."
-    if not total:
-        said = f"`base` solved every one of the {n} sums at least once on {phrasing.seeds(seeds, seeds)}."
-    elif not solved:
-        said += " `main` solved none of them either."
-    elif len(seeds) == 1:
-        said += f" `main` solved {solved} of them at least once."
-    else:
-        said += f" `main` solved {phrasing.in_order(widened)} of them at least once, {solved} of the {total}."
-    if solved:
-        said += " Those sums are the only evidence of discovery here."
-    if any(narrowed):
-        said += (
-            f" In the other direction, `main` never solved {phrasing.in_order(narrowed)} sums that `base` had"
-            f" solved{all_of(narrowed)}."
-        )
-    return said
+    solved = [int(p["widened"]) for p in pk]
+    if not sum(never):
+        return choice("solved_all", WIDENED, n=n, seeds=phrasing.seeds(seeds, seeds))
+    values: dict[str, Any] = {"n": n, "never": phrasing.in_order(never), "where": listed(seeds)}
+    if len(seeds) == 1:
+        return choice("one_seed_some" if solved[0] else "one_seed_none", WIDENED, **values, solved=solved[0])
+    values |= {"total": Num(sum(never), ",.0f"), "count": phrasing.number_word(len(seeds))}
+    if not sum(solved):
+        return choice("seeds_none", WIDENED, **values)
+    return choice("seeds_some", WIDENED, **values, widened=phrasing.in_order(solved), solved=sum(solved))
 
 
-def own_mark(below: list[int], seeds: tuple[int, ...]) -> str:
-    """Where RL's chat answers ended against the pretrained policy's own-format mark, as a clause."""
-    above = [s for s in seeds if s not in below]
-    if not above:
-        return f"they end below it on {phrasing.seeds(below, seeds)}"
-    if not below:
-        return f"they end above it on {phrasing.seeds(above, seeds)}"
-    return f"they end below it on {phrasing.seeds(below, seeds)} and above it on {phrasing.seeds(above, seeds)}"
+NARROWED = ("none", "one_seed", "seeds")
+"""The cases of :func:`narrowed`: ``main`` lost no sum that ``base`` had solved; or it lost some, on one seed or on
+several."""
 
 
-def versus(final: dict[str, list[float]], a: str, b: str) -> str:
-    """Run ``a``'s final held-out reward against ``b``'s over seeds, as a sentence: which ended above."""
-    fa, fb = np.asarray(final[a]), np.asarray(final[b])
+def narrowed(pk: list[dict], seeds: tuple[int, ...]) -> dict[str, Any]:
+    """The sums ``base`` had solved that ``main`` never solved, seed by seed and in all; the case ``none`` where
+    there are none, which the page leaves unsaid."""
+    lost = [int(p["narrowed"]) for p in pk]
+    if not any(lost):
+        return choice("none", NARROWED)
+    if len(seeds) == 1:
+        return choice("one_seed", NARROWED, lost=lost[0])
+    total = Num(sum(lost), ",.0f")
+    return choice("seeds", NARROWED, lost=phrasing.in_order(lost), total=total, count=phrasing.number_word(len(seeds)))
+
+
+BELOW = _sides.cases(("below", "above"))
+"""The cases of :func:`own_mark`: RL's chat answers end below the own-format mark, above it, or each on some seeds."""
+
+
+def own_mark(below: list[int], seeds: tuple[int, ...]) -> dict[str, Any]:
+    """Where RL's chat answers ended against the pretrained policy's own-format mark, seed by seed."""
+    return _sides.grouped({"below": below, "above": [s for s in seeds if s not in below]}, seeds)
+
+
+VERSUS = ("above", "below", "overlap")
+"""The cases of :func:`versus`: every seed of one run ended above every seed of the other, below, or they overlap."""
+
+
+def versus(first: list[float], second: list[float]) -> dict[str, Any]:
+    """One run's final held-out rewards over seeds (``first``) against another's: which ended above, if either."""
+    fa, fb = np.asarray(first), np.asarray(second)
     if fa.min() > fb.max():
-        return f"every seed of `{a}` ended above every seed of `{b}`."
+        return choice("above", VERSUS)
     if fa.max() < fb.min():
-        return f"every seed of `{a}` ended below every seed of `{b}`."
-    return f"the seeds of `{a}` and `{b}` ended in overlapping ranges, so this comparison does not order them."
+        return choice("below", VERSUS)
+    return choice("overlap", VERSUS)
 
 
 def phrases(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
-    """The outcome-dependent words and numbers of the prose."""
+    """The numbers, ranges and choices of the prose."""
     sparse = [{r["temperature"]: r for r in by_seed[s]["sparse"]} for s in seeds]
     cov = [by_seed[s]["coverage"] for s in seeds]
     trend = [by_seed[s]["main"]["trend"] for s in seeds]
@@ -108,14 +134,14 @@ def phrases(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
         "mixed_one": seed_range([t[1.0]["mixed"][list(t[1.0]["ks"]).index(MAIN.group_size)] for t in sparse], ".0%"),
         "junk_hot": seed_range([c[-1]["malformed"] + c[-1]["budget-stopped"] for c in cov], ".0%"),
         "repeat_part": seed_range([t["repeat_gain"] / t["reward_gain"] for t in trend], ".0%"),
-        "pass1_before": seed_range([p["before"][0] for p in pk]),
-        "pass1_after": seed_range([p["after"][0] for p in pk]),
+        "pass1": pass1(by_seed[shown_seed(seeds)]["passk"]),
         "gap_last": seed_range([p["gap"][-1] for p in pk]),
         "on_solved": seed_range([p["on_solved"] for p in pk], ".0%"),
         "groups_right_first": seed_range([by_seed[s]["main"]["groups_right"]["first"] for s in seeds], ".0%"),
         "groups_right_late": seed_range([by_seed[s]["main"]["groups_right"]["late"] for s in seeds], ".0%"),
         "new_room": Num(max((1 - by_seed[s]["main"]["groups_right"]["first"]) / MAIN.group_size for s in seeds), ".3f"),
-        "widened": widened_sentence(pk, seeds, n_heldout),
+        "widened": widened(pk, seeds, n_heldout),
+        "narrowed": narrowed(pk, seeds),
         "rate_bound": Num(3 / pk[0]["n"], ".1%"),
         "own": seed_range([o["own"] for o in own], ".0%"),
         "greedy": greedy_right(own, n_heldout),
@@ -123,40 +149,57 @@ def phrases(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
         "below": own_mark(below, seeds),
         "stale_clip": Num(clip["stale"], ".1%"),
         "main_clip": Num(clip["main"], ".3%"),
-        "stale_versus": versus(final, "stale", "main"),
+        "stale_versus": versus(final["stale"], final["main"]),
         "kept": seed_range([k["kept"] / k["generated"] for k in kept], ".0%"),
         "rft_rise": seed_range([c["accepted-only"]["heldout"][-1] - c["accepted-only"]["heldout"][0] for c in col]),
         "rft_versus": rft_versus(final["accepted-only"], final["main"], seeds),
         "rft_gap": Num(max(abs(a - m) for a, m in zip(final["accepted-only"], final["main"])), ".2f"),
-        "own_stages": own_stages(by_seed[shown_seed(seeds)]["own"], shown_seed(seeds)),
+        "own_stages": own_stages(by_seed[shown_seed(seeds)]["own"]),
         "own_lost": own_lost(own, seeds),
     }
 
 
-def rft_versus(picky: list[float], main: list[float], seeds: tuple[int, ...]) -> str:
+RFT_SIDES = ("above", "below", "level")
+"""Where ``accepted-only`` ended against ``main`` on a seed (:func:`rft_versus`)."""
+RFT = _sides.cases(RFT_SIDES)
+"""The cases of :func:`rft_versus`: the seeds on which ``accepted-only`` ended above ``main``, below it, level with
+it, or on several of those sides."""
+
+
+def rft_versus(picky: list[float], main: list[float], seeds: tuple[int, ...]) -> dict[str, Any]:
     """Where ``accepted-only`` ended against ``main``, seed by seed, as the tables print both (two decimals)."""
     a, m = [round(x, 2) for x in picky], [round(x, 2) for x in main]
-    values = (
-        f"at {phrasing.in_order([f'{x:.2f}' for x in a])} against `main`'s {phrasing.in_order([f'{x:.2f}' for x in m])}"
-    )
-    where = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {phrasing.listing(seeds)}"
-    sides = phrasing.by_side(a, m, seeds, "above `main`", "below it", "level with it", joiner=" and ")
-    return f"{values} on {where}: {sides}"
-
-
-def own_stages(own: dict, seed: int) -> str:
-    """What each stage did to the pretraining format on the shown seed: sampled and greedy accuracy, as a sentence."""
-    return (
-        f"On seed {seed}, SFT took the sampled accuracy in that format from {own['own']:.2f} to {own['own_sft']:.2f} "
-        f"and the greedy one from {own['greedy']:.2f} to {own['greedy_sft']:.2f}; RL took them on to "
-        f"{own['own_after']:.2f} and {own['greedy_after']:.2f}."
+    return _sides.grouped(
+        _sides.sides(a, m, seeds, RFT_SIDES),
+        seeds,
+        picky=phrasing.in_order([f"{x:.2f}" for x in a]),
+        main=phrasing.in_order([f"{x:.2f}" for x in m]),
+        where=listed(seeds),
     )
 
 
-def own_lost(own: list[dict], seeds: tuple[int, ...]) -> str:
-    """Which stage lost more of the pretraining format's sampled accuracy, seed by seed, in words."""
+def pass1(pk: dict) -> dict[str, Num]:
+    """pass@1 on the held-out sums before RL (``base``) and after it (``main``'s last checkpoint), on the shown seed,
+    as the chapter's pass@k table prints it."""
+    return {"before": Num(pk["before"][0]), "after": Num(pk["after"][0])}
+
+
+def own_stages(own: dict) -> dict[str, Num]:
+    """What each stage did to the pretraining format on the shown seed: its sampled (``own``) and greedy accuracy,
+    pretrained, after SFT and after RL."""
+    keys = ("own", "own_sft", "own_after", "greedy", "greedy_sft", "greedy_after")
+    return {k: Num(own[k]) for k in keys}
+
+
+LOST_SIDES = ("rl", "sft", "same")
+"""Which stage lost more of the pretraining format on a seed (:func:`own_lost`)."""
+LOST = _sides.cases(LOST_SIDES)
+"""The cases of :func:`own_lost`: the seeds on which RL lost more of the pretraining format than SFT, on which SFT
+lost more, on which the two lost the same, or several of those."""
+
+
+def own_lost(own: list[dict], seeds: tuple[int, ...]) -> dict[str, Any]:
+    """Which stage lost more of the pretraining format's sampled accuracy, seed by seed."""
     rl = [o["own_sft"] - o["own_after"] for o in own]
     sft = [o["own"] - o["own_sft"] for o in own]
-    return phrasing.by_side(
-        rl, sft, seeds, "RL lost more than SFT", "SFT lost more than RL", "the two lost the same", joiner="; "
-    )
+    return _sides.grouped(_sides.sides(rl, sft, seeds, LOST_SIDES), seeds)

@@ -1,13 +1,15 @@
-"""Chapter 5's outcome-dependent wording, for its facts module (:mod:`rlbook.book.limits`).
+"""Chapter 5's outcome-dependent phrases and choices, for its facts module (:mod:`rlbook.book.limits`).
 
-The sentences and numbers the prose of chapters/05-reward-limits.qmd reads
-from ``F.phrases`` (:func:`phrases`): where the loophole took over and what
-held-out accuracy did there, what ``exploit-slow`` did against ``exploit``,
-and what the learned judge and its over-optimisation showed. Each helper
-reads right whatever the outcome and never offers a degenerate quantity as
-evidence; ``tests/unit/book/test_limits.py`` tries each on made-up
-outcomes. Private to the chapter: :func:`rlbook.book.topics` skips modules
-whose name starts with an underscore.
+What the prose of chapters/05-reward-limits.qmd reads from ``F.phrases``
+(:func:`phrases`): the numbers and seed lists it prints, and the choices
+(:func:`rlbook.book.wording.choice`) of the sentences whose form follows the
+runs, which the page words case by case with ``P.say``: where the loophole
+took over, what held-out accuracy did there, whether its share grew at
+``main``'s settings, and why the judge trusts an over-rated answer. Each
+selector picks its case and values whatever the outcome and never offers a
+degenerate quantity as evidence; ``tests/unit/book/test_limits.py`` tries
+each on made-up outcomes. Private to the chapter: :func:`rlbook.book.topics`
+skips modules whose name starts with an underscore.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from rlbook.book import phrasing
+from rlbook.book._shown import shown_seed
 from rlbook.book.facts import Num
+from rlbook.book.wording import choice
 
 
 def favourites(hack: dict, taken: list[int], seeds: tuple[int, ...]) -> str:
@@ -29,46 +33,40 @@ def favourites(hack: dict, taken: list[int], seeds: tuple[int, ...]) -> str:
     return phrasing.listing([f"`{a!r}` on {phrasing.seeds(where, seeds)}" for a, where in by_answer.items()])
 
 
-def takeover_sentence(hack: dict, taken: list[int], seeds: tuple[int, ...]) -> str:
-    """Where the loophole took over, as one finding; what the other seeds did, when there are any."""
-    found = f"The loophole took over on {phrasing.seeds(taken, seeds)}"
+TAKEOVER = ("every", "some")
+"""The cases of the takeover sentence: the loophole took over on every seed, or on some and not the others."""
+
+
+def takeover(hack: dict, taken: list[int], seeds: tuple[int, ...]) -> dict:
+    """Where the loophole took over, as one finding; the other seeds and the largest share they paid, if any."""
+    where = phrasing.seeds(taken, seeds)
     others = [s for s in seeds if s not in taken]
     if not others:
-        return found + "."
+        return choice("every", TAKEOVER, taken=where)
     peak = phrasing.span([max(hack[s]["share"]) for s in others], ".0%")
-    return (
-        f"{found}; on {phrasing.seeds(others, seeds)} the policy kept writing sums, the loophole paid for at "
-        f"most {peak} of a batch, and the detector below found no exploit."
-    )
+    return choice("some", TAKEOVER, taken=where, others=phrasing.seeds(others, seeds), peak=peak)
 
 
-def heldout_fall(steps: list[int], heldout: list[float]) -> str:
-    """What held-out accuracy did after the start of a run the loophole took over, as the end of a sentence.
+FALL = ("zero_at_end", "zero_and_stayed", "never_back")
+"""The cases of what held-out accuracy did in a run the loophole took over (:func:`heldout_fall`)."""
 
-    Where it reached 0.00 (as printed) and stayed there, says from which
-    checkpoint; otherwise gives its best later checkpoint and where it
-    ended. It never offers a bound of 0.00 as evidence.
+
+def heldout_fall(steps: list[int], heldout: list[float]) -> dict:
+    """What held-out accuracy did after the start of a run the loophole took over.
+
+    Where it reached 0.00 (as printed) and stayed there, from which
+    checkpoint (the last, or an earlier one); otherwise its best later
+    checkpoint and where it ended. It never offers a bound of 0.00 as
+    evidence.
     """
-    start, shown = heldout[0], [f"{v:.2f}" for v in heldout]
+    start, shown = Num(heldout[0]), [f"{v:.2f}" for v in heldout]
     zero_from = next((i for i in range(1, len(heldout)) if all(v == "0.00" for v in shown[i:])), None)
+    if zero_from == len(heldout) - 1:
+        return choice(FALL[0], FALL, start=start, last=steps[-1])
     if zero_from is not None:
-        if zero_from == len(heldout) - 1:
-            return f"fell from {start:.2f} at the start to 0.00 at the last checkpoint, step {steps[-1]}"
-        return (
-            f"fell from {start:.2f} at the start to 0.00 by step {steps[zero_from]} and stayed there to the last "
-            f"checkpoint, step {steps[-1]}"
-        )
+        return choice(FALL[1], FALL, start=start, zero=steps[zero_from], last=steps[-1])
     best = int(np.argmax(heldout[1:])) + 1
-    return (
-        f"fell from {start:.2f} at the start and never came back: its best later checkpoint was "
-        f"{heldout[best]:.2f}, at step {steps[best]}, and it ended at {heldout[-1]:.2f}"
-    )
-
-
-def slow_versus(taken: list[int], slow_taken: list[int], seeds: tuple[int, ...]) -> str:
-    """Where the loophole took over at ``main``'s settings, against where it did in ``exploit``: the seeds of each,
-    never a comparative that a count of zero would make empty ("fewer", "none")."""
-    return f"the loophole took over on {phrasing.seeds(slow_taken, seeds)}, against {phrasing.seeds(taken, seeds)} in `exploit`"
+    return choice(FALL[2], FALL, start=start, best=Num(heldout[best]), best_step=steps[best], end=Num(heldout[-1]))
 
 
 def share_grew(share: list[float], ends: int = 5) -> bool:
@@ -76,10 +74,14 @@ def share_grew(share: list[float], ends: int = 5) -> bool:
     return float(np.mean(share[-ends:])) > float(np.mean(share[:ends]))
 
 
-def slow_growth(shares: dict[int, list[float]], seeds: tuple[int, ...]) -> str:
+GROWTH = ("every", "some")
+"""The cases of :func:`slow_growth`: the share grew on every seed, or on some while it shrank on the others."""
+
+
+def slow_growth(shares: dict[int, list[float]], seeds: tuple[int, ...]) -> dict:
     """What the loophole's share of a batch did at ``main``'s settings (chapter 5, the ``exploit-slow`` run).
 
-    Names the seeds where the share grew (:func:`share_grew`) with its largest
+    The seeds where the share grew (:func:`share_grew`) with its largest
     value there, and the seeds where it shrank with their first and last
     five steps' means; ValueError when it grew on no seed, where the
     section's warning would rest on nothing.
@@ -87,46 +89,41 @@ def slow_growth(shares: dict[int, list[float]], seeds: tuple[int, ...]) -> str:
     grew = [s for s in seeds if share_grew(shares[s])]
     if not grew:
         raise ValueError("the loophole's share grew on no seed at main's settings")
-    text = (
-        f"its share of a batch still grew on {phrasing.seeds(grew, seeds)}, to a largest share of "
-        f"{phrasing.span([max(shares[s]) for s in grew], '.0%')}"
-    )
+    values = {"grew": phrasing.seeds(grew, seeds), "largest": phrasing.span([max(shares[s]) for s in grew], ".0%")}
     shrank = [s for s in seeds if s not in grew]
-    if shrank:
-        first = phrasing.span([float(np.mean(shares[s][:5])) for s in shrank], ".1%")
-        last = phrasing.span([float(np.mean(shares[s][-5:])) for s in shrank], ".1%")
-        text += f"; on {phrasing.seeds(shrank, seeds)} it shrank, from {first} to {last} of a batch"
-    return text + "."
+    if not shrank:
+        return choice("every", GROWTH, **values)
+    first = phrasing.span([float(np.mean(shares[s][:5])) for s in shrank], ".1%")
+    last = phrasing.span([float(np.mean(shares[s][-5:])) for s in shrank], ".1%")
+    return choice("some", GROWTH, **values, shrank=phrasing.seeds(shrank, seeds), first=first, last=last)
 
 
 TRUSTED = 2
 """How many training prompts an over-rated answer must be right for to say the judge saw it labelled right often."""
 
 
-def trusted_sentence(right_for: dict[int, int], seeds: tuple[int, ...]) -> str:
+TRUST = ("every", "some_never", "some_few")
+"""The cases of :func:`trusted`: the over-rated answer is the right answer of many training prompts on every seed;
+or on some, and of none on the others; or on some, and of a few at most on the others."""
+
+
+def trusted(right_for: dict[int, int], seeds: tuple[int, ...]) -> dict:
     """Why the judge trusts ``rm``'s commonest over-rated answer (chapter 5): on how many training prompts it is right.
 
-    Where it is the right answer of at least :data:`TRUSTED` training prompts
-    the judge saw it labelled right again and again; the seeds where it is
-    not are named with what that leaves. ValueError when it holds on no seed.
+    The seeds where it is the right answer of at least :data:`TRUSTED`
+    training prompts, with how many; the other seeds with what they leave.
+    ValueError when it holds on no seed.
     """
     often = [s for s in seeds if right_for[s] >= TRUSTED]
     if not often:
         raise ValueError(f"the over-rated answer is right for fewer than {TRUSTED} training prompts on every seed")
-    text = (
-        f"It is also the right answer of {phrasing.span([right_for[s] for s in often], 'd')} training prompts"
-        f"{'' if len(often) == len(seeds) else ' on ' + phrasing.seeds(often, seeds)}, so the judge saw it "
-        "labelled right again and again, and learned to trust the answer instead of checking it against the sum."
-    )
+    values = {"count": phrasing.span([right_for[s] for s in often], "d"), "often": phrasing.seeds(often, seeds)}
     rare = [s for s in seeds if s not in often]
-    if rare:
-        counts = {right_for[s] for s in rare}
-        said = "no training prompt" if counts == {0} else f"{phrasing.span(sorted(counts), 'd')} at most"
-        text += (
-            f" On {phrasing.seeds(rare, seeds)} it is the right answer of {said}: a judge also over-rates "
-            "answers it was seldom shown labelled right."
-        )
-    return text
+    if not rare:
+        return choice("every", TRUST, **values)
+    counts = sorted({right_for[s] for s in rare})
+    case = "some_never" if counts == [0] else "some_few"
+    return choice(case, TRUST, **values, rare=phrasing.seeds(rare, seeds), few=phrasing.span(counts, "d"))
 
 
 def by_value(values: dict[int, object], seeds: tuple[int, ...], show=str) -> str:
@@ -135,6 +132,25 @@ def by_value(values: dict[int, object], seeds: tuple[int, ...], show=str) -> str
     for s, v in values.items():
         where.setdefault(show(v), []).append(s)
     return phrasing.listing([f"{v} on {phrasing.seeds(w, seeds)}" for v, w in where.items()])
+
+
+def judge_on_seed(judge: dict, seed: int) -> dict:
+    """What RL against one seed's judge did, as the judge sections of chapter 5 give it for the seed they follow:
+    ``rm``'s judge score (the proxy) and exact reward (the gold) at its first and last checkpoint, the gold reward
+    of ``rm`` and of ``rm-kl`` averaged over their checkpoints, and the over-rated share of ``rm``'s first and last
+    batch."""
+    rm, kl, over = judge["rm"], judge["kl"], judge["over"]["share"]
+    return {
+        "seed": seed,
+        "proxy_first": Num(rm["proxy"][0]),
+        "proxy_last": Num(rm["proxy"][-1]),
+        "gold_first": Num(rm["gold"][0]),
+        "gold_last": Num(rm["gold"][-1]),
+        "mean_gold_rm": Num(float(np.mean(rm["gold"]))),
+        "mean_gold_kl": Num(float(np.mean(kl["gold"]))),
+        "over_first": Num(over[0], ".0%"),
+        "over_last": Num(over[-1], ".0%"),
+    }
 
 
 def _judge_phrases(judges: dict, seeds: tuple[int, ...]) -> dict:
@@ -152,12 +168,9 @@ def _judge_phrases(judges: dict, seeds: tuple[int, ...]) -> dict:
         "gold_one": span([x["bon"]["gold"][0] for x in j]),
         "gold_top": span([x["bon"]["gold"][-1] for x in j]),
         "peaks": by_value({s: judges[s]["bon"]["peak"] for s in seeds}, seeds, lambda n: f"n = {n:,}"),
-        "rm_proxy": (span([x["rm"]["proxy"][0] for x in j]), span([x["rm"]["proxy"][-1] for x in j])),
-        "rm_gold": (span([x["rm"]["gold"][0] for x in j]), span([x["rm"]["gold"][-1] for x in j])),
         "rm_fell": phrasing.seeds(fell, seeds),
-        "mean_gold": (span([np.mean(x["rm"]["gold"]) for x in j]), span([np.mean(x["kl"]["gold"]) for x in j])),
-        "over": (span([x["over"]["share"][0] for x in j], ".0%"), span([x["over"]["share"][-1] for x in j], ".0%")),
-        "trusted": trusted_sentence({s: judges[s]["over"]["top"][0][4] for s in seeds}, seeds),
+        "judge_on_seed": judge_on_seed(judges[shown_seed(seeds)], shown_seed(seeds)),
+        "trusted": trusted({s: judges[s]["over"]["top"][0][4] for s in seeds}, seeds),
     }
 
 
@@ -173,8 +186,9 @@ def phrases(
     """The outcome-dependent words and numbers of the prose (each a :class:`Num` or a phrase)."""
     out: dict = {
         **_judge_phrases(judges, seeds),
-        "takeover": takeover_sentence(hack, taken, seeds),
-        "slow_versus": slow_versus(taken, slow_taken, seeds),
+        "takeover": takeover(hack, taken, seeds),
+        "taken": phrasing.seeds(taken, seeds),
+        "slow_taken": phrasing.seeds(slow_taken, seeds),
         "base_rate": phrasing.span([hack[s]["base_rate"] for s in seeds], ".1%"),
         "slow_growth": slow_growth({s: hack[s]["slow"]["share"] for s in seeds}, seeds),
     }

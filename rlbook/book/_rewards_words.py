@@ -1,86 +1,103 @@
-"""Chapter 2's outcome-dependent wording (chapters/02-outcome-process-rewards.qmd), for its facts module
-(:mod:`rlbook.book.rewards`).
+"""Chapter 2's outcome-dependent choices, for its facts module (:mod:`rlbook.book.rewards`).
 
-Each function turns an outcome of the runs into words that read right
-whatever the outcome: a share said as "every one" only when it is all, a
-count of zero said in words, a cell of the disagreement matrix described by
-what the samples put in it, and the seeds on which a measure went up or
-down. ``tests/unit/book/test_rewards.py`` tries each on every outcome.
-Private to the chapter: :func:`rlbook.book.topics` skips modules whose name
-starts with an underscore.
+The choices (:func:`rlbook.book.wording.choice`) of the sentences of
+chapters/02-outcome-process-rewards.qmd whose form follows the runs, which
+the page words case by case: a share said as "every one" only when it is
+all, a count of zero said in words, a cell of the disagreement matrix
+described by what the samples put in it, and the seeds on which a measure
+went up or down. Each selector picks its case and values whatever the
+outcome and never offers a degenerate quantity as evidence;
+``tests/unit/book/test_rewards.py`` tries each on every outcome. Private to
+the chapter: :func:`rlbook.book.topics` skips modules whose name starts with
+an underscore.
 """
 
 from __future__ import annotations
 
-from rlbook.book import phrasing
+from typing import Any
+
+from rlbook.book import _sides, phrasing
 from rlbook.book._shown import shown_seed
+from rlbook.book.facts import Num
+from rlbook.book.wording import choice
+
+HOW_MANY = ("every", "almost_every", "share")
+"""The cases of a share said as how many (:func:`how_many`): all, all but a few that round away, or a percentage."""
 
 
-def _how_many(share: float) -> str:
-    """A share as the words that open a clause: "every one", "almost every one" (rounds to 100 %), "97 %"."""
-    if share == 1.0:
-        return "every one"
-    return "almost every one" if f"{share:.0%}" == "100%" else f"{share:.0%}"
+def how_many(share: float) -> dict[str, Any]:
+    """How much of a whole ``share`` is: every one of it, almost every one (it rounds to 100 %), or its percentage.
+
+    Chapter 2 says so of the pretrained policy's rejections that fail on
+    format and of the plain sums ``process-base``'s parent knows.
+    """
+    case = "every" if share == 1.0 else "almost_every" if f"{share:.0%}" == "100%" else "share"
+    return choice(case, HOW_MANY, share=Num(share, ".0%"))
 
 
-def each_of(clause: str, share: float) -> str:
-    """``clause`` opened by how much of it: "every one of the plain sums", "97% of the plain sums"."""
-    return f"{_how_many(share)} of {clause}"
+EARNS = ("nothing", "some")
+"""The cases of what the pretrained checkpoint earned (:func:`pretrained_reward`): no accepted answer, or a few."""
 
 
-def format_clause(share: float) -> str:
-    """How many of the pretrained policy's rejections fail on format, as a clause with its verb agreeing."""
-    many = _how_many(share)
-    if "every one" in many:
-        return f"{many} of its rejections is a failure of format"
-    return f"{many} of its rejections are failures of format"
+def pretrained_reward(row: dict) -> dict[str, dict[str, Any]]:
+    """What the pretrained checkpoint earned, as two choices of one case: ``earns``, and its ``detail`` with the counts.
 
-
-def pretrained_reward(row: dict) -> dict:
-    """What the pretrained checkpoint earned, said without offering a zero as a count."""
+    Where no answer was accepted, the detail holds no count of them, so that
+    no wording offers a zero as a count.
+    """
     if row["accepted"] == 0:
-        return {"earns": "nothing", "detail": f"not one of its {row['samples']:,} answers is accepted"}
-    return {
-        "earns": "almost nothing",
-        "detail": f"{row['accepted']:,} of its {row['samples']:,} answers are "
-        f"accepted, an expected reward of {row['expected_reward']:.2f}",
+        return {
+            "earns": choice("nothing", EARNS),
+            "detail": choice("nothing", EARNS, samples=Num(row["samples"], ",.0f")),
+        }
+    counts = {
+        "accepted": Num(row["accepted"], ",.0f"),
+        "samples": Num(row["samples"], ",.0f"),
+        "reward": Num(row["expected_reward"]),
     }
+    return {"earns": choice("some", EARNS), "detail": choice("some", EARNS, **counts)}
 
 
-def valid_end_sentence(by_seed: dict, seeds: tuple[int, ...]) -> str:
-    """What the book's samples put in the cell "every step valid, but no reward", seed by seed."""
+VALID_END = ("empty", "elsewhere", "shown", "shown_third")
+"""The cases of the cell "every step valid, but no reward" (:func:`valid_end`): empty on every seed; empty in the
+shown sample only; filled in the shown sample, without or with answers that wrote a third number."""
+
+
+def valid_end(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, Any]:
+    """What the book's samples put in the cell "every step valid, but no reward", seed by seed.
+
+    The shown sample's count and its malformed and budget-stopped parts
+    where it holds rollouts; otherwise the seeds whose samples fill the cell,
+    or that every seed leaves it empty.
+    """
     sizes = {s: by_seed[s]["valid_end"]["malformed"] + by_seed[s]["valid_end"]["incomplete"] for s in seeds}
     filled = [s for s in seeds if sizes[s]]
     if not filled:
-        return (
-            "In the book's samples the cell is empty on every seed: whenever this policy writes two valid "
-            "steps, it also ends the answer as the format asks."
-        )
-    shown = by_seed[shown_seed(seeds)]["valid_end"]
-    if not sizes[shown_seed(seeds)]:
-        return (
-            f"The shown sample leaves the cell empty, but the samples of {phrasing.seeds(filled, seeds)} "
-            "do not: a policy that runs on past its answer fills it."
-        )
-    third = shown["extra_number"]
-    tail = (
-        f"; in {phrasing.share(third, sizes[shown_seed(seeds)])} of them the policy went on to write a third number, as if "
-        "continuing a chain"
-        if third
-        else ""
-    )
-    return (
-        f"In the shown sample {phrasing.number_word(sizes[shown_seed(seeds)])} rollouts land here "
-        f"({shown['malformed']} malformed, {shown['incomplete']} stopped by the budget){tail}."
-    )
+        return choice("empty", VALID_END, seeds=phrasing.seeds(seeds, seeds))
+    shown, size = by_seed[shown_seed(seeds)]["valid_end"], sizes[shown_seed(seeds)]
+    if not size:
+        return choice("elsewhere", VALID_END, filled=phrasing.seeds(filled, seeds))
+    counts = {
+        "rollouts": phrasing.number_word(size),
+        "malformed": shown["malformed"],
+        "incomplete": shown["incomplete"],
+    }
+    if not shown["extra_number"]:
+        return choice("shown", VALID_END, **counts)
+    return choice("shown_third", VALID_END, **counts, third=phrasing.share(shown["extra_number"], size))
 
 
-def directions(starts: list[float], ends: list[float], seeds: tuple[int, ...]) -> str:
-    """Which seeds ended above their start and which below: "up on seeds 0 and 1 and down on seed 2"."""
+DRIFT = (*_sides.cases(("up", "down")), "level")
+"""The cases of :func:`directions`: the seeds that ended up, down, or both; or every seed level."""
+
+
+def directions(starts: list[float], ends: list[float], seeds: tuple[int, ...]) -> dict[str, Any]:
+    """Which seeds ended above their start and which below ("up on seeds 0 and 1 and down on seed 2").
+
+    A seed that ended level is named only when every seed did.
+    """
     up = [s for s, a, b in zip(seeds, starts, ends) if b > a]
     down = [s for s, a, b in zip(seeds, starts, ends) if b < a]
-    parts = [
-        f"up on {phrasing.seeds(up, seeds)}" if up else "",
-        f"down on {phrasing.seeds(down, seeds)}" if down else "",
-    ]
-    return " and ".join(p for p in parts if p) or f"level on {phrasing.seeds(seeds, seeds)}"
+    if not up and not down:
+        return choice("level", DRIFT, level=phrasing.seeds(seeds, seeds))
+    return _sides.grouped({"up": up, "down": down}, seeds, DRIFT)

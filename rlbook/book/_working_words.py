@@ -1,24 +1,30 @@
-"""Chapter 7's outcome-dependent wording, for its facts module (:mod:`rlbook.book.working`).
+"""Chapter 7's outcome-dependent numbers and choices, for its facts module (:mod:`rlbook.book.working`).
 
-The sentences and ranges over seeds the prose of
-chapters/07-written-working.qmd reads from ``F.phrases`` (:func:`phrases`):
-what ``worked``'s share of worked answers, length and accuracy did over RL,
-how its gain splits between the switch of style and execution, how it ended
-against the control ``worked-direct``, and what ``worked-rediscover`` did,
-whose seeds can part ways (:func:`rediscovery`). Each helper reads right
-whatever the outcome and never offers a degenerate quantity as evidence;
-``tests/unit/book/test_working.py`` tries each on made-up outcomes. Private
-to the chapter: :func:`rlbook.book.topics` skips modules whose name starts
-with an underscore.
+What the prose of chapters/07-written-working.qmd reads from ``F.phrases``
+(:func:`phrases`): the values of the seed it follows
+(:func:`rlbook.book._shown.shown_seed`) and the ranges over seeds it
+prints, and the choices
+(:func:`rlbook.book.wording.choice`) of the sentences whose form follows
+the runs, which the page words case by case: what ``worked``'s accuracy did
+over RL, how its gain splits between the switch of style and execution, how
+it ended against the control ``worked-direct``, and what
+``worked-rediscover`` did, whose seeds can part ways (:func:`rediscovery`).
+Each selector picks its case and values whatever the outcome and never
+offers a degenerate quantity as evidence; ``tests/unit/book/test_working.py``
+tries each on made-up outcomes. Private to the chapter:
+:func:`rlbook.book.topics` skips modules whose name starts with an
+underscore.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-import numpy as np
-
-from rlbook.book import phrasing
+from rlbook.book import _sides, phrasing
+from rlbook.book._shown import shown_seed
+from rlbook.book.facts import Num
+from rlbook.book.wording import choice
 
 TAKEOVER = 0.5
 """The held-out share of worked answers at or above which the chapter says they became a run's majority."""
@@ -29,9 +35,15 @@ def _range(values, fmt: str | Callable[[float], str] = ".2f", dash: str = "–")
     return phrasing.span([float(v) for v in values], fmt, dash)
 
 
+def percent_format(x: float) -> str:
+    """The format of a share as a percentage: to a tenth of a percent under 10 % ("0.5%"), to a whole percent above
+    ("88%")."""
+    return ".1%" if x < 0.1 else ".0%"
+
+
 def percent(x: float) -> str:
-    """A share as a percentage: to a tenth of a percent under 10 % ("0.5%"), to a whole percent above ("88%")."""
-    return format(x, ".1%" if x < 0.1 else ".0%")
+    """A share as a percentage, in :func:`percent_format`."""
+    return format(x, percent_format(x))
 
 
 def _move(before: float, after: float) -> str:
@@ -39,73 +51,101 @@ def _move(before: float, after: float) -> str:
     return f"{percent(before)} to {percent(after)}"
 
 
-def rediscovery(shares: dict[int, tuple[float, float]], seeds: tuple[int, ...], takeover: float = TAKEOVER) -> str:
-    """What ``worked-rediscover`` did, as one sentence: where worked answers became the majority, where not.
+def _moves(shares: dict[int, tuple[float, float]], where: list[int]) -> str:
+    """How the share moved on the seeds ``where``, as values: "4.0% to 88%" for one seed (which the sentence names
+    just before), "seed 0: 26% to 98%; seed 1: 23% to 97%" for several."""
+    if len(where) == 1:
+        return _move(*shares[where[0]])
+    return "; ".join(f"seed {s}: {_move(*shares[s])}" for s in where)
+
+
+REDISCOVERY = _sides.cases(("majority", "minority"))
+"""The cases of :func:`rediscovery`: worked answers became the majority on every seed, stayed a minority on every
+seed, or the seeds parted ways."""
+
+
+def rediscovery(
+    shares: dict[int, tuple[float, float]], seeds: tuple[int, ...], takeover: float = TAKEOVER
+) -> dict[str, Any]:
+    """What ``worked-rediscover`` did: the seeds where worked answers became the majority and those where they did
+    not, each with how its share moved.
 
     ``shares`` maps each seed to its held-out share of worked answers before
     and after RL; worked answers became the majority where the share ended at
-    or above ``takeover``. Where the seeds part ways, the sentence says so, once.
+    or above ``takeover``.
     """
     took = [s for s in seeds if shares[s][1] >= takeover]
     rest = [s for s in seeds if s not in took]
-
-    def moves(where: list[int]) -> str:
-        if len(where) == 1:  # the seed is named just before
-            return _move(*shares[where[0]])
-        return "; ".join(f"seed {s}: {_move(*shares[s])}" for s in where)
-
-    if not rest:
-        return f"Worked answers became the majority on {phrasing.seeds(took, seeds)} ({moves(took)})."
-    if not took:
-        return f"Worked answers stayed a minority on {phrasing.seeds(rest, seeds)} ({moves(rest)})."
-    return (
-        f"The seeds parted ways: worked answers became the majority on {phrasing.seeds(took, seeds)} "
-        f"({moves(took)}) and stayed a minority on {phrasing.seeds(rest, seeds)} ({moves(rest)})."
-    )
+    moves = {
+        f"{name}_moves": _moves(shares, where) for name, where in (("majority", took), ("minority", rest)) if where
+    }
+    return _sides.grouped({"majority": took, "minority": rest}, seeds, **moves)
 
 
-def ahead(worked: list[float], control: list[float]) -> str:
-    """Where ``worked``'s final held-out accuracy ended against the control's, seed by seed, as a predicate."""
+AHEAD = ("above", "below", "above_its_seed", "below_its_seed", "mixed")
+"""The cases of :func:`ahead`: ``worked`` ended above the control on every seed, or below it, each said of one
+seed or of several; or above on some seeds and not on others."""
+
+
+def ahead(worked: list[float], control: list[float]) -> dict[str, Any]:
+    """Where ``worked``'s final held-out accuracy ended against the control's, seed by seed: the range of its lead
+    where it led on every seed (or trailed on every seed), the lowest and highest difference otherwise."""
     gaps = [round(w, 2) - round(c, 2) for w, c in zip(worked, control)]  # as the tables print them
     side = "above" if min(gaps) > 0 else "below" if max(gaps) < 0 else None
     if side is None:
-        return f"ended between {min(gaps):+.2f} and {max(gaps):+.2f} against the control, depending on the seed"
-    each = "on each seed" if len(gaps) > 1 else "on its seed"
-    return f"ended {_range([abs(g) for g in gaps])} {side} the control {each}"
+        return choice("mixed", AHEAD, low=Num(min(gaps), "+.2f"), high=Num(max(gaps), "+.2f"))
+    case = side if len(gaps) > 1 else f"{side}_its_seed"
+    return choice(case, AHEAD, lead=_range([abs(g) for g in gaps]))
 
 
 LEVEL = 0.02
 """A change in held-out accuracy smaller than this is "level" in the chapter's words (a few sums of 300)."""
 
+CHANGE_SIDES = ("rose", "fell", "level")
+"""The ways a seed's accuracy can move over RL (:func:`change_by_seed`): it rose, fell, or held level."""
+CHANGE = _sides.cases(CHANGE_SIDES)
+"""The cases of :func:`change_by_seed` and :func:`accuracy_change`: the combinations of those ways that hold a
+seed."""
 
-def change_by_seed(before: list[float], after: list[float], seeds: tuple[int, ...], tolerance: float = LEVEL) -> str:
-    """Which way a quantity moved on each seed, grouped: "fell on seeds 0 and 1 and held level on seed 2"."""
-    words: dict[str, list[int]] = {"rose": [], "fell": [], "held level": []}
+
+def _changes(before: list[float], after: list[float], seeds: tuple[int, ...], tolerance: float) -> dict:
+    """The seeds by which way a quantity moved from ``before`` to ``after``, a move within ``tolerance`` level."""
+    groups: dict[str, list[int]] = {way: [] for way in CHANGE_SIDES}
     for s, b, a in zip(seeds, before, after):
-        words[phrasing.direction(a, b, tolerance, ("rose", "fell", "held level"))].append(s)
-    parts = [f"{word} on {phrasing.seeds(where, seeds)}" for word, where in words.items() if where]
-    return phrasing.listing(parts)
+        groups[phrasing.direction(a, b, tolerance, CHANGE_SIDES)].append(s)
+    return groups
 
 
-def accuracy_change(before: list[float], after: list[float], seeds: tuple[int, ...], tolerance: float = LEVEL) -> str:
-    """What ``worked``'s held-out accuracy did over RL, as a sentence: it rose with the share on every seed, or
-    which seeds it rose, fell or held level on."""
-    moved = f"from {_range(before)} to {_range(after)}"
-    if all(a - b > tolerance for b, a in zip(before, after)):
-        return f"Accuracy rose with it on {phrasing.seeds(seeds, seeds)}, {moved}."
-    return f"Accuracy did not follow on every seed: it went {moved}, and {change_by_seed(before, after, seeds)}."
+def change_by_seed(
+    before: list[float], after: list[float], seeds: tuple[int, ...], tolerance: float = LEVEL
+) -> dict[str, Any]:
+    """Which way a quantity moved on each seed, grouped ("fell on seeds 0 and 1 and held level on seed 2")."""
+    return _sides.grouped(_changes(before, after, seeds, tolerance), seeds)
 
 
-def part(values: list[float], seeds: tuple[int, ...]) -> str:
-    """What one part of a split gain did over the seeds, as a predicate: "added to accuracy on every seed
-    (+0.10 to +0.12)", or which seeds it added on and which it took away on."""
-    grouped = {
-        "added to accuracy": [s for s, v in zip(seeds, values) if v > 0],
-        "took accuracy away": [s for s, v in zip(seeds, values) if v < 0],
-        "changed nothing": [s for s, v in zip(seeds, values) if v == 0],
-    }
-    said = phrasing.listing([f"{word} on {phrasing.seeds(where, seeds)}" for word, where in grouped.items() if where])
-    return f"{said} ({phrasing.span(list(values), _signed, ' to ')})"
+def accuracy_change(
+    before: list[float], after: list[float], seeds: tuple[int, ...], tolerance: float = LEVEL
+) -> dict[str, Any]:
+    """What ``worked``'s held-out accuracy did over RL: the case ``rose`` where it rose on every seed, otherwise
+    which seeds it rose, fell or held level on; with its value before and after on the seed the page follows
+    (``seed``)."""
+    shown = seeds.index(shown_seed(seeds))
+    moved: dict[str, Any] = {"seed": seeds[shown], "before": Num(before[shown]), "after": Num(after[shown])}
+    return _sides.grouped(_changes(before, after, seeds, tolerance), seeds, **moved)
+
+
+PART_SIDES = ("added", "took", "nothing")
+"""What one part of a split gain did on a seed (:func:`part`): added to accuracy, took some away, or changed
+nothing."""
+PART = _sides.cases(PART_SIDES)
+"""The cases of :func:`part`: the combinations of those that hold a seed."""
+
+
+def part(values: list[float], seeds: tuple[int, ...]) -> dict[str, Any]:
+    """What one part of a split gain did over the seeds: where it added to accuracy, where it took some away, and
+    where it changed nothing, with its range over seeds (``span``, "+0.10 to +0.12")."""
+    groups = _sides.sides(values, [0.0] * len(values), seeds, PART_SIDES)
+    return _sides.grouped(groups, seeds, span=phrasing.span(list(values), _signed, " to "))
 
 
 def _signed(x: float) -> str:
@@ -115,38 +155,34 @@ def _signed(x: float) -> str:
     return f"{x:+.3f}" if abs(x) < 0.005 else f"{x:+.2f}"
 
 
-def against_worked(again: list[float], worked: list[float], seeds: tuple[int, ...], less: str, more: str) -> str:
-    """How a quantity of ``worked-rediscover`` compares with ``worked``'s, seed by seed: ``less`` on the seeds where
-    it is smaller, ``more`` on the others ("below `worked`'s on every seed", or both sides named)."""
-    return phrasing.by_side(worked, again, seeds, less, more, joiner=" and ")
+SHARE_SIDES = ("below", "above")
+"""Where ``worked-rediscover``'s share ended against ``worked``'s on a seed (:func:`against_worked`): below it, or
+level with or above it."""
+SHARE_VS = _sides.cases(SHARE_SIDES)
+"""The cases of :func:`against_worked`: the combinations of those that hold a seed."""
 
 
-def edges(again: list[float], worked: list[float], seeds: tuple[int, ...]) -> str:
-    """The edge of a worked answer over a direct one before RL under ``worked-rediscover`` against ``worked``'s:
-    the values themselves (their means over several seeds, whose values the chapter's table gives), not which
-    side of each other they fell on."""
-    if len(seeds) == 1:
-        return f"an edge of {again[0]:+.2f}, against {worked[0]:+.2f} under `worked`"
-    return (
-        f"an edge of {float(np.mean(again)):+.2f} on average over the seeds, against "
-        f"{float(np.mean(worked)):+.2f} under `worked`"
-    )
+def against_worked(again: list[float], worked: list[float], seeds: tuple[int, ...]) -> dict[str, Any]:
+    """How a quantity of ``worked-rediscover`` compares with ``worked``'s, seed by seed: the seeds where it is
+    smaller (``below``), and the others (``above``, level included)."""
+    return _sides.grouped(_sides.sides(worked, again, seeds, SHARE_SIDES), seeds)
 
 
-def weights(switch: list[float], execution: list[float], seeds: tuple[int, ...]) -> str:
-    """Which part of the split gain was the larger, seed by seed, and by how much where execution led on every seed."""
-    said = phrasing.by_side(
-        execution,
-        switch,
-        seeds,
-        "execution added more than the switch",
-        "the switch added more than execution",
-        "the two parts added the same",
-        joiner=" and ",
-    )
+WEIGHT_SIDES = ("execution", "switch", "same")
+"""Which part of ``worked``'s split gain was the larger on a seed (:func:`weights`), or that they were equal."""
+WEIGHTS = ("times", *_sides.cases(WEIGHT_SIDES))
+"""The cases of :func:`weights`: ``times`` where execution added more than a positive switch on every seed, with
+how many times as much; otherwise the combinations of :data:`WEIGHT_SIDES` that hold a seed."""
+
+
+def weights(switch: list[float], execution: list[float], seeds: tuple[int, ...]) -> dict[str, Any]:
+    """Which part of the split gain was the larger, seed by seed, and by how much where execution led on every seed
+    and the switch added something."""
+    made = _sides.grouped(_sides.sides(execution, switch, seeds, WEIGHT_SIDES), seeds, WEIGHTS)
     if all(e > w > 0 for w, e in zip(switch, execution)):
-        said += f", {phrasing.span([e / w for w, e in zip(switch, execution)], '.1f', ' to ')} times as much"
-    return said
+        times = phrasing.span([e / w for w, e in zip(switch, execution)], ".1f", " to ")
+        return choice("times", WEIGHTS, **made["values"], times=times)
+    return made
 
 
 def run_rows(by_seed: dict, seeds: tuple[int, ...], name: str) -> list[dict]:
@@ -154,48 +190,64 @@ def run_rows(by_seed: dict, seeds: tuple[int, ...], name: str) -> list[dict]:
     return [by_seed[s]["rows"][name] for s in seeds]
 
 
+def _share(x: float) -> Num:
+    """A share as :func:`percent` prints it, as a number."""
+    return Num(x, percent_format(x))
+
+
+def on_seed(worked: dict, control: dict, again: dict) -> dict[str, Num]:
+    """The values the prose gives for the seed the page follows, each formatted as the ranges over seeds were, from
+    each run's row on that seed: ``worked``'s share of worked answers, mean length and style-choice entropy before
+    and after RL, its probability of a worked answer after RL and each style's accuracy; the control's accuracy and
+    style-choice entropy; ``worked-rediscover``'s share and each style's accuracy before RL, its accuracy before and
+    after, and the edge of a worked answer before RL under it and under ``worked``."""
+    return {
+        "share_before": _share(worked["share_before"]),
+        "share_after": _share(worked["share_after"]),
+        "length_before": Num(worked["length_before"], ".1f"),
+        "length_after": Num(worked["length_after"], ".1f"),
+        "style_entropy_before": Num(worked["style_entropy_before"]),
+        "style_entropy_after": Num(worked["style_entropy_after"]),
+        "p_worked_after": _share(worked["p_worked_after"]),
+        "worked_right_before": Num(worked["accuracy_worked_before"]),
+        "worked_right_after": Num(worked["accuracy_worked_after"]),
+        "direct_right_before": Num(worked["accuracy_direct_before"]),
+        "control_accuracy_before": Num(control["accuracy_before"]),
+        "control_accuracy_after": Num(control["accuracy_after"]),
+        "control_style_entropy_before": Num(control["style_entropy_before"]),
+        "control_style_entropy_after": Num(control["style_entropy_after"]),
+        "again_share_before": _share(again["share_before"]),
+        "again_worked_right_before": Num(again["accuracy_worked_before"]),
+        "again_direct_right_before": Num(again["accuracy_direct_before"]),
+        "again_edge": Num(again["working_pays_before"], "+.2f"),
+        "worked_edge": Num(worked["working_pays_before"], "+.2f"),
+        "again_accuracy_before": Num(again["accuracy_before"]),
+        "again_accuracy_after": Num(again["accuracy_after"]),
+    }
+
+
 def phrases(by_seed: dict, seeds: tuple[int, ...]) -> dict:
-    """The outcome-dependent numbers and words of the prose."""
+    """The values of the followed seed, the ranges over seeds, and the choices of the prose."""
     worked, control = run_rows(by_seed, seeds, "worked"), run_rows(by_seed, seeds, "worked-direct")
     again = run_rows(by_seed, seeds, "worked-rediscover")
-    out = {}
-    for key, fmt in (
-        ("share", percent),
-        ("length", ".1f"),
-        ("accuracy", ".2f"),
-        ("style_entropy", ".2f"),
-        ("p_worked", percent),
-    ):
-        for when in ("before", "after"):
-            out[f"{key}_{when}"] = _range([r[f"{key}_{when}"] for r in worked], fmt)
-            out[f"control_{key}_{when}"] = _range([r[f"{key}_{when}"] for r in control], fmt)
-            out[f"again_{key}_{when}"] = _range([r[f"{key}_{when}"] for r in again], fmt)
+    shown = seeds.index(shown_seed(seeds))
+    out: dict[str, Any] = {
+        "on_seed": on_seed(worked[shown], control[shown], again[shown]),
+        "control_share_before": _range([r["share_before"] for r in control], percent),
+        "control_share_after": _range([r["share_after"] for r in control], percent),
+    }
     out["accuracy_change"] = accuracy_change(
         [r["accuracy_before"] for r in worked], [r["accuracy_after"] for r in worked], seeds
     )
     out["switch"] = part([r["gain_from_switch"] for r in worked], seeds)
     out["execution"] = part([r["gain_from_execution"] for r in worked], seeds)
-    out["worked_right_before"] = _range([r["accuracy_worked_before"] for r in worked])
-    out["direct_right_before"] = _range([r["accuracy_direct_before"] for r in worked])
-    out["worked_right_after"] = _range([r["accuracy_worked_after"] for r in worked])
     out["ahead"] = ahead([r["accuracy_after"] for r in worked], [r["accuracy_after"] for r in control])
     out["control_change"] = change_by_seed(
         [r["accuracy_before"] for r in control], [r["accuracy_after"] for r in control], seeds
     )
-    out["again_worked_right_before"] = _range([r["accuracy_worked_before"] for r in again])
-    out["again_direct_right_before"] = _range([r["accuracy_direct_before"] for r in again])
-    out["again_edge"] = edges(
-        [r["working_pays_before"] for r in again], [r["working_pays_before"] for r in worked], seeds
-    )
     out["execution_vs_switch"] = weights(
         [r["gain_from_switch"] for r in worked], [r["gain_from_execution"] for r in worked], seeds
     )
-    out["again_share_vs"] = against_worked(
-        [r["share_after"] for r in again],
-        [r["share_after"] for r in worked],
-        seeds,
-        "below `worked`'s",
-        "level with or above `worked`'s",
-    )
+    out["again_share_vs"] = against_worked([r["share_after"] for r in again], [r["share_after"] for r in worked], seeds)
     out["rediscovery"] = rediscovery({s: (r["share_before"], r["share_after"]) for s, r in zip(seeds, again)}, seeds)
     return out

@@ -1,11 +1,12 @@
 """The TRL appendix's facts (chapters/appendix-trl.qmd): the book's task, audit and record on TRL's GRPOTrainer.
 
-Every number, table row and outcome-dependent phrase of the appendix, and
-the data its figures draw, computed on every seed from the runs ``base`` and
-``main``, the TRL runs of the bridge (:func:`rlbook.trl.load_run` of
-:data:`rlbook.trl.DEMO`, the first steps of ``main`` handed to TRL) and the
-bridge's two-process run (:func:`rlbook.trl.load_processes_run`). The page
-shows seed :data:`SHOWN`; its claims are checked on every seed.
+Every number and table row of the appendix, the choices of its
+outcome-dependent sentences, and the data its figures draw, computed on
+every seed from the runs ``base`` and ``main``, the TRL runs of the bridge
+(:func:`rlbook.trl.load_run` of :data:`rlbook.trl.DEMO`, the first steps of
+``main`` handed to TRL) and the bridge's two-process run
+(:func:`rlbook.trl.load_processes_run`). The page shows seed
+:data:`SHOWN`; its claims are checked on every seed.
 
 The TRL runs are not in the run catalogue: they enter the facts' key as
 :class:`Cached` needs, each keyed by its own cache key, which covers the
@@ -13,8 +14,8 @@ bridge's code, the base run and the installed TRL versions, so installing
 another TRL recomputes these facts. The facts need the ``trl`` extra
 (:func:`available`).
 
-Its wording lives in :mod:`rlbook.book._bridge_words` and its claims in
-:mod:`rlbook.book._bridge_claims`.
+Its choices and displays are made in :mod:`rlbook.book._bridge_words` (the
+page words the choices) and its claims in :mod:`rlbook.book._bridge_claims`.
 """
 
 from __future__ import annotations
@@ -325,11 +326,11 @@ def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
         "start": Num(shown["trl_eval"][0][1], ".3f"),
         "trl_end": Num(trl_end),
         "book_end": Num(book_end),
-        "order": phrasing.direction(trl_end, book_end, 0.005, ("above", "below", "level with")),
+        "order": words.order(trl_end, Num(book_end)),
         "apart": Num(max(apart)),
         "book_gains": phrasing.span(book_gains),
         "trl_gains": phrasing.span(trl_gains),
-        "larger": words.who_gained_more(trl_gains, book_gains, seeds),
+        "larger": words.larger(trl_gains, book_gains, seeds),
         "overlap": max(min(trl_gains), min(book_gains)) <= min(max(trl_gains), max(book_gains)),
         "gains": {"seeds": list(seeds), "TRL": trl_gains, "rlbook": book_gains},
     }
@@ -399,7 +400,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "tokenizer": _tokenizer(),
         "params": Num(shown["model"]["params"], ",.0f"),
         "gap": Num(max(by_seed[s]["model"]["gap"] for s in seeds), "sci"),
-        "logits": words.logits_phrase(max(by_seed[s]["model"]["gap"] for s in seeds)),
+        "logits": words.logits(max(by_seed[s]["model"]["gap"] for s in seeds)),
         "crosscheck": words.crosscheck_rows(shown["audit"]["worst"]),
         "decoding": {
             "ids": Num(shown["decoding"]["from_ids"]),

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from rlbook.book import phrasing
 from rlbook.book.facts import Facts
+from rlbook.book.wording import Words
 
 Kind = Literal["law", "finding"]
 KINDS: tuple[Kind, ...] = ("law", "finding")
@@ -113,13 +114,6 @@ class Verdict:
 
 NOTICE_CLASS = "law-notice"
 """The class of the span that marks a law that did not hold (styled by the site's stylesheets)."""
-
-
-class Words(str):
-    """Markdown a page's inline expression writes as it is (Quarto reads ``_repr_markdown_``)."""
-
-    def _repr_markdown_(self) -> str:
-        return str(self)
 
 
 def notice(name: str, failure: str) -> Words:

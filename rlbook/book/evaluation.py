@@ -1,14 +1,14 @@
 """Chapter 8's facts (chapters/08-checkpoints-evaluation-record.qmd): checkpoints, evaluation and the run record.
 
-Every number, table row and outcome-dependent phrase of the chapter, and the
-data its figures draw, computed on every seed from the runs ``base``,
-``main``, ``exploit`` (trained against the fail-open verifier), ``faults``
-(``main``'s recipe with injected failures) and ``process-base`` (the
-multi-step world's starting policy). The page shows seed :data:`SHOWN`; its
-claims are checked on every seed.
+Every number and table row of the chapter, the choices of its
+outcome-dependent sentences, and the data its figures draw, computed on
+every seed from the runs ``base``, ``main``, ``exploit`` (trained against
+the fail-open verifier), ``faults`` (``main``'s recipe with injected
+failures) and ``process-base`` (the multi-step world's starting policy).
+The page shows seed :data:`SHOWN`; its claims are checked on every seed.
 
-Its outcome-dependent wording lives in :mod:`rlbook.book._evaluation_words`
-and its claims in :mod:`rlbook.book._evaluation_claims`.
+Its choices are made in :mod:`rlbook.book._evaluation_words` (the page
+words them) and its claims in :mod:`rlbook.book._evaluation_claims`.
 """
 
 from __future__ import annotations
@@ -98,9 +98,7 @@ def _exploit(exploit, hack, seed: int) -> dict:
         "reward_pick_heldout": Num(by_reward.heldout.value),
         "validation_pick": by_validation.step,
         "validation_pick_heldout": Num(by_validation.heldout.value),
-        "validation_pick_words": (
-            f"step {by_validation.step}" if by_validation.step else "step 0, the policy RL started from"
-        ),
+        "validation_checkpoint": words.validation_pick(by_validation.step),
         "result": result,
     }
 
@@ -114,11 +112,11 @@ def _picks(scores) -> dict:
     tests = [r["test"].value for r in rows]
     spread, narrowest = max(tests) - min(tests), min(r["test"].hi - r["test"].lo for r in rows)
     return {
-        "sentence": words.pick_sentence(by_step),
+        "which": words.picks(by_step),
         "spread": Num(spread),
         "narrowest": Num(narrowest),
         "apart": spread > narrowest,
-        "apart_sentence": words.apart_sentence(len(by_step), Num(spread), Num(narrowest)),
+        "told_apart": words.told_apart(len(by_step), Num(spread), Num(narrowest)),
         "table": [
             [
                 r["rule"],
@@ -167,8 +165,8 @@ def _slices(main, seed: int) -> dict:
         "gains": {name: r["gain"].value for name, r in by_name.items()},
         "stuck": len(stuck),
         "stuck_list": phrasing.listing([t.name for t in stuck]) if stuck else "",
-        "stuck_sentence": words.stuck_sentence([t.name for t in stuck]),
-        "habit": words.habit_sentence(habits),
+        "never_right": words.never_right([t.name for t in stuck]),
+        "habit": words.habit(habits),
     }
 
 

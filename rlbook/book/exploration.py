@@ -1,7 +1,8 @@
 """Chapter 6's facts (chapters/06-exploration-rollouts.qmd): what sampling shows the reward, and rollouts as data.
 
-Every number, range and outcome-dependent phrase of the chapter, and the data
-its figures and tables draw, computed on every seed: ``base`` sampled at
+Every number and range of the chapter, the choices of its sentences whose
+form follows the runs, and the data its figures and tables draw, computed on
+every seed: ``base`` sampled at
 several temperatures (pass@k, mixed groups, the exploration audit), the
 batches ``main`` trained on, pass@k before and after RL at equal budgets,
 what the pretrained policy knew in its own format, and the runs ``stale`` and
@@ -9,8 +10,8 @@ what the pretrained policy knew in its own format, and the runs ``stale`` and
 audit of :data:`SHOWN`; its claims hold on every seed.
 
 This module measures the runs and lays out the tables and the figures' data;
-the prose's outcome-dependent wording lives in
-:mod:`rlbook.book._exploration_words` and its claims in
+the prose's outcome-dependent numbers and choices (the page words each case)
+live in :mod:`rlbook.book._exploration_words` and its claims in
 :mod:`rlbook.book._exploration_claims`.
 """
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rlbook.book import wording
 from rlbook.book.phrasing import approximately
 
 if TYPE_CHECKING:
@@ -107,6 +108,10 @@ class Facts(Mapping):
 
     def __dir__(self) -> list[str]:
         return sorted(k for k in self._data if isinstance(k, str))
+
+    def say(self, name: str, **wordings: str) -> wording.Words:
+        """Choice ``name`` of these facts in the page's ``wordings``, one per case (:mod:`rlbook.book.wording`)."""
+        return wording.say(name, self[name], wordings)
 
     def __reduce__(self):
         return (Facts, (self._data, self._path))

@@ -1,8 +1,10 @@
 """Chapter 3's facts (chapters/03-reward-to-gradient.qmd): from a reward to a gradient.
 
-Every number, range and outcome-dependent phrase of the chapter, and the
-data its figures and tables draw: the minimal REINFORCE loop set beside
-``main`` and ``pg``, the variance of gradient estimates with and without a
+Every number and range of the chapter, the choices of its outcome-dependent
+sentences (:mod:`rlbook.book.wording`, worded in the page), and the data its
+figures and tables draw: the minimal REINFORCE loop set beside
+``main`` and ``pg``, the same loop trained on shifted rewards with and
+without its baseline, the variance of gradient estimates with and without a
 baseline, advantages and groups with no signal in ``main``'s batches, credit
 on real tokens, the record against the credit, and the real multi-step group
 of Exercise 3.1. The chapter shows seed 0; its claims are checked on every
@@ -20,6 +22,7 @@ from rlbook.book._shown import shown_seed
 from rlbook.book.claims import Claim, every_seed
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
+from rlbook.book.wording import choice
 from rlbook.core import advantages as adv
 from rlbook.core import rl, world
 from rlbook.runs import MAIN, load, spec
@@ -34,6 +37,11 @@ DRIFT_STEP, DRIFT_LATER = 11, 20
 """The recorded batch whose log-probabilities the chapter recomputes, and the later checkpoint it uses."""
 SAME_AS = 2
 """Two held-out evaluations count as the same run's when they differ by at most this many of their samples."""
+SHIFT, LARGE_SHIFT = 1.0, 3.0
+"""The offsets chapter 3 adds to every reward when it trains the loop without a baseline."""
+KEPT_MOST, KEPT_LITTLE = 0.75, 0.5
+"""A shifted run without a baseline kept most of its twin's gain at or above the first share, little below the
+second (its twin: the same shift, the same seed, with the group baseline)."""
 
 
 def needs(seeds: tuple[int, ...]) -> tuple[Need, ...]:
@@ -56,6 +64,26 @@ def _loop(seed: int) -> dict:
         "main": [main[s] for s in steps],
         "pg_steps": [s for s in steps if s in pg],
         "pg": [pg[s] for s in steps if s in pg],
+    }
+
+
+def _shifted(seed: int, main: list[float]) -> dict:
+    """The loop from ``base`` on ``seed`` with every reward moved up: by :data:`SHIFT` with the group baseline and
+    without, by :data:`LARGE_SHIFT` without; each one's held-out curve beside ``main``'s, and the share of the
+    baselined run's gain in held-out expected reward, start to last step, that each run without a baseline kept."""
+    variants = {"baseline": (SHIFT, True), "shift": (SHIFT, False), "large_shift": (LARGE_SHIFT, False)}
+    curves = {
+        name: reinforce.train_and_evaluate(load("base", seed).policy(), seed, MAIN, offset=offset, baseline=baseline)
+        for name, (offset, baseline) in variants.items()
+    }
+    heldout = {name: c["heldout"] for name, c in curves.items()}
+    gain = heldout["baseline"][-1] - heldout["baseline"][0]
+    return {
+        "seed": seed,
+        "steps": curves["baseline"]["steps"],
+        "main": main,
+        **heldout,
+        "kept": {name: (heldout[name][-1] - heldout[name][0]) / gain for name in ("shift", "large_shift")},
     }
 
 
@@ -123,60 +151,86 @@ def _process(seed: int) -> dict:
     return {**group.as_data(), "row": row, "table": credit.process_rows(group)}
 
 
-def _same_as_pg_sentence(loops: list[dict], seeds: tuple[int, ...], samples: int) -> str:
-    """Whether the loop's held-out curve is ``pg``'s checkpoint for checkpoint, and on which seeds.
+LARGE = ("fell", "kept")
+"""The cases of :func:`large_shift`: the loop on the large shift without a baseline ended below its start on every
+seed, or not on every seed."""
+
+
+def large_shift(curves: list[dict]) -> dict:
+    """What the loop moved up by :data:`LARGE_SHIFT` without a baseline did, from :func:`_shifted`'s ``curves``.
+
+    "fell" when every seed ended below its start, with how far (a range);
+    "kept" otherwise, with the share of its twin's gain each seed kept, in
+    seed order (chapter 3).
+    """
+    fell = [c["large_shift"][0] - c["large_shift"][-1] for c in curves]
+    if min(fell) > 0:
+        return choice("fell", LARGE, fell=phrasing.span(fell, ".3f"))
+    return choice("kept", LARGE, kept=phrasing.in_order([format(c["kept"]["large_shift"], ".0%") for c in curves]))
+
+
+SAME_AS_PG = ("same", "parted")
+"""The cases of :func:`same_as_pg`: the loop's held-out curve is ``pg``'s on some seeds, or parts from it on all."""
+
+
+def same_as_pg(loops: list[dict], seeds: tuple[int, ...], samples: int) -> dict:
+    """Whether the loop's held-out curve is ``pg``'s checkpoint for checkpoint, and on which seeds (chapter 3).
 
     Both are REINFORCE with a group-mean baseline from the same policy and the
     same random draws; they differ in how the arithmetic is laid out (the
     engine packs a batch's answers and keeps AdamW's weights in one vector),
     so they agree until a rounding difference changes one sampled answer.
+    "same" names the seeds where every checkpoint agrees to within
+    :data:`SAME_AS` of the ``samples``; "parted" where none does.
     """
     tol = (SAME_AS + 0.5) / samples
     same = [c["seed"] for c in loops if max(abs(a - b) for a, b in zip(c["loop"], c["pg"])) <= tol]
-    where = phrasing.seeds(same, seeds)
-    if same:
-        return (
-            f"On {where} its held-out expected reward is `pg`'s, to within {phrasing.number_word(SAME_AS)} of "
-            f"the {samples:,} samples, at every "
-            f"checkpoint `pg` has: the same algorithm, the same first policy and the same random draws give the "
-            f"same run, until a difference in the last digits changes one sampled answer."
-        )
-    return (
-        "Its held-out curve parts from `pg`'s on every seed: the same algorithm from the same policy with the "
-        "same random draws, the two differ only in how the arithmetic is laid out, and a difference in the "
-        "last digits soon changes a sampled answer."
+    if not same:
+        return choice("parted", SAME_AS_PG)
+    return choice(
+        "same",
+        SAME_AS_PG,
+        where=phrasing.seeds(same, seeds),
+        within=phrasing.number_word(SAME_AS),
+        samples=Num(samples, ",.0f"),
     )
 
 
-def _quiet_sentence(variance: dict, seeds: tuple[int, ...]) -> str:
+QUIETER = ("plain", "baseline", "split")
+"""The cases of :func:`quieter`: the plain 0/1 reward is the quieter estimate on every seed, the group baseline
+is, or each is on some seeds."""
+
+
+def quieter(variance: dict, seeds: tuple[int, ...]) -> dict:
     """Which of the two estimates, the plain 0/1 reward or the group baseline, is the quieter, and on which seeds."""
-    quieter = [s for s in seeds if variance[s]["at_zero"] < 1]
-    noisier = [s for s in seeds if s not in quieter]
+    plain = [s for s in seeds if variance[s]["at_zero"] < 1]
+    noisier = [s for s in seeds if s not in plain]
     if not noisier:
-        return "On every seed the plain 0/1 reward gives the quieter estimate of the two."
-    if not quieter:
-        return "On every seed the group baseline gives the quieter estimate of the two."
-    return (
-        f"The plain 0/1 reward gives the quieter estimate on {phrasing.seeds(quieter, seeds)} and the noisier on "
-        f"{phrasing.seeds(noisier, seeds)}: which way it goes depends on the policy."
-    )
+        return choice("plain", QUIETER)
+    if not plain:
+        return choice("baseline", QUIETER)
+    return choice("split", QUIETER, quieter=phrasing.seeds(plain, seeds), noisier=phrasing.seeds(noisier, seeds))
 
 
-def _step_credit(value: float) -> str:
-    """What Exercise 3.1's step labels give the characters of the chosen answer's first step, in words."""
+STEP_CREDIT = ("none", "positive", "negative")
+"""The cases of :func:`step_credit`: the first step's advantage is zero, positive or negative."""
+
+
+def step_credit(value: float) -> dict:
+    """What Exercise 3.1's step labels give the characters of the chosen answer's first step (chapter 3).
+
+    "none" when the advantage is zero, so that no change of zero is ever
+    printed; otherwise its sign, with the ``value``.
+    """
     if abs(value) < 1e-9:
-        return (
-            "no credit at all: every answer in the group got its first step right, so that step's "
-            "advantage is zero, neither pushed up nor down"
-        )
-    if value > 0:
-        return f"a positive advantage, {value:+.3f}: fewer than all of its siblings got their first step right"
-    return f"a negative advantage, {value:+.3f}"
+        return choice("none", STEP_CREDIT)
+    return choice("positive" if value > 0 else "negative", STEP_CREDIT, value=Num(value, "+.3f"))
 
 
 def compute(seeds: tuple[int, ...]) -> dict:
     """Every fact of chapter 3 on ``seeds`` (figures and tables for :data:`SHOWN`)."""
     loops = [_loop(seed) for seed in seeds]
+    shifted = [_shifted(seed, c["main"]) for seed, c in zip(seeds, loops)]
     variance = {seed: _variance(seed) for seed in seeds}
     batches = {seed: _batches(seed) for seed in seeds}
     process = {seed: _process(seed) for seed in seeds}
@@ -216,7 +270,27 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "pg_low": float(pg_end.min()),
             "pg_high": float(pg_end.max()),
             "start": Num(np.mean([c["loop"][0] for c in loops])),
-            "same_as_pg": _same_as_pg_sentence(loops, seeds, len(world.split("heldout")) * MAIN.eval_n),
+            "same_as_pg": same_as_pg(loops, seeds, len(world.split("heldout")) * MAIN.eval_n),
+        },
+        "shifted": {
+            "curves": shifted,
+            "shift": Num(SHIFT, "g"),
+            "large": Num(LARGE_SHIFT, "g"),
+            "kept_shift": phrasing.span([c["kept"]["shift"] for c in shifted], ".0%"),
+            "large_shift": large_shift(shifted),
+            "most": Num(KEPT_MOST, ".0%"),
+            "little": Num(KEPT_LITTLE, ".0%"),
+            "table": [
+                {
+                    "seed": c["seed"],
+                    "start": c["baseline"][0],
+                    "main": c["main"][-1],
+                    f"+{SHIFT:g}, baseline": c["baseline"][-1],
+                    f"+{SHIFT:g}, none": c["shift"][-1],
+                    f"+{LARGE_SHIFT:g}, none": c["large_shift"][-1],
+                }
+                for c in shifted
+            ],
         },
         "variance": {
             "by_seed": variance,
@@ -226,7 +300,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "at_minus": Num(shown_v["at_minus"], ".0f"),
             "best_offset": Num(shown_v["best_offset"], "+.2f"),
             "train_rate": Num(shown_v["train_rate"], ".0%"),
-            "quieter_sentence": _quiet_sentence(variance, seeds),
+            "quieter": quieter(variance, seeds),
         },
         "batches": batches,
         "group_scale": shown_b["group_scale"],
@@ -271,7 +345,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "chosen_length": phrasing.number_word(len(shown_p["completions"][row])),
             "outcome": Num(shown_p["outcome_adv"][row], "+.3f"),
             "second": Num(shown_p["step_adv"][row][1], "+.3f"),
-            "first_credit": _step_credit(shown_p["step_adv"][row][0]),
+            "first_credit": step_credit(shown_p["step_adv"][row][0]),
         },
         "process_by_seed": {
             seed: {
@@ -317,6 +391,27 @@ CLAIMS = (
         "the loop and main start from the same base policy and its evaluation",
         _every(lambda F, s: F.loop.curves[F.seeds.index(s)].loop[0] == F.loop.curves[F.seeds.index(s)].main[0]),
         kind="law",
+    ),
+    Claim(
+        "shift-cancels-in-the-baseline",
+        "with the group baseline, the loop on rewards moved up is the unshifted loop, checkpoint for checkpoint",
+        _every(lambda F, s: F.shifted.curves[F.seeds.index(s)].baseline == F.loop.curves[F.seeds.index(s)].loop),
+        lambda F: [(c.baseline[-1], l.loop[-1]) for c, l in zip(F.shifted.curves, F.loop.curves)],
+        kind="law",
+    ),
+    Claim(
+        "shift-keeps-most",
+        "moved up by the small shift, the loop without a baseline kept most of its twin's gain, seed by seed",
+        _every(lambda F, s: F.shifted.curves[F.seeds.index(s)].kept.shift >= KEPT_MOST),
+        lambda F: [c.kept.shift for c in F.shifted.curves],
+        kind="finding",
+    ),
+    Claim(
+        "large-shift-keeps-little",
+        "moved up by the large shift, the loop without a baseline kept little of its twin's gain, seed by seed",
+        _every(lambda F, s: F.shifted.curves[F.seeds.index(s)].kept.large_shift < KEPT_LITTLE),
+        lambda F: [c.kept.large_shift for c in F.shifted.curves],
+        kind="finding",
     ),
     Claim(
         "shifted-rewards-are-noisier",

@@ -6,8 +6,9 @@ and ``exploit-slow`` (the fail-open verifier), ``main`` (the honest run the
 detector must leave alone), the learned judge with ``rm`` and ``rm-kl``, and
 ``faults`` and ``abort`` (the response policy). The chapter shows the reward
 hack on one seed, the one whose held-out accuracy ended lowest among the
-seeds where the loophole took over; its claims hold on every seed where the
-prose speaks of every seed.
+seeds where the loophole took over; the judge sections follow the seed the
+other chapters follow (:func:`rlbook.book._shown.shown_seed`). Its claims
+hold on every seed where the prose speaks of every seed.
 
 This module measures the runs and lays out the tables and the figures' data;
 the prose's outcome-dependent wording lives in :mod:`rlbook.book._limits_words`
@@ -17,6 +18,8 @@ and its claims in :mod:`rlbook.book._limits_claims`.
 from __future__ import annotations
 
 from dataclasses import asdict
+
+import numpy as np
 
 from rlbook.analysis import audit
 from rlbook.analysis import judge as judging
@@ -75,6 +78,7 @@ def _hack(seed: int) -> dict:
     )
     share, slow_share = audit.loophole_share(run.rollouts), audit.loophole_share(slow.rollouts)
     split = [audit.reward_split(s) for s in run.rollouts]
+    slow_split = [audit.reward_split(s) for s in slow.rollouts]
     last = run.rollouts[-1]
     prompts = [t.prompt for t in world.split("train")]
     base_rate = audit.loophole_rate(load("base", seed).policy(), prompts, fail_open, n=AUDIT_N, seed=seed)
@@ -97,6 +101,10 @@ def _hack(seed: int) -> dict:
         "lengths": run.metric("completion_len"),
         "base_rate": base_rate,
         "slow": {
+            "steps": [s["step"] for s in slow.rollouts],
+            "task": [t for t, _ in slow_split],
+            "loophole": [x for _, x in slow_split],
+            "eval_steps": slow_report.steps,
             "share": slow_share,
             "takeover": audit.takeover_step(slow.rollouts),
             "heldout": slow_report.heldout,
@@ -172,6 +180,7 @@ def _figures(hack: dict, judges: dict, response: dict, seeds: tuple[int, ...]) -
                 "eval_steps": hack[s]["report"]["steps"],
                 "heldout": hack[s]["report"]["heldout"],
                 "takeover": hack[s]["takeover"],
+                "slow": {k: hack[s]["slow"][k] for k in ("steps", "task", "loophole", "eval_steps", "heldout")},
             }
             for s in seeds
         },
@@ -253,6 +262,25 @@ def _tables(hack: dict, judges: dict, response: dict, seeds: tuple[int, ...], sh
                 ]
                 for s in seeds
                 for where, r in judges[s]["report"].items()
+            ],
+        },
+        "rm": {
+            "header": [
+                "seed",
+                "`rm`: judge's score",
+                "`rm`: exact reward",
+                "mean exact reward, `rm`",
+                "mean exact reward, `rm-kl`",
+            ],
+            "rows": [
+                [
+                    s,
+                    _arrow(j["rm"]["proxy"][0], j["rm"]["proxy"][-1]),
+                    _arrow(j["rm"]["gold"][0], j["rm"]["gold"][-1]),
+                    f"{np.mean(j['rm']['gold']):.2f}",
+                    f"{np.mean(j['kl']['gold']):.2f}",
+                ]
+                for s, j in ((s, judges[s]) for s in seeds)
             ],
         },
         "over": {

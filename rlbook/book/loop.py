@@ -1,7 +1,8 @@
 """Chapter 1's facts (chapters/01-rl-loop.qmd): the base policy sampled, one update taken apart, main's curve.
 
-Every number, range and outcome-dependent phrase of the chapter, and the data
-its figures draw, computed from the runs ``base`` and ``main`` on every seed.
+Every number and range of the chapter, the choices of its outcome-dependent
+sentences (:mod:`rlbook.book.wording`, worded in the page), and the data its
+figures draw, computed from the runs ``base`` and ``main`` on every seed.
 The chapter shows seed 0's workshop; its claims are checked on every seed
 where the prose makes them of every seed, and on seed 0 where the prose
 speaks of the sums it shows.
@@ -18,6 +19,7 @@ from rlbook.book._shown import shown_seed
 from rlbook.book.claims import Claim, every
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
+from rlbook.book.wording import choice
 from rlbook.core import evaluate as ev
 from rlbook.core import stats, world
 from rlbook.runs import MAIN, load
@@ -156,11 +158,6 @@ def compute(seeds: tuple[int, ...]) -> dict:
     t = shown["temperature"]
     at = t["at"]
     unsure, wrong, right = (shown["names"][k] for k in ("uncertain", "never right", "confidently right"))
-    greedy_clause = (
-        f"its greedy answer, {t['greedy']}, is the right one"
-        if t["greedy_right"]
-        else f"its greedy answer is {t['greedy']}, where the right one is {shown['answers_right']['uncertain']}"
-    )
     against = [s for s in seeds if by_seed[s]["update"]["against"] > 0]
     ratio = np.asarray(shown["spread"]["sd"]) / np.asarray(shown["spread"]["binomial"])
     batches = _main_batches(shown_seed(seeds))
@@ -200,12 +197,12 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "right_all_right": Num(shown["right_all_right"], ".0%"),
         "kinds": shown["kinds"],
         "bars": {"right": Num(ws.RIGHT_BAR, ".0%"), "rare": Num(ws.RARE_BAR, ".0%")},
-        "wrong_sentence": wrong_sentence(wrong, shown["wrong_top"][0], shown["wrong_top"][1], ws.N_SAMPLES),
+        "wrong_favourite": wrong_favourite(wrong, shown["wrong_top"][0], shown["wrong_top"][1], ws.N_SAMPLES),
         "temperature": {
             "low": TEMPERATURES[0],
             "high": TEMPERATURES[-1],
-            "greedy_clause": greedy_clause,
-            "towards": "towards 1" if t["greedy_right"] else "towards 0",
+            "greedy": greedy(t["greedy"], shown["answers_right"]["uncertain"], t["greedy_right"]),
+            "greedy_reward": int(t["greedy_right"]),
             "unsure_one": Num(at["uncertain"]["1.0"]),
             "unsure_low": Num(at["uncertain"]["0.25"]),
             "right_one": Num(at["confidently right"]["1.0"]),
@@ -230,7 +227,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "adv_wrong": Num(-shown["update"]["baseline"], "+.3f"),
             "before": Num(shown["update"]["before"], ".3f"),
             "after": Num(shown["update"]["after"], ".3f"),
-            "against_sentence": _against_sentence(shown["update"], against, seeds),
+            "against": against_advantage(shown["update"], against, seeds),
         },
         "try_it": ws.try_it([[0, 0, 0, 1], [1, 1, 0, 0], [1, 1, 1, 1]]),
         "rewards_first": batches["first"],
@@ -245,45 +242,53 @@ def compute(seeds: tuple[int, ...]) -> dict:
     }
 
 
-def wrong_sentence(name: str, top: str, count: int, samples: int) -> str:
-    """What the policy does on the shown never-right sum ``name``, whose commonest answer ``top`` came up ``count``
-    times in ``samples``: "confidently wrong" only when that favourite dominates (:data:`ws.DOMINANT`)."""
-    shown = top.rstrip("#")
-    if count >= ws.DOMINANT * samples:
-        return (
-            f"For {name} no sample was right, and the policy is confidently wrong: its favourite answer, {shown}, "
-            f"came up {count} times in {samples}."
-        )
-    return (
-        f"For {name} no sample was right, and no wrong answer dominates either: the commonest, {shown}, came up "
-        f"only {count} times in {samples}."
-    )
+FAVOURITE = ("dominant", "scattered")
+"""The cases of :func:`wrong_favourite`: the never-right sum's favourite wrong answer dominates, or none does."""
 
 
-def _against_sentence(update: dict, against: list[int], seeds: tuple[int, ...]) -> str:
-    """What the one-update demonstration shows about answers that move against their advantage.
+def wrong_favourite(name: str, top: str, count: int, samples: int) -> dict:
+    """What the policy does on the shown never-right sum ``name`` (chapter 1), as a choice.
+
+    Its commonest answer ``top`` came up ``count`` times in ``samples``: the
+    case is "dominant" (the policy is confidently wrong) only when that
+    favourite reaches :data:`rlbook.analysis.workshop.DOMINANT` of the
+    samples, "scattered" otherwise.
+    """
+    case = "dominant" if count >= ws.DOMINANT * samples else "scattered"
+    return choice(case, FAVOURITE, sum=name, top=top.rstrip("#"), count=count, samples=samples)
+
+
+GREEDY = ("right", "wrong")
+"""The cases of :func:`greedy`: the uncertain sum's greedy answer is the right one, or it is not."""
+
+
+def greedy(answer: str, right: int, is_right: bool) -> dict:
+    """Whether the greedy ``answer`` to chapter 1's uncertain sum is its ``right`` answer, as a choice."""
+    if is_right:
+        return choice("right", GREEDY, greedy=answer)
+    return choice("wrong", GREEDY, greedy=answer, right=right)
+
+
+AGAINST = ("here", "elsewhere", "nowhere")
+"""The cases of :func:`against_advantage`: a wrong answer gained probability in the shown demonstration; only on
+other seeds; or on no seed."""
+
+
+def against_advantage(update: dict, against: list[int], seeds: tuple[int, ...]) -> dict:
+    """Whether chapter 1's one-update demonstration moved answers against their advantage, as a choice.
 
     Every answer is written by the same weights, so a step aimed at some
     answers moves the others too. Whether a wrong answer gained probability
-    despite its negative advantage differs from seed to seed: the sentence
-    says what the shown seed did, and where else it happened.
+    despite its negative advantage differs from seed to seed: "here" with
+    how many did on the shown seed, "elsewhere" with the seeds ``against``
+    where some did, "nowhere" with every seed, so a count of zero is never
+    offered as evidence.
     """
-    shared = "every answer is written by the same weights, so a step aimed at some answers moves the others too."
     if update["against"]:
-        moved = phrasing.share(update["against"], update["negative"])
-        return (
-            f"{moved} answers with a negative advantage gained probability. Not every answer moves the way "
-            f"its advantage points, because {shared}"
-        )
+        return choice("here", AGAINST, moved=phrasing.share(update["against"], update["negative"]))
     if against:
-        return (
-            f"here every answer with a negative advantage lost probability, but that is not guaranteed: on "
-            f"{phrasing.seeds(against, seeds)}, the same demonstration made some of them gain, because {shared}"
-        )
-    return (
-        f"here, and on {phrasing.seeds(seeds, seeds)}, every answer with a negative advantage lost "
-        f"probability; nothing guarantees it, since {shared}"
-    )
+        return choice("elsewhere", AGAINST, seeds=phrasing.seeds(against, seeds))
+    return choice("nowhere", AGAINST, seeds=phrasing.seeds(seeds, seeds))
 
 
 def _every(key):

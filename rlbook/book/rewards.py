@@ -1,15 +1,16 @@
 """Chapter 2's facts (chapters/02-outcome-process-rewards.qmd): the reward as a specification, its verdicts
 broken down, outcome against process verdicts on real rollouts, and RL with and without the step score.
 
-Every number, range and outcome-dependent phrase of the chapter, and the
-data its figures and tables draw, computed from the runs ``base``,
+Every number and range of the chapter, the choices of its sentences whose
+form follows the runs, and the data its figures and tables draw, computed from the runs ``base``,
 ``process-base``, ``process-outcome`` and ``process-shaped`` on every seed.
 The chapter shows seed 0's samples; its claims are checked on every seed
 where the prose makes them of every seed, and on the shown seed where the
 prose speaks of the rollouts it shows.
 
-Its outcome-dependent wording lives in :mod:`rlbook.book._rewards_words` and
-its claims in :mod:`rlbook.book._rewards_claims`.
+Its outcome-dependent choices live in :mod:`rlbook.book._rewards_words`
+(the page words each case) and its claims in
+:mod:`rlbook.book._rewards_claims`.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def _seed(seed: int) -> dict:
 
 
 def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
-    """The RL comparison over seeds: the table, the figure's curves and the prose's ranges and phrases."""
+    """The RL comparison over seeds: the table, the figure's curves and the prose's ranges and choices."""
     table = {
         name: [
             {
@@ -219,14 +220,14 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "breakdown": shown["breakdown"],
         "pre": {
             **words.pretrained_reward(pre),
-            "format": words.format_clause(shown["format_share"]["pretrained"]),
+            "format": words.how_many(shown["format_share"]["pretrained"]),
             "right_first": pre["right_number_rejected"],
             "samples": pre["samples"],
             "prompt": f"`{shown['first_prompt']}`",
             "continuations": phrasing.listing([f"`{t}`" for t in shown["continuations"]]),
         },
         "sft": {"reward": Num(sft["expected_reward"]), "format_share": Num(shown["format_share"]["after SFT"], ".0%")},
-        "plain_known": words.each_of("the plain sums `a+b=`", min(by_seed[s]["plain_known"] for s in seeds)),
+        "plain_known": words.how_many(min(by_seed[s]["plain_known"] for s in seeds)),
         "process_parent": pbase.parent,
         "multi": {
             "n_heldout": len(world.split("heldout", "multi")),
@@ -249,7 +250,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "share": Num(counts[d.PARTIAL_CREDIT] / shown["n"], ".0%"),
             **{k: shown["partial"][k] for k in ("first_valid", "second_valid")},
         },
-        "valid_end": words.valid_end_sentence(by_seed, seeds),
+        "valid_end": words.valid_end(by_seed, seeds),
         "disagree": shown["disagree"],
         "valid_share": Num(shown["valid_share"], ".0%"),
         "bounded": {"right_invalid": shown["bounded"][d.RIGHT_INVALID], "partial": shown["bounded"][d.PARTIAL_CREDIT]},

@@ -1,6 +1,7 @@
 """Chapter 4's facts (chapters/04-update-choices.qmd): the choices in the update, taken one at a time.
 
-Every number, range and outcome-dependent phrase of the chapter, and the
+Every number and range of the chapter, the choices of its outcome-dependent
+sentences (:mod:`rlbook.book._update_words`, worded in the page), and the
 data its figures and tables draw: importance ratios after several steps on
 one batch of ``ppo``, what PPO's clip and CISPO's cap do to them, the update
 choices of :data:`rlbook.analysis.credit.COMPARISON` compared on seeds 0 to
@@ -13,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlbook.analysis import credit
+from rlbook.analysis import credit, kl_estimators
+from rlbook.book import _update_words as words
 from rlbook.book import phrasing
 from rlbook.book._shown import shown_seed
 from rlbook.book.claims import Claim, every_seed
@@ -88,79 +90,13 @@ def _lost(curves: dict[str, credit.Curves], margin: float) -> list[str]:
     ]
 
 
-def _stops(curves: dict[str, credit.Curves], last: int) -> list[str]:
-    """One sentence per seed the guard stopped before step ``last``, from what its log shows before the stop."""
-    lines = []
-    for name in credit.REUSED:
-        for seed in curves[name].stopped:
-            st = credit.stop_story(load(name, seed))
-            lines.append(
-                f"`{name}` seed {seed} jumped from a KL to the base of {st['kl_before']:.2f} to "
-                f"{st['kl_jump']:.1f} at step {st['jump_step']}; its malformed share went from "
-                f"{st['malformed_before']:.0%} to {st['malformed_peak']:.0%} and its training reward from "
-                f"{st['reward_before']:.2f} to {st['reward_last']:.2f}, and the guard stopped it at step "
-                f"{st['stopped']} after {st['threshold']} excluded batches in a row."
-            )
-    return lines
-
-
-def _lost_sentence(lost: list[str], stops: list[str], last: int) -> str:
-    """What the rule finds: which runs lost a seed, whether they reuse a batch, what the stopped seeds did."""
-    if not lost:
-        return f"By that rule no run lost a seed: every seed of every run reached step {last} and ended near `main`."
-    names = phrasing.listing([f"`{n}`" for n in lost])
-    reusing = [n for n in lost if n in credit.REUSED]
-    if len(lost) == 1:
-        kind = "it reuses each batch" if reusing else "it takes one update per batch"
-    elif len(reusing) == len(lost):
-        kind = "all of them reuse each batch"
-    elif not reusing:
-        kind = "none of them reuses a batch"
-    else:
-        kind = f"{phrasing.share(len(reusing), len(lost))} reuse each batch"
-    return " ".join([f"By that rule {names} lost a seed, and {kind}.", *stops])
-
-
-def _agreed_sentence(agreed: int, first: int, tol: float) -> str:
-    """Up to which checkpoint the runs in disguise stayed with ``main`` on this machine, in words."""
-    if agreed >= first:
-        return f"Here they stay within {tol:g} of `main`'s held-out expected reward on every seed up to step {agreed}."
-    return f"Here they part from `main` before its first checkpoint after the start, step {first}."
-
-
-def _drift_sentence(outside: list[float], reuse: int) -> str:
-    """How the share of tokens outside PPO's region moves between ``reuse`` and twice as many steps."""
-    later, at_reuse = outside[-1], outside[reuse - 1]
-    how = "grows further" if later > at_reuse else "shrinks again" if later < at_reuse else "stays where it was"
-    return (
-        f"After one step on the batch, {outside[0]:.1%} of its tokens lie outside PPO's region; after {reuse}, "
-        f"the number of updates the `ppo` run gives each batch, {at_reuse:.1%}; after {2 * reuse} the share "
-        f"{how}, to {later:.1%}."
-    )
-
-
-def _cap_sentence(capped: list[float], tokens: int, cap: float, reuse: int) -> str:
-    """How often CISPO's cap binds on the shown batch, counted in tokens, in words that say what happened."""
-    counts = [round(c * tokens) for c in capped]
-    if max(counts) == 0:
-        return (
-            f"CISPO's cap never binds on this batch: in {2 * reuse} steps no token's ratio passes {cap:g}, so "
-            "CISPO would weight every token by its ratio and remove no gradient at all."
-        )
-    at_reuse, last = counts[reuse - 1], counts[-1]
-    how = (
-        f"on {phrasing.number_word(at_reuse)} of its {tokens:,} tokens after {reuse} steps and "
-        f"{phrasing.number_word(last) if last else 'none'} after {2 * reuse}"
-        if at_reuse
-        else f"on none of its {tokens:,} tokens after {reuse} steps, and on {phrasing.number_word(last)} after "
-        f"{2 * reuse}"
-        if last
-        else f"on at most {phrasing.number_word(max(counts))} of its {tokens:,} tokens"
-    )
-    return (
-        f"CISPO's cap binds on fewer still, {how}: it only stops a token's weight from growing past {cap:g}, "
-        "and it never removes a gradient."
-    )
+def _stops(curves: dict[str, credit.Curves]) -> list[dict]:
+    """What each seed the guard stopped did before the stop, from its log: its run, its seed and its story."""
+    return [
+        {"run": name, "seed": seed, **credit.stop_story(load(name, seed))}
+        for name in credit.REUSED
+        for seed in curves[name].stopped
+    ]
 
 
 COLLAPSE = 0.5
@@ -188,27 +124,6 @@ def collapses(curve: credit.Curves, seeds: tuple[int, ...]) -> list[dict]:
     return found
 
 
-def _penalty_sentence(curves: dict[str, credit.Curves], seeds: tuple[int, ...]) -> str:
-    """Where ``ppo-kl`` collapsed, from its held-out curve, or how low it went where it never did."""
-    fell = collapses(curves["ppo-kl"], seeds)
-    if fell:
-        items = [
-            f"on seed {c['seed']}, from {c['from']:.3f} at step {c['from_step']} to {c['to']:.3f} at step {c['step']}"
-            for c in fell
-        ]
-        where = items[0] if len(items) == 1 else "; ".join(items[:-1]) + "; and " + items[-1]
-        return (
-            f"Yet `ppo-kl` collapsed: its held-out expected reward fell below half of where the base started {where}. "
-            "The penalty as the objective describes it cannot explain that, so look at how it is estimated."
-        )
-    heldout = curves["ppo-kl"].heldout
-    return (
-        f"`ppo-kl` collapsed on no seed: its lowest held-out value after the start was {np.nanmin(heldout[:, 1:]):.3f}, "
-        f"against a start of {phrasing.span(heldout[:, 0].tolist(), '.3f')}. Still, look at how the penalty is "
-        "estimated, since the estimate is not the penalty the objective describes."
-    )
-
-
 def equal_updates(ppo: credit.Curves, main_evals: list[list[dict]], reuse: int) -> dict | None:
     """``ppo`` and ``main`` after the same number of optimiser steps: the most that both reached at a checkpoint.
 
@@ -216,7 +131,9 @@ def equal_updates(ppo: credit.Curves, main_evals: list[list[dict]], reuse: int) 
     ``ppo``'s step s is ``main``'s step s * reuse. ``main_evals`` are the
     evaluations of ``main``'s full run on each seed, past the comparison's
     last step. None when no count beyond the start is shared. A ``ppo`` seed
-    the guard stopped before the checkpoint is left out of its mean.
+    the guard stopped before the checkpoint is left out of its mean. ``order``
+    is "above" when every seed of ``ppo`` is above every seed of ``main``,
+    "below" when every one is below, and "overlapping" otherwise.
     """
     main_steps = set.intersection(*({int(e["step"]) for e in evals} for evals in main_evals))
     shared = [int(s) * reuse for s in ppo.eval_steps if s > 0 and int(s) * reuse in main_steps]
@@ -229,11 +146,11 @@ def equal_updates(ppo: credit.Curves, main_evals: list[list[dict]], reuse: int) 
         [next(e["heldout_expected_reward"] for e in ev if e["step"] == updates) for ev in main_evals]
     )
     if ppo_values.min() > main_values.max():
-        order = "every seed of `ppo` above every seed of `main`"
+        order = "above"
     elif ppo_values.max() < main_values.min():
-        order = "every seed of `ppo` below every seed of `main`"
+        order = "below"
     else:
-        order = "with the seeds of the two runs overlapping"
+        order = "overlapping"
     return {
         "updates": updates,
         "ppo_step": updates // reuse,
@@ -243,22 +160,36 @@ def equal_updates(ppo: credit.Curves, main_evals: list[list[dict]], reuse: int) 
     }
 
 
-def _updates_sentence(equal: dict | None, last: int, reuse: int, main_steps: int) -> str:
-    """How many optimiser steps ``ppo`` and ``main`` took on the same batches, and how they compare at equal steps."""
-    same = (
-        f"In {last} steps both sampled {last} batches of the same size, but `ppo` took {last * reuse} optimiser "
-        f"steps on its batches to `main`'s {last}."
-    )
-    if equal is None:
-        return (
-            f"{same} The checkpoints of the two runs share no number of optimiser steps beyond the start, so they "
-            "cannot be compared at equal updates."
-        )
-    return (
-        f"{same} Compared at equal optimiser steps instead, {equal['updates']} each (`ppo`'s step "
-        f"{equal['ppo_step']}, and `main`'s step {equal['updates']} of the {main_steps} it runs in all), `ppo` had a "
-        f"mean of {equal['ppo']:.3f} against `main`'s {equal['main']:.3f}, {equal['order']}."
-    )
+def _kl_toy() -> dict:
+    """k1, k2 and k3 worked out exactly on :mod:`rlbook.analysis.kl_estimators`' toy: the table, the figures the
+    prose prints, and what each gradient is, by estimator and samples (``"k3|fresh"``) and for k1 in the reward."""
+    toy = kl_estimators.toy()
+    rows = kl_estimators.table(toy)
+    truths = kl_estimators.true_gradients(toy)
+    by = {f"{r['estimator']}|{r['samples']}": r for r in rows}
+
+    def shown(value: float) -> float:
+        """Rounded as the table prints it, a rounding of zero printed without a sign."""
+        return round(value, 3) + 0.0
+
+    return {
+        "outcomes": phrasing.number_word(len(toy.logits)),
+        "kl": Num(float(kl_estimators.kl(toy.pi, toy.ref)), ".3f"),
+        "table": [{**r, **{k: shown(r[k]) for k in ("mean", "bias", "gradient error")}} for r in rows],
+        "bias": {key: r["bias"] for key, r in by.items()},
+        "gradient_of": {key: r["gradient of"] for key, r in by.items()},
+        "k2_bias": Num(by["k2|fresh"]["bias"], "+.3f"),
+        "k3_reused_bias": Num(by["k3|reused"]["bias"], "+.3f"),
+        "k3_fresh_error": Num(by["k3|fresh"]["gradient error"], ".0%"),
+        "k3_reused_error": Num(by["k3|reused"]["gradient error"], ".0%"),
+        "reward_of": {
+            samples: kl_estimators.gradient_of(kl_estimators.reward_gradient(toy, samples), truths)
+            for samples in kl_estimators.SAMPLES
+        },
+        "true": kl_estimators.TARGETS[0],
+        "reverse": kl_estimators.TARGETS[1],
+        "zero": kl_estimators.TARGETS[2],
+    }
 
 
 def _versus(curves: dict[str, credit.Curves], pairs: tuple[tuple[str, str], ...]) -> dict[str, str]:
@@ -311,8 +242,8 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "by_seed": drifts,
             "bins": BINS,
             "histograms": shown["histograms"],
-            "sentence": _drift_sentence(shown["outside"], reuse),
-            "cap_sentence": _cap_sentence(shown["capped"], shown["tokens"], cap, reuse),
+            "ratio_drift": words.ratio_drift(shown["outside"], reuse),
+            "cap_binds": words.cap_binds(shown["capped"], shown["tokens"], cap, reuse),
             "before_steps": phrasing.number_word(reuse - 1),
             "clipped_reuse": Num(shown["clipped"][reuse - 1], ".1%"),
             "clipped_before": Num(shown["clipped"][reuse - 2], ".1%"),
@@ -325,7 +256,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "panels": _panels(curves),
         "agreed": credit.agreed_until(curves),
         "first": int(curves["main"].eval_steps[1]),
-        "agreed_sentence": _agreed_sentence(
+        "agreed_with_main": words.agreed(
             credit.agreed_until(curves), int(curves["main"].eval_steps[1]), credit.AGREEMENT
         ),
         "gaps": {name: {"early": Num(early, ".3f"), "late": Num(late, ".3f")} for name, (early, late) in gaps.items()},
@@ -334,7 +265,8 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "late_gap": Num(max(late for _, late in gaps.values()), ".3f"),
         "n_variants": phrasing.number_word(len(credit.COMPARED) - 1),
         "lost": lost,
-        "lost_sentence": _lost_sentence(lost, _stops(curves, last), last),
+        "lost_seeds": words.lost_seeds(lost, credit.REUSED, last),
+        "stops": words.stops(_stops(curves)),
         "ppo_lost": "ppo" in lost,
         "single_lost": [n for n in lost if n not in credit.REUSED],
         "kl": {name: Num(v, ".3f") for name, v in kl.items()},
@@ -342,10 +274,16 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "furthest": f"`{furthest}`",
         "final": final,
         "worst": worst,
-        "penalty_sentence": _penalty_sentence(curves, seeds),
+        "penalty": words.penalty(
+            collapses(curves["ppo-kl"], seeds),
+            float(np.nanmin(curves["ppo-kl"].heldout[:, 1:])),
+            curves["ppo-kl"].heldout[:, 0].tolist(),
+            seeds,
+        ),
         "collapses": collapses(curves["ppo-kl"], seeds),
-        "updates_sentence": _updates_sentence(
-            equal_updates(curves["ppo"], [load("main", seed).evals for seed in seeds], reuse), last, reuse, MAIN.steps
+        "ppo_updates": last * reuse,
+        "equal_updates": words.compared(
+            equal_updates(curves["ppo"], [load("main", seed).evals for seed in seeds], reuse), MAIN.steps
         ),
         "kl_ratio_finals": phrasing.in_order([f"{v:.3f}" for v in curves["ppo-kl-ratio"].final]),
         "kl_finals": phrasing.in_order([f"{v:.3f}" for v in curves["ppo-kl"].final]),
@@ -357,6 +295,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "adam_ratio": Num(scale[shown_seed(seeds)]["adam_norm_ratio"], ".4f"),
         "adam_cosine": Num(scale[shown_seed(seeds)]["adam_cosine"], ".4f"),
         "sgd_ratio": Num(scale[shown_seed(seeds)]["sgd_norm_ratio"], ".2f"),
+        "kl_toy": _kl_toy(),
     }
 
 
@@ -419,6 +358,49 @@ CLAIMS = (
         "ppo, which only adds reuse, lost no seed",
         lambda F: not F.ppo_lost,
         lambda F: F.lost,
+        kind="law",
+    ),
+    Claim(
+        "k1-k3-unbiased",
+        "on the toy k1 and k3 average to the KL on fresh samples and, with the ratio, on reused ones; k3 alone not",
+        lambda F: (
+            all(abs(F.kl_toy.bias[k]) < 1e-12 for k in ("k1|fresh", "k3|fresh", "k1|reused, ratio", "k3|reused, ratio"))
+            and abs(F.kl_toy.bias["k3|reused"]) > 1e-3
+        ),
+        lambda F: F.kl_toy.bias,
+        kind="law",
+    ),
+    Claim(
+        "k3-loss-follows-reverse-kl",
+        "on the toy k3 as a loss has the gradient of KL(ref || pi) on fresh samples and of neither KL on reused ones",
+        lambda F: (
+            F.kl_toy.gradient_of["k3|fresh"] == F.kl_toy.reverse
+            and F.kl_toy.gradient_of["k3|reused"] not in (F.kl_toy.true, F.kl_toy.reverse)
+        ),
+        lambda F: F.kl_toy.gradient_of,
+        kind="law",
+    ),
+    Claim(
+        "ratio-gives-true-gradient",
+        "on the toy k1 and k3 times the ratio have the gradient of KL(pi || ref) on reused samples",
+        lambda F: all(F.kl_toy.gradient_of[f"{k}|reused, ratio"] == F.kl_toy.true for k in ("k1", "k3")),
+        lambda F: F.kl_toy.gradient_of,
+        kind="law",
+    ),
+    Claim(
+        "k1-loss-has-no-gradient",
+        "on the toy k1 as a loss on fresh samples has a mean gradient of zero, k2 that of KL(pi || ref)",
+        lambda F: (
+            F.kl_toy.gradient_of["k1|fresh"] == F.kl_toy.zero and F.kl_toy.gradient_of["k2|fresh"] == F.kl_toy.true
+        ),
+        lambda F: F.kl_toy.gradient_of,
+        kind="law",
+    ),
+    Claim(
+        "k1-in-reward-true-gradient",
+        "on the toy k1 in the reward reaches the weights with the gradient of KL(pi || ref), fresh or reused with ratio",
+        lambda F: all(F.kl_toy.reward_of[s] == F.kl_toy.true for s in ("fresh", "reused, ratio")),
+        lambda F: F.kl_toy.reward_of,
         kind="law",
     ),
     Claim(

@@ -1,7 +1,7 @@
 """Chapter 7's facts (chapters/07-written-working.qmd): written working under an outcome-only reward.
 
-Every number, range and outcome-dependent phrase of the chapter, and the data
-its figures and tables draw, computed on every seed from the worked world's
+Every number and range of the chapter, the choices of its sentences whose
+form follows the runs, and the data its figures and tables draw, computed on every seed from the worked world's
 runs (:mod:`rlbook.analysis.working`): ``worked`` (RL from ``worked-base``,
 whose SFT showed both answer styles), the control ``worked-direct`` (SFT on
 direct answers, a budget too short for any working) and ``worked-rediscover``
@@ -16,9 +16,9 @@ of style adds to accuracy, and held-out accuracy rises and ends above the
 control. With the first pretraining of 1,500 steps accuracy did not rise on
 the AVX2 draw, which is why the pretraining is 2,000 steps
 (:mod:`rlbook.runs.catalogue`). How far it rose, how far ``worked`` ended
-above the control and what execution within a style added are worded from
-the facts by :mod:`rlbook.book._working_words`, as is ``worked-rediscover``,
-whose seeds can part ways.
+above the control and what execution within a style added are chosen from
+the facts by :mod:`rlbook.book._working_words` and worded by the page, as is
+what ``worked-rediscover`` did, whose seeds can part ways.
 """
 
 from __future__ import annotations
@@ -213,13 +213,22 @@ def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict:
             ],
         },
         "split": {
-            "header": ["seed", "change in accuracy", "from the switch of style", "from execution"],
+            "header": [
+                "seed",
+                "change in accuracy",
+                "from the switch of style",
+                "from execution",
+                "worked answers right",
+                "direct answers right before RL",
+            ],
             "rows": [
                 [
                     s,
                     f"{r['accuracy_after'] - r['accuracy_before']:+.2f}",
                     f"{r['gain_from_switch']:+.2f}",
                     f"{r['gain_from_execution']:+.2f}",
+                    move(r, "accuracy_worked", ".2f"),
+                    f"{r['accuracy_direct_before']:.2f}",
                 ]
                 for s, r in worked.items()
             ],

@@ -8,8 +8,10 @@ second, so a reader can follow them from figure to figure.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from rlbook.figures import style
@@ -190,33 +192,64 @@ def slices(
     return [fig_slices, fig_prompts]
 
 
-def retained(curves: Sequence[Mapping]):
-    """Plain-format accuracy (retained capability) and held-out chat accuracy by checkpoint, one line per seed.
+def retained(curves: Sequence[Mapping], by_seed: Mapping[int, Mapping], most_lost: float, finding: str) -> list:
+    """Plain-format accuracy (retained capability) and held-out chat accuracy by checkpoint, one panel per seed
+    (chapter 8), with the checkpoint each selection rule keeps and the constraint's floor; a last panel holds the
+    legend and ``finding``.
 
-    ``curves`` hold, per seed, ``steps``, ``plain`` (greedy plain ``a+b=``
-    accuracy) and ``heldout`` (sampled chat accuracy on held-out prompts).
+    ``curves`` hold, per seed, ``seed``, ``steps``, ``plain`` (greedy plain
+    ``a+b=`` accuracy) and ``heldout`` (sampled chat accuracy on held-out
+    prompts). ``by_seed`` maps each seed to its facts: ``selected`` (the
+    checkpoint validation alone keeps) and ``retained``, with that pick's
+    test accuracy ``selected_test`` and the checkpoint kept under the
+    retained-capability constraint, ``constrained``, with its
+    ``constrained_test``. ``most_lost`` is the most plain-format accuracy,
+    in points, the constraint lets a checkpoint lose from step 0; ``finding``
+    is the facts' sentence on which seeds the constraint cost test accuracy.
     """
-    fig, ax = style.panel()
-    for k, c in enumerate(curves):
-        ax.plot(
-            c["steps"],
-            c["plain"],
-            color=TEST,
-            marker="^",
-            ms=3.5,
-            lw=1.2,
-            label="plain a+b= (retained)" if k == 0 else None,
+    figures = []
+    below = 0.04  # where the picks' labels sit, in axes coordinates: the empty bottom of the panel
+    for c in curves:
+        facts = by_seed[c["seed"]]
+        picks = (
+            (facts["retained"]["constrained"], facts["retained"]["constrained_test"], style.INK, ":", below + 0.1),
+            (facts["selected"], facts["retained"]["selected_test"], style.GREY, "--", below),
         )
-        ax.plot(
-            c["steps"],
-            c["heldout"],
-            color=TASK,
-            marker="s",
-            ms=3.5,
-            lw=1.2,
-            ls="--",
-            label="held-out chat prompts" if k == 0 else None,
-        )
-    ax.set(xlabel="RL step", ylabel="accuracy", ylim=(0, 1.03))
-    ax.legend(loc="lower left")
-    return fig
+        fig, ax = style.panel(style.PANEL[0], 3.0)
+        ax.axhline(c["plain"][0] - most_lost / 100, color=TEST, lw=1, ls="-.", alpha=0.7)
+        ax.plot(c["steps"], c["plain"], color=TEST, marker="^", ms=4, lw=1.4)
+        ax.plot(c["steps"], c["heldout"], color=TASK, marker="s", ms=3.5, lw=1.2, ls="--")
+        for step, test, colour, ls, height in picks:
+            ax.axvline(step, color=colour, lw=1.2, ls=ls)
+            ax.text(
+                step,
+                height,
+                f"test {test:.2f}",
+                transform=ax.get_xaxis_transform(),
+                ha="center",
+                va="bottom",
+                color=colour,
+                fontsize=style.MIN_FONT,
+                bbox={"facecolor": style.PAPER, "edgecolor": "none", "pad": 1},
+            )
+        ax.set(xlabel="RL step", ylabel="accuracy", ylim=(0, 1.03), title=f"seed {c['seed']}")
+        figures.append(fig)
+    handles = [
+        plt.Line2D([], [], color=TEST, marker="^", ms=4, lw=1.4),
+        plt.Line2D([], [], color=TASK, marker="s", ms=3.5, lw=1.2, ls="--"),
+        plt.Line2D([], [], color=TEST, lw=1, ls="-.", alpha=0.7),
+        plt.Line2D([], [], color=style.INK, lw=1.2, ls=":"),
+        plt.Line2D([], [], color=style.GREY, lw=1.2, ls="--"),
+    ]
+    labels = [
+        "plain a+b= (retained)",
+        "held-out chat prompts",
+        f"the constraint's floor: {most_lost:g} points under step 0",
+        "kept under the constraint, its test accuracy",
+        "kept by validation alone, its test accuracy",
+    ]
+    fig, ax = style.panel(style.PANEL[0], 1.8)
+    ax.axis("off")
+    ax.legend(handles, labels, loc="upper center", ncol=1)
+    ax.text(0.5, 0.0, textwrap.fill(finding, 52), ha="center", va="bottom", transform=ax.transAxes)
+    return [*figures, fig]

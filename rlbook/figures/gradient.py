@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.colors import TwoSlopeNorm
 
 from rlbook.figures import style
@@ -52,6 +53,33 @@ def loop_curves(curves: Sequence[Mapping]):
     ax.set_xlabel("RL step")
     ax.set_ylabel("held-out expected reward")
     _legend_below(ax, ncol=3)
+    return fig
+
+
+def shifted_rewards(curves: Sequence[Mapping], shift: float, large: float):
+    """The loop trained on rewards moved up, with and without the group baseline, beside ``main``.
+
+    Each curve of ``curves`` (one per seed) holds the checkpoints' ``steps``
+    and the held-out expected reward of ``main``, of the loop with every
+    reward moved up by ``shift`` with the baseline (``baseline``) and without
+    it (``shift``), and moved up by ``large`` without it (``large_shift``).
+    Each series is drawn as its mean over the seeds, the seeds' range shaded.
+    """
+    fig, ax = style.panel(4.6, 3.4)
+    series = (
+        ("main", "main", {"color": style.BLUE, "lw": 3.4}),
+        ("baseline", f"+{shift:g}, group baseline", {"color": style.TEAL, "lw": 1.3, "marker": "^", "ms": 4}),
+        ("shift", f"+{shift:g}, no baseline", {"color": style.ORANGE, "lw": 1.8, "ls": "--"}),
+        ("large_shift", f"+{large:g}, no baseline", {"color": style.PURPLE, "lw": 1.8, "ls": "-."}),
+    )
+    steps = curves[0]["steps"]
+    for key, label, line in series:
+        values = np.array([c[key] for c in curves])
+        ax.plot(steps, values.mean(0), label=label, **line)
+        ax.fill_between(steps, values.min(0), values.max(0), color=line["color"], alpha=0.12, lw=0)
+    ax.set_xlabel("RL step")
+    ax.set_ylabel("held-out expected reward")
+    _legend_below(ax)
     return fig
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
-from matplotlib.patches import Patch
+from matplotlib.ticker import NullLocator
 
 from rlbook.figures import style
 
@@ -20,13 +20,15 @@ pays, and accuracy on the held-out sums."""
 RUN, PENALISED = style.SERIES[1], style.SERIES[2]
 """``rm`` and ``rm-kl`` in the judge figures."""
 SEED_STYLES = ("-", "--", ":")
+"""Line styles that tell the seeds of one run apart where a panel draws several runs."""
+SEED_MARKERS = ("o", "s", "^")
+"""The markers of those seeds' checkpoints, one each, with their line styles (:data:`SEED_STYLES`)."""
 CAUSES = {
     "verifier_error_rate": "verifier down",
     "malformed_rate": "malformed burst",
     "loss_is_finite": "non-finite loss",
 }
 """What each intervention of the ``faults`` run answered, by the metric that triggered it."""
-"""Line styles that tell the seeds of one run apart where a panel draws several runs."""
 
 
 def _legend_panel(handles: list, labels: list[str], height: float = 1.1):
@@ -37,38 +39,68 @@ def _legend_panel(handles: list, labels: list[str], height: float = 1.1):
     return fig
 
 
-def reward_hack(by_seed: Mapping[int, Mapping]) -> list:
-    """The reward hack, one panel per seed: the batch reward split into its task and loophole parts (stacked), and
-    held-out accuracy under the exact verifier at each checkpoint (markers); a dotted line marks the takeover.
+def _steps_axis(ax, last: int) -> None:
+    """A step axis from 0 to ``last`` that is linear up to step 1 and logarithmic beyond it (chapter 5's reward
+    hack): the first steps take as much room as the rest, and step 0, the checkpoint before training, keeps
+    its place."""
+    ax.set_xscale("symlog", linthresh=1, linscale=0.5)
+    ticks = [t for t in (0, 1, 2, 5, 10, 20, 50, 100, 200) if t < last / 1.3] + [last]
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlim(0, last)
 
-    ``by_seed`` maps each seed to ``steps``, ``task``, ``loophole``, ``eval_steps``, ``heldout`` and ``takeover``.
+
+def reward_hack(by_seed: Mapping[int, Mapping]) -> list:
+    """The reward hack (chapter 5): ``exploit`` beside ``exploit-slow``, one panel each with every seed in it,
+    then a legend panel.
+
+    Each panel draws, per seed (a line style and marker each), the share of
+    each step's batch paid only through the loophole, the share the exact
+    verifier pays as well, and held-out accuracy under the exact verifier at
+    each checkpoint (markers), on a step axis that is logarithmic past step
+    1 (:func:`_steps_axis`); a dotted line marks one half, past which the
+    loophole has taken over. ``by_seed`` maps each seed to the ``exploit``
+    run's ``steps``, ``task``, ``loophole``, ``eval_steps`` and ``heldout``,
+    and under ``slow`` the same of ``exploit-slow``.
     """
-    figures = []
+    keys = ("steps", "task", "loophole", "eval_steps", "heldout")
+    runs: dict[str, dict] = {"exploit": {}, "exploit-slow": {}}
     for seed, p in by_seed.items():
+        runs["exploit"][seed] = tuple(p[k] for k in keys)
+        runs["exploit-slow"][seed] = tuple(p["slow"][k] for k in keys)
+    end = max(curve[0][-1] for run in runs.values() for curve in run.values())
+    figures = []
+    for name, curves in runs.items():
         fig, ax = style.panel()
-        ax.stackplot(p["steps"], p["task"], p["loophole"], colors=[TASK, LOOPHOLE], alpha=0.85, lw=0)
-        ax.plot(p["eval_steps"], p["heldout"], "o-", color=HELDOUT, ms=4, lw=1.4)
-        if p["takeover"] is not None:
-            ax.axvline(p["takeover"], color=style.GREY, lw=1, ls=":")
-        ax.set_xlim(min(p["steps"][0], p["eval_steps"][0]), p["steps"][-1])
+        for (steps, task, loophole, eval_steps, heldout), ls, marker in zip(curves.values(), SEED_STYLES, SEED_MARKERS):
+            ax.plot(steps, task, color=TASK, lw=1.1, ls=ls)
+            ax.plot(steps, loophole, color=LOOPHOLE, lw=1.3, ls=ls)
+            ax.plot(eval_steps, heldout, color=HELDOUT, lw=1.2, ls=ls, marker=marker, ms=4)
+        ax.axhline(0.5, color=style.GREY, lw=1, ls=":")
+        _steps_axis(ax, end)
         ax.set_ylim(0, 1.02)
-        ax.set_xlabel("RL step")
-        ax.set_ylabel("reward or accuracy")
-        ax.set_title(f"exploit, seed {seed}")
+        ax.set_xlabel("RL step (log scale past step 1)")
+        ax.set_ylabel("share of the batch, or accuracy")
+        ax.set_title(name)
         figures.append(fig)
     handles = [
-        Patch(color=TASK),
-        Patch(color=LOOPHOLE),
-        plt.Line2D([], [], color=HELDOUT, marker="o", ms=4),
+        plt.Line2D([], [], color=TASK, lw=1.1),
+        plt.Line2D([], [], color=LOOPHOLE, lw=1.3),
+        plt.Line2D([], [], color=HELDOUT, marker="o", ms=4, lw=1.2),
         plt.Line2D([], [], color=style.GREY, ls=":"),
+        *[
+            plt.Line2D([], [], color=style.INK, ls=ls, marker=marker, ms=4)
+            for ls, marker in zip(SEED_STYLES, SEED_MARKERS[: len(by_seed)])
+        ],
     ]
     labels = [
-        "batch reward the exact verifier also pays",
-        "batch reward paid only through the loophole",
+        "share of the batch the exact verifier also pays",
+        "share of the batch paid only through the loophole",
         "held-out accuracy (exact verifier)",
-        "takeover: the loophole pays for over half",
+        "one half: past it, the loophole has taken over",
+        *[f"seed {s}" for s in by_seed],
     ]
-    return [*figures, _legend_panel(handles, labels, 1.3)]
+    return [*figures, _legend_panel(handles, labels, 1.7)]
 
 
 def best_of_n(by_seed: Mapping[int, Mapping]) -> list:

@@ -6,11 +6,14 @@ figure per panel, in the house style (:mod:`rlbook.figures.style`).
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from matplotlib.ticker import FuncFormatter
 
 from rlbook.core.rewards import STATUSES
 from rlbook.figures import style
@@ -125,14 +128,35 @@ def spread(data: Mapping):
     return fig
 
 
-def update(rows: Sequence[Sequence]):
-    """Each answer's probability before (pale) and after (solid) one update, coloured by its advantage's sign.
+def _advantage_colour(advantage: float | None) -> str:
+    """An answer's colour in chapter 1's update figure: teal for a positive advantage, orange for a negative one,
+    grey for none (an answer the group did not sample, or one whose advantage is 0)."""
+    if advantage is None or advantage == 0:
+        return style.GREY
+    return style.TEAL if advantage > 0 else style.ORANGE
 
-    ``rows`` are (answer, count, reward, advantage or None, before, after), most probable first.
+
+def _percent(change: float) -> str:
+    """A relative change in percent with its sign and two significant digits, never rounded to zero: "+33%",
+    "−2.9%", "+0.0077%"."""
+    digits = max(0, 1 - math.floor(math.log10(abs(change)))) if change else 0
+    return f"{change:+.{digits}f}%".replace("-", "\u2212")
+
+
+def update(rows: Sequence[Sequence]) -> list:
+    """One update taken apart (chapter 1), in two panels, each answer coloured by its advantage's sign.
+
+    The first panel draws each answer's probability before (pale) and after
+    (solid) the step; the second, how far the step moved it, as a percentage
+    of its probability before, each bar labelled with its value, so that an
+    answer that moved against its advantage shows whatever its size. ``rows``
+    are (answer, count, reward, advantage or None, before, after), most
+    probable first.
     """
-    fig, ax = style.panel(4.6, 0.42 * len(rows) + 1.2)
     y = np.arange(len(rows))
-    colours = [style.TEAL if (r[3] or 0) > 0 else style.ORANGE if (r[3] or 0) < 0 else style.GREY for r in rows]
+    colours = [_advantage_colour(r[3]) for r in rows]
+    height = 0.42 * len(rows) + 1.6
+    fig, ax = style.panel(style.PANEL[0], height)
     ax.barh(y - 0.2, [r[4] for r in rows], 0.4, color=colours, alpha=0.4)
     ax.barh(y + 0.2, [r[5] for r in rows], 0.4, color=colours)
     names = [
@@ -141,30 +165,68 @@ def update(rows: Sequence[Sequence]):
     ax.set_yticks(y, names, family="monospace")
     ax.invert_yaxis()
     ax.set_xlabel("probability of the whole answer")
+    ax.set_title("before and after the step")
     patch = plt.Rectangle
     handles = [patch((0, 0), 1, 1, color=style.GREY, alpha=0.4), patch((0, 0), 1, 1, color=style.GREY)]
-    ax.legend(handles, ["before the step", "after the step"], loc="lower right")
-    return style.fit(fig)
+    ax.legend(handles, ["before", "after"], loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    changes = [100 * (r[5] / r[4] - 1) for r in rows]
+    moved, axis = style.panel(style.PANEL[0], height)
+    axis.barh(y, changes, 0.6, color=colours)
+    axis.axvline(0, color=style.INK, lw=0.8)
+    low, high = min(0.0, *changes), max(0.0, *changes)
+    room = 0.45 * (high - low or 1.0)
+    axis.set_xlim(low - (room if low < 0 else 0.05 * room), high + (room if high > 0 else 0.05 * room))
+    for k, change in enumerate(changes):
+        axis.text(
+            change,
+            k,
+            f" {_percent(change)} " if change else " 0% ",
+            ha="left" if change >= 0 else "right",
+            va="center",
+            fontsize=style.MIN_FONT,
+        )
+    axis.set_yticks(y, [shown(r[0]) for r in rows], family="monospace")
+    axis.invert_yaxis()
+    axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}%".replace("-", "\u2212")))
+    axis.set_xlabel("change, in % of its probability before")
+    axis.set_title("how far the step moved each answer")
+    return [style.fit(fig), style.fit(moved)]
+
+
+SEED_MARKERS = ("o", "s", "^", "D", "v")
+"""The held-out markers that tell the seeds of chapter 1's learning curve apart, with their colours and line styles."""
+SEED_LINES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)))
+"""The held-out line styles of those seeds, one each (:data:`SEED_MARKERS`)."""
 
 
 def learning_curve(curves: Sequence[Mapping]):
-    """main's learning curve on each seed: the batch reward (thin) and the held-out expected reward (markers)."""
-    fig, ax = style.panel(4.6, 3.2)
+    """main's learning curve on each seed (chapter 1): the batch reward (thin) and the held-out expected reward
+    (markers), each seed in a colour, marker and line style of its own."""
+    fig, ax = style.panel(4.6, 3.6)
+    colours = style.series_colours([f"seed {c['seed']}" for c in curves])
     for k, c in enumerate(curves):
-        ax.plot(
-            c["steps"], c["batch"], color=style.BLUE, lw=0.7, alpha=0.45, label="training batch" if k == 0 else None
-        )
+        colour = colours[f"seed {c['seed']}"]
+        ax.plot(c["steps"], c["batch"], color=colour, lw=0.7, alpha=0.45)
         ax.plot(
             c["eval_steps"],
             c["heldout"],
-            "o-",
-            color=style.BLUE,
-            ms=3.5,
-            lw=1.2,
-            label="held-out sums" if k == 0 else None,
+            color=colour,
+            marker=SEED_MARKERS[k],
+            ls=SEED_LINES[k],
+            ms=4,
+            lw=1.4,
+            label=f"seed {c['seed']}",
         )
+    seeds, names = ax.get_legend_handles_labels()
+    kinds = [
+        plt.Line2D([], [], color=style.GREY, lw=0.7, alpha=0.6),
+        plt.Line2D([], [], color=style.GREY, marker="o", ms=4, lw=1.4),
+    ]
+    # the legend fills column by column: the seeds along its first row, the two kinds of line below them
+    handles = [h for pair in itertools.zip_longest(seeds, kinds) for h in pair if h is not None]
+    labels = [n for pair in itertools.zip_longest(names, ["training batch", "held-out sums"]) for n in pair if n]
     ax.set_xlabel("RL step")
     ax.set_ylabel("expected reward")
     ax.set_ylim(0, 1)
-    ax.legend(loc="lower right")
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=len(curves))
     return fig

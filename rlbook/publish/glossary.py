@@ -31,6 +31,7 @@ TERMS: tuple[tuple[str, str], ...] = (
     ("reward", "the number the verifier pays for an answer; 1 for a right answer, else 0, after the last action"),
     ("return", "the sum of an episode's rewards; here the final reward"),
     ("rollout", "sampling one episode from the policy; the trajectory is the record it leaves"),
+    ("trajectory", "the record a rollout leaves: the states and actions of one episode, and its reward"),
     ("verifier", "a program that reads an answer and decides whether it is right, and if not, why"),
     ("expected return", "the average reward of the policy's answers to a prompt: with a 0/1 reward, P(right)"),
     ("checkpoint", "the policy's weights saved at one step of a run"),
@@ -38,6 +39,13 @@ TERMS: tuple[tuple[str, str], ...] = (
     ("held-out", "prompts never trained on, kept to measure what the policy learned"),
     ("temperature", "the number the logits are divided by before sampling: below 1 sharper, above 1 flatter"),
     ("greedy", "the answer built by taking the most likely character at each step"),
+    (
+        "Wilson interval",
+        (
+            "a confidence interval for a share measured on n right-or-wrong samples; unlike the share plus or "
+            "minus two standard errors, it stays between 0 and 1"
+        ),
+    ),
     ("group", "the answers sampled for one prompt in one step, scored against each other"),
     ("baseline", "a number subtracted from each reward that does not depend on the answer"),
     ("advantage", "a reward minus its baseline: how much better than its group an answer did"),
@@ -50,6 +58,10 @@ TERMS: tuple[tuple[str, str], ...] = (
     ("contextual bandit", "a problem where one action (here a whole answer) earns one reward, with no later states"),
     ("value function", "a learned estimate of the return from a state; PPO's critic, which GRPO-style methods drop"),
     (
+        "GAE",
+        "generalised advantage estimation: a per-token advantage from a critic, a decaying sum of its later errors",
+    ),
+    (
         "PPO",
         (
             "proximal policy optimisation: a clipped objective that keeps one batch from moving the policy far; "
@@ -58,25 +70,66 @@ TERMS: tuple[tuple[str, str], ...] = (
     ),
     ("GRPO", "group relative policy optimisation: PPO's update with the group's mean reward as baseline, no critic"),
     ("RLOO", "REINFORCE leave-one-out: each answer scored against the mean reward of the rest of its group"),
+    (
+        "Dr. GRPO",
+        "'GRPO done right': GRPO without dividing by the group's standard deviation or by each answer's length",
+    ),
+    (
+        "DAPO",
+        (
+            "decoupled clip and dynamic sampling policy optimisation: GRPO with clip-higher, a token-level loss, "
+            "and zero-variance groups dropped and replaced by fresh samples"
+        ),
+    ),
     ("zero-variance group", "a group whose answers all earned the same reward: every advantage is 0"),
     (
         "importance ratio",
         "a token's probability under the policy being trained over that under the one that sampled it",
     ),
+    (
+        "importance sampling",
+        "estimating an average under one distribution from samples of another, each weighted by its probability ratio",
+    ),
+    (
+        "surrogate objective",
+        "a stand-in objective whose gradient is the policy gradient where the trained and sampling policies agree",
+    ),
     ("CISPO", "an update that caps the importance ratio as a weight instead of clipping the objective"),
+    (
+        "clip-higher",
+        "a clip range with a larger upper than lower bound, so that a rare token with positive advantage can rise further",
+    ),
+    (
+        "KL divergence",
+        "KL(p ‖ q) = E_p[log p - log q], an expected log-ratio on p's samples: 0 when p and q agree, else positive",
+    ),
     ("KL penalty", "a cost on moving the policy away from a reference policy, estimated per token"),
     ("k3", "the per-token KL estimate r - 1 - log r, r the reference's probability of the token over the policy's"),
     ("reward hacking", "satisfying the reward as written while missing the task it stands for"),
     ("fail-open verifier", "a verifier that pays when its own check fails, as an unguarded except clause does"),
     ("reward model", "a learned judge: a model trained to score answers in place of a verifier"),
+    ("AUC", "the chance that a judge scores a right answer above a wrong one: 0.5 is a coin flip, 1 a perfect ranking"),
+    ("best-of-n", "sampling n answers and keeping the one a judge scores highest"),
     ("reward-model over-optimisation", "training against a learned judge until its score rises and the task falls"),
     ("pass@k", "the chance that at least one of k sampled answers is right"),
     ("sharpening", "RL raising the probability of answers the policy could already sample"),
     ("stale", "rollouts sampled by an older policy than the one being updated"),
     ("worked answer", "an answer that writes its working, the columns of the sum, before the final number"),
+    (
+        "GSPO",
+        (
+            "group sequence policy optimisation: GRPO with one importance ratio per answer, the geometric mean "
+            "of its tokens', clipped per answer"
+        ),
+    ),
     ("rotary position embeddings", "positions given by turning each query and key by an angle set by its place"),
     ("entropy", "how undecided a choice is: minus the sum of p log p over its outcomes, 0 when it is certain"),
     ("format reward", "a reward for writing an answer in a required layout, whatever its content"),
+    (
+        "bootstrap interval",
+        "the range of the middle 95 % of a statistic recomputed on many redraws of its data, with replacement",
+    ),
+    ("slice", "a group of prompts picked by a property of the prompt alone, declared before the results are seen"),
     ("matched", "a comparison of two policies under the same prompts, samples and inference settings"),
     ("retained-capability test", "a check that RL did not cost a skill the policy had before"),
     ("run record", "the account of a run: what was trained, from where, how, with which results"),

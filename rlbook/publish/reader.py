@@ -24,6 +24,7 @@ from typing import cast
 
 from rlbook.publish.config import ConfigError, Page, book_pages, read_config
 from rlbook.publish.lint import prose_for_scanning
+from rlbook.publish.page_rules import page_rule_problems
 from rlbook.publish.qmd import HEADING, INLINE_PYTHON, Block, line_of, split_qmd
 
 MAX_VISIBLE_LINES = 15
@@ -51,7 +52,8 @@ def code_lines(code: str) -> int:
 
 
 def lint_pages(root: Path) -> list[str]:
-    """Every page of the book at ``root`` checked by :func:`reader_problems` (empty when every page reads clean)."""
+    """Every page of the book at ``root`` checked by :func:`reader_problems`, and every chapter that loads its facts
+    by :func:`rlbook.publish.page_rules.page_rule_problems` (empty when every page reads clean)."""
     try:
         pages = book_pages(Path(root))
         defaults = read_config(Path(root)).get("execute") or {}
@@ -59,7 +61,10 @@ def lint_pages(root: Path) -> list[str]:
         return [str(err)]
     problems = []
     for page in pages:
-        problems += reader_problems(page, (Path(root) / page.source).read_text(encoding="utf-8"), defaults)
+        text = (Path(root) / page.source).read_text(encoding="utf-8")
+        problems += reader_problems(page, text, defaults)
+        if page.number and "book.load(" in text:  # a chapter on its facts
+            problems += page_rule_problems(page, text)
     return problems
 
 

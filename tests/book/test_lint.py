@@ -80,6 +80,15 @@ def test_every_page_reads_clean_for_the_reader():
     assert problems == [], "\n".join(problems)
 
 
+def test_a_chapter_on_its_facts_is_held_to_the_page_rules(tmp_path):
+    facts = '```{python}\n#| include: false\nfrom rlbook import book\nF = book.load("loop")\n```\n\n'
+    chapter = GOOD_CHAPTER.replace(
+        "## A part", facts + "Rate `{python} F.rate`, then `{python} round(F.rate, 1)`.\n\n## A part"
+    )
+    rules = [p for p in lint_pages(make_book(tmp_path, chapter)) if "not a reference into the facts" in p]
+    assert len(rules) == 1 and "round(F.rate, 1)" in rules[0]
+
+
 def test_a_good_fixture_book_is_clean(tmp_path):
     assert lint(make_book(tmp_path)) == []
 

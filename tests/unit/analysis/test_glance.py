@@ -35,21 +35,26 @@ def test_each_run_is_compared_with_its_reference_and_its_changes_are_computed():
     assert glance.reference_of("base") is None and glance.reference_of("main") is None
     assert glance.reference_of("ppo") == "main" and glance.reference_of("process-shaped") == "process-outcome"
     assert glance.reference_of("process-base") == "base"
-    assert glance.changes("ppo") == ["`steps`: 100 → 60", "`updates_per_batch`: 1 → 4"]
-    assert glance.changes("process-shaped") == ["`verifier`: exact → exact+process"]
-    assert "SFT `steps`: 175 → 200" in glance.changes("process-base")
+    assert glance.changes("ppo") == ["60 steps", "4 updates per batch"]
+    assert glance.changes("process-shaped") == ["rewarded by the exact verifier plus 0.5 × the process score"]
+    assert "SFT: 200 full-batch steps on the SFT examples" in glance.changes("process-base")
 
 
 def test_a_new_run_shows_up_with_its_change():
     catalogue = dict(RUNS, lower=RunSpec("lower", "", "base", rl=replace(RUNS["main"].rl, lr=1e-4)))
     row = next(r for r in glance.runs_rows(catalogue) if r[0] == "`lower`")
-    assert row == ["`lower`", "`base`", "`main`", "`lr`: 0.0003 → 0.0001"]
+    assert row == ["`lower`", "`base`", "`main`", "like `main`, but learning rate 0.0001"]
+    same = dict(RUNS, again=RunSpec("again", "", "base", rl=RUNS["main"].rl))
+    assert next(r for r in glance.runs_rows(same) if r[0] == "`again`")[3] == "the same settings as `main`"
 
 
-def test_the_recipe_lists_every_setting_of_base_and_main():
+def test_the_recipe_says_base_and_main_in_words_and_the_folded_box_lists_every_setting():
     lines = glance.recipe_lines(RUNS["base"], RUNS["main"])
     assert [line.split("**")[1] for line in lines] == ["pretraining", "SFT", "RL"]
-    assert "`group_size` 16" in lines[2] and "`steps` 1100" in lines[0]
+    assert "groups of 16 answers" in lines[2] and "1,100 steps" in lines[0]
+    assert "cispo" not in lines[2].lower() and "`" not in lines[2].split(":", 1)[1]
+    settings = glance.settings_lines(RUNS["base"], RUNS["main"])
+    assert "`group_size` 16" in settings[2] and "`steps` 1100" in settings[0]
 
 
 def test_the_algorithm_names_functions_of_the_package_in_order():

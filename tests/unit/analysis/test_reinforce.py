@@ -64,3 +64,26 @@ def test_after_step_sees_every_step_and_the_evaluation_is_at_mains_checkpoints(m
     monkeypatch.setattr(reinforce, "heldout_reward", lambda policy, seed, step, n=32: float(step))
     curve = reinforce.train_and_evaluate(Policy(), seed=0, settings=replace(short, steps=4))
     assert curve == {"steps": [0, 2, 4], "heldout": [0.0, 2.0, 4.0]}
+
+
+def _first_gradient(monkeypatch, **options) -> torch.Tensor:
+    """The gradient of the loop's first step from a fixed random policy, under the odd-length verifier."""
+    monkeypatch.setattr(rewards, "get_verifier", lambda name, version=None: _pays_for_odd_lengths)
+    torch.manual_seed(0)
+    start = Policy()
+    step, grads = _recording(torch.optim.AdamW.step)
+    monkeypatch.setattr(torch.optim.AdamW, "step", step)
+    reinforce.reinforce(start, replace(runs.spec("main").rl, steps=1), seed=5, **options)
+    monkeypatch.undo()
+    return grads[0]
+
+
+def test_a_shift_cancels_in_the_baseline_and_moves_the_gradient_without_it(monkeypatch):
+    plain = _first_gradient(monkeypatch)
+    assert torch.equal(_first_gradient(monkeypatch, offset=1.0), plain)  # to the last bit
+    assert torch.equal(_first_gradient(monkeypatch, offset=3.0), plain)
+    bare = [_first_gradient(monkeypatch, offset=c, baseline=False) for c in (0.0, 1.0, 2.0)]
+    assert not torch.allclose(bare[0], plain, rtol=0, atol=1e-6)
+    shared = bare[1] - bare[0]  # the push every sampled answer shares, once per unit of offset
+    assert shared.abs().max() > 1e-3
+    assert torch.allclose(bare[2] - bare[1], shared, rtol=0, atol=1e-6)

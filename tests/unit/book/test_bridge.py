@@ -1,42 +1,75 @@
-"""rlbook.book.bridge: the TRL appendix's wording (rlbook.book._bridge_words) says what happened, its TRL runs
-enter the facts' key like runs (and follow the installed TRL), and its facts are left out where the trl extra is
-missing."""
+"""rlbook.book.bridge: the TRL appendix's choices (rlbook.book._bridge_words) pick what happened and the page words
+every case, its TRL runs enter the facts' key like runs (and follow the installed TRL), and its facts are left out
+where the trl extra is missing."""
 
 from __future__ import annotations
 
+import itertools
+from pathlib import Path
+
 import pytest
 
-from rlbook.book import _available, bridge, prefetch, store
+from rlbook.book import _available, bridge, prefetch, store, wording
 from rlbook.book import _bridge_words as words
+from rlbook.book.facts import Num
 from rlbook.book.needs import Need
+from rlbook.book.wording import choice
 from rlbook.publish import prose
+from rlbook.publish.page_rules import page_wordings
+
+SEEDS = (0, 1, 2)
+ROOT = Path(__file__).resolve().parents[3]
 
 
-def said(sentence: str) -> str:
-    assert not prose.degenerate(sentence), prose.degenerate(sentence)
-    return sentence
+def test_identical_logits_are_a_case_of_their_own_never_a_difference_of_zero():
+    assert words.logits(0.0) == choice("same", words.LOGITS)
+    differ = words.logits(2.4e-7)
+    assert differ["case"] == "differ" and str(differ["values"]["gap"]) == "2e-7"
 
 
-def test_identical_logits_are_said_in_words_never_as_a_difference_of_zero():
-    assert said(f"they {words.logits_phrase(0.0)}.") == "they give the same logits, bit for bit."
-    assert "at most 2e-7" in said(f"they {words.logits_phrase(2.4e-7)}.")
+def test_the_order_of_the_trainers_ends_is_level_within_the_tolerance():
+    assert words.order(0.41, Num(0.39)) == choice("above", words.ORDER, book_end=0.39)
+    assert words.order(0.37, Num(0.39)) == choice("below", words.ORDER, book_end=0.39)
+    assert words.order(0.392, Num(0.39)) == choice("level", words.ORDER, book_end=0.39)
 
 
 @pytest.mark.parametrize(
-    ("trl", "book", "said"),
+    ("trl", "book", "made"),
     [
-        ([0.2, 0.17, 0.12], [0.18, 0.15, 0.17], "TRL's on seeds 0 and 1, `rlbook`'s on seed 2"),
-        ([0.2, 0.17, 0.18], [0.18, 0.15, 0.17], "TRL's on every seed"),
-        ([0.1, 0.15, 0.12], [0.18, 0.15, 0.17], "`rlbook`'s on seeds 0 and 2, neither on seed 1"),
+        ([0.2, 0.17, 0.12], [0.18, 0.15, 0.17], choice("trl_book", words.LARGER, trl="seeds 0 and 1", book="seed 2")),
+        ([0.2, 0.17, 0.18], [0.18, 0.15, 0.17], choice("trl", words.LARGER, trl="every seed")),
+        (
+            [0.1, 0.15, 0.12],
+            [0.18, 0.15, 0.17],
+            choice("book_neither", words.LARGER, book="seeds 0 and 2", neither="seed 1"),
+        ),
     ],
 )
-def test_who_gained_more_names_each_trainer_s_seeds(trl, book, said):
-    assert words.who_gained_more(trl, book, (0, 1, 2)) == said
+def test_larger_names_each_trainer_s_seeds(trl, book, made):
+    assert words.larger(trl, book, SEEDS) == made
 
 
-def test_who_gained_more_wants_one_gain_per_seed():
+def test_larger_wants_one_gain_per_seed():
     with pytest.raises(ValueError, match="one gain per seed"):
-        words.who_gained_more([0.1, 0.2], [0.1, 0.2, 0.3], (0, 1, 2))
+        words.larger([0.1, 0.2], [0.1, 0.2, 0.3], SEEDS)
+
+
+def test_every_case_of_every_choice_is_worded_by_the_page_and_reads_clean():
+    page = page_wordings((ROOT / bridge.PAGE).read_text(encoding="utf-8"))
+    gains = {"trl": (0.2, 0.1), "book": (0.1, 0.2), "neither": (0.15, 0.15)}
+    made = {
+        "logits": [words.logits(0.0), words.logits(2.4e-7)],
+        "order": [words.order(end, Num(0.39)) for end in (0.45, 0.3, 0.39)],
+        "larger": [
+            words.larger([a for a, _ in sides], [b for _, b in sides], SEEDS)
+            for sides in itertools.product(gains.values(), repeat=len(SEEDS))
+        ],
+    }
+    for name, cases in (("logits", words.LOGITS), ("order", words.ORDER), ("larger", words.LARGER)):
+        assert set(page[name]) == set(cases) == {m["case"] for m in made[name]}, name
+        assert not any(prose.degenerate(w) for w in page[name].values()), name
+        for m in made[name]:
+            assert not prose.degenerate(wording.say(name, m, page[name])), name
 
 
 def test_the_crosscheck_says_none_for_an_exact_agreement():

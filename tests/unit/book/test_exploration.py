@@ -1,19 +1,24 @@
-"""Chapter 6's outcome-dependent wording (rlbook.book._exploration_words): each phrase says what happened."""
+"""Chapter 6's outcome-dependent numbers and choices (rlbook.book._exploration_words): each selector picks what
+happened, and the page words every case."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rlbook.book import _exploration_words as words
 from rlbook.book import exploration
+from rlbook.book.wording import choice
 from rlbook.publish import prose
+from rlbook.publish.page_rules import page_wordings
 
 SEEDS = (0, 1, 2)
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_greedy_answer_never_reads_as_a_bound_that_says_nothing():
-    assert words.greedy_right([{"greedy": 1.0}] * 3, 40) == "right on all 40 held-out sums"
-    assert (
-        words.greedy_right([{"greedy": 0.9}, {"greedy": 1.0}, {"greedy": 0.95}], 40)
-        == "right on 36–40 of the 40 held-out sums"
+    assert words.greedy_right([{"greedy": 1.0}] * 3, 40) == choice("all", words.GREEDY, n=40)
+    assert words.greedy_right([{"greedy": 0.9}, {"greedy": 1.0}, {"greedy": 0.95}], 40) == choice(
+        "some", words.GREEDY, n=40, right="36–40"
     )
 
 
@@ -22,37 +27,40 @@ def _sums(never: int, widened: int, narrowed: int) -> dict:
 
 
 def test_the_sums_base_never_solved_are_counted_seed_by_seed_with_their_total():
-    said = words.widened_sentence([_sums(5, 5, 1), _sums(5, 4, 0), _sums(2, 2, 2)], SEEDS, 40)
-    assert said.startswith(
-        "`base` never solved 5, 5 and 2 of the 40 sums on seeds 0, 1 and 2, 12 over the three seeds. "
-        "`main` solved 5, 4 and 2 of them at least once, 11 of the 12. Those sums are the only evidence"
+    pk = [_sums(5, 5, 1), _sums(5, 4, 0), _sums(2, 2, 2)]
+    made = words.widened(pk, SEEDS, 40)
+    assert made == choice(
+        "seeds_some",
+        words.WIDENED,
+        n=40,
+        never="5, 5 and 2",
+        where="seeds 0, 1 and 2",
+        total=12,
+        count="three",
+        widened="5, 4 and 2",
+        solved=11,
     )
-    assert said.endswith("`main` never solved 1, 0 and 2 sums that `base` had solved, 3 over the three seeds.")
-    assert not prose.degenerate(said)
+    assert words.narrowed(pk, SEEDS) == choice("seeds", words.NARROWED, lost="1, 0 and 2", total=3, count="three")
 
 
 def test_what_main_did_on_base_s_unsolved_sums_is_said_only_where_it_happened():
-    gained = [_sums(2, 1, 0)] * 3
-    assert "had solved" not in words.widened_sentence(gained, SEEDS, 40)
-    none = words.widened_sentence([_sums(2, 0, 0)] * 3, SEEDS, 40)
-    assert none.endswith("`main` solved none of them either.") and "evidence" not in none
-    assert words.widened_sentence([_sums(0, 0, 0)] * 3, SEEDS, 40) == (
-        "`base` solved every one of the 40 sums at least once on every seed."
+    assert words.narrowed([_sums(2, 1, 0)] * 3, SEEDS) == choice("none", words.NARROWED)
+    assert words.widened([_sums(2, 0, 0)] * 3, SEEDS, 40)["case"] == "seeds_none"
+    assert words.widened([_sums(0, 0, 0)] * 3, SEEDS, 40) == choice(
+        "solved_all", words.WIDENED, n=40, seeds="every seed"
     )
-    assert words.widened_sentence([_sums(3, 1, 0)], (0,), 40).startswith(
-        "`base` never solved 3 of the 40 sums on seed 0. `main` solved 1 of them at least once."
-    )
+    one = {"n": 40, "never": "3", "where": "seed 0"}
+    assert words.widened([_sums(3, 1, 0)], (0,), 40) == choice("one_seed_some", words.WIDENED, **one, solved=1)
+    assert words.widened([_sums(3, 0, 0)], (0,), 40) == choice("one_seed_none", words.WIDENED, **one, solved=0)
+    assert words.narrowed([_sums(3, 1, 2)], (0,)) == choice("one_seed", words.NARROWED, lost=2)
 
 
 def test_accepted_only_against_main_gives_both_finals_and_the_side_of_each_seed():
-    said = words.rft_versus([0.4617, 0.4797, 0.518], [0.4508, 0.4906, 0.4961], SEEDS)
-    assert said == (
-        "at 0.46, 0.48 and 0.52 against `main`'s 0.45, 0.49 and 0.50 on seeds 0, 1 and 2: "
-        "above `main` on seeds 0 and 2 and below it on seed 1"
-    )
-    assert words.rft_versus([0.501, 0.6], [0.499, 0.5], (0, 1)).endswith(
-        "above `main` on seed 1 and level with it on seed 0"
-    )
+    made = words.rft_versus([0.4617, 0.4797, 0.518], [0.4508, 0.4906, 0.4961], SEEDS)
+    finals = {"picky": "0.46, 0.48 and 0.52", "main": "0.45, 0.49 and 0.50", "where": "seeds 0, 1 and 2"}
+    assert made == choice("above_below", words.RFT, **finals, above="seeds 0 and 2", below="seed 1")
+    level = words.rft_versus([0.501, 0.6], [0.499, 0.5], (0, 1))
+    assert level["case"] == "above_level" and level["values"]["level"] == "seed 0"
 
 
 def test_the_loss_of_the_pretraining_format_is_split_between_sft_and_rl():
@@ -60,26 +68,42 @@ def test_the_loss_of_the_pretraining_format_is_split_between_sft_and_rl():
         {"own": 0.86, "own_sft": 0.75, "own_after": 0.56, "greedy": 1.0, "greedy_sft": 0.9, "greedy_after": 0.8},
         {"own": 0.86, "own_sft": 0.60, "own_after": 0.55, "greedy": 1.0, "greedy_sft": 0.9, "greedy_after": 0.8},
     ]
-    assert words.own_lost(own, (0, 1)) == "RL lost more than SFT on seed 0; SFT lost more than RL on seed 1"
-    assert words.own_stages(own[0], 0) == (
-        "On seed 0, SFT took the sampled accuracy in that format from 0.86 to 0.75 and the greedy one from "
-        "1.00 to 0.90; RL took them on to 0.56 and 0.80."
-    )
+    assert words.own_lost(own, (0, 1)) == choice("rl_sft", words.LOST, rl="seed 0", sft="seed 1")
+    stages = words.own_stages(own[0])
+    assert [str(stages[k]) for k in ("own", "own_sft", "own_after")] == ["0.86", "0.75", "0.56"]
+    assert [str(stages[k]) for k in ("greedy", "greedy_sft", "greedy_after")] == ["1.00", "0.90", "0.80"]
+
+
+def test_pass_at_one_is_given_for_the_shown_seed_as_the_table_prints_it():
+    made = words.pass1({"before": [0.334, 0.7, 0.82], "after": [0.506, 0.8, 0.82]})
+    assert (str(made["before"]), str(made["after"])) == ("0.33", "0.51")
 
 
 def test_where_rl_ended_against_the_own_format_mark_names_the_seeds():
-    assert words.own_mark([0, 1, 2], SEEDS) == "they end below it on every seed"
-    assert words.own_mark([], SEEDS) == "they end above it on every seed"
-    assert words.own_mark([0, 2], SEEDS) == "they end below it on seeds 0 and 2 and above it on seed 1"
+    assert words.own_mark([0, 1, 2], SEEDS) == choice("below", words.BELOW, below="every seed")
+    assert words.own_mark([], SEEDS) == choice("above", words.BELOW, above="every seed")
+    assert words.own_mark([0, 2], SEEDS) == choice("below_above", words.BELOW, below="seeds 0 and 2", above="seed 1")
 
 
 def test_two_runs_are_ordered_only_when_their_seeds_do_not_overlap():
-    assert (
-        words.versus({"a": [0.3, 0.35], "b": [0.45, 0.5]}, "a", "b")
-        == "every seed of `a` ended below every seed of `b`."
-    )
-    assert words.versus({"a": [0.6, 0.7], "b": [0.45, 0.5]}, "a", "b").startswith("every seed of `a` ended above")
-    assert "overlapping" in words.versus({"a": [0.4, 0.6], "b": [0.45, 0.5]}, "a", "b")
+    assert words.versus([0.3, 0.35], [0.45, 0.5]) == choice("below", words.VERSUS)
+    assert words.versus([0.6, 0.7], [0.45, 0.5]) == choice("above", words.VERSUS)
+    assert words.versus([0.4, 0.6], [0.45, 0.5]) == choice("overlap", words.VERSUS)
+
+
+def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
+    page = page_wordings((ROOT / exploration.PAGE).read_text(encoding="utf-8"))
+    for name, cases in (
+        ("greedy", words.GREEDY),
+        ("widened", words.WIDENED),
+        ("narrowed", words.NARROWED),
+        ("below", words.BELOW),
+        ("own_lost", words.LOST),
+        ("stale_versus", words.VERSUS),
+        ("rft_versus", words.RFT),
+    ):
+        assert set(page[name]) == set(cases), name
+        assert not any(prose.degenerate(w) for w in page[name].values()), name
 
 
 def test_a_range_over_seeds_reads_as_one_value_when_its_ends_agree():

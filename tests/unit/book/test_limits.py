@@ -3,29 +3,33 @@ phrase says what happened, on made-up facts."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rlbook.book import _limits_words as words
 from rlbook.book import limits
+from rlbook.book.wording import choice
 from rlbook.publish import prose
+from rlbook.publish.page_rules import page_wordings
 
 SEEDS = (0, 1, 2)
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def hack(shares, favourite="#"):
     return {"share": shares, "wrong": [{"completion": favourite}]}
 
 
-def test_a_takeover_on_every_seed_is_said_once_and_no_other_seed_is_described():
+def test_a_takeover_on_every_seed_describes_no_other_seed():
     found = {s: hack([0.01, 0.9]) for s in SEEDS}
-    assert words.takeover_sentence(found, [0, 1, 2], SEEDS) == "The loophole took over on every seed."
+    assert words.takeover(found, [0, 1, 2], SEEDS) == choice("every", words.TAKEOVER, taken="every seed")
 
 
-def test_seeds_without_a_takeover_are_named_with_what_they_did():
+def test_seeds_without_a_takeover_are_named_with_the_largest_share_they_paid():
     found = {0: hack([0.01, 0.9]), 1: hack([0.01, 0.04]), 2: hack([0.02, 0.03])}
-    sentence = words.takeover_sentence(found, [0], SEEDS)
-    assert sentence.startswith("The loophole took over on seed 0; on seeds 1 and 2 the policy kept writing sums")
-    assert "at most 3%–4% of a batch" in sentence
+    made = words.takeover(found, [0], SEEDS)
+    assert made == choice("some", words.TAKEOVER, taken="seed 0", others="seeds 1 and 2", peak="3%–4%")
 
 
 def test_favourites_name_each_answer_once_with_its_seeds():
@@ -50,12 +54,11 @@ def test_a_row_of_the_two_settings_table_shows_a_dash_when_the_loophole_never_to
 
 def test_slow_growth_names_where_the_loophole_grew_and_where_it_shrank():
     rising, falling = [0.01] * 5 + [0.05] * 50 + [0.12] * 5, [0.010] * 5 + [0.016] * 50 + [0.002] * 5
-    assert words.slow_growth({0: rising, 1: rising, 2: rising}, (0, 1, 2)) == (
-        "its share of a batch still grew on every seed, to a largest share of 12%."
+    assert words.slow_growth({0: rising, 1: rising, 2: rising}, SEEDS) == choice(
+        "every", words.GROWTH, grew="every seed", largest="12%"
     )
-    assert words.slow_growth({0: rising, 1: rising, 2: falling}, (0, 1, 2)) == (
-        "its share of a batch still grew on seeds 0 and 1, to a largest share of 12%; on seed 2 it shrank, "
-        "from 1.0% to 0.2% of a batch."
+    assert words.slow_growth({0: rising, 1: rising, 2: falling}, SEEDS) == choice(
+        "some", words.GROWTH, grew="seeds 0 and 1", largest="12%", shrank="seed 2", first="1.0%", last="0.2%"
     )
 
 
@@ -64,44 +67,55 @@ def test_slow_growth_refuses_a_run_where_the_loophole_grew_nowhere():
         words.slow_growth({0: [0.1] * 10 + [0.0] * 5}, (0,))
 
 
-def test_trusted_sentence_says_where_the_over_rated_answer_was_labelled_right_often():
-    every = words.trusted_sentence({0: 7, 1: 3, 2: 4}, (0, 1, 2))
+def test_trusted_says_where_the_over_rated_answer_was_labelled_right_often():
+    assert words.trusted({0: 7, 1: 3, 2: 4}, SEEDS) == choice("every", words.TRUST, count="3–7", often="every seed")
+    some = words.trusted({0: 7, 1: 0, 2: 4}, SEEDS)
     assert (
-        every.startswith("It is also the right answer of 3–7 training prompts, so the judge saw it")
-        and "On" not in every
+        some["case"] == "some_never"
+        and some["values"]["rare"] == "seed 1"
+        and some["values"]["often"] == ("seeds 0 and 2")
     )
-    some = words.trusted_sentence({0: 7, 1: 0, 2: 4}, (0, 1, 2))
-    assert some.startswith("It is also the right answer of 4–7 training prompts on seeds 0 and 2, so")
-    assert some.endswith(
-        "On seed 1 it is the right answer of no training prompt: a judge also over-rates answers it "
-        "was seldom shown labelled right."
-    )
+    assert words.trusted({0: 7, 1: 1, 2: 0}, SEEDS)["case"] == "some_few"
     with pytest.raises(ValueError, match="fewer than 2"):
-        words.trusted_sentence({0: 1, 1: 0}, (0, 1))
+        words.trusted({0: 1, 1: 0}, (0, 1))
 
 
 def test_heldout_fall_says_when_accuracy_reached_zero_and_stayed_there():
-    sentence = words.heldout_fall([0, 5, 10, 15, 20], [0.30, 0.2, 0.004, 0.0, 0.001])
-    assert sentence == "fell from 0.30 at the start to 0.00 by step 10 and stayed there to the last checkpoint, step 20"
-    assert (
-        words.heldout_fall([0, 5, 10], [0.30, 0.2, 0.0])
-        == "fell from 0.30 at the start to 0.00 at the last checkpoint, step 10"
-    )
+    made = words.heldout_fall([0, 5, 10, 15, 20], [0.30, 0.2, 0.004, 0.0, 0.001])
+    assert made == choice("zero_and_stayed", words.FALL, start=0.30, zero=10, last=20)
+    assert words.heldout_fall([0, 5, 10], [0.30, 0.2, 0.0]) == choice("zero_at_end", words.FALL, start=0.30, last=10)
 
 
 def test_heldout_fall_without_zero_gives_the_best_later_checkpoint_and_the_end():
-    sentence = words.heldout_fall([0, 5, 10, 15], [0.34, 0.27, 0.0, 0.12])
-    assert sentence == (
-        "fell from 0.34 at the start and never came back: its best later checkpoint was 0.27, at step 5, and it "
-        "ended at 0.12"
-    )
-    assert not prose.degenerate(f"Its held-out accuracy {sentence}.")
+    made = words.heldout_fall([0, 5, 10, 15], [0.34, 0.27, 0.0, 0.12])
+    assert made == choice("never_back", words.FALL, start=0.34, best=0.27, best_step=5, end=0.12)
+    assert str(made["values"]["best"]) == "0.27"
 
 
-def test_slow_versus_names_the_seeds_of_both_runs_and_never_says_fewer_of_none():
-    none = words.slow_versus([0, 1, 2], [], SEEDS)
-    assert none == "the loophole took over on none of the three seeds, against every seed in `exploit`"
-    assert "fewer" not in none
-    assert (
-        words.slow_versus([0, 1, 2], [1], SEEDS) == "the loophole took over on seed 1, against every seed in `exploit`"
-    )
+def test_the_judge_sections_give_one_seed_s_values_as_its_table_prints_them():
+    judge = {
+        "rm": {"proxy": [0.586, 0.7, 0.86], "gold": [0.615, 0.4, 0.284]},
+        "kl": {"proxy": [0.586, 0.8], "gold": [0.6, 0.487]},
+        "over": {"share": [0.05, 0.3, 0.609]},
+    }
+    made = words.judge_on_seed(judge, 2)
+    assert made["seed"] == 2
+    shown = {k: str(v) for k, v in made.items() if k != "seed"}
+    assert shown == {
+        "proxy_first": "0.59",
+        "proxy_last": "0.86",
+        "gold_first": "0.61",
+        "gold_last": "0.28",
+        "mean_gold_rm": "0.43",
+        "mean_gold_kl": "0.54",
+        "over_first": "5%",
+        "over_last": "61%",
+    }
+
+
+def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
+    page = page_wordings((ROOT / limits.PAGE).read_text(encoding="utf-8"))
+    for name, cases in (("takeover", words.TAKEOVER), ("heldout_fall", words.FALL), ("slow_growth", words.GROWTH),
+                        ("trusted", words.TRUST)):  # fmt: skip
+        assert set(page[name]) == set(cases), name
+        assert not any(prose.degenerate(w) for w in page[name].values()), name

@@ -27,6 +27,11 @@ PANEL = {
     "test": TRIPLES,
 }
 SLICE = {"value": 0.4, "lo": 0.3, "hi": 0.5}
+SEEDS = (0, 1, 2)
+PICKS = {
+    s: {"selected": 30, "retained": {"constrained": 10, "constrained_test": 0.4, "selected_test": 0.45}} for s in SEEDS
+}
+"""Each seed's facts as the retained-capability figure reads them: the two rules' picks and their test accuracy."""
 
 
 @pytest.fixture(autouse=True)
@@ -43,13 +48,15 @@ def _drawn() -> list:
         {"label": "after: best of 4", "matched": False, **SLICE},
     ]
     slices = [{"slice": name, "prompts": 3, "before": SLICE, "after": SLICE} for name in ("all", "carry")]
-    curves = [{"steps": STEPS, "plain": [0.9, 0.8, 0.7, 0.6], "heldout": [0.3, 0.4, 0.5, 0.5]} for _ in range(3)]
+    curves = [
+        {"seed": s, "steps": STEPS, "plain": [0.9, 0.8, 0.7, 0.6], "heldout": [0.3, 0.4, 0.5, 0.5]} for s in SEEDS
+    ]
     return [
         *figures.divergence([PANEL, dict(PANEL, name="exploit")]),
         *figures.selection(PANEL, PANEL, 20, {"training reward": 30, "validation accuracy": 0}),
         figures.comparisons(rows),
         *figures.slices(slices, [0.0, 0.5, 0.0], [0.0, 0.9, 0.2], [True, False, True], 30),
-        figures.retained(curves),
+        *figures.retained(curves, PICKS, 10, "On every seed the constraint costs test accuracy."),
     ]
 
 
@@ -82,3 +89,23 @@ def test_the_scatter_points_at_the_sums_wrong_at_both_ends():
         30,
     )[1]
     assert any(t.get_text() == "1 sum wrong at both ends" for t in scatter.axes[0].texts)
+
+
+def test_retained_capability_has_a_panel_per_seed_with_both_picks_and_the_finding_under_the_legend():
+    curves = [
+        {"seed": s, "steps": STEPS, "plain": [0.9, 0.8, 0.7, 0.6], "heldout": [0.3, 0.4, 0.5, 0.5]} for s in SEEDS
+    ]
+    finding = "On seeds 0 and 2 the constraint costs test accuracy; on seed 1 the earlier checkpoint does as well."
+    *panels, legend = figures.retained(curves, PICKS, 10, finding)
+    assert [p.axes[0].get_title() for p in panels] == [f"seed {s}" for s in SEEDS]
+    for panel in panels:
+        ax = panel.axes[0]
+        assert sorted(t.get_text() for t in ax.texts) == ["test 0.40", "test 0.45"]
+        rules = [line.get_xdata()[0] for line in ax.lines if list(line.get_ydata()) == [0, 1]]  # vertical lines
+        floors = [line.get_ydata()[0] for line in ax.lines if list(line.get_xdata()) == [0, 1]]  # horizontal ones
+        assert sorted(rules) == [10, 30] and floors == [pytest.approx(0.8)]  # 10 points under step 0's 0.9
+    texts = [t.get_text().replace("\n", " ") for t in legend.axes[0].texts]
+    assert texts == [finding]
+    assert "the constraint's floor: 10 points under step 0" in [
+        t.get_text() for t in legend.axes[0].get_legend().get_texts()
+    ]

@@ -33,6 +33,26 @@ def test_loop_curves_draw_three_runs_per_seed(check_readable):
     assert len(fig.axes[0].lines) == 9
 
 
+def test_shifted_rewards_draw_each_series_as_a_mean_and_a_band(check_readable):
+    curves = [
+        {
+            "steps": [0, 10, 20],
+            "main": [0.3, 0.4, 0.5 + d],
+            "baseline": [0.3, 0.41, 0.5],
+            "shift": [0.3, 0.38, 0.45],
+            "large_shift": [0.3, 0.32, 0.33 - d],
+        }
+        for d in (0.0, 0.02, 0.04)
+    ]
+    fig = gradient.shifted_rewards(curves, 1.0, 3.0)
+    check_readable(fig)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["main", "+1, group baseline", "+1, no baseline", "+3, no baseline"]
+    assert np.allclose(ax.lines[0].get_ydata(), [0.3, 0.4, 0.52])  # main's mean over the seeds
+    assert len(ax.collections) == 4  # one shaded range per series
+
+
 def test_gradient_variance_is_a_parabola_and_a_line(check_readable):
     offsets = np.linspace(-1, 2, 31)
     fig = gradient.gradient_variance(offsets, 1 + offsets**2, 1.5)

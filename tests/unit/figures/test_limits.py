@@ -30,20 +30,34 @@ def check_panels(figures):
     plt.close("all")
 
 
-def test_the_reward_hack_has_a_panel_per_seed_and_a_legend_panel():
+def test_the_reward_hack_draws_exploit_beside_exploit_slow_with_every_seed_on_a_log_step_axis():
     data = {
         s: {
-            "steps": [1, 2, 3],
-            "task": [0.6, 0.2, 0.1],
-            "loophole": [0.0, 0.3, 0.9],
-            "eval_steps": [0, 3],
-            "heldout": [0.3, 0.0],
-            "takeover": 3 if s else None,
+            "steps": [1, 2, 3, 4],
+            "task": [0.6, 0.2, 0.1, 0.0],
+            "loophole": [0.0, 0.3, 0.9, 1.0],
+            "eval_steps": [0, 2, 4],
+            "heldout": [0.3, 0.1, 0.0],
+            "takeover": 3,
+            "slow": {
+                "steps": list(range(1, 11)),
+                "task": [0.6] * 10,
+                "loophole": [0.0] * 5 + [0.1] * 5,
+                "eval_steps": [0, 5, 10],
+                "heldout": [0.3, 0.35, 0.4],
+            },
         }
         for s in SEEDS
     }
     figures = limits.reward_hack(data)
-    assert len(figures) == 4 and [f.axes[0].get_title() for f in figures[:3]] == [f"exploit, seed {s}" for s in SEEDS]
+    assert len(figures) == 3 and [f.axes[0].get_title() for f in figures[:2]] == ["exploit", "exploit-slow"]
+    fast, slow = (f.axes[0] for f in figures[:2])
+    assert fast.get_xscale() == slow.get_xscale() == "symlog" and fast.get_xlim() == slow.get_xlim() == (0, 10)
+    assert len(fast.lines) == len(slow.lines) == 3 * 3 + 1
+    assert list(slow.lines[2].get_xdata()) == [0, 5, 10]  # held-out accuracy at the run's own checkpoints
+    assert {line.get_linestyle() for line in slow.lines[:-1]} == {"-", "--", ":"}  # one style per seed
+    labels = [t.get_text() for t in figures[2].axes[0].get_legend().get_texts()]
+    assert labels[-3:] == [f"seed {s}" for s in SEEDS]
     check_panels(figures)
 
 
