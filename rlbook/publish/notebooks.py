@@ -7,11 +7,17 @@ page's folder (:mod:`rlbook.publish.execute`), ``jobs`` pages at a time, the
 slowest first; the executed notebooks are written to
 ``_build/executed/<name>.ipynb``, which the website is rendered from, and
 the notebooks a reader opens in Jupyter are written from them to
-``_build/notebooks/<name>.ipynb`` (:mod:`rlbook.publish.jupyter`).
+``_build/notebooks/<name>.ipynb`` (:mod:`rlbook.publish.jupyter`). A plain
+``quarto render`` executes each page once, in Quarto's own kernel: its
+post-render step (:mod:`rlbook.publish.postrender`) reads the notebook Quarto
+executed (``keep-ipynb``) back into the same executed notebook
+(:func:`executed_by_quarto`).
 """
 
 from __future__ import annotations
 
+import ast
+import copy
 import json
 import threading
 import time
@@ -22,8 +28,9 @@ from pathlib import Path
 import nbformat
 
 from rlbook.publish.config import Page, read_config
-from rlbook.publish.execute import execute_notebook, qmd_to_notebook
+from rlbook.publish.execute import execute_notebook, inline_expressions, qmd_to_notebook
 from rlbook.publish.jupyter import student_notebooks
+from rlbook.publish.qmd import cell_options
 from rlbook.publish.render import pandoc_path
 from rlbook.publish.wheel import book_wheel
 
@@ -66,19 +73,10 @@ def execute_pages(
 
     The first page to fail stops the rest at their next cell and is raised.
     """
-    notebooks = {}
+    notebooks = earlier_notebooks(root, pages, selected, notebooks_dir, out)
     logs = root / "_build" / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     figures = figure_format(read_config(root))
-    for number, page in enumerate(pages, 1):
-        if page in selected:
-            continue
-        saved = notebooks_dir / f"{page.stem}.ipynb"
-        if saved.is_file():
-            notebooks[page.stem] = nbformat.read(saved, as_version=4)
-        else:
-            out(f"[{number}/{len(pages)}] {page.source}: not executed in this build, shown without outputs")
-            notebooks[page.stem] = qmd_to_notebook((root / page.source).read_text(encoding="utf-8"))
     stop = threading.Event()
     seconds_file = root / "_build" / "page-seconds.json"
     seconds = json.loads(seconds_file.read_text()) if seconds_file.is_file() else {}
@@ -112,6 +110,96 @@ def execute_pages(
             raise
     seconds_file.write_text(json.dumps(seconds, indent=1))
     return notebooks
+
+
+def earlier_notebooks(
+    root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path, out: Callable[[str], None]
+) -> dict[str, nbformat.NotebookNode]:
+    """The executed notebooks of the pages not in ``selected``, by stem: the last build's from ``notebooks_dir``,
+    or the page unexecuted (said in a line to ``out``) where no build has executed it."""
+    notebooks = {}
+    for number, page in enumerate(pages, 1):
+        if page in selected:
+            continue
+        saved = notebooks_dir / f"{page.stem}.ipynb"
+        if saved.is_file():
+            notebooks[page.stem] = nbformat.read(saved, as_version=4)
+        else:
+            out(f"[{number}/{len(pages)}] {page.source}: not executed in this build, shown without outputs")
+            notebooks[page.stem] = qmd_to_notebook((root / page.source).read_text(encoding="utf-8"))
+    return notebooks
+
+
+def executed_by_quarto(text: str, kept: nbformat.NotebookNode, page: str) -> nbformat.NotebookNode:
+    """The executed notebook of the page whose ``.qmd`` is ``text``, as :func:`execute_pages` writes it, from
+    ``kept``, the notebook Quarto executed the page in (``keep-ipynb``), as ``nbformat.read`` reads it. Used by
+    Quarto's post-render step (:mod:`rlbook.publish.postrender`).
+
+    The page is read as :func:`rlbook.publish.execute.qmd_to_notebook` reads it; each code cell takes the
+    outputs of Quarto's cell at the same place (a cell with ``eval: false`` none), and each inline expression
+    of the prose the value Quarto's kernel gave it there (:func:`inline_value`). Quarto's notebook must hold
+    the page's code cells with the same code, else ValueError names the first that differs (``page`` says where).
+    """
+    nb = qmd_to_notebook(text)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    ran = [cell for cell in kept["cells"] if cell["cell_type"] == "code"]
+    if len(code) != len(ran):
+        raise ValueError(f"{page}: Quarto executed {len(ran)} code cells, the page has {len(code)}")
+    for index, (cell, done) in enumerate(zip(code, ran, strict=True), 1):
+        options, source = cell_options(cell.source)
+        if source.strip() != cell_options(_text(done["source"]))[1].strip():
+            raise ValueError(f"{page}: code cell {index} is not the one Quarto executed")
+        evaluated = options.get("eval", True) is not False
+        cell.outputs = copy.deepcopy(done.get("outputs", [])) if evaluated else []
+        cell.execution_count = done.get("execution_count") if evaluated else None
+    values = [
+        (str(found["expression"]).strip(), inline_value(found["result"]))
+        for cell in kept["cells"]
+        if cell["cell_type"] == "markdown"
+        for found in cell.get("metadata", {}).get("user_expressions", [])
+    ]
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        source = cell.source
+        matches = inline_expressions(source)
+        printed = [_take(values, match.group(1).strip(), page) for match in matches]
+        for match, value in reversed(list(zip(matches, printed, strict=True))):
+            source = source[: match.start()] + value + source[match.end() :]
+        cell.source = source
+    return nb
+
+
+def _take(values: list[tuple[str, str]], expression: str, page: str) -> str:
+    """The value of the first of ``values`` whose expression is ``expression``; it and those before it are taken."""
+    for position, (found, value) in enumerate(values):
+        if found == expression:
+            del values[: position + 1]
+            return value
+    raise ValueError(f"{page}: Quarto evaluated no inline expression `{{python}} {expression}`")
+
+
+def inline_value(result: dict) -> str:
+    """What an inline expression prints in the page (``str`` of its value, as
+    :func:`rlbook.publish.execute.execute_notebook` writes it), from the result Quarto's kernel returned.
+
+    A value with Markdown of its own (``_repr_markdown_``, the facts' numbers and wordings) gives that; any
+    other gives its ``repr``, which is its ``str`` for numbers and is read back into the string for a string.
+    An expression that raised raises ValueError with its error.
+    """
+    if result.get("status") != "ok":
+        raise ValueError(f"an inline expression raised {result.get('ename')}: {result.get('evalue')}")
+    data = result.get("data", {})
+    if "text/markdown" in data:
+        return _text(data["text/markdown"])
+    shown = _text(data.get("text/plain", ""))
+    if shown[:1] in ("'", '"'):
+        return str(ast.literal_eval(shown))
+    return shown
+
+
+def _text(source: str | list[str]) -> str:
+    return "".join(source) if isinstance(source, list) else source
 
 
 def longest_first(pages: list[Page], selected: list[Page], seconds: dict[str, float]) -> list[tuple[int, Page]]:

@@ -1,24 +1,29 @@
-"""Quarto's pre-render step: what a plain ``quarto render`` needs besides the pages (``_quarto.yml``'s ``pre-render``).
+"""Quarto's pre-render step: what a plain ``quarto render`` needs before the pages (``_quarto.yml``'s ``pre-render``).
 
 Quarto runs this file with its Python before it renders (``project:
 pre-render``), in the project's folder, with the output folder in
-``QUARTO_PROJECT_OUTPUT_DIR`` and the pages it is about to render in
-``QUARTO_PROJECT_INPUT_FILES``. It writes into the output folder the files
-that the pages link to but Quarto does not make:
+``QUARTO_PROJECT_OUTPUT_DIR``. Quarto itself executes each page it renders,
+once, in its own kernel; this step readies what that needs and writes into
+the output folder the files that the pages link to but Quarto does not make:
 
-- ``notebooks/<page>.ipynb``, the notebooks for Jupyter, and the book's wheel
-  that their first cell names: the pages about to be rendered are executed
-  as ``rlbook build`` executes them (the book's missing runs trained first,
-  on a whole-book render) and their notebooks written to
-  ``_build/notebooks/``; the other pages' notebooks are taken from there if
-  an earlier build left them;
+- on a whole-book render, the book's missing runs are trained first, several
+  at a time, as ``rlbook build`` trains them (the pages would otherwise train
+  them one by one inside their cells);
+- the notebooks Quarto kept from an earlier render that stopped half-way
+  (``<page>.quarto_ipynb``, ``execute: keep-ipynb``) are deleted, so that the
+  notebook beside a page after the render is the one Quarto executed in it;
+- ``notebooks/<page>.ipynb``, the notebooks for Jupyter that an earlier render
+  or build left in ``_build/notebooks/``, and the book's wheel that their first
+  cell names; the post-render step (:mod:`rlbook.publish.postrender`) writes
+  the notebooks of the pages rendered now from Quarto's execution;
 - ``workshop/``, chapter 1's web workshop: its script, the checkpoints
   exported from the run cache, and its style.
 
 The notebook-link filter (``assets/notebook-link.lua``) then links a page to
-its notebook only when the file is in the output folder, so no page links to
-a file that is not there. ``rlbook build --backend quarto`` has executed the
-pages already and sets ``RLBOOK_PAGES_EXECUTED=1``, and the step then only
+its notebook only when the file is in the output folder or Quarto has just
+executed the page, so no page links to a file that is not there.
+``rlbook build --backend quarto`` has executed the pages already, written
+their notebooks and sets ``RLBOOK_PAGES_EXECUTED=1``; the step then only
 copies. A page that needs a missing extra stops the render with one line.
 """
 
@@ -41,23 +46,11 @@ EXECUTED = "RLBOOK_PAGES_EXECUTED"
 """Set to 1 by ``rlbook build`` when it has executed the pages and written their notebooks itself."""
 
 
-def input_files(environ: Mapping[str, str]) -> list[str]:
-    """The pages Quarto is about to render, relative to the project, from its environment.
-
-    Quarto passes them one a line in ``QUARTO_PROJECT_INPUT_FILES``, or in the
-    file that ``QUARTO_USE_FILE_FOR_PROJECT_INPUT_FILES`` names.
-    """
-    listed = environ.get("QUARTO_USE_FILE_FOR_PROJECT_INPUT_FILES")
-    text = Path(listed).read_text(encoding="utf-8") if listed else environ.get("QUARTO_PROJECT_INPUT_FILES", "")
-    return [Path(line.strip()).as_posix() for line in text.splitlines() if line.strip()]
-
-
-def rendered_pages(pages: list[Page], environ: Mapping[str, str]) -> list[Page]:
-    """The book's pages that this render covers: all of them on a whole-book render, else those listed."""
-    if environ.get("QUARTO_PROJECT_RENDER_ALL") == "1":
-        return list(pages)
-    listed = set(input_files(environ))
-    return [page for page in pages if page.source in listed]
+def kept_notebooks(root: Path, page: Page) -> list[Path]:
+    """The notebooks Quarto executed ``page`` in and kept beside it (``keep-ipynb``): ``<page>.quarto_ipynb``,
+    and the ``<page>.quarto_ipynb_1``, ... that it writes when an earlier one is still there."""
+    source = root / page.source
+    return sorted(source.parent.glob(f"{source.stem}.quarto_ipynb*"))
 
 
 def copy_site_files(root: Path, pages: list[Page], site: Path) -> tuple[list[str], bool]:
@@ -83,8 +76,6 @@ def copy_site_files(root: Path, pages: list[Page], site: Path) -> tuple[list[str
 
 def prerender(root: Path, environ: Mapping[str, str], out: Callable[[str], None] = print) -> int:
     """The pre-render step for the project at ``root``; returns the exit code (0, or 1 with a line saying why)."""
-    from rlbook.publish.execute import CellFailure
-    from rlbook.publish.notebooks import DEFAULT_JOBS, execute_pages, write_student_notebooks
     from rlbook.publish.runs_ahead import prefetch_runs
 
     try:
@@ -98,21 +89,11 @@ def prerender(root: Path, environ: Mapping[str, str], out: Callable[[str], None]
         return 1
     site = Path(environ.get("QUARTO_PROJECT_OUTPUT_DIR") or "_book")
     site = site if site.is_absolute() else root / site
-    if environ.get(EXECUTED) != "1":
-        selected = rendered_pages(pages, environ)
-        if environ.get("QUARTO_PROJECT_RENDER_ALL") == "1":
-            prefetch_runs(root, None, out)
-        executed_dir = root / "_build" / "executed"
-        executed_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            notebooks = execute_pages(root, pages, selected, executed_dir, out, DEFAULT_JOBS)
-            write_student_notebooks(root, pages, notebooks, root / "_build" / "notebooks")
-        except CellFailure as failure:
-            out(failure.report())
-            return 1
-        except (ValueError, RuntimeError) as err:
-            out(f"rlbook pre-render: the notebooks for Jupyter: {err}")
-            return 1
+    if environ.get(EXECUTED) != "1" and environ.get("QUARTO_PROJECT_RENDER_ALL") == "1":
+        prefetch_runs(root, None, out)
+    for page in pages:
+        for kept in kept_notebooks(root, page):
+            kept.unlink()
     copied, workshop = copy_site_files(root, pages, site)
     out(
         f"rlbook pre-render: {len(copied)} notebooks, the book's wheel{' and the web workshop' if workshop else ''} "
@@ -122,6 +103,6 @@ def prerender(root: Path, environ: Mapping[str, str], out: Callable[[str], None]
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("RLBOOK_BUILDING", "1")  # as rlbook build: the kernels show no progress bars
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # two kernels side by side (rlbook.publish.build)
+    os.environ.setdefault("RLBOOK_BUILDING", "1")  # as rlbook build: the runs trained ahead show no progress bars
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # several runs side by side (rlbook.publish.build)
     raise SystemExit(prerender(Path.cwd(), os.environ))

@@ -7,7 +7,9 @@ resolved and no page has a hole (:func:`publishable`, on
 :mod:`rlbook.publish.holes`); anything else leaves the previous ``_book/`` as
 it was. The pandoc site itself is :mod:`rlbook.publish.site`; Quarto runs
 the book's pre-render step (:mod:`rlbook.publish.prerender`), which copies the
-notebooks, the book's wheel and the web workshop into its output folder.
+notebooks, the book's wheel and the web workshop into its output folder, and
+its post-render step (:mod:`rlbook.publish.postrender`), which gives the
+figures their dark variant and drops the TeX of formulas from the search index.
 """
 
 from __future__ import annotations
@@ -113,8 +115,10 @@ def render_quarto(root: Path, page: Page | None, notebooks_dir: Path, out: Calla
     """``quarto render`` with this Python (QUARTO_PYTHON); its pre-render step copies the notebooks in.
 
     The pages were executed and their notebooks written already, so the
-    pre-render step (:mod:`rlbook.publish.prerender`) is told to copy only
-    (``RLBOOK_PAGES_EXECUTED=1``). Quarto's output is passed to ``out`` line by
+    pre-render step (:mod:`rlbook.publish.prerender`) is told to copy only and
+    the post-render step (:mod:`rlbook.publish.postrender`) to leave the
+    notebooks as they are (``RLBOOK_PAGES_EXECUTED=1``); Quarto executes the
+    pages again in its own kernels. Quarto's output is passed to ``out`` line by
     line, except the kernels' warning that they talk over TCP without
     encryption (:data:`KERNEL_WARNING`), which is counted and explained once.
     """

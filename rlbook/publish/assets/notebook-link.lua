@@ -3,12 +3,16 @@
 -- is in the site.
 --
 -- The link points at notebooks/<page>.ipynb in the site. Quarto makes no such
--- file: the pre-render step (rlbook/publish/prerender.py, which Quarto runs
+-- file. The pre-render step (rlbook/publish/prerender.py, which Quarto runs
 -- before any page, and which `rlbook build --backend quarto` also relies on)
--- writes each page's notebook into the output folder's notebooks/. The filter
--- links a page only when that file is there, so neither a plain `quarto
--- render` nor one that found notebooks left in _build/ by an earlier build
--- ever links to a file the site does not have.
+-- copies into the output folder's notebooks/ the notebooks an earlier build
+-- or render left; the post-render step (rlbook/publish/postrender.py) writes
+-- the notebook of each page Quarto has just executed, from the notebook Quarto
+-- kept beside the page (<page>.quarto_ipynb, execute: keep-ipynb). The filter
+-- links a page only when its notebook is in the site or Quarto has kept the
+-- notebook it executed the page in (the pre-render step deletes those left by
+-- a render that stopped), so no render ever links to a file the site will not
+-- have.
 --
 -- Quarto does not render the notebooks, so it would warn that it cannot
 -- resolve the link ("Unable to resolve link target"); the
@@ -48,7 +52,8 @@ function Pandoc(doc)
   local relative = pandoc.path.make_relative(input, project)
   local stem = pandoc.path.split_extension(pandoc.path.filename(relative))
   local published = pandoc.path.join({ site, "notebooks", stem .. ".ipynb" })
-  if not exists(published) or not has_code_cells(doc) then
+  local kept = pandoc.path.join({ pandoc.path.directory(input), stem .. ".quarto_ipynb" })
+  if not (exists(published) or exists(kept)) or not has_code_cells(doc) then
     return doc
   end
   local _, depth = relative:gsub("/", "")

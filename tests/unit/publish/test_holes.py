@@ -2,7 +2,8 @@
 
 The fixtures (``fixtures/quarto-floats.html``, ``fixtures/pandoc-floats.html``) hold the same captioned table and
 figure as each backend writes them; Quarto's markup is the one quoted in issue 43. ``fixtures/quarto-subfloats.html``
-is a multi-panel figure as Quarto 1.10.16 wrote it for chapter 1 (issue 54).
+is a multi-panel figure as Quarto 1.10.16 wrote it for chapter 1 (issue 54), and ``fixtures/quarto-panels.html``
+the same figure as it writes it with the book's figure-panels filter: one figure, its panels' images in one block.
 """
 
 from __future__ import annotations
@@ -111,3 +112,11 @@ def test_a_quarto_multi_panel_figure_without_its_images_is_a_hole_per_figure():
 def test_a_quarto_panel_without_its_image_is_a_hole_of_its_own_and_not_of_its_figure():
     page = _without((FIXTURES / "quarto-subfloats.html").read_text(), '<img src="01-rl-loop_files', ">")
     assert page_holes(page) == ["fig-workshop-answers-1 has no image"]
+
+
+def test_a_multi_panel_figure_as_the_figure_panels_filter_leaves_it_is_one_figure_and_no_hole():
+    page = (FIXTURES / "quarto-panels.html").read_text()
+    assert page.count("<figure") == 1 and page.count("<img") == 4 and page_holes(page) == []
+    while "<img" in page:
+        page = _without(page, "<img", ">")
+    assert page_holes(page) == ["fig-workshop-answers has no image"]

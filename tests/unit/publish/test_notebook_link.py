@@ -5,7 +5,9 @@ defines the parts of ``quarto.doc`` and ``quarto.project`` it calls. The link
 must carry ``data-noresolveinput`` so that Quarto leaves it unresolved (the
 pre-render step writes the notebook into the site, not Quarto), and a page is
 linked only when its notebook is in the output folder (issue 43: a notebook
-left in ``_build/`` by an earlier build gave links that answered 404).
+left in ``_build/`` by an earlier build gave links that answered 404) or when
+Quarto has kept the notebook it executed the page in, from which the
+post-render step writes it (issue 54).
 """
 
 from __future__ import annotations
@@ -55,3 +57,11 @@ def test_a_page_without_code_cells_gets_no_link(tmp_path):
 def test_a_notebook_left_in_build_but_not_in_the_site_gets_no_link(tmp_path):
     html = _render(tmp_path, "# One\n\n::: {.cell}\n```python\nx = 1\n```\n:::\n", where="_build/notebooks")
     assert "notebook" not in html
+
+
+def test_a_page_quarto_has_just_executed_links_the_notebook_the_post_render_step_will_write(tmp_path):
+    html = _render(tmp_path, "# One\n\n::: {.cell}\n```python\nx = 1\n```\n:::\n", where="chapters")
+    assert "notebook" not in html  # chapters/01-x.ipynb is not what Quarto keeps
+    (tmp_path / "chapters" / "01-x.quarto_ipynb").write_text("{}")
+    html = _render(tmp_path, "# One\n\n::: {.cell}\n```python\nx = 1\n```\n:::\n", where="chapters")
+    assert 'href="../notebooks/01-x.ipynb"' in html
