@@ -40,7 +40,7 @@ def group_centered(rewards) -> Tensor:
     The mean reward of a prompt's own group is the baseline: the
     group-relative baseline of GRPO (DeepSeekMath, Shao et al. 2024) without
     dividing by the standard deviation, as Dr. GRPO (Liu et al. 2025) argues
-    for. TRL calls this ``scale_rewards="none"``; Tinker's recipes centre only.
+    for. TRL calls this ``scale_rewards="none"``.
     Advantages sum to zero within each group, and a group whose rewards are all
     equal gets all-zero advantages. Same shape as ``rewards``.
     """

@@ -150,9 +150,9 @@ def cispo_loss(
     how much weight it gets. The paper writes the caps as ``1 - eps_low`` and
     ``1 + eps_high``; here they are the weights themselves. Conventions differ:
     TRL's ``loss_type="cispo"`` caps the ratio from above at ``epsilon_high``
-    (its documentation recommends 5.0); Tinker's default clamps it to (0, 4),
-    the default here. ``stats["clip_fraction"]`` is the fraction of masked
-    tokens whose weight was capped.
+    (its documentation recommends 5.0); the book's default caps the weight at
+    4 from above (``cispo_cap``). ``stats["clip_fraction"]`` is the fraction
+    of masked tokens whose weight was capped.
     """
     ratio = importance_ratio(logp, old_logp).detach()
     weight = ratio.clamp(cap_low, cap_high)
