@@ -258,11 +258,16 @@ def test_environment_yml_and_pyproject_name_the_same_packages():
 
 def test_quarto_config_lists_the_book():
     config = yaml.safe_load((ROOT / "_quarto.yml").read_text())
-    assert config["project"] == {"type": "book", "output-dir": "_book", "pre-render": "rlbook/publish/prerender.py"}
+    assert config["project"] == {
+        "type": "book",
+        "output-dir": "_book",
+        "pre-render": "rlbook/publish/prerender.py",
+        "post-render": "rlbook/publish/postrender.py",
+    }
     assert config["book"]["chapters"][0] == "index.qmd" and config["bibliography"] == "references.bib"
-    assert config["execute"] == {"freeze": False, "error": False}
+    assert config["execute"] == {"freeze": False, "error": False, "keep-ipynb": True}
     for lua in config.get("filters", []):
-        assert (ROOT / lua).is_file()
+        assert (ROOT / (lua["path"] if isinstance(lua, dict) else lua)).is_file()
 
 
 def test_readme_images_exist_and_ci_runs_the_readme_test_command():
