@@ -106,6 +106,22 @@ VERSUS = ("above", "below", "overlap")
 """The cases of :func:`versus`: every seed of one run ended above every seed of the other, below, or they overlap."""
 
 
+STALE_START = ("above", "some_below", "all_below")
+"""The cases of :func:`stale_start`: ``stale`` ended above its own start on every seed, below it on some, or on all."""
+
+
+def stale_start(curves: list[list[float]], seeds: tuple[int, ...]) -> dict[str, Any]:
+    """Where ``stale`` ended below its own start (chapter 6): the seeds, with the first such seed's two values."""
+    fell = [(s, c) for s, c in zip(seeds, curves, strict=True) if c[-1] < c[0]]
+    if not fell:
+        return choice("above", STALE_START)
+    seed, curve = fell[0]
+    values = {"seed": seed, "start": Num(curve[0], ".3f"), "end": Num(curve[-1], ".3f")}
+    if len(fell) == len(seeds):
+        return choice("all_below", STALE_START, **values)
+    return choice("some_below", STALE_START, where=phrasing.seeds([s for s, _ in fell], seeds), **values)
+
+
 def versus(first: list[float], second: list[float]) -> dict[str, Any]:
     """One run's final held-out rewards over seeds (``first``) against another's: which ended above, if either."""
     fa, fb = np.asarray(first), np.asarray(second)
@@ -150,6 +166,7 @@ def phrases(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
         "stale_clip": Num(clip["stale"], ".1%"),
         "main_clip": Num(clip["main"], ".3%"),
         "stale_versus": versus(final["stale"], final["main"]),
+        "stale_start": stale_start([c["stale"]["heldout"] for c in col], seeds),
         "kept": seed_range([k["kept"] / k["generated"] for k in kept], ".0%"),
         "rft_rise": seed_range([c["accepted-only"]["heldout"][-1] - c["accepted-only"]["heldout"][0] for c in col]),
         "rft_versus": rft_versus(final["accepted-only"], final["main"], seeds),

@@ -89,23 +89,28 @@ LOST = ("no_run", "one_reusing", "one_single", "all_reusing", "none_reusing", "s
 batch; several did, all of which reuse each batch, none of which does, or some of which do."""
 
 
-def lost_seeds(lost: list[str], reused: tuple[str, ...], last: int) -> dict:
-    """What chapter 4's rule for a lost seed finds: which runs lost one, and whether they reuse a batch.
+def lost_seeds(lost: dict[str, list[int]], reused: tuple[str, ...], last: int, seeds: tuple[int, ...]) -> dict:
+    """What chapter 4's rule for a lost seed finds: which runs lost seeds, which seeds, and whether they reuse a batch.
 
-    ``reused`` names the runs that reuse each batch; ``last`` is the step
-    every seed of every run reached when none was lost.
+    ``lost`` maps each run that lost a seed to the seeds it lost; ``reused``
+    names the runs that reuse each batch; ``last`` is the step every seed of
+    every run reached when none was lost. ``which`` gives the seeds: for one
+    run, its seeds ("seeds 1 and 2"); for several, each run with its seeds.
     """
     if not lost:
         return choice("no_run", LOST, last=last)
     names = phrasing.listing([f"`{n}`" for n in lost])
     reusing = [n for n in lost if n in reused]
     if len(lost) == 1:
-        return choice("one_reusing" if reusing else "one_single", LOST, names=names)
+        (where,) = lost.values()
+        which = phrasing.seeds(where, seeds)
+        return choice("one_reusing" if reusing else "one_single", LOST, names=names, which=which)
+    which = phrasing.listing([f"`{n}` on {phrasing.seeds(where, seeds)}" for n, where in lost.items()])
     if len(reusing) == len(lost):
-        return choice("all_reusing", LOST, names=names)
+        return choice("all_reusing", LOST, names=names, which=which)
     if not reusing:
-        return choice("none_reusing", LOST, names=names)
-    return choice("some_reusing", LOST, names=names, share=phrasing.share(len(reusing), len(lost)))
+        return choice("none_reusing", LOST, names=names, which=which)
+    return choice("some_reusing", LOST, names=names, which=which, share=phrasing.share(len(reusing), len(lost)))
 
 
 STOPS = ("none", "one", "several")

@@ -82,12 +82,17 @@ def _panels(curves: dict[str, credit.Curves]) -> list[dict]:
     return [*panels, {"title": "KL to the base", "kind": "kl", "series": [kl(n) for n in ("main", *credit.REUSED)]}]
 
 
-def _lost(curves: dict[str, credit.Curves], margin: float) -> list[str]:
-    """The runs that *lost a seed*: the guard stopped one, or the worst seed ended more than ``margin`` below main's."""
+def _lost(curves: dict[str, credit.Curves], margin: float, seeds: tuple[int, ...]) -> dict[str, list[int]]:
+    """The runs that *lost a seed*, each with the seeds it lost: those the guard stopped, and those that ended more
+    than ``margin`` below main's worst seed."""
     worst = float(curves["main"].final.min())
-    return [
-        name for name, c in curves.items() if name != "main" and (c.stopped or float(c.final.min()) < worst - margin)
-    ]
+    lost = {}
+    for name, c in curves.items():
+        below = {s for s, end in zip(seeds, c.final, strict=True) if float(end) < worst - margin}
+        where = sorted(set(c.stopped) | below)
+        if name != "main" and where:
+            lost[name] = where
+    return lost
 
 
 def _stops(curves: dict[str, credit.Curves]) -> list[dict]:
@@ -218,7 +223,8 @@ def compute(seeds: tuple[int, ...]) -> dict:
     curves = credit.update_curves(credit.COMPARED, seeds=seeds, last_step=last)
     gaps = credit.rounding_gaps(curves)
     margin = credit.lost_margin(gaps)
-    lost = _lost(curves, margin)
+    lost_where = _lost(curves, margin, seeds)
+    lost = list(lost_where)
     kl = {name: c.recent_kl() for name, c in curves.items()}
     final = {name: Num(float(c.final.mean()), ".3f") for name, c in curves.items()}
     worst = {name: float(c.final.min()) for name, c in curves.items()}
@@ -265,7 +271,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "late_gap": Num(max(late for _, late in gaps.values()), ".3f"),
         "n_variants": phrasing.number_word(len(credit.COMPARED) - 1),
         "lost": lost,
-        "lost_seeds": words.lost_seeds(lost, credit.REUSED, last),
+        "lost_seeds": words.lost_seeds(lost_where, credit.REUSED, last, seeds),
         "stops": words.stops(_stops(curves)),
         "ppo_lost": "ppo" in lost,
         "single_lost": [n for n in lost if n not in credit.REUSED],

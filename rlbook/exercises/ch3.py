@@ -221,7 +221,7 @@ def check_push_shares(answer, rewards=None) -> CheckResult:
             True,
             f"centred, the nearly settled groups get {want['centred']:.0%} of the push; normalised, "
             f"{want['normalised']:.0%}, about {factor:.1f} times as much: dividing by a group's "
-            "spread pushes hardest where the group barely disagrees",
+            "spread gives a nearly settled group a larger share of the push than centring does",
         )
     for mistake, why in share_mistakes(batch):
         if all(math.isclose(numbers[key], value, abs_tol=5e-4) for key, value in mistake.items()):

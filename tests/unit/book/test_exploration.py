@@ -100,10 +100,20 @@ def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
         ("below", words.BELOW),
         ("own_lost", words.LOST),
         ("stale_versus", words.VERSUS),
+        ("stale_start", words.STALE_START),
         ("rft_versus", words.RFT),
     ):
         assert set(page[name]) == set(cases), name
         assert not any(prose.degenerate(w) for w in page[name].values()), name
+
+
+def test_where_stale_ended_below_its_own_start_is_said_with_the_first_such_seed():
+    up, down = [0.30, 0.40], [0.355, 0.330]
+    assert words.stale_start([up, up, up], SEEDS) == choice("above", words.STALE_START)
+    assert words.stale_start([up, up, down], SEEDS) == choice(
+        "some_below", words.STALE_START, where="seed 2", seed=2, start=0.355, end=0.330
+    )
+    assert words.stale_start([down, down, down], SEEDS)["case"] == "all_below"
 
 
 def test_a_range_over_seeds_reads_as_one_value_when_its_ends_agree():

@@ -23,16 +23,32 @@ REUSED = ("ppo", "cispo", "ppo-kl", "ppo-kl-ratio")
 @pytest.mark.parametrize(
     ("lost", "case", "values"),
     [
-        ([], "no_run", {"last": 60}),
-        (["ppo-kl"], "one_reusing", {"names": "`ppo-kl`"}),
-        (["seq-mean"], "one_single", {"names": "`seq-mean`"}),
-        (["ppo-kl", "cispo"], "all_reusing", {"names": "`ppo-kl` and `cispo`"}),
-        (["seq-mean", "group-std"], "none_reusing", {"names": "`seq-mean` and `group-std`"}),
-        (["ppo-kl", "group-std"], "some_reusing", {"names": "`ppo-kl` and `group-std`", "share": "one of the two"}),
+        ({}, "no_run", {"last": 60}),
+        ({"ppo-kl": [1, 2]}, "one_reusing", {"names": "`ppo-kl`", "which": "seeds 1 and 2"}),
+        ({"seq-mean": [0]}, "one_single", {"names": "`seq-mean`", "which": "seed 0"}),
+        (
+            {"ppo-kl": [1], "cispo": [0, 1, 2]},
+            "all_reusing",
+            {"names": "`ppo-kl` and `cispo`", "which": "`ppo-kl` on seed 1 and `cispo` on every seed"},
+        ),
+        (
+            {"seq-mean": [2], "group-std": [0]},
+            "none_reusing",
+            {"names": "`seq-mean` and `group-std`", "which": "`seq-mean` on seed 2 and `group-std` on seed 0"},
+        ),
+        (
+            {"ppo-kl": [1], "group-std": [2]},
+            "some_reusing",
+            {
+                "names": "`ppo-kl` and `group-std`",
+                "which": "`ppo-kl` on seed 1 and `group-std` on seed 2",
+                "share": "one of the two",
+            },
+        ),
     ],
 )
-def test_lost_seeds_names_the_runs_and_whether_they_reuse_a_batch(lost, case, values):
-    assert words.lost_seeds(lost, REUSED, 60) == choice(case, words.LOST, **values)
+def test_lost_seeds_names_the_runs_their_seeds_and_whether_they_reuse_a_batch(lost, case, values):
+    assert words.lost_seeds(lost, REUSED, 60, (0, 1, 2)) == choice(case, words.LOST, **values)
 
 
 STORY = {
