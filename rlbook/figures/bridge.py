@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from rlbook.core.rewards import STATUSES
+from rlbook.core.verdicts import VERDICT_WORDS
 from rlbook.figures import style
 
 TRAINERS = {"rlbook": style.BLUE, "TRL": style.ORANGE}
@@ -82,7 +83,7 @@ def audit(steps: Sequence[int], shares: Mapping[str, Sequence[float]], silent: M
         steps,
         [shares[s] for s in seen],
         colors=[style.STATUS_COLOURS[s] for s in seen],
-        labels=[style.VERDICT_WORDS[s] for s in seen],
+        labels=[VERDICT_WORDS[s] for s in seen],
     )
     ax.set(
         xlabel="step",

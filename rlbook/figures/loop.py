@@ -16,6 +16,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from matplotlib.ticker import FuncFormatter
 
 from rlbook.core.rewards import STATUSES
+from rlbook.core.verdicts import VERDICT_WORDS
 from rlbook.figures import style
 
 KIND_COLOURS = {"confidently right": style.TEAL, "never right": style.ORANGE, "uncertain": style.PURPLE}
@@ -92,7 +93,7 @@ def answers(panels: Sequence[Mapping], samples: int) -> list:
     ax.axis("off")
     labels = [s for s in STATUSES if s in seen]
     handles = [plt.Rectangle((0, 0), 1, 1, color=style.STATUS_COLOURS[s]) for s in labels]
-    ax.legend(handles, [style.VERDICT_WORDS.get(s, s) for s in labels], loc="center", ncol=1)
+    ax.legend(handles, [VERDICT_WORDS.get(s, s) for s in labels], loc="center", ncol=1)
     return [*figures, fig]
 
 

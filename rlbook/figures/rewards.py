@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.patches import FancyBboxPatch
 
+from rlbook.core.verdicts import VERDICT_WORDS
 from rlbook.figures import style
 
 RUN_COLOURS = {"process-outcome": style.ORANGE, "process-shaped": style.TEAL}
@@ -76,7 +77,7 @@ def rollout(j: Mapping, title: str):
         0.2,
         y,
         0.42,
-        f"{style.VERDICT_WORDS[j['status']]}, reward {j['reward']:.0f}",
+        f"{VERDICT_WORDS[j['status']]}, reward {j['reward']:.0f}",
         style.STATUS_COLOURS[j["status"]],
         mono=False,
     )

@@ -24,7 +24,8 @@ gives every SVG it publishes a dark variant with :func:`themed_svg`.
   from the others and from the page under every kind of colour blindness
   (:func:`distinguishable` checks it with the simulation of Machado et
   al. 2009). Verdicts have fixed colours (:data:`STATUS_COLOURS`) and words
-  (:data:`VERDICT_WORDS`) that figures, tables and the workshop share.
+  (:data:`rlbook.core.verdicts.VERDICT_WORDS`) that figures, tables and the
+  workshop share.
 - **Dark mode.** In a dark page, an SVG's greys are inverted (black ink
   becomes light, white paper becomes the page's dark background) and the
   palette colours that would be too dark there take lighter variants
@@ -67,15 +68,6 @@ STATUS_COLOURS = {
     "duplicate": BLUE,
 }
 """Colour of each verifier status (and of duplicates in the exploration audit)."""
-VERDICT_WORDS = {
-    "accepted": "accepted",
-    "incorrect": "wrong value",
-    "malformed": "malformed",
-    "incomplete": "stopped by the budget",
-    "unverifiable": "unverifiable",
-    "duplicate": "duplicate",
-}
-"""What figures, tables and the workshop call each verifier status: one vocabulary for the whole book."""
 
 DARK = {BLUE: "#56b4e9", GREY: "#c0c0c0"}
 """The palette colours that a dark page shows lighter (Okabe and Ito's sky blue for blue); the rest stay."""

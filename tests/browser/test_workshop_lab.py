@@ -20,11 +20,11 @@ import torch
 from rlbook import policy as policy_lib
 from rlbook import rewards, runs, workshop
 from rlbook.bench import browser as bench
-from rlbook.figures import style
+from rlbook.core.verdicts import VERDICT_WORDS
 from rlbook.publish import checkpoints
 
 LAB = "document.querySelector('[data-panel=lab]')"
-LABELS = style.VERDICT_WORDS
+LABELS = VERDICT_WORDS
 """What the panels call each verifier status: the book's one vocabulary."""
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from rlbook import rewards, runs
 from rlbook.bench import browser as bench
-from rlbook.figures.style import VERDICT_WORDS
+from rlbook.core.verdicts import VERDICT_WORDS
 from rlbook.publish import checkpoints
 
 LABELS = VERDICT_WORDS  # the panels name each verdict as the figures do

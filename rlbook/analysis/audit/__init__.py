@@ -20,14 +20,14 @@ in five parts:
 
 Its tables are written by :func:`rlbook.analysis.tables.markdown_table`,
 re-exported here as ``audit.markdown_table``, and name a verifier's statuses
-in the book's one vocabulary, :data:`rlbook.figures.style.VERDICT_WORDS`,
+in the book's one vocabulary, :data:`rlbook.core.verdicts.VERDICT_WORDS`,
 re-exported as ``audit.VERDICT_WORDS``.
 """
 
 from __future__ import annotations
 
 from rlbook.analysis.tables import markdown_table
-from rlbook.figures.style import VERDICT_WORDS
+from rlbook.core.verdicts import VERDICT_WORDS
 
 from .batch import AuditBatch, from_rollouts, from_stored
 from .composition import (

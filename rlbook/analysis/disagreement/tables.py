@@ -4,7 +4,7 @@ the disagreement matrix, its samples, the RL comparison and the exercise's block
 The page calls these on the facts of :mod:`rlbook.book.rewards`; nothing
 here samples or judges, so editing a table's layout recomputes no fact (the
 facts module does not import this module). Verdicts are named with the
-book's one vocabulary (:data:`rlbook.figures.style.VERDICT_WORDS`).
+book's one vocabulary (:data:`rlbook.core.verdicts.VERDICT_WORDS`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from rlbook.analysis.tables import markdown_table
+from rlbook.core.verdicts import VERDICT_WORDS
 from rlbook.core.world import parse_prompt
-from rlbook.figures.style import VERDICT_WORDS
 
 SPEC_NAMES = {
     "task_input": "task input",

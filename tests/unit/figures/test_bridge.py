@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
+from rlbook.core.verdicts import VERDICT_WORDS
 from rlbook.figures import bridge as figures
 from rlbook.figures import style
 
@@ -67,7 +68,7 @@ def test_each_trainer_keeps_its_colour_in_every_panel():
 def test_the_verdicts_use_the_books_words_and_leave_out_what_never_happened():
     composition = figures.audit(STEPS, SHARES, SILENT)[0]
     labels = composition.axes[0].get_legend_handles_labels()[1]
-    assert labels == [style.VERDICT_WORDS[s] for s in ("accepted", "incorrect", "malformed", "incomplete")]
+    assert labels == [VERDICT_WORDS[s] for s in ("accepted", "incorrect", "malformed", "incomplete")]
 
 
 def test_steps_are_ticked_as_whole_numbers():

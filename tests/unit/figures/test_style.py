@@ -178,25 +178,6 @@ def test_series_colours_give_the_reference_ink_and_refuse_a_crowded_panel():
         style.series_colours([f"run{i}" for i in range(6)])
 
 
-# ---------------------------------------------------------------- the verdict vocabulary
-
-
-def test_one_word_for_each_verdict_with_the_budget_named():
-    assert set(STATUSES) <= set(style.VERDICT_WORDS)
-    assert style.VERDICT_WORDS["incomplete"] == "stopped by the budget"
-    words = list(style.VERDICT_WORDS.values())
-    assert len(set(words)) == len(words)
-
-
-def test_the_web_workshop_calls_each_verdict_what_the_figures_call_it():
-    # The workshop's panels label answers with dom.js's VERDICTS: the same words as the book's figures and tables.
-    source = WORKSHOP_DOM.read_text(encoding="utf-8")
-    block = re.search(r"export const VERDICTS = \{(.*?)\};", source, re.DOTALL)
-    assert block, "dom.js no longer defines VERDICTS"
-    workshop = dict(re.findall(r"(\w+):\s*\"([^\"]*)\"", block.group(1)))
-    assert workshop == {status: style.VERDICT_WORDS[status] for status in workshop}, workshop
-
-
 # ---------------------------------------------------------------- dark mode
 
 

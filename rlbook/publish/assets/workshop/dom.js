@@ -27,7 +27,7 @@ export function listing(items) {
   return texts.length < 2 ? texts.join("") : `${texts.slice(0, -1).join(", ")} and ${texts[texts.length - 1]}`;
 }
 
-/** The labels the panels give the verifier's statuses: rlbook.figures.style.VERDICT_WORDS, as every figure says. */
+/** The labels the panels give the verifier's statuses: rlbook.core.verdicts.VERDICT_WORDS, as every figure says. */
 export const VERDICTS = { accepted: "accepted", incorrect: "wrong value", malformed: "malformed",
   incomplete: "stopped by the budget", unverifiable: "unverifiable" };
 
