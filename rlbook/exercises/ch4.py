@@ -16,21 +16,8 @@ import torch
 
 from rlbook.core import losses
 
-from . import CheckResult, named_by, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, call, close, named_by, never_raises, not_a_function, not_answered, verdict
 from .registry import Exercise, Mistake, register
-
-
-def _close(a, b, tol: float = 1e-4) -> bool:
-    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
-    return a.shape == b.shape and bool(torch.allclose(a, b, atol=tol, rtol=tol))
-
-
-def _call(fn: Callable, *args):
-    """``fn(*args)``, or the exception it raised (reported, never re-raised)."""
-    try:
-        return fn(*args), None
-    except Exception as err:  # noqa: BLE001 - a reader's bug becomes a message
-        return None, f"your function raised {type(err).__name__}: {err}"
 
 
 def _random_batch(gen: torch.Generator, rows: int = 6, cols: int = 5) -> tuple[torch.Tensor, ...]:
@@ -60,7 +47,7 @@ def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
         eps = 0.2 if trial % 2 == 0 else 0.1
         mine = logp.clone().requires_grad_(True)
         ref = logp.clone().requires_grad_(True)
-        got, error = _call(fn, mine, old.clone(), adv.clone(), mask.clone(), eps)
+        got, error = call(fn, mine, old.clone(), adv.clone(), mask.clone(), eps)
         if error:
             return verdict(False, error)
         if got is None:
@@ -68,13 +55,13 @@ def check_ppo_clip_loss(fn: Callable | None) -> CheckResult:
         if not isinstance(got, torch.Tensor) or got.dim() != 0:
             return verdict(False, "return one number, a 0-dimensional tensor (the loss to minimise)")
         want, _ = losses.ppo_clip_loss(ref, old, adv, mask, eps_low=eps, eps_high=eps)
-        if not _close(got.detach(), want.detach()):
+        if not close(got.detach(), want.detach()):
             return verdict(False, _diagnose_ppo(float(got.detach()), logp, old, adv, mask, eps, float(want.detach())))
         if not got.requires_grad:
             return verdict(False, "the loss has no gradient: keep logp in the computation (no .detach(), no .item())")
         got.backward()
         want.backward()
-        if mine.grad is None or not _close(mine.grad, ref.grad):
+        if mine.grad is None or not close(mine.grad, ref.grad):
             return verdict(
                 False,
                 "the value is right but the gradient is not: "
@@ -161,12 +148,12 @@ def _diagnose_ppo_gradient(grad: torch.Tensor | None, logp, old, adv, mask, eps:
         ratio = torch.exp(lp - old)
         return -((torch.minimum(ratio * a, ratio.detach().clamp(1 - eps, 1 + eps) * a)) * m).sum() / m.sum()
 
-    if _close(grad, _gradient_of(unclipped, logp)) or _close(grad, _gradient_of(clipped_value_as_constant, logp)):
+    if close(grad, _gradient_of(unclipped, logp)) or close(grad, _gradient_of(clipped_value_as_constant, logp)):
         return (
             "it is the unclipped gradient on every token. Where the clipped term is the minimum, its gradient "
             "must be zero: clip the ratio itself with torch.clamp, so the clip cuts the gradient there"
         )
-    if _close(grad, _gradient_of(detached_clip, logp)):
+    if close(grad, _gradient_of(detached_clip, logp)):
         return (
             "inside the clip range the clipped term must carry the gradient too: clamp the ratio, do not detach "
             "it before clamping"

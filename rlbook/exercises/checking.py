@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
+import torch
+
 F = TypeVar("F", bound=Callable[..., "CheckResult"])
 
 
@@ -167,6 +169,21 @@ def as_numbers(values) -> list[float] | None:
 
 ANSWER_SECONDS = 120
 """How long a check lets a reader's answer run: the slowest reference solution takes a few seconds."""
+
+
+def close(a, b, tol: float = 1e-4) -> bool:
+    """Whether two arrays a reader's function returned, or it and the truth, agree in shape and to ``tol``
+    (chapters 3 and 4's checkers)."""
+    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
+    return a.shape == b.shape and bool(torch.allclose(a, b, atol=tol, rtol=tol))
+
+
+def call(fn: Callable, *args):
+    """``fn(*args)`` and None, or None and what it raised, worded for the reader (never re-raised)."""
+    try:
+        return fn(*args), None
+    except Exception as err:  # noqa: BLE001 - a reader's bug becomes a message
+        return None, f"your function raised {type(err).__name__}: {err}"
 
 
 class AnswerTooSlow(Exception):

@@ -18,24 +18,9 @@ import random
 from collections.abc import Callable
 from typing import cast
 
-import torch
-
 from rlbook.analysis.credit import split_credit, token_steps, visible
 
-from . import CheckResult, as_count, as_numbers, never_raises, not_a_function, not_answered, verdict
-
-
-def _close(a, b, tol: float = 1e-4) -> bool:
-    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
-    return a.shape == b.shape and bool(torch.allclose(a, b, atol=tol, rtol=tol))
-
-
-def _call(fn: Callable, *args):
-    """``fn(*args)``, or the exception it raised (reported, never re-raised)."""
-    try:
-        return fn(*args), None
-    except Exception as err:  # noqa: BLE001 - a reader's bug becomes a message
-        return None, f"your function raised {type(err).__name__}: {err}"
+from . import CheckResult, as_count, as_numbers, call, close, never_raises, not_a_function, not_answered, verdict
 
 
 def _process_rows(group) -> tuple[list[str], list[float], list[list[float]]] | None:
@@ -78,7 +63,7 @@ def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
         (_random_completion(rng), rng.uniform(-1, 1), [rng.uniform(-1, 1), rng.uniform(-1, 1)]) for _ in range(40)
     ]
     for completion, outcome_adv, step_adv in cases:
-        got, error = _call(fn, completion, outcome_adv, step_adv)
+        got, error = call(fn, completion, outcome_adv, step_adv)
         if error:
             return verdict(False, error)
         if got is None:
@@ -98,13 +83,13 @@ def check_split_credit(fn: Callable | None, group=None) -> CheckResult:
                     f"commas count); your '{key}' list has {len(got[key])}",
                 )
         got = {key: as_numbers(got[key]) for key in ("outcome", "process")}
-        if not _close(got["outcome"], want["outcome"]):
+        if not close(got["outcome"], want["outcome"]):
             return verdict(
                 False,
                 f"{completion!r}: under an outcome reward every generated character gets the same "
                 f"advantage, {outcome_adv:+.3f}; you gave {got['outcome']}",
             )
-        if not _close(got["process"], want["process"]):
+        if not close(got["process"], want["process"]):
             steps = token_steps(completion, len(step_adv))
             wrong = [i for i, (a, b) in enumerate(zip(got["process"], want["process"])) if abs(a - b) > 1e-4]
             return verdict(
