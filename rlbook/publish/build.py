@@ -159,35 +159,54 @@ def build_book(
     )
     if prefetch and only is None:
         prefetch_runs(root, jobs, out)
-    try:
-        notebooks = execute_pages(root, pages, selected, executed_dir, out, jobs or DEFAULT_JOBS)
-        students = write_student_notebooks(root, pages, notebooks, notebooks_dir)
-    except CellFailure as failure:
-        out(failure.report())
-        out("The previous _book/ was left as it was.")
-        return 1
-    except (ValueError, RuntimeError) as err:
-        out(f"rlbook build: the notebooks for Jupyter: {err}")
-        out("The previous _book/ was left as it was.")
-        return 1
-    for line in law_notices(selected, notebooks):
-        out(line)
-    problems = chapter_problems([(p.source, notebooks[p.stem]) for p in selected if p.number is not None], out)
-    if problems:
-        for problem in problems:
-            out(f"  prose: {problem}")
-        out(
-            f"The book was not published: {len(problems)} problem(s) in what the reader reads. "
-            "The previous _book/ was left as it was."
+    if chosen == "quarto":  # Quarto executes each page once, in its own kernel (keep-ipynb, post-render step)
+        code = render_quarto(
+            root, selected[0] if only else None, notebooks_dir, out, lambda: readable(selected, executed_dir, out)
         )
-        return 1
-    if chosen == "quarto":
-        code = render_quarto(root, selected[0] if only else None, notebooks_dir, out)
     else:
+        try:
+            notebooks = execute_pages(root, pages, selected, executed_dir, out, jobs or DEFAULT_JOBS)
+            students = write_student_notebooks(root, pages, notebooks, notebooks_dir)
+        except CellFailure as failure:
+            out(failure.report())
+            out("The previous _book/ was left as it was.")
+            return 1
+        except (ValueError, RuntimeError) as err:
+            out(f"rlbook build: the notebooks for Jupyter: {err}")
+            out("The previous _book/ was left as it was.")
+            return 1
+        if not reader_checks(selected, notebooks, out):
+            return 1
         code = render_pandoc(root, pages, notebooks, out, never_run, students)
     if code == 0:
         out(f"book written to {root / '_book' / 'index.html'} ({chosen}) in {time.perf_counter() - started:.1f} s")
     return code
+
+
+def reader_checks(
+    selected: list[Page], notebooks: dict[str, nbformat.NotebookNode], out: Callable[[str], None]
+) -> bool:
+    """Whether the executed ``selected`` pages may be published: the laws that failed are listed
+    (:func:`law_notices`, published all the same) and a problem in what the reader reads
+    (:func:`rlbook.publish.prose.chapter_problems`) stops the build, each printed."""
+    for line in law_notices(selected, notebooks):
+        out(line)
+    problems = chapter_problems([(p.source, notebooks[p.stem]) for p in selected if p.number is not None], out)
+    for problem in problems:
+        out(f"  prose: {problem}")
+    if problems:
+        out(
+            f"The book was not published: {len(problems)} problem(s) in what the reader reads. "
+            "The previous _book/ was left as it was."
+        )
+    return not problems
+
+
+def readable(selected: list[Page], executed_dir: Path, out: Callable[[str], None]) -> bool:
+    """:func:`reader_checks` on the notebooks Quarto executed the ``selected`` pages in, which its post-render
+    step wrote to ``executed_dir`` (:mod:`rlbook.publish.postrender`)."""
+    notebooks = {p.stem: nbformat.read(executed_dir / f"{p.stem}.ipynb", as_version=4) for p in selected}
+    return reader_checks(selected, notebooks, out)
 
 
 STRICT = "RLBOOK_STRICT"

@@ -18,8 +18,8 @@ the page (``execute: keep-ipynb``, ``<page>.quarto_ipynb``). This step
 - deletes the kept notebooks, which Quarto would otherwise number anew on the
   next render.
 
-``rlbook build --backend quarto`` has written the notebooks itself and sets
-``RLBOOK_PAGES_EXECUTED=1``; the step then leaves them as they are.
+``rlbook build --backend quarto`` reads the executed notebooks this step
+writes to ``_build/executed/`` for its checks of what the reader reads.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ if __package__ in (None, ""):  # run by Quarto as a file: import the rlbook it b
     sys.path[:] = [str(_here.parents[1])] + [entry for entry in sys.path if Path(entry or ".").resolve() != _here]
 
 from rlbook.publish.config import Page, book_pages
-from rlbook.publish.prerender import EXECUTED, kept_notebooks
+from rlbook.publish.prerender import kept_notebooks
 from rlbook.publish.qmd import cell_options
 from rlbook.publish.site import output_href
 
@@ -111,7 +111,7 @@ def postrender(root: Path, environ: Mapping[str, str], out: Callable[[str], None
         return 1
     try:
         rendered = rendered_pages(root, pages, site, environ)
-        written = 0 if environ.get(EXECUTED) == "1" else write_notebooks(root, pages, rendered, site)
+        written = write_notebooks(root, pages, rendered, site)
     except (ValueError, RuntimeError, OSError) as err:
         out(f"rlbook post-render: the notebooks for Jupyter: {err}")
         return 1

@@ -22,9 +22,9 @@ the output folder the files that the pages link to but Quarto does not make:
 The notebook-link filter (``assets/notebook-link.lua``) then links a page to
 its notebook only when the file is in the output folder or Quarto has just
 executed the page, so no page links to a file that is not there.
-``rlbook build --backend quarto`` has executed the pages already, written
-their notebooks and sets ``RLBOOK_PAGES_EXECUTED=1``; the step then only
-copies. A page that needs a missing extra stops the render with one line.
+``rlbook build --backend quarto`` runs a plain ``quarto render`` after
+training the runs itself, so the training here finds nothing left to do. A
+page that needs a missing extra stops the render with one line.
 """
 
 from __future__ import annotations
@@ -41,9 +41,6 @@ if __package__ in (None, ""):  # run by Quarto as a file: import the rlbook it b
 
 from rlbook.publish.config import Page, book_pages
 from rlbook.publish.extras import unmet_needs
-
-EXECUTED = "RLBOOK_PAGES_EXECUTED"
-"""Set to 1 by ``rlbook build`` when it has executed the pages and written their notebooks itself."""
 
 
 def kept_notebooks(root: Path, page: Page) -> list[Path]:
@@ -89,7 +86,7 @@ def prerender(root: Path, environ: Mapping[str, str], out: Callable[[str], None]
         return 1
     site = Path(environ.get("QUARTO_PROJECT_OUTPUT_DIR") or "_book")
     site = site if site.is_absolute() else root / site
-    if environ.get(EXECUTED) != "1" and environ.get("QUARTO_PROJECT_RENDER_ALL") == "1":
+    if environ.get("QUARTO_PROJECT_RENDER_ALL") == "1":
         prefetch_runs(root, None, out)
     for page in pages:
         for kept in kept_notebooks(root, page):

@@ -8,8 +8,9 @@ resolved and no page has a hole (:func:`publishable`, on
 it was. The pandoc site itself is :mod:`rlbook.publish.site`; Quarto runs
 the book's pre-render step (:mod:`rlbook.publish.prerender`), which copies the
 notebooks, the book's wheel and the web workshop into its output folder, and
-its post-render step (:mod:`rlbook.publish.postrender`), which gives the
-figures their dark variant and drops the TeX of formulas from the search index.
+its post-render step (:mod:`rlbook.publish.postrender`), which writes the
+notebooks from Quarto's own execution of the pages, gives the figures their
+dark variant and drops the TeX of formulas from the search index.
 """
 
 from __future__ import annotations
@@ -111,18 +112,24 @@ KERNEL_WARNING = "Kernel is running over TCP without encryption"
 """What ipykernel logs when it starts without CurveZMQ keys, as the kernels Quarto's Jupyter engine starts do."""
 
 
-def render_quarto(root: Path, page: Page | None, notebooks_dir: Path, out: Callable[[str], None]) -> int:
-    """``quarto render`` with this Python (QUARTO_PYTHON); its pre-render step copies the notebooks in.
+def render_quarto(
+    root: Path, page: Page | None, notebooks_dir: Path, out: Callable[[str], None], check: Callable[[], bool]
+) -> int:
+    """``quarto render`` with this Python (QUARTO_PYTHON), which executes each page once, in its own kernel.
 
-    The pages were executed and their notebooks written already, so the
-    pre-render step (:mod:`rlbook.publish.prerender`) is told to copy only and
-    the post-render step (:mod:`rlbook.publish.postrender`) to leave the
-    notebooks as they are (``RLBOOK_PAGES_EXECUTED=1``); Quarto executes the
-    pages again in its own kernels. Quarto's output is passed to ``out`` line by
-    line, except the kernels' warning that they talk over TCP without
-    encryption (:data:`KERNEL_WARNING`), which is counted and explained once.
+    Quarto's pre-render step (:mod:`rlbook.publish.prerender`) copies the
+    notebooks and the workshop in, and its post-render step
+    (:mod:`rlbook.publish.postrender`) writes each rendered page's executed
+    notebook to ``_build/executed/`` and its notebook for Jupyter. ``check``
+    then reads those (:func:`rlbook.publish.build.readable`): a whole-book
+    render that fails it, or that has a hole, is discarded and the previous
+    ``_book/`` kept. One page (``page``) is rendered into ``_book/`` in
+    place, as Quarto renders a single file, so there ``check`` can only
+    report. Quarto's output is passed to ``out`` line by line, except the
+    kernels' warning that they talk over TCP without encryption
+    (:data:`KERNEL_WARNING`), which is counted and explained once.
     """
-    env = {**os.environ, "QUARTO_PYTHON": sys.executable, "RLBOOK_PAGES_EXECUTED": "1"}
+    env = {**os.environ, "QUARTO_PYTHON": sys.executable}
     if page is not None:
         command, target = ["quarto", "render", page.source], root / "_book"
     else:
@@ -141,6 +148,10 @@ def render_quarto(root: Path, page: Page | None, notebooks_dir: Path, out: Calla
         code = 1
     if code:
         out(f"quarto render failed (exit {code}); the previous _book/ was left as it was.")
+        if page is None:
+            shutil.rmtree(target, ignore_errors=True)
+        return 1
+    if not check():
         if page is None:
             shutil.rmtree(target, ignore_errors=True)
         return 1

@@ -190,19 +190,44 @@ def test_a_page_with_code_that_quarto_kept_no_notebook_for_stops_the_render(tmp_
     )
 
 
-def test_after_rlbook_build_the_steps_only_copy(tmp_path):
+STAND_IN = """#!{python}
+# A stand-in for `quarto render --output-dir DIR`: what Quarto does for rlbook, logged in quarto.log.
+import os, shutil, subprocess, sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from test_quarto_project import AFTER, SCRIPT, quarto_executes
+root, out = Path.cwd(), sys.argv[sys.argv.index("--output-dir") + 1]
+env = {{**os.environ, "QUARTO_PROJECT_OUTPUT_DIR": str(root / out), "QUARTO_PROJECT_RENDER_ALL": "1"}}
+subprocess.run([sys.executable, str(SCRIPT)], cwd=root, env=env, check=True)
+pages = {{"index": "index.html", "01-kept": "chapters/01-kept.html", "02-second": "chapters/02-second.html"}}
+for stem, html in pages.items():
+    if stem != "index":
+        quarto_executes(root, stem)
+        with open(root / "quarto.log", "a") as log:
+            log.write(stem + "\\n")
+    (root / out / html).parent.mkdir(parents=True, exist_ok=True)
+    (root / out / html).write_text("<html><body><main><p>A page.</p></main></body></html>")
+env["QUARTO_PROJECT_OUTPUT_FILES"] = "\\n".join(f"{{out}}/{{html}}" for html in pages.values())
+subprocess.run([sys.executable, str(AFTER)], cwd=root, env=env, check=True)
+"""
+
+
+def test_rlbook_build_with_quarto_executes_each_page_once_in_quartos_kernels(tmp_path, monkeypatch):
+    from rlbook.publish.build import build_book
+
     root = tiny_book(tmp_path / "book")
-    (root / "_build" / "notebooks").mkdir(parents=True)
-    nbformat.write(nbformat.v4.new_notebook(), root / "_build" / "notebooks" / "01-kept.ipynb")
-    done = prerender(root, RLBOOK_PAGES_EXECUTED="1", QUARTO_PROJECT_RENDER_ALL="1")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert not (root / "_build" / "executed").exists()  # nothing executed, no runs trained
-    assert linked(root, "01-kept") and not linked(root, "02-second")
-    quarto_executes(root, "02-second")
-    done = postrender(root, "chapters/01-kept.html", "chapters/02-second.html", RLBOOK_PAGES_EXECUTED="1")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert sorted(p.name for p in (root / "_book" / "notebooks").iterdir()) == ["01-kept.ipynb", wheel_name(REPO)]
-    assert not (root / "chapters" / "02-second.quarto_ipynb").exists()
+    (tmp_path / "bin").mkdir()
+    quarto = tmp_path / "bin" / "quarto"
+    quarto.write_text(STAND_IN.format(python=sys.executable, tests=str(Path(__file__).parent)))
+    quarto.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    lines: list[str] = []
+    assert build_book(root, backend="quarto", out=lines.append) == 0, "\n".join(lines)
+    assert (root / "quarto.log").read_text().split() == ["01-kept", "02-second"]  # once each, by Quarto alone
+    executed = sorted(p.name for p in (root / "_build" / "executed").iterdir())
+    assert executed == ["01-kept.ipynb", "02-second.ipynb", "index.ipynb"]  # what the build's checks read
+    assert (root / "_book" / "notebooks" / "01-kept.ipynb").is_file()
+    assert lines[-1].startswith(f"book written to {root / '_book' / 'index.html'} (quarto)")
 
 
 def test_a_render_that_stopped_leaves_no_kept_notebook_for_the_next(tmp_path):
