@@ -1,4 +1,4 @@
-"""Quarto's site finished as the pandoc site is: figures that follow the colour scheme, a search index without TeX.
+"""Quarto's site finished as the pandoc site is: figures that follow the colour scheme, a search index of prose.
 
 Used by Quarto's post-render step (:mod:`rlbook.publish.postrender`), on the
 output folder Quarto has just written:
@@ -11,12 +11,16 @@ output folder Quarto has just written:
 * Quarto's search index (``search.json``) holds the text of each section as the
   browser reads it, and a MathML formula reads twice there: as shown, then as
   the TeX it was written in (its ``<annotation>``). :func:`clean_search` keeps
-  the formula as shown.
+  the formula as shown, and leaves out what the pandoc site's search leaves
+  out (:data:`rlbook.publish.search.IGNORED`): code listings, printed outputs
+  and the folds' "Code" labels, so that a search for ``markdown_table`` finds
+  no section that only calls it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -121,6 +125,77 @@ def page_formulas(html: str) -> tuple[list[Formula], dict[str, str]]:
     return formulas, {read: seen for read, seen in parser.headings.items() if read != seen}
 
 
+class _Code(HTMLParser):
+    """The text Quarto's indexer reads in a page's code listings, printed outputs and fold labels, in the order of
+    the page: one string per run of them with only white space between (a fold's "Code" label and its listing)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.runs: list[list[str]] = []
+        self.open: list[str] = []
+        self.inside = -1  # the depth of the open element left out, or -1
+        self.folds: list[int] = []  # the depths of the open code folds
+        self.between = ""  # the text read since the last element left out
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        if tag not in VOID:
+            self.open.append(tag)
+        if tag == "details" and "code-fold" in classes:
+            self.folds.append(len(self.open))
+        if self.inside < 0 and (
+            tag == "pre"
+            or (tag == "div" and {"cell-output-stdout", "cell-output-stderr"} & set(classes))
+            or (tag == "summary" and self.folds and self.folds[-1] == len(self.open) - 1)
+        ):
+            self.inside = len(self.open)
+            if self.between.strip() or not self.runs:
+                self.runs.append([])
+            elif self.between:
+                self.runs[-1].append(self.between)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID or tag not in self.open:
+            return
+        while self.open:
+            closed = self.open.pop()
+            if len(self.open) < self.inside:
+                self.inside, self.between = -1, ""
+            if self.folds and len(self.open) < self.folds[-1]:
+                self.folds.pop()
+            if closed == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        if self.inside >= 0:
+            self.runs[-1].append(data)
+        else:
+            self.between += data
+
+
+VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
+"""Elements with no end tag."""
+
+
+def page_code(html: str) -> list[str]:
+    """What Quarto's index holds of a page's code listings, printed outputs and fold labels (:class:`_Code`)."""
+    parser = _Code()
+    parser.feed(html)
+    return ["".join(run) for run in parser.runs if "".join(run).strip()]
+
+
+def without_code(text: str, code: list[str]) -> str:
+    """A section's text from Quarto's index without the page's ``code`` found in it: each piece is looked for
+    after the one before it, white space matched loosely, and cut out with the white space after it."""
+    at = 0
+    for piece in code:
+        pattern = r"\s*".join(re.escape(_encoded(word)) for word in piece.split())
+        found = re.compile(pattern + r"\s*").search(text, at)
+        if found:
+            text, at = text[: found.start()] + text[found.end() :], found.start()
+    return text
+
+
 def _encoded(text: str) -> str:
     """Text as Quarto's indexer stores it: ``<`` and ``>`` as entities, nothing else."""
     return text.replace("<", "&lt;").replace(">", "&gt;")
@@ -144,27 +219,29 @@ def without_tex(text: str, formulas: list[Formula]) -> str:
 
 
 def clean_search(site: Path) -> int:
-    """Drop each formula's TeX from Quarto's search index in ``site`` (``search.json``), keeping the formula as
-    shown; returns how many entries changed. A site without the index is left as it is."""
+    """Drop the code (:func:`page_code`) and each formula's TeX from Quarto's search index in ``site``
+    (``search.json``), keeping the formula as shown; returns how many entries changed. A site without the index
+    is left as it is."""
     index = site / "search.json"
     if not index.is_file():
         return 0
     entries = json.loads(index.read_text(encoding="utf-8"))
-    pages: dict[str, tuple[list[Formula], dict[str, str]]] = {}
+    pages: dict[str, tuple[list[Formula], dict[str, str], list[str]]] = {}
     changed = 0
     for entry in entries:
         page = str(entry.get("href", "")).split("#")[0]
         if page not in pages:
             html = site / page
-            pages[page] = page_formulas(html.read_text(encoding="utf-8")) if html.is_file() else ([], {})
-        formulas, headings = pages[page]
+            text = html.read_text(encoding="utf-8") if html.is_file() else ""
+            pages[page] = (*page_formulas(text), page_code(text))
+        formulas, headings, code = pages[page]
         before = dict(entry)
         for field in ("title", "section"):
             value = entry.get(field)
             if isinstance(value, str) and value in headings:
                 entry[field] = headings[value]
         if isinstance(entry.get("text"), str):
-            entry["text"] = without_tex(entry["text"], formulas)
+            entry["text"] = without_tex(without_code(entry["text"], code), formulas)
         changed += entry != before
     if changed:
         index.write_text(json.dumps(entries, indent=2, ensure_ascii=False), encoding="utf-8")
