@@ -21,10 +21,18 @@ import pytest
 from browser.sitekit import PHONE, SCREENSHOTS, WIDE, Tab, shot_name
 
 from rlbook.publish.holes import site_holes
+from rlbook.publish.reading import MINUTES_PER_CHAPTER, reading_minutes
 
 
 def test_the_published_site_has_no_hole(site):
     assert site_holes(site) == []
+
+
+def test_every_chapter_reads_in_35_minutes_or_less_outside_its_boxes_and_exercises(site, pages):
+    chapters = [name for name in pages if re.fullmatch(r"chapters/(\d\d-.*|appendix-.*)\.html", name)]
+    assert len(chapters) >= 9
+    minutes = {name: round(reading_minutes((site / name).read_text(encoding="utf-8")), 1) for name in chapters}
+    assert max(minutes.values()) <= MINUTES_PER_CHAPTER, minutes
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
