@@ -78,24 +78,25 @@ GROWTH = ("every", "some")
 """The cases of :func:`slow_growth`: the share grew on every seed, or on some while it shrank on the others."""
 
 
-def slow_growth(shares: dict[int, list[float]], seeds: tuple[int, ...]) -> dict:
+def slow_growth(shares: dict[int, list[float]], seeds: tuple[int, ...], followed: int | None) -> dict:
     """What the loophole's share of a batch did at ``main``'s settings (chapter 5, the ``exploit-slow`` run).
 
-    The seeds where the share grew (:func:`share_grew`) with its largest
-    value there, and the seeds where it shrank with their first and last
-    five steps' means; ValueError when it grew on no seed, where the
-    section's warning would rest on nothing.
+    The seeds where the share grew (:func:`share_grew`), one of them named
+    with its largest share (``followed``, the seed the chapter follows, if
+    the share grew on it, else the first seed where it grew; the chapter's
+    table gives every seed's), and the seeds where it shrank.
+    ValueError when it grew on no seed, where the section's warning would
+    rest on nothing.
     """
     grew = [s for s in seeds if share_grew(shares[s])]
     if not grew:
         raise ValueError("the loophole's share grew on no seed at main's settings")
-    values = {"grew": phrasing.seeds(grew, seeds), "largest": phrasing.span([max(shares[s]) for s in grew], ".0%")}
+    named = followed if followed in grew else grew[0]
+    values = {"grew": phrasing.seeds(grew, seeds), "seed": named, "largest": Num(max(shares[named]), ".0%")}
     shrank = [s for s in seeds if s not in grew]
     if not shrank:
         return choice("every", GROWTH, **values)
-    first = phrasing.span([float(np.mean(shares[s][:5])) for s in shrank], ".1%")
-    last = phrasing.span([float(np.mean(shares[s][-5:])) for s in shrank], ".1%")
-    return choice("some", GROWTH, **values, shrank=phrasing.seeds(shrank, seeds), first=first, last=last)
+    return choice("some", GROWTH, **values, shrank=phrasing.seeds(shrank, seeds))
 
 
 TRUSTED = 2
@@ -189,8 +190,7 @@ def phrases(
         "takeover": takeover(hack, taken, seeds),
         "taken": phrasing.seeds(taken, seeds),
         "slow_taken": phrasing.seeds(slow_taken, seeds),
-        "base_rate": phrasing.span([hack[s]["base_rate"] for s in seeds], ".1%"),
-        "slow_growth": slow_growth({s: hack[s]["slow"]["share"] for s in seeds}, seeds),
+        "slow_growth": slow_growth({s: hack[s]["slow"]["share"] for s in seeds}, seeds, shown),
     }
     first = response[seeds[0]]
     out.update(
@@ -207,6 +207,7 @@ def phrases(
     dip = h["dip"]
     out.update(
         {
+            "base_rate": Num(h["base_rate"], ".1%"),
             "favourites": favourites(hack, taken, seeds),
             "takeover_by": max(hack[s]["takeover"] for s in taken),
             "top": repr(top["completion"]),

@@ -192,11 +192,17 @@ def _figures(hack: dict, judges: dict, response: dict, seeds: tuple[int, ...]) -
     }
 
 
-def _lr_row(name: str, seed: int, share, takeover, heldout) -> list:
-    """One row of the table comparing the two settings of the fail-open runs."""
+def _lr_row(name: str, seed: int, base_rate: float, share, takeover, heldout) -> list:
+    """One row of the table comparing the two settings of the fail-open runs (chapter 5, @tbl-hack-lr).
+
+    ``base_rate`` is the share of ``base``'s own samples that the loophole
+    pays, the run's starting point, which the chapter's prose gives on one
+    seed only.
+    """
     return [
         name,
         seed,
+        f"{base_rate:.1%}",
         _arrow(share[0], share[-1], ".0%"),
         _pct(max(share)),
         takeover or "–",
@@ -207,13 +213,26 @@ def _lr_row(name: str, seed: int, share, takeover, heldout) -> list:
 def _tables(hack: dict, judges: dict, response: dict, seeds: tuple[int, ...], shown: int | None) -> dict:
     """The rows of the chapter's tables, formatted; each table a ``header`` and its ``rows``."""
     words = audit.VERDICT_WORDS
-    lr = [_lr_row("exploit", s, hack[s]["share"], hack[s]["takeover"], hack[s]["report"]["heldout"]) for s in seeds]
+    lr = [
+        _lr_row("exploit", s, hack[s]["base_rate"], hack[s]["share"], hack[s]["takeover"], hack[s]["report"]["heldout"])
+        for s in seeds
+    ]
     lr += [
-        _lr_row("exploit-slow", s, hack[s]["slow"]["share"], hack[s]["slow"]["takeover"], hack[s]["slow"]["heldout"])
+        _lr_row(
+            "exploit-slow",
+            s,
+            hack[s]["base_rate"],
+            hack[s]["slow"]["share"],
+            hack[s]["slow"]["takeover"],
+            hack[s]["slow"]["heldout"],
+        )
         for s in seeds
     ]
     tables = {
-        "hack_lr": {"header": ["run", "seed", "loophole share", "largest", "takeover", "held-out"], "rows": lr},
+        "hack_lr": {
+            "header": ["run", "seed", "`base`", "loophole share", "largest", "takeover", "held-out"],
+            "rows": lr,
+        },
         "seeds": {
             "header": ["seed", "takeover", "flagged", "diagnosis", "held-out", "`main`"],
             "rows": [

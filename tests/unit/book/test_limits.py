@@ -48,23 +48,29 @@ def test_values_by_seed_group_equal_values():
 
 
 def test_a_row_of_the_two_settings_table_shows_a_dash_when_the_loophole_never_took_over():
-    row = limits._lr_row("exploit-slow", 1, [0.01, 0.12, 0.05], None, [0.3, 0.5])
-    assert row == ["exploit-slow", 1, "1%\u00a0→\u00a05%", "12%", "–", "0.30\u00a0→\u00a00.50"]  # never broken
+    row = limits._lr_row("exploit-slow", 1, 0.0123, [0.01, 0.12, 0.05], None, [0.3, 0.5])
+    assert row == ["exploit-slow", 1, "1.2%", "1%\u00a0→\u00a05%", "12%", "–", "0.30\u00a0→\u00a00.50"]  # never broken
 
 
 def test_slow_growth_names_where_the_loophole_grew_and_where_it_shrank():
     rising, falling = [0.01] * 5 + [0.05] * 50 + [0.12] * 5, [0.010] * 5 + [0.016] * 50 + [0.002] * 5
-    assert words.slow_growth({0: rising, 1: rising, 2: rising}, SEEDS) == choice(
-        "every", words.GROWTH, grew="every seed", largest="12%"
-    )
-    assert words.slow_growth({0: rising, 1: rising, 2: falling}, SEEDS) == choice(
-        "some", words.GROWTH, grew="seeds 0 and 1", largest="12%", shrank="seed 2", first="1.0%", last="0.2%"
-    )
+    made = words.slow_growth({0: rising, 1: [0.01] * 5 + [0.07] * 5, 2: rising}, SEEDS, 1)
+    assert made == choice("every", words.GROWTH, grew="every seed", seed=1, largest=0.07)
+    assert str(made["values"]["largest"]) == "7%"  # one seed's share, the followed one, never a range
+    made = words.slow_growth({0: rising, 1: rising, 2: falling}, SEEDS, 1)
+    assert made == choice("some", words.GROWTH, grew="seeds 0 and 1", seed=1, largest=0.12, shrank="seed 2")
+
+
+def test_slow_growth_names_another_seed_where_the_share_shrank_on_the_followed_one():
+    rising, falling = [0.01] * 5 + [0.09] * 5, [0.02] * 5 + [0.01] * 5
+    made = words.slow_growth({0: falling, 1: falling, 2: rising}, SEEDS, 1)
+    assert made["values"]["seed"] == 2 and str(made["values"]["largest"]) == "9%"
+    assert words.slow_growth({0: rising, 1: falling, 2: rising}, SEEDS, None)["values"]["seed"] == 0
 
 
 def test_slow_growth_refuses_a_run_where_the_loophole_grew_nowhere():
     with pytest.raises(ValueError, match="grew on no seed"):
-        words.slow_growth({0: [0.1] * 10 + [0.0] * 5}, (0,))
+        words.slow_growth({0: [0.1] * 10 + [0.0] * 5}, (0,), 0)
 
 
 def test_trusted_says_where_the_over_rated_answer_was_labelled_right_often():
