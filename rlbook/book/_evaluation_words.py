@@ -168,7 +168,7 @@ def carry_finding(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     return choice("_".join(found), CARRY, **found)
 
 
-def excess(values: list[float]) -> dict:
+def excess(values: list[float], low: float, usual: float) -> dict:
     """How much of each unmatched comparison's excess the unequal settings made, from the five comparisons' gains.
 
     ``values`` are the gains of :func:`rlbook.analysis.selection.comparison_rows`, in its order: matched at
@@ -177,7 +177,8 @@ def excess(values: list[float]) -> dict:
     the matched one at the same setting (what the unequal settings made: ``attempts``, ``cooling``) and that
     matched gain minus the first (how RL's own gain differs at that setting: ``attempts_gain``,
     ``cooling_gain``). Each part comes with its choice (:func:`alone`, :func:`matched`), which the page words:
-    ``attempts_alone``, ``attempts_matched``, ``cooling_alone`` and ``cooling_matched``.
+    ``attempts_alone``, ``attempts_matched``, ``cooling_alone`` and ``cooling_matched``; the last names the
+    ``low`` and the ``usual`` temperature the comparisons sampled at, for the page to print.
     """
     first, more, both_more, cooler, both_cooler = values
     parts = {
@@ -191,7 +192,7 @@ def excess(values: list[float]) -> dict:
         "attempts_alone": alone(parts["attempts"]),
         "attempts_matched": matched(parts["attempts_gain"]),
         "cooling_alone": alone(parts["cooling"]),
-        "cooling_matched": matched(parts["cooling_gain"]),
+        "cooling_matched": matched(parts["cooling_gain"], low=f"{low:g}", usual=f"{usual:g}"),
     }
 
 
@@ -216,8 +217,9 @@ MATCHED = ("larger", "smaller", "same")
 or the same within :data:`NEGLIGIBLE`."""
 
 
-def matched(change: float) -> dict:
+def matched(change: float, **setting: str) -> dict:
     """How RL's matched gain at a setting differs from the first comparison's (:func:`excess`): by how much and
-    which way, never a difference of 0.00."""
+    which way, never a difference of 0.00, with the values that name the ``setting`` in every case."""
     case = phrasing.direction(change, 0.0, NEGLIGIBLE, MATCHED)
-    return choice(case, MATCHED) if case == "same" else choice(case, MATCHED, by=Num(abs(change)))
+    by = {} if case == "same" else {"by": Num(abs(change))}
+    return choice(case, MATCHED, **by, **setting)

@@ -39,6 +39,8 @@ STOP_AFTER = 60
 """The step after which the chapter's interrupted copy of main's record stops."""
 MULTI_N = 16
 """Samples per multi-step validation prompt for the misconceptions."""
+LOW_TEMPERATURE = 0.5
+"""The cooler temperature of the chapter's before-and-after comparisons; the others sample at ``main``'s own."""
 
 
 def needs(seeds: tuple[int, ...]) -> tuple[Need, ...]:
@@ -314,10 +316,12 @@ def _seed(seed: int) -> dict:
     selected = selection.select_checkpoint(scores, "validation accuracy")
     hacked = _exploit(exploit, hack, seed)
     retained = _retained(base, main, scores, selected)
-    comparisons = selection.comparison_rows(main.policy(0), main.policy(selected.step), split("test"), seed=seed)
-    step = main.steps[-1]
     main_cfg = spec("main").rl
     assert main_cfg is not None  # an RL run of the catalogue
+    comparisons = selection.comparison_rows(
+        main.policy(0), main.policy(selected.step), split("test"), seed=seed, low_temperature=LOW_TEMPERATURE
+    )
+    step = main.steps[-1]
     again = loop.checkpoint_eval(main.policy(step), main_cfg, seed, step)
     first, last = scores[0], scores[-1]
     report = run_report.evaluation_report(main, exploit, selected, {int(s): v for s, v in retained["by_step"].items()})
@@ -345,7 +349,7 @@ def _seed(seed: int) -> dict:
         "comparisons": [
             {"label": c["comparison"], "matched": c["matched"], **_est(c["difference"], "+.2f")} for c in comparisons
         ],
-        "excess": words.excess([c["difference"].value for c in comparisons]),
+        "excess": words.excess([c["difference"].value for c in comparisons], LOW_TEMPERATURE, main_cfg.temperature),
         "slices": _slices(main, seed),
         "retained": retained,
         "versions": _versions(main, hacked["result"], selected, seed),
@@ -367,6 +371,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "by_seed": by_seed,
         "eval_n": evaluation.eval_n,
         "eval_temperature": f"{evaluation.temperature:g}",
+        "low_temperature": f"{LOW_TEMPERATURE:g}",
         "budget": evaluation.budget,
         "steps": evaluation.steps,
         "checkpoint_every": evaluation.checkpoint_every,

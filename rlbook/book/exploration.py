@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from rlbook.analysis import audit, passk
-from rlbook.book._exploration_claims import CLAIMS, NEAR  # noqa: F401  (rlbook.book reads CLAIMS here)
+from rlbook.book._exploration_claims import CLAIMS, NEAR, PASS1_RISE, STALE_NOVEL  # noqa: F401  (rlbook.book reads CLAIMS here)
 from rlbook.book._exploration_words import phrases, seed_range
 from rlbook.book._shown import shown_seed
 from rlbook.book.facts import Num
@@ -186,6 +186,8 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "window": WINDOW,
         "clip_bound": Num(CLIP_BOUND, ".1%"),
         "near": Num(NEAR, ".1f"),
+        "pass1_rise": Num(PASS1_RISE, ".1f"),
+        "stale_novel": Num(STALE_NOVEL, ".0%"),
         "phrases": phrases(by_seed, seeds, lag),
         "tables": _tables(by_seed, seeds, lag),
         "figures": {

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
+from rlbook.analysis import selection
 from rlbook.analysis.selection import RULES
 from rlbook.book import _evaluation_words as ev
 from rlbook.book import evaluation, wording
@@ -15,6 +18,7 @@ from rlbook.book.facts import Num
 from rlbook.book.wording import choice
 from rlbook.publish import prose
 from rlbook.publish.page_rules import page_wordings
+from rlbook.runs import spec
 
 SEEDS = (0, 1, 2)
 ROOT = Path(__file__).resolve().parents[3]
@@ -147,19 +151,36 @@ def test_constraint_finding_names_the_seeds_where_the_constraint_is_free():
 
 
 def test_the_excess_of_an_unmatched_row_splits_into_the_settings_and_rl_s_own_gain():
-    split = ev.excess([0.21, 0.38, 0.25, 0.27, 0.22])
+    split = ev.excess([0.21, 0.38, 0.25, 0.27, 0.22], 0.5, 1.0)
     assert split["attempts"] + split["attempts_gain"] == pytest.approx(0.38 - 0.21)
     assert split["cooling"] + split["cooling_gain"] == pytest.approx(0.27 - 0.21)
     assert split["attempts_alone"]["case"] == "adds" and str(split["attempts_alone"]["values"]["change"]) == "+0.13"
     assert split["attempts_matched"]["case"] == "larger" and str(split["attempts_matched"]["values"]["by"]) == "0.04"
     assert split["cooling_alone"]["case"] == "adds" and str(split["cooling_alone"]["values"]["change"]) == "+0.05"
     assert split["cooling_matched"]["case"] == "larger" and str(split["cooling_matched"]["values"]["by"]) == "0.01"
+    assert {k: split["cooling_matched"]["values"][k] for k in ("low", "usual")} == {"low": "0.5", "usual": "1"}
+
+
+def test_the_comparisons_sample_at_the_two_temperatures_the_page_prints(monkeypatch):
+    sampled_at = []
+
+    def fake_evaluate(policy, tasks, n, temperature, budget, seed):
+        sampled_at.append(temperature)
+        rewards = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0]])
+        return SimpleNamespace(per_prompt=rewards.mean(axis=1), rewards=rewards)
+
+    monkeypatch.setattr(selection, "evaluate", fake_evaluate)
+    selection.comparison_rows(None, None, [], low_temperature=evaluation.LOW_TEMPERATURE)
+    usual = spec("main").rl.temperature
+    assert set(sampled_at) == {evaluation.LOW_TEMPERATURE, usual}
+    cooling = ev.excess([0.2] * 5, evaluation.LOW_TEMPERATURE, usual)["cooling_matched"]["values"]
+    assert (cooling["low"], cooling["usual"]) == (f"{evaluation.LOW_TEMPERATURE:g}", f"{usual:g}")
 
 
 def test_a_gain_that_shrinks_or_holds_at_a_setting_is_said_so():
-    split = ev.excess([0.25, 0.42, 0.22, 0.25, 0.25])
+    split = ev.excess([0.25, 0.42, 0.22, 0.25, 0.25], 0.5, 1.0)
     assert split["attempts_matched"]["case"] == "smaller" and str(split["attempts_matched"]["values"]["by"]) == "0.03"
-    assert split["cooling_matched"] == choice("same", ev.MATCHED)
+    assert split["cooling_matched"] == choice("same", ev.MATCHED, low="0.5", usual="1")
     assert split["cooling_alone"] == choice("negligible", ev.ALONE, below=ev.NEGLIGIBLE)
     assert str(split["cooling_alone"]["values"]["below"]) == "0.005"
 
@@ -211,7 +232,7 @@ def _outcomes() -> dict[str, list[dict]]:
         "attempts_alone": [ev.alone(0.13), ev.alone(0.001)],
         "attempts_matched": [ev.matched(0.04), ev.matched(-0.03), ev.matched(0.0)],
         "cooling_alone": [ev.alone(-0.05), ev.alone(0.0)],
-        "cooling_matched": [ev.matched(0.01), ev.matched(-0.02), ev.matched(0.004)],
+        "cooling_matched": [ev.matched(c, low="0.5", usual="1") for c in (0.01, -0.02, 0.004)],
         "carry_finding": carry,
         "never_right": [ev.never_right(names) for names in ([], ["1+1"], ["1+1", "5+5"])],
         "habit": [ev.habit({"3+7": ("11", "11")}), ev.habit({"2+9": ("12", "14")})],
