@@ -13,6 +13,10 @@ BIN := $(VENV)/bin
 # passes extra pip options for that one install, e.g. an index of CPU wheels.
 TORCH := $(shell sed -n 's/^ *"\(torch==[^"]*\)".*/\1/p' pyproject.toml)
 TORCH_PIP_ARGS ?=
+# The test suites run on this many pytest-xdist workers, a test file to a
+# worker (its tests in order); the browser tests' workers share one build of
+# the whole book (tests/browser/conftest.py).
+TEST_WORKERS ?= 2
 
 .PHONY: book test test-fast test-unit clean setup readme-figure
 
@@ -29,15 +33,15 @@ test: setup
 	$(BIN)/ruff format --check rlbook tests
 	$(BIN)/mypy
 	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.book.prefetch
-	RLBOOK_STRICT=1 $(BIN)/python -m pytest -q
+	RLBOOK_STRICT=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # The engine, the run record and the facts machinery: the quickest loop while changing code.
 test-fast: setup
-	$(BIN)/python -m pytest -q -x tests/unit/core tests/unit/record tests/unit/book
+	$(BIN)/python -m pytest -q -x -n $(TEST_WORKERS) --dist loadfile tests/unit/core tests/unit/record tests/unit/book
 
 # The package's own tests, none of which needs a trained run.
 test-unit: setup
-	$(BIN)/python -m pytest -q tests/unit
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests/unit
 
 readme-figure: setup
 	$(BIN)/python docs/readme_figure.py

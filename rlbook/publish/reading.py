@@ -19,7 +19,9 @@ WORDS_PER_MINUTE = 98
 MINUTES_PER_CHAPTER = 35.0
 """The longest a chapter's main text may take to read, in minutes."""
 
-SKIPPED = frozenset({"details", "pre", "code", "math", "figure", "table", "script", "style", "nav", "svg", "button", "aside"})
+SKIPPED = frozenset(
+    {"details", "pre", "code", "math", "figure", "table", "script", "style", "nav", "svg", "button", "aside"}
+)
 """Elements whose text a reader skips or reads as something other than prose."""
 
 VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})

@@ -15,6 +15,7 @@ opens one in a browser context that records every problem (``sitekit.Tab``).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 from pathlib import Path
@@ -81,13 +82,28 @@ def page(browser):
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
-    """The built book's ``_book/``: every page of the real book, built once for the session.
+    """The built book's ``_book/``: every page of the real book, built once for the test run.
 
-    ``RLBOOK_TEST_SITE`` names a site built already (a ``_book/`` folder) to test instead.
+    ``RLBOOK_TEST_SITE`` names a site built already (a ``_book/`` folder) to test instead. When the suite runs on
+    several pytest-xdist workers (``make test``), the first worker to ask builds it into the run's shared
+    temporary folder while the others wait on a lock, and all of them test that one site.
     """
     if os.environ.get("RLBOOK_TEST_SITE"):
         return Path(os.environ["RLBOOK_TEST_SITE"])
-    root = tmp_path_factory.mktemp("book")
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _built(tmp_path_factory.mktemp("book"))
+    shared = tmp_path_factory.getbasetemp().parent  # the same folder for every worker of this run
+    with open(shared / "book.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if (shared / "book" / "_book" / "index.html").is_file():
+            return shared / "book" / "_book"
+        shutil.rmtree(shared / "book", ignore_errors=True)  # a worker that failed half-way
+        (shared / "book").mkdir()
+        return _built(shared / "book")
+
+
+def _built(root: Path) -> Path:
+    """Build the whole book from this checkout's sources in ``root``; its ``_book/``."""
     for name in SOURCES:
         source = REPO / name
         (shutil.copytree if source.is_dir() else shutil.copyfile)(source, root / name)
