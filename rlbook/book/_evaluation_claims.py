@@ -77,7 +77,7 @@ CLAIMS = (
     ),
     Claim(
         "checkpoints-every-ten-steps",
-        "main is evaluated at step 0 and every checkpoint_every steps",
+        f"main is evaluated at step 0 and every {MAIN.checkpoint_every} steps",
         lambda F: all(
             F.by_seed[s].main.checkpoints == tuple(range(0, F.steps + 1, F.checkpoint_every)) for s in F.seeds
         ),
@@ -170,7 +170,7 @@ CLAIMS = (
     ),
     Claim(
         "main-version-effect-small",
-        "mixing exact 1.0 and 2.0 moves main's gain by less than VERSION_BOUND",
+        f"mixing exact 1.0 and 2.0 moves main's gain by less than {VERSION_BOUND:g}",
         _every(lambda s: max(s.versions.main_shift, s.versions.main_reverse_shift) < VERSION_BOUND),
         _seen(lambda s: (s.versions.main_shift, s.versions.main_reverse_shift)),
         kind="law",

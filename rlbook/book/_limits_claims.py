@@ -167,7 +167,7 @@ CLAIMS = (
     ),
     Claim(
         "best-of-n-gold-falls",
-        "best-of-n's gold reward peaks at n <= 64 and ends below its value at n = 1",
+        "best-of-n's gold reward peaks at n = 64 or below and ends below its value at n = 1",
         lambda F: all(F.judge[s].bon.gold[-1] < F.judge[s].bon.gold[0] and F.judge[s].bon.peak <= 64 for s in F.seeds),
         lambda F: [F.judge[s].bon.gold for s in F.seeds],
         kind="law",

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rlbook import book
+from rlbook.analysis.tables import markdown_table
 from rlbook.book import claims as claims_lib
 from rlbook.book._available import available_topics
 
@@ -195,13 +196,12 @@ def report(results: dict[str, list[Tally]], command: str, date: str) -> str:
             "many of the disjoint seed triples (0-2, 3-5, 6-8) it held."
         ),
         "",
-        "| chapter | claim | kind | " + " | ".join(draws) + " | verdict |",
-        "|---|---|---|" + "---|" * len(draws) + "---|",
+        markdown_table(
+            ["chapter", "claim", "kind", *draws, "verdict"],
+            ([r[0].topic, r[0].name, r[0].kind, *(t.rate for t in r), verdict(r)] for r in rows),
+            code=[1],
+        ),
     ]
-    for row in rows:
-        first = row[0]
-        rates = " | ".join(t.rate for t in row)
-        lines.append(f"| {first.topic} | `{first.name}` | {first.kind} | {rates} | {verdict(row)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -240,16 +240,22 @@ def read_audit(path: Path = AUDIT_DATA) -> dict:
 
 
 def lessons_markdown(audit: dict, topic: str) -> str:
-    """A Markdown table of chapter ``topic``'s laws and how often each held in ``audit`` (the reader's page)."""
+    """A Markdown table of chapter ``topic``'s laws and how often each held in ``audit`` (the reader's page).
+
+    Each law is named by its statement, taken from the live claims of
+    :mod:`rlbook.book` (the audit keeps only names and rates); the table is
+    written by :func:`~rlbook.analysis.tables.markdown_table`, which escapes a
+    ``|`` in any cell, so no statement can split its row into columns.
+    """
     rates = {row["name"]: row["rates"] for row in audit["claims"] if row["topic"] == topic and row["kind"] == "law"}
     # Where the chapter's facts need a missing extra (the appendix's), the audit's names stand for what they check.
     says = {c.name: c.says for c in book.chapter(topic).CLAIMS} if topic in available_topics() else {}
     header = ["law", *(f"{draw} draw" for draw in audit["draws"])]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for name, found in rates.items():
-        cells = [found.get(draw, "not audited") for draw in audit["draws"]]
-        lines.append(f"| {says.get(name, name)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    rows = (
+        [says.get(name, name), *(found.get(draw, "not audited") for draw in audit["draws"])]
+        for name, found in rates.items()
+    )
+    return markdown_table(header, rows)
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:

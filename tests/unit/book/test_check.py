@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import re
+from types import SimpleNamespace
+
 import pytest
 
+from rlbook import book
 from rlbook.book import check
 from rlbook.book.check import Tally
+from rlbook.book.claims import Claim
+from rlbook.publish.pandoc_ast import pandoc_run
+from rlbook.publish.render import pandoc_path
 
 
 def test_triples_are_disjoint_groups_of_three():
@@ -49,3 +57,30 @@ def test_seeds_are_read_as_ranges_and_lists(text, seeds):
 def test_bad_seeds_are_refused(text):
     with pytest.raises(ValueError):
         check.parse_seeds(text)
+
+
+def test_a_statement_with_a_pipe_stays_in_one_cell(monkeypatch):
+    # a law whose statement holds pipes, as "KL(ref || pi)" once did: pandoc must read it as one cell of its row
+    says = "k3 has the gradient of KL(ref || pi), and k|fresh is a key"
+    chapter = SimpleNamespace(CLAIMS=[Claim("pipes", says, lambda F: True, kind="law")])
+    monkeypatch.setattr(check, "available_topics", lambda: ["toy"])
+    monkeypatch.setattr(check.book, "chapter", lambda topic: chapter)
+    audit = {
+        "draws": ["pinned", "native"],
+        "claims": [{"topic": "toy", "name": "pipes", "kind": "law", "rates": {"pinned": "10/10", "native": "9/10"}}],
+    }
+    markdown = check.lessons_markdown(audit, "toy")
+    doc = json.loads(pandoc_run(pandoc_path(), ["-f", "markdown", "-t", "json"], markdown, print))
+    plain = pandoc_run(pandoc_path(), ["-f", "json", "-t", "plain", "--wrap=none"], json.dumps(doc), print)
+    (table,) = [block for block in doc["blocks"] if block["t"] == "Table"]
+    _, _, columns, _, (body,), _ = table["c"]
+    (row,) = body[3]  # the one row of the one body: [attributes, cells]
+    assert len(columns) == len(row[1]) == 3  # the law and its two draws, no column more
+    assert says in plain and "9/10" in plain
+
+
+def test_every_statement_the_appendix_prints_reads_as_prose():
+    # a constant's name (VERSION_BOUND), a setting's (checkpoint_every) or an operator (<=) is code, not a sentence
+    code = re.compile(r"\b[A-Za-z0-9]+_\w+|<=|>=|==|!=|[{}`]")
+    named = {c.name: code.findall(c.says) for topic in book.topics() for c in book.chapter(topic).CLAIMS}
+    assert {name: found for name, found in named.items() if found} == {}
