@@ -87,6 +87,39 @@ def valid_end(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, Any]:
     return choice("shown_third", VALID_END, **counts, third=phrasing.share(shown["extra_number"], size))
 
 
+BROKEN_END = ("empty", "filled")
+"""The cases of :func:`broken_end`: the cell "every step valid, but no reward" is empty on every seed, or not."""
+
+
+def broken_end(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, Any]:
+    """Whether any seed's sample fills the cell "every step valid, but no reward", and which, for chapter 2's summary.
+
+    The summary lists the cells where the two judges disagree on real
+    rollouts; a cell no seed filled is left out of that list.
+    """
+    filled = [s for s in seeds if by_seed[s]["valid_end"]["malformed"] + by_seed[s]["valid_end"]["incomplete"]]
+    if not filled:
+        return choice("empty", BROKEN_END)
+    return choice("filled", BROKEN_END, filled=phrasing.seeds(filled, seeds))
+
+
+REFUSE = ("none", "some")
+"""The cases of :func:`refuse_malformed`: no malformed rollout of the shown sample earned step credit, or some did."""
+
+
+def refuse_malformed(count: int) -> dict[str, Any]:
+    """What refusing to read steps from a malformed answer would move in chapter 2's shown sample.
+
+    ``count`` is the number of malformed rollouts that earned step credit,
+    each of which the refusal would send to the column of no valid step;
+    where there are none the rule moves nothing, and no wording offers the
+    zero.
+    """
+    if not count:
+        return choice("none", REFUSE)
+    return choice("some", REFUSE, malformed=phrasing.number_word(count))
+
+
 DRIFT = (*_sides.cases(("up", "down")), "level")
 """The cases of :func:`directions`: the seeds that ended up, down, or both; or every seed level."""
 

@@ -10,6 +10,8 @@ speaks of the sums it shows.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from rlbook.analysis import workshop as ws
@@ -32,6 +34,9 @@ N_TEMPERATURE = 256
 """Samples per workshop sum at each temperature."""
 FINE = 49
 """Points of the exact expected-reward curves against temperature."""
+NOTICEABLE = 0.01
+"""The rise, relative to its probability before, from which chapter 1 says a wrong answer gained probability in the
+one-update demonstration; below it the answer barely moved."""
 
 
 def needs(seeds: tuple[int, ...]) -> tuple[Need, ...]:
@@ -64,7 +69,7 @@ def _workshop(seed: int) -> dict:
     cooled = [ws.exact_expected_reward(policy, t, low) - ws.exact_expected_reward(policy, t, one) for t in heldout]
     spread = ws.estimate_spread(policy, unsure, seed=seed)
     demo = ws.one_update(policy, unsure, MAIN.group_size, seed=seed)
-    change = dict(zip(demo.answers, demo.after - demo.before))
+    rise = dict(zip(demo.answers, (demo.after - demo.before) / demo.before))
     negative = [a for a in demo.answers if (demo.advantage_of(a) or 0) < 0]
     greedy = _greedy(policy, unsure)
     return {
@@ -114,8 +119,7 @@ def _workshop(seed: int) -> dict:
             "adv_right": demo.advantage_of(unsure.completion),
             "before": float(demo.before[demo.answers.index(unsure.completion)]),
             "after": float(demo.after[demo.answers.index(unsure.completion)]),
-            "negative": len(negative),
-            "against": sum(change[a] > 0 for a in negative),
+            "gains": sorted(([a.rstrip("#"), float(rise[a])] for a in negative if rise[a] > 0), key=lambda g: -g[1]),
         },
     }
 
@@ -158,7 +162,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     t = shown["temperature"]
     at = t["at"]
     unsure, wrong, right = (shown["names"][k] for k in ("uncertain", "never right", "confidently right"))
-    against = [s for s in seeds if by_seed[s]["update"]["against"] > 0]
+    against = [s for s in seeds if any(rise >= NOTICEABLE for _, rise in by_seed[s]["update"]["gains"])]
     ratio = np.asarray(shown["spread"]["sd"]) / np.asarray(shown["spread"]["binomial"])
     batches = _main_batches(shown_seed(seeds))
     return {
@@ -221,13 +225,13 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "hi": Num(shown["spread"]["wilson"][1]),
         },
         "update": {
-            **{k: shown["update"][k] for k in ("right", "size", "negative", "against")},
+            **{k: shown["update"][k] for k in ("right", "size")},
             "baseline": Num(shown["update"]["baseline"], ".3f"),
             "adv_right": Num(shown["update"]["adv_right"], "+.3f"),
             "adv_wrong": Num(-shown["update"]["baseline"], "+.3f"),
             "before": Num(shown["update"]["before"], ".3f"),
             "after": Num(shown["update"]["after"], ".3f"),
-            "against": against_advantage(shown["update"], against, seeds),
+            "against": against_advantage(shown["update"]["gains"], against, seeds),
         },
         "try_it": ws.try_it([[0, 0, 0, 1], [1, 1, 0, 0], [1, 1, 1, 1]]),
         "rewards_first": batches["first"],
@@ -269,26 +273,40 @@ def greedy(answer: str, right: int, is_right: bool) -> dict:
     return choice("wrong", GREEDY, greedy=answer, right=right)
 
 
-AGAINST = ("here", "elsewhere", "nowhere")
-"""The cases of :func:`against_advantage`: a wrong answer gained probability in the shown demonstration; only on
-other seeds; or on no seed."""
+AGAINST = ("clear", "clear_faint", "elsewhere", "nowhere")
+"""The cases of :func:`against_advantage`: in the shown demonstration some wrong answers gained clearly, with or
+without others that barely moved; or no answer gained clearly there but some did on other seeds; or on no seed."""
 
 
-def against_advantage(update: dict, against: list[int], seeds: tuple[int, ...]) -> dict:
+def percent(rise: float) -> str:
+    """A relative rise in percent with its sign and two significant digits, never rounded to zero: "+33%",
+    "+0.0077%", as the second panel of chapter 1's one-update figure labels it."""
+    digits = max(0, 1 - math.floor(math.log10(rise * 100))) if rise else 0
+    return f"{rise * 100:+.{digits}f}%"
+
+
+def against_advantage(gains: list, against: list[int], seeds: tuple[int, ...]) -> dict:
     """Whether chapter 1's one-update demonstration moved answers against their advantage, as a choice.
 
     Every answer is written by the same weights, so a step aimed at some
-    answers moves the others too. Whether a wrong answer gained probability
-    despite its negative advantage differs from seed to seed: "here" with
-    how many did on the shown seed, "elsewhere" with the seeds ``against``
-    where some did, "nowhere" with every seed, so a count of zero is never
-    offered as evidence.
+    answers moves the others too. ``gains`` are the shown seed's answers with
+    a negative advantage whose probability rose, each [answer, rise relative
+    to its probability before]. Those that rose by :data:`NOTICEABLE` or more
+    are listed with their rise as ``gained``, those below as ``faint``, so
+    that a negligible rise is never offered as a gain. Where none rose
+    noticeably: "elsewhere" with the seeds ``against`` where some did,
+    "nowhere" with every seed.
     """
-    if update["against"]:
-        return choice("here", AGAINST, moved=phrasing.share(update["against"], update["negative"]))
+    clear = [f"`{answer}` ({percent(rise)})" for answer, rise in gains if rise >= NOTICEABLE]
+    faint = [f"`{answer}` ({percent(rise)})" for answer, rise in gains if rise < NOTICEABLE]
+    bar = Num(NOTICEABLE, ".0%")
+    if clear and faint:
+        return choice("clear_faint", AGAINST, gained=phrasing.listing(clear), faint=phrasing.listing(faint))
+    if clear:
+        return choice("clear", AGAINST, gained=phrasing.listing(clear))
     if against:
-        return choice("elsewhere", AGAINST, seeds=phrasing.seeds(against, seeds))
-    return choice("nowhere", AGAINST, seeds=phrasing.seeds(seeds, seeds))
+        return choice("elsewhere", AGAINST, bar=bar, seeds=phrasing.seeds(against, seeds))
+    return choice("nowhere", AGAINST, bar=bar, seeds=phrasing.seeds(seeds, seeds))
 
 
 def _every(key):

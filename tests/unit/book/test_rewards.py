@@ -58,6 +58,19 @@ def test_the_valid_end_choice_says_what_the_samples_hold():
     assert alone == choice("shown", words.VALID_END, rollouts="one", malformed=1, incomplete=0)
 
 
+def test_the_summary_lists_the_broken_end_cell_only_where_a_seed_filled_it():
+    seeds = (0, 1, 2)
+    assert words.broken_end(_valid_end({0: (0, 0), 1: (0, 0), 2: (0, 0)}), seeds) == choice("empty", words.BROKEN_END)
+    filled = words.broken_end(_valid_end({0: (0, 0), 1: (2, 0), 2: (0, 1)}), seeds)
+    assert filled == choice("filled", words.BROKEN_END, filled="seeds 1 and 2")
+
+
+def test_refusing_malformed_steps_names_what_it_moves_and_never_a_zero():
+    assert words.refuse_malformed(0) == choice("none", words.REFUSE)
+    assert words.refuse_malformed(24) == choice("some", words.REFUSE, malformed="24")
+    assert words.refuse_malformed(3) == choice("some", words.REFUSE, malformed="three")
+
+
 def test_directions_name_the_seeds_that_went_each_way():
     seeds = (0, 1, 2)
     assert words.directions([0.5, 0.5, 0.5], [0.6, 0.55, 0.4], seeds) == choice(
@@ -76,6 +89,8 @@ def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
         ("format", words.HOW_MANY),
         ("plain_known", words.HOW_MANY),
         ("valid_end", words.VALID_END),
+        ("broken_end", words.BROKEN_END),
+        ("refuse_malformed", words.REFUSE),
         ("outcome_drift", words.DRIFT),
     ):
         assert set(page[name]) == set(cases), name
