@@ -7,8 +7,8 @@ sentences whose form follows the runs, which the page words case by case:
 how often the pretrained policy's greedy answer is right, which sums RL
 solved that ``base`` never did and the other way round, where RL's chat
 answers ended against the pretraining format's mark, which stage lost more
-of that format, and how ``stale`` and ``accepted-only`` ended against
-``main``. Each selector picks its case and values whatever the outcome and
+of that format, whether ``main`` clipped the same share on every seed, and
+how ``stale`` and ``accepted-only`` ended against ``main``. Each selector picks its case and values whatever the outcome and
 never offers a degenerate quantity as evidence;
 ``tests/unit/book/test_exploration.py`` tries each on made-up outcomes.
 Private to the chapter: :func:`rlbook.book.topics` skips modules whose name
@@ -106,12 +106,17 @@ VERSUS = ("above", "below", "overlap")
 """The cases of :func:`versus`: every seed of one run ended above every seed of the other, below, or they overlap."""
 
 
-STALE_START = ("above", "some_below", "all_below")
-"""The cases of :func:`stale_start`: ``stale`` ended above its own start on every seed, below it on some, or on all."""
+STALE_START = ("above", "one_below", "some_below", "all_below")
+"""The cases of :func:`stale_start`: ``stale`` ended above its own start on every seed, below it on one seed of
+several, on some, or on all."""
 
 
 def stale_start(curves: list[list[float]], seeds: tuple[int, ...]) -> dict[str, Any]:
-    """Where ``stale`` ended below its own start (chapter 6): the seeds, with the first such seed's two values."""
+    """Where ``stale`` ended below its own start (chapter 6): the seeds, with the first such seed's two values.
+
+    Where that is one seed of several, ``seed`` alone names it, so the page
+    never names it twice.
+    """
     fell = [(s, c) for s, c in zip(seeds, curves, strict=True) if c[-1] < c[0]]
     if not fell:
         return choice("above", STALE_START)
@@ -119,7 +124,38 @@ def stale_start(curves: list[list[float]], seeds: tuple[int, ...]) -> dict[str, 
     values = {"seed": seed, "start": Num(curve[0], ".3f"), "end": Num(curve[-1], ".3f")}
     if len(fell) == len(seeds):
         return choice("all_below", STALE_START, **values)
+    if len(fell) == 1:
+        return choice("one_below", STALE_START, **values)
     return choice("some_below", STALE_START, where=phrasing.seeds([s for s, _ in fell], seeds), **values)
+
+
+CLIP_FORMAT = ".1%"
+"""How chapter 6 prints a run's share of clipped tokens, in its table of stale rollouts and in its prose."""
+
+
+def clipped(col: list[dict], name: str, lag: int) -> list[float]:
+    """Each seed's mean share of tokens that run ``name`` clipped per step, from step ``lag`` on (chapter 6).
+
+    ``col`` holds each seed's measurements of how rollouts are collected
+    (``exploration._collection``), in seed order.
+    """
+    return [float(np.nanmean(np.array(c[name]["clip"][lag:], dtype=float))) for c in col]
+
+
+MAIN_CLIP = ("same", "differs")
+"""The cases of :func:`main_clip`: ``main`` clipped the same share on every seed, as printed, or not."""
+
+
+def main_clip(shares: list[float], seeds: tuple[int, ...]) -> dict[str, Any]:
+    """The share of tokens ``main`` clipped per step, seed by seed, said once where every seed prints the same.
+
+    Its table of stale rollouts shows ``main``'s column only in the case
+    ``differs``, so that it never lists one value three times.
+    """
+    shown = [format(v, CLIP_FORMAT) for v in shares]
+    if len(set(shown)) == 1:
+        return choice("same", MAIN_CLIP, share=shown[0], where=phrasing.seeds(seeds, seeds))
+    return choice("differs", MAIN_CLIP, shares=phrasing.in_order(shown), where=listed(seeds))
 
 
 def versus(first: list[float], second: list[float]) -> dict[str, Any]:
@@ -165,6 +201,9 @@ def phrases(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
         "below": own_mark(below, seeds),
         "stale_clip": Num(clip["stale"], ".1%"),
         "main_clip": Num(clip["main"], ".3%"),
+        "main_clip_seeds": main_clip(clipped(col, "main", lag), seeds),
+        "novel_cool": Num(by_seed[shown_seed(seeds)]["coverage"][0]["novel_share"], ".0%"),
+        "novel_hot": Num(by_seed[shown_seed(seeds)]["coverage"][-1]["novel_share"], ".0%"),
         "stale_versus": versus(final["stale"], final["main"]),
         "stale_start": stale_start([c["stale"]["heldout"] for c in col], seeds),
         "kept": seed_range([k["kept"] / k["generated"] for k in kept], ".0%"),

@@ -4,8 +4,8 @@ What the prose of chapters/05-reward-limits.qmd reads from ``F.phrases``
 (:func:`phrases`): the numbers and seed lists it prints, and the choices
 (:func:`rlbook.book.wording.choice`) of the sentences whose form follows the
 runs, which the page words case by case with ``P.say``: where the loophole
-took over, what held-out accuracy did there, whether its share grew at
-``main``'s settings, and why the judge trusts an over-rated answer. Each
+took over, what held-out accuracy did there, how many of its answers a
+table lists, whether its share grew at ``main``'s settings, and why the judge trusts an over-rated answer. Each
 selector picks its case and values whatever the outcome and never offers a
 degenerate quantity as evidence; ``tests/unit/book/test_limits.py`` tries
 each on made-up outcomes. Private to the chapter: :func:`rlbook.book.topics`
@@ -45,6 +45,21 @@ def takeover(hack: dict, taken: list[int], seeds: tuple[int, ...]) -> dict:
         return choice("every", TAKEOVER, taken=where)
     peak = phrasing.span([max(hack[s]["share"]) for s in others], ".0%")
     return choice("some", TAKEOVER, taken=where, others=phrasing.seeds(others, seeds), peak=peak)
+
+
+LISTED = ("all", "commonest")
+"""The cases of :func:`listed`: the table of the loophole's answers lists every one of them, or the commonest only."""
+
+
+def listed(shown: int, spellings: int) -> dict:
+    """How many of the ``spellings`` answers the loophole paid at the last step the table lists (``shown``).
+
+    Where it lists fewer than all, ``listed`` says how many in words ("the
+    five commonest").
+    """
+    if shown >= spellings:
+        return choice("all", LISTED)
+    return choice("commonest", LISTED, listed=phrasing.number_word(shown))
 
 
 FALL = ("zero_at_end", "zero_and_stayed", "never_back")
@@ -213,6 +228,7 @@ def phrases(
             "top": repr(top["completion"]),
             "top_count": top["count"],
             "spellings": h["spellings"],
+            "listed": listed(len(h["wrong"]), h["spellings"]),
             "paid": Num(h["share"][-1], ".0%"),
             "rollouts": h["rollouts"],
             "last_step": h["last_step"],
@@ -225,6 +241,9 @@ def phrases(
             "len_first": Num(h["lengths"][0], ".1f"),
             "len_last": Num(h["lengths"][-1], ".1f"),
             "rise": h["report"]["rise"],
+            "reward_first": Num(h["report"]["train_reward"][0], ".3f"),
+            "reward_last": Num(h["report"]["train_reward"][-1], ".3f"),
+            "heldout_last": Num(h["report"]["heldout"][-1]),
         }
     )
     return out

@@ -4,15 +4,18 @@ The choices (:func:`rlbook.book.wording.choice`) of the sentences of
 chapters/04-update-choices.qmd whose form follows the runs, which the page
 words case by case with ``F.say``: how the ratios of a reused batch drift
 and how often CISPO's cap binds on it, how long the runs in disguise stayed
-with ``main``, which runs lost a seed and what the guard stopped, whether
-``ppo-kl`` collapsed, and how ``ppo`` and ``main`` compare at equal optimiser
-steps. Each selector picks its case and values whatever the outcome and never
-offers a degenerate quantity as evidence; ``tests/unit/book/test_update.py``
-tries each on made-up outcomes. Private to the chapter:
-:func:`rlbook.book.topics` skips modules whose name starts with an underscore.
+with ``main``, which runs lost a seed and what the guard stopped, which run
+travelled furthest from the base, whether ``ppo-kl`` collapsed, and how
+``ppo`` and ``main`` compare at equal optimiser steps. Each selector picks
+its case and values whatever the outcome and never offers a degenerate
+quantity as evidence; ``tests/unit/book/test_update.py`` tries each on
+made-up outcomes. Private to the chapter: :func:`rlbook.book.topics` skips
+modules whose name starts with an underscore.
 """
 
 from __future__ import annotations
+
+import math
 
 from rlbook.book import phrasing
 from rlbook.book.facts import Num
@@ -206,3 +209,31 @@ def compared(equal: dict | None, main_steps: int) -> dict:
         ppo=Num(equal["ppo"], ".3f"),
         main=Num(equal["main"], ".3f"),
     )
+
+
+FURTHEST = ("unpenalised", "penalised")
+"""The cases of :func:`furthest`: the run that travelled furthest from the base has no KL penalty, or has one."""
+
+
+def furthest(
+    kl: dict[str, float], by_seed: dict[str, list[float]], penalised: set[str], seeds: tuple[int, ...]
+) -> dict:
+    """Which run travelled furthest from the base (chapter 4): the largest median KL over the final steps.
+
+    ``kl`` is each run's median over its seeds, ``by_seed`` each seed's own
+    median in the order of ``seeds`` (NaN for a seed that did not get there),
+    ``penalised`` the runs with a KL penalty. ``where`` names the seeds on
+    which that run's own median is the largest of all runs. Where the
+    furthest run carries a penalty, ``free`` is the furthest run without one,
+    with its median ``free_kl``.
+    """
+    top = max(kl, key=kl.__getitem__)
+    largest = [
+        max((v[k] for v in by_seed.values() if not math.isnan(v[k])), default=math.nan) for k in range(len(seeds))
+    ]
+    where = [s for k, s in enumerate(seeds) if by_seed[top][k] == largest[k]]
+    values = {"run": f"`{top}`", "kl": Num(kl[top], ".3f"), "where": phrasing.seeds(where, seeds)}
+    if top not in penalised:
+        return choice("unpenalised", FURTHEST, **values)
+    free = max((n for n in kl if n not in penalised), key=kl.__getitem__)
+    return choice("penalised", FURTHEST, free=f"`{free}`", free_kl=Num(kl[free], ".3f"), **values)

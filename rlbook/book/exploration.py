@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from rlbook.analysis import audit, passk
-from rlbook.book._exploration_claims import CLAIMS, NEAR, PASS1_RISE, STALE_NOVEL  # noqa: F401  (rlbook.book reads CLAIMS here)
-from rlbook.book._exploration_words import phrases, seed_range
+from rlbook.book._exploration_claims import CLAIMS, NEAR, PASS1_RISE  # noqa: F401  (rlbook.book reads CLAIMS here)
+from rlbook.book._exploration_words import CLIP_FORMAT, clipped, main_clip, phrases, seed_range
 from rlbook.book._shown import shown_seed
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
@@ -187,7 +187,6 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "clip_bound": Num(CLIP_BOUND, ".1%"),
         "near": Num(NEAR, ".1f"),
         "pass1_rise": Num(PASS1_RISE, ".1f"),
-        "stale_novel": Num(STALE_NOVEL, ".0%"),
         "phrases": phrases(by_seed, seeds, lag),
         "tables": _tables(by_seed, seeds, lag),
         "figures": {
@@ -196,6 +195,26 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "before_after": {s: {k: by_seed[s]["passk"][k] for k in ("before", "after", "gap")} for s in seeds},
             "stale": {s: {n: by_seed[s]["collection"][n] for n in ("main", "stale")} for s in seeds},
         },
+    }
+
+
+def _stale_table(col: dict, seeds: tuple[int, ...], lag: int) -> dict:
+    """Chapter 6's table of ``stale`` against ``main``, seed by seed: clipped shares and held-out reward at the end.
+
+    ``main``'s clipped share gets a column only where its seeds print
+    differently (:func:`rlbook.book._exploration_words.main_clip`); the
+    prose gives it either way.
+    """
+    cols = [col[s] for s in seeds]
+    shares = {name: clipped(cols, name, lag) for name in ("stale", "main")}
+    clips = {name: [format(v, CLIP_FORMAT) for v in values] for name, values in shares.items()}
+    names = ("stale", "main") if main_clip(shares["main"], seeds)["case"] == "differs" else ("stale",)
+    return {
+        "header": ["seed", *(f"tokens clipped, {n}" for n in names), "held-out, stale", "held-out, main"],
+        "rows": [
+            [s, *(clips[n][i] for n in names), f"{c['stale']['heldout'][-1]:.2f}", f"{c['main']['heldout'][-1]:.2f}"]
+            for i, (s, c) in enumerate(zip(seeds, cols, strict=True))
+        ],
     }
 
 
@@ -317,19 +336,7 @@ def _tables(by_seed: dict, seeds: tuple[int, ...], lag: int) -> dict:
                 for o in [by_seed[s]["own"]]
             ],
         },
-        "stale": {
-            "header": ["seed", "tokens clipped, stale", "tokens clipped, main", "held-out, stale", "held-out, main"],
-            "rows": [
-                [
-                    s,
-                    f"{np.nanmean(np.array(c['stale']['clip'][lag:], dtype=float)):.1%}",
-                    f"{np.nanmean(np.array(c['main']['clip'][lag:], dtype=float)):.1%}",
-                    f"{c['stale']['heldout'][-1]:.2f}",
-                    f"{c['main']['heldout'][-1]:.2f}",
-                ]
-                for s, c in col.items()
-            ],
-        },
+        "stale": _stale_table(col, seeds, lag),
         "selection": {
             "header": [
                 "seed",

@@ -197,6 +197,37 @@ def _kl_toy() -> dict:
     }
 
 
+UNCLIPPED = ("pg",)
+"""The losses of :data:`rlbook.core.losses.LOSSES` that neither clip nor cap a token: their share is 0 by design."""
+
+
+def _results(curves: dict[str, credit.Curves]) -> list[dict]:
+    """:func:`rlbook.analysis.credit.results_table` as chapter 4's Table 4.2 shows it.
+
+    Its ``clipped`` share counts, under PPO's loss, the tokens whose
+    gradient the clip removed, and under CISPO's, those whose weight the cap
+    lowered; the column is named for both, and a loss of :data:`UNCLIPPED`
+    gets None (a dash) instead of a share that cannot be anything but 0.
+    """
+    rows = []
+    for row in credit.results_table(curves):
+        cfg = spec(row["run"]).rl
+        assert cfg is not None  # the compared runs are RL runs
+        shown = None if cfg.loss in UNCLIPPED else row["clipped"]
+        rows.append(
+            {("clipped or capped" if k == "clipped" else k): (shown if k == "clipped" else v) for k, v in row.items()}
+        )
+    return rows
+
+
+def _seed_kl(curves: dict[str, credit.Curves]) -> dict[str, list[float]]:
+    """Each run's median KL to the base over the final steps, seed by seed (NaN for a seed that did not get there)."""
+    return {
+        name: [float(np.nanmedian(k)) if not np.isnan(k).all() else float("nan") for k in c.kl[:, -10:]]
+        for name, c in curves.items()
+    }
+
+
 def _versus(curves: dict[str, credit.Curves], pairs: tuple[tuple[str, str], ...]) -> dict[str, str]:
     return {f"{a}|{b}": credit.versus(curves, a, b) for a, b in pairs}
 
@@ -231,7 +262,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
     spikes = credit.kl_spikes(curves["cispo"])
     scale = {seed: credit.scale_effect(load("main", seed), scale=SCALE) for seed in seeds}
     never = {seed: max(load("main", seed).metric("clip_fraction")) for seed in seeds}
-    furthest = max(kl, key=kl.__getitem__)
+    penalised = {name for name in credit.COMPARED if (cfg := spec(name).rl) is not None and cfg.kl_beta}
     return {
         "seeds": list(seeds),
         "shown": shown_seed(seeds),
@@ -257,7 +288,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         },
         "main_clip": never,
         "settings": credit.settings_table(credit.COMPARED),
-        "results": credit.results_table(curves),
+        "results": _results(curves),
         "per_seed": credit.seed_table(curves),
         "panels": _panels(curves),
         "agreed": credit.agreed_until(curves),
@@ -277,7 +308,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "single_lost": [n for n in lost if n not in credit.REUSED],
         "kl": {name: Num(v, ".3f") for name, v in kl.items()},
         "kl_values": kl,
-        "furthest": f"`{furthest}`",
+        "furthest": words.furthest(kl, _seed_kl(curves), penalised, seeds),
         "final": final,
         "worst": worst,
         "penalty": words.penalty(
@@ -378,7 +409,7 @@ CLAIMS = (
     ),
     Claim(
         "k3-loss-follows-reverse-kl",
-        "on the toy k3 as a loss has the gradient of KL(ref || pi) on fresh samples and of neither KL on reused ones",
+        "on the toy k3 as a loss has the gradient of KL(π_ref‖π) on fresh samples and of neither KL on reused ones",
         lambda F: (
             F.kl_toy.gradient_of["k3|fresh"] == F.kl_toy.reverse
             and F.kl_toy.gradient_of["k3|reused"] not in (F.kl_toy.true, F.kl_toy.reverse)
@@ -388,14 +419,14 @@ CLAIMS = (
     ),
     Claim(
         "ratio-gives-true-gradient",
-        "on the toy k1 and k3 times the ratio have the gradient of KL(pi || ref) on reused samples",
+        "on the toy k1 and k3 times the ratio have the gradient of KL(π‖π_ref) on reused samples",
         lambda F: all(F.kl_toy.gradient_of[f"{k}|reused, ratio"] == F.kl_toy.true for k in ("k1", "k3")),
         lambda F: F.kl_toy.gradient_of,
         kind="law",
     ),
     Claim(
         "k1-loss-has-no-gradient",
-        "on the toy k1 as a loss on fresh samples has a mean gradient of zero, k2 that of KL(pi || ref)",
+        "on the toy k1 as a loss on fresh samples has a mean gradient of zero, k2 that of KL(π‖π_ref)",
         lambda F: (
             F.kl_toy.gradient_of["k1|fresh"] == F.kl_toy.zero and F.kl_toy.gradient_of["k2|fresh"] == F.kl_toy.true
         ),
@@ -404,7 +435,7 @@ CLAIMS = (
     ),
     Claim(
         "k1-in-reward-true-gradient",
-        "on the toy k1 in the reward reaches the weights with the gradient of KL(pi || ref), fresh or reused with ratio",
+        "on the toy k1 in the reward reaches the weights with the gradient of KL(π‖π_ref), fresh or reused with ratio",
         lambda F: all(F.kl_toy.reward_of[s] == F.kl_toy.true for s in ("fresh", "reused, ratio")),
         lambda F: F.kl_toy.reward_of,
         kind="law",

@@ -102,6 +102,7 @@ def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
         ("stale_versus", words.VERSUS),
         ("stale_start", words.STALE_START),
         ("rft_versus", words.RFT),
+        ("main_clip_seeds", words.MAIN_CLIP),
     ):
         assert set(page[name]) == set(cases), name
         assert not any(prose.degenerate(w) for w in page[name].values()), name
@@ -111,9 +112,40 @@ def test_where_stale_ended_below_its_own_start_is_said_with_the_first_such_seed(
     up, down = [0.30, 0.40], [0.355, 0.330]
     assert words.stale_start([up, up, up], SEEDS) == choice("above", words.STALE_START)
     assert words.stale_start([up, up, down], SEEDS) == choice(
-        "some_below", words.STALE_START, where="seed 2", seed=2, start=0.355, end=0.330
+        "one_below", words.STALE_START, seed=2, start=0.355, end=0.330
+    )
+    assert words.stale_start([up, down, down], SEEDS) == choice(
+        "some_below", words.STALE_START, where="seeds 1 and 2", seed=1, start=0.355, end=0.330
     )
     assert words.stale_start([down, down, down], SEEDS)["case"] == "all_below"
+
+
+def _collection(main_clip: list[float]) -> dict:
+    """One seed's collection measurements, as exploration._collection gives them, with made-up clipped shares."""
+    return {
+        "main": {"clip": main_clip, "heldout": [0.3, 0.5]},
+        "stale": {"clip": [None, 0.06, 0.07], "heldout": [0.3, 0.4]},
+    }
+
+
+def test_main_s_clipped_share_is_said_once_and_has_no_column_where_every_seed_prints_the_same():
+    col = {s: _collection([0.0, 0.0, 0.0]) for s in SEEDS}
+    assert words.main_clip(words.clipped(list(col.values()), "main", 1), SEEDS) == choice(
+        "same", words.MAIN_CLIP, share="0.0%", where="every seed"
+    )
+    table = exploration._stale_table(col, SEEDS, 1)
+    assert table["header"] == ["seed", "tokens clipped, stale", "held-out, stale", "held-out, main"]
+    assert table["rows"][0] == [0, "6.5%", "0.40", "0.50"]
+
+
+def test_main_s_clipped_share_is_given_seed_by_seed_with_its_column_where_the_seeds_differ():
+    col = {0: _collection([0.0, 0.0, 0.0]), 1: _collection([0.0, 0.002, 0.0]), 2: _collection([0.0, 0.0, 0.0])}
+    assert words.main_clip(words.clipped(list(col.values()), "main", 1), SEEDS) == choice(
+        "differs", words.MAIN_CLIP, shares="0.0%, 0.1% and 0.0%", where="seeds 0, 1 and 2"
+    )
+    table = exploration._stale_table(col, SEEDS, 1)
+    assert table["header"][2] == "tokens clipped, main"
+    assert [row[2] for row in table["rows"]] == ["0.0%", "0.1%", "0.0%"]
 
 
 def test_a_range_over_seeds_reads_as_one_value_when_its_ends_agree():

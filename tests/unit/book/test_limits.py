@@ -119,9 +119,14 @@ def test_the_judge_sections_give_one_seed_s_values_as_its_table_prints_them():
     }
 
 
+def test_the_table_of_loophole_answers_is_said_to_list_all_or_the_commonest():
+    assert words.listed(5, 7) == choice("commonest", words.LISTED, listed="five")
+    assert words.listed(4, 4) == choice("all", words.LISTED)
+
+
 def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
     page = page_wordings((ROOT / limits.PAGE).read_text(encoding="utf-8"))
     for name, cases in (("takeover", words.TAKEOVER), ("heldout_fall", words.FALL), ("slow_growth", words.GROWTH),
-                        ("trusted", words.TRUST)):  # fmt: skip
+                        ("trusted", words.TRUST), ("listed", words.LISTED)):  # fmt: skip
         assert set(page[name]) == set(cases), name
         assert not any(prose.degenerate(w) for w in page[name].values()), name

@@ -196,6 +196,29 @@ def test_equal_updates_without_a_shared_count_says_so():
     assert words.compared(None, 10) == choice("unshared", words.COMPARED)
 
 
+def test_furthest_names_the_seeds_where_the_run_went_furthest_and_the_furthest_run_without_a_penalty():
+    seeds = (0, 1, 2)
+    kl = {"main": 0.18, "cispo": 0.54, "ppo-kl": 1.35}
+    by_seed = {"main": [0.15, 0.32, 0.16], "cispo": [0.47, 0.73, 0.38], "ppo-kl": [0.15, 3.67, math.nan]}
+    made = words.furthest(kl, by_seed, {"ppo-kl"}, seeds)
+    assert made == choice(
+        "penalised", words.FURTHEST, run="`ppo-kl`", kl=1.35, where="seed 1", free="`cispo`", free_kl=0.54
+    )
+    assert str(made["values"]["kl"]) == "1.350"
+    made = words.furthest(kl, by_seed, set(), seeds)
+    assert made == choice("unpenalised", words.FURTHEST, run="`ppo-kl`", kl=1.35, where="seed 1")
+    kl["ppo-kl"] = 0.2
+    made = words.furthest(kl, by_seed, {"ppo-kl"}, seeds)
+    assert made == choice("unpenalised", words.FURTHEST, run="`cispo`", kl=0.54, where="seeds 0 and 2")
+
+
+def test_table_4_2_gives_a_dash_for_a_loss_that_neither_clips_nor_caps():
+    curves = {name: _curves([0.3, 0.3, 0.3], [0.4, 0.4, 0.4]) for name in ("pg", "cispo")}
+    rows = update._results(curves)
+    assert [r["clipped or capped"] for r in rows] == [None, 0.0]
+    assert all("clipped" not in r for r in rows)
+
+
 def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
     page = page_wordings((ROOT / update.PAGE).read_text(encoding="utf-8"))
     for name, cases in (
@@ -206,6 +229,7 @@ def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
         ("stops", words.STOPS),
         ("penalty", words.PENALTY),
         ("equal_updates", words.COMPARED),
+        ("furthest", words.FURTHEST),
     ):
         assert set(page[name]) == set(cases), name
         assert not any(prose.degenerate(w) for w in page[name].values()), name
