@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from rlbook.analysis import audit
 from rlbook.analysis.selection import CheckpointScores, checkpoint_scores
 from rlbook.core import rewards as rw
@@ -35,6 +33,11 @@ def reward_hack_count(run) -> tuple[int, int]:
 
 def _ci(e: Estimate) -> str:
     return f"{e.value:.2f} [{e.lo:.2f}, {e.hi:.2f}]"
+
+
+NOT_APPLICABLE = "–"
+"""The cell of :func:`evaluation_report` where an item has no value at step 0 (no rollouts yet), as the book's other
+tables mark a missing value."""
 
 
 def evaluation_report(run, hack_run, selected: CheckpointScores, retained: dict[int, float]) -> list[list[str]]:
@@ -67,13 +70,13 @@ def evaluation_report(run, hack_run, selected: CheckpointScores, retained: dict[
         ],
         [
             "training rollouts; generated characters",
-            "",
+            NOT_APPLICABLE,
             f"{rec['cost']['rollouts']:,}; {rec['cost']['generated_tokens']:,}",
         ],
         ["verifier: training; evaluation", f"{verifier}; exact 1.0", "the same"],
         [
             f"reward-hacking cases (`{hack_run.name}` run)",
-            "",
+            NOT_APPLICABLE,
             f"{hacks:,} of {hack_total:,} rollouts paid by {hack_run.record['verifier']['name']}, rejected by exact",
         ],
     ]
@@ -140,7 +143,8 @@ def process_disagreements(result: EvalResult) -> dict[str, float]:
     ``wrong_but_consistent``: share of rejected answers whose first step is
     wrong but whose second step is consistent with it, so that the process
     scorer still gives them 0.5 (:func:`rlbook.core.rewards.process_score` judges
-    step 2 against the policy's own step 1). Also the two counts.
+    step 2 against the policy's own step 1). Also the counts behind the two
+    shares: ``invalid_step`` of ``accepted``, ``consistent`` of ``rejected``.
     """
     accepted, steps = [], []
     for task, statuses, completions in zip(result.tasks, result.statuses, result.completions):
@@ -149,9 +153,13 @@ def process_disagreements(result: EvalResult) -> dict[str, float]:
             steps.append(rw.process_score(task.prompt, text).steps)
     right = [s for s, a in zip(steps, accepted) if a]
     wrong = [s for s, a in zip(steps, accepted) if not a]
+    invalid = sum(not all(s) for s in right)
+    consistent = sum(s == (False, True) for s in wrong)
     return {
-        "right_but_invalid_step": float(np.mean([not all(s) for s in right])) if right else 0.0,
-        "wrong_but_consistent": float(np.mean([s == (False, True) for s in wrong])) if wrong else 0.0,
+        "right_but_invalid_step": invalid / len(right) if right else 0.0,
+        "wrong_but_consistent": consistent / len(wrong) if wrong else 0.0,
+        "invalid_step": invalid,
         "accepted": len(right),
+        "consistent": consistent,
         "rejected": len(wrong),
     }

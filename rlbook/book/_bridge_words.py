@@ -1,7 +1,8 @@
 """The TRL appendix's choices and displays (chapters/appendix-trl.qmd), for its facts module (:mod:`rlbook.book.bridge`).
 
 How the appendix shows what its runs did: a console transcript folded to the
-page's code box and the cross-check table; and the choices
+page's code box, the cross-check table and the notes of its translation
+tables (:func:`times`); and the choices
 (:func:`rlbook.book.wording.choice`) of its sentences whose form follows the
 runs, which the page words case by case with ``say``: the logit difference
 of the GPT-2 copy, where TRL's policy ends against ``rlbook``'s, and which
@@ -14,11 +15,22 @@ underscore.
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from rlbook.book import phrasing
 from rlbook.book.facts import Num
 from rlbook.book.wording import choice
+
+TIMES = re.compile(r"(?<=\S) x (?=\S)")
+"""The letter x standing between two operands, as the notes of :mod:`rlbook.trl.translation` write a product."""
+
+
+def times(note: str) -> str:
+    """A note of :mod:`rlbook.trl.translation` as the appendix's tables show it: each product written with the
+    multiplication sign, as the book writes formulas ("-A x logp" becomes "-A × logp")."""
+    return TIMES.sub(" × ", note)
+
 
 WIDTH = 78
 """The widest line of a console transcript the appendix prints: a page's code box shows 80 characters."""

@@ -8,7 +8,8 @@ prints, and the choices
 the runs, which the page words case by case: what ``worked``'s accuracy did
 over RL, how its gain splits between the switch of style and execution, how
 it ended against the control ``worked-direct``, and what
-``worked-rediscover`` did, whose seeds can part ways (:func:`rediscovery`).
+``worked-rediscover`` did, whose seeds can part ways (:func:`rediscovery`), and
+the lesson the page draws from it (``rediscovery_lesson``, the same choice).
 Each selector picks its case and values whatever the outcome and never
 offers a degenerate quantity as evidence; ``tests/unit/book/test_working.py``
 tries each on made-up outcomes. Private to the chapter:
@@ -250,4 +251,5 @@ def phrases(by_seed: dict, seeds: tuple[int, ...]) -> dict:
     )
     out["again_share_vs"] = against_worked([r["share_after"] for r in again], [r["share_after"] for r in worked], seeds)
     out["rediscovery"] = rediscovery({s: (r["share_before"], r["share_after"]) for s, r in zip(seeds, again)}, seeds)
+    out["rediscovery_lesson"] = out["rediscovery"]  # the lesson the page draws from it, worded case by case
     return out

@@ -93,10 +93,26 @@ RECORD_FIELDS = (
     "reference.kl_beta",
     "outcome_labels",
     "cost",
+    "rollouts_before_filtering",
+    "rollouts_used",
     "versions.trl",
     "versions.transformers",
 )
-"""The fields of the TRL run's record that the appendix's table shows."""
+"""The fields of the TRL run's record that the appendix's table shows; beside them, the weights hash of its step-0
+checkpoint (:func:`record_rows`)."""
+
+
+def record_rows(record: dict) -> list[list[str]]:
+    """The appendix's table of a TRL run's record: the fields of :data:`RECORD_FIELDS`, with the weights hash of the
+    step-0 checkpoint (the first) under that of ``base_policy``, so that the two hashes the appendix compares stand
+    together. ValueError when the first checkpoint is not step 0's."""
+    start = record["checkpoints"][0]
+    if start["step"] != 0:
+        raise ValueError(f"the TRL run's first checkpoint is step {start['step']}'s, not step 0's")
+    rows = [[f"`{name}`", value] for name, value in as_table(record) if name.startswith(RECORD_FIELDS)]
+    under = next(i for i, (name, _) in enumerate(rows) if name == "`base_policy.weights_hash`") + 1
+    rows.insert(under, ["`checkpoints[0].weights_hash`", start["weights_hash"]])
+    return rows
 
 
 @dataclass(frozen=True)
@@ -176,7 +192,7 @@ def _record(run) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         reloaded = rec.load(rec.save(record, Path(folder) / "record.json"))
     return {
-        "rows": [[f"`{name}`", value] for name, value in as_table(record) if name.startswith(RECORD_FIELDS)],
+        "rows": record_rows(record),
         "round_trip": reloaded == record,
         "used": record["rollouts_used"],
         "before": record["rollouts_before_filtering"],
@@ -409,11 +425,11 @@ def compute(seeds: tuple[int, ...]) -> dict:
         "options": {"rows": option_rows(MAIN), "warmup": warmup_note(MAIN), "defaults": _defaults()},
         "choices": {
             "rows": [[kind, ours, theirs, key] for kind, ours, theirs, _, key in choice_rows()],
-            "notes": [[ours, note] for _, ours, _, note, _ in choice_rows()],
+            "notes": [[ours, words.times(note)] for _, ours, _, note, _ in choice_rows()],
         },
         "std_factor": {name: Num((g / (g - 1)) ** 0.5 - 1, ".0%") for name, g in (("book", group), ("two", 2))},
         "cispo_cap": cispo.cispo_cap,
-        "metrics": metric_rows(),
+        "metrics": [[ours, theirs, words.times(note)] for ours, theirs, note in metric_rows()],
         "demo": {"steps": DEMO.rl.steps, "eval_every": DEMO.eval_every, "warmup": DEMO.rl.warmup},
         "compare": _comparison(by_seed, seeds),
         "figure": _figure(shown_seed(seeds), shown),

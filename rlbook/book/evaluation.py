@@ -29,7 +29,7 @@ from rlbook.core import loop
 from rlbook.core import rewards as rw
 from rlbook.core.evaluate import evaluate
 from rlbook.core.world import split
-from rlbook.runs import MAIN, load, spec
+from rlbook.runs import MAIN, MULTI, load, spec
 
 PAGE = "chapters/08-checkpoints-evaluation-record.qmd"
 
@@ -37,8 +37,6 @@ MOST_LOST = 0.1
 """The retained-capability constraint of the chapter's constrained rule: lose at most this much plain-format accuracy."""
 STOP_AFTER = 60
 """The step after which the chapter's interrupted copy of main's record stops."""
-MULTI_N = 16
-"""Samples per multi-step validation prompt for the misconceptions."""
 LOW_TEMPERATURE = 0.5
 """The cooler temperature of the chapter's before-and-after comparisons; the others sample at ``main``'s own."""
 
@@ -292,17 +290,22 @@ def _named(key: str, *values: str) -> list[str]:
 
 
 def _misconceptions(main, seed: int) -> dict:
+    """The figures of the chapter's misconceptions. The process ones are counted on chapter 2's sample of
+    ``process-base`` (drawn as :mod:`rlbook.book.rewards` draws it: the held-out multi-step prompts, ``MULTI``'s
+    evaluation size, budget and this seed), so that the page can send the reader to chapter 2's matrix for them."""
     process_base = load("process-base", seed)
-    multi = evaluate(process_base.policy(), split("validation", "multi"), n=MULTI_N, budget=8, seed=seed)
+    multi = evaluate(process_base.policy(), split("heldout", "multi"), n=MULTI.eval_n, budget=MULTI.budget, seed=seed)
     disagree = run_report.process_disagreements(multi)
     zero, total = run_report.zero_variance_rollouts(main)
     return {
         "invalid_share": Num(disagree["right_but_invalid_step"], ".0%"),
-        "accepted": disagree["accepted"],
+        "invalid": Num(disagree["invalid_step"], ",.0f"),
+        "accepted": Num(disagree["accepted"], ",.0f"),
         "consistent_share": Num(disagree["wrong_but_consistent"], ".0%"),
-        "rejected": disagree["rejected"],
-        "samples": MULTI_N,
-        "prompts": len(split("validation", "multi")),
+        "consistent": Num(disagree["consistent"], ",.0f"),
+        "rejected": Num(disagree["rejected"], ",.0f"),
+        "samples": MULTI.eval_n,
+        "prompts": len(split("heldout", "multi")),
         "zero": zero,
         "total": total,
         "zero_share": Num(zero / total, ".0%"),

@@ -77,7 +77,14 @@ def test_process_disagreements_by_hand():
     result = _result([task], [["3,6#", "4,6#", "4,7#", "3,7#"]])
     # accepted: 3,6 (valid) and 4,6 (both steps invalid); rejected: 4,7 (wrong then consistent), 3,7 (valid then wrong)
     got = run_report.process_disagreements(result)
-    assert got == {"right_but_invalid_step": 0.5, "wrong_but_consistent": 0.5, "accepted": 2, "rejected": 2}
+    assert got == {
+        "right_but_invalid_step": 0.5,
+        "wrong_but_consistent": 0.5,
+        "invalid_step": 1,
+        "accepted": 2,
+        "consistent": 1,
+        "rejected": 2,
+    }
 
 
 def _record(**changes) -> dict:

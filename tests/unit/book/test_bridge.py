@@ -137,3 +137,30 @@ def test_without_the_trl_extra_the_appendixs_facts_are_left_out(monkeypatch):
         bridge.compute((0,))
     monkeypatch.setattr(bridge, "have_trl", lambda: True)
     assert "bridge" in _available.available_topics()
+
+
+def test_the_record_table_sets_the_step_0_hash_under_the_base_s_and_shows_the_rollout_counts():
+    record = {
+        "run_name": "trl-main",
+        "base_policy": {"name": "base", "version": "base@sft", "weights_hash": "abc"},
+        "checkpoints": [
+            {"step": 0, "policy_version": 0, "path": "trl-run#checkpoints[0]", "weights_hash": "abc"},
+            {"step": 10, "policy_version": 10, "path": "trl-run#checkpoints[1]", "weights_hash": "def"},
+        ],
+        "rollouts_before_filtering": 320,
+        "rollouts_used": 320,
+    }
+    assert bridge.record_rows(record) == [
+        ["`base_policy.name`", "base"],
+        ["`base_policy.version`", "base@sft"],
+        ["`base_policy.weights_hash`", "abc"],
+        ["`checkpoints[0].weights_hash`", "abc"],
+        ["`rollouts_before_filtering`", "320"],
+        ["`rollouts_used`", "320"],
+    ]
+
+
+def test_the_translation_notes_write_a_product_with_the_multiplication_sign_and_leave_words_alone():
+    assert words.times("rlbook's -A x logp, TRL's -A x ratio") == "rlbook's -A × logp, TRL's -A × ratio"
+    assert words.times("16/15 x rlbook's under rloo") == "16/15 × rlbook's under rloo"
+    assert words.times("max x y and an x-axis") == "max × y and an x-axis"

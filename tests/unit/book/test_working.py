@@ -195,6 +195,7 @@ def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
         ("execution", words.PART),
         ("execution_vs_switch", words.WEIGHTS),
         ("rediscovery", words.REDISCOVERY),
+        ("rediscovery_lesson", words.REDISCOVERY),
         ("again_share_vs", words.SHARE_VS),
     ):
         assert set(page[name]) == set(cases), name
