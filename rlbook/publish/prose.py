@@ -18,8 +18,9 @@ are filled in, and by the book's tests. Two things are checked
   partition whose parts do not add up to the whole ("Of the 40, 13 ..., 8
   ... and 9 ...").
 - **One sitting per chapter.** Prose words (without code, tables, captions,
-  math and the exercises), the reading time at :data:`WORDS_PER_MINUTE`, and
-  the numbers per hundred prose words, each with its limit.
+  math, collapsed boxes and the exercises), the reading time at the pace and
+  limit of :mod:`rlbook.publish.reading` (which the site's tests apply to the
+  built pages), and the numbers per hundred prose words, each with its limit.
 """
 
 from __future__ import annotations
@@ -28,9 +29,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-WORDS_PER_MINUTE = 143
-"""Reading speed of technical prose: 5,000 words in 35 minutes (ARCHITECTURE.md, section 6)."""
-MAX_MINUTES = 35
+from rlbook.publish.reading import MINUTES_PER_CHAPTER, WORDS_PER_MINUTE
+
 MAX_NUMBERS_PER_100 = 4.0
 DENSITY_FROM_WORDS = 500
 """A chapter's numbers are counted against its words from this many words on: a page of a few lines has no density."""
@@ -236,12 +236,13 @@ class Counts:
         return 100 * self.numbers / self.words if self.words else 0.0
 
     def problems(self) -> list[str]:
-        """What breaks the one-sitting rule: over :data:`MAX_MINUTES`, or over :data:`MAX_NUMBERS_PER_100`."""
+        """What breaks the one-sitting rule: over :data:`rlbook.publish.reading.MINUTES_PER_CHAPTER`, or over
+        :data:`MAX_NUMBERS_PER_100`."""
         found = []
-        if self.minutes > MAX_MINUTES:
+        if self.minutes > MINUTES_PER_CHAPTER:
             found.append(
                 f"{self.page}: {self.minutes:.0f} minutes of reading ({self.words:,} prose words), over "
-                f"{MAX_MINUTES}: split the chapter or move depth to an appendix"
+                f"{MINUTES_PER_CHAPTER:g}: move depth into a collapsed 'For the referee' box or an appendix"
             )
         if self.words >= DENSITY_FROM_WORDS and self.numbers_per_100 > MAX_NUMBERS_PER_100:
             found.append(
@@ -251,15 +252,37 @@ class Counts:
         return found
 
 
+COLLAPSED = re.compile(r"^\s*:{3,}\s*\{[^}\n]*collapse=\"?true")
+"""The opening fence of a collapsed box, whose text a reader opens only if they want it."""
+
+
+def unfolded(markdown: str) -> str:
+    """``markdown`` without its collapsed boxes (fenced divs with ``collapse="true"``, nested divs and all)."""
+    kept, depth, skipping = [], 0, 0
+    for line in markdown.splitlines():
+        if re.fullmatch(r"\s*:{3,}\s*\S.*", line):  # an opening fence names a class or attributes
+            depth += 1
+            skipping = skipping or (depth if COLLAPSED.match(line) else 0)
+        elif re.fullmatch(r"\s*:{3,}\s*", line):  # a closing fence is bare
+            depth, closed = max(0, depth - 1), depth
+            if skipping == closed:
+                skipping = 0
+                continue
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def reading_text(markdown_cells: Iterable[str]) -> str:
-    """The prose of a chapter up to its exercises (the exercises are done, not read), as one text."""
+    """The prose of a chapter up to its exercises (the exercises are done, not read), without its collapsed
+    boxes, as one text. A box may hold code cells, so its fences can lie in different markdown cells."""
     parts = []
     for cell in markdown_cells:
         stop = re.search(r"^##\s+Exercises\b", cell, re.MULTILINE)
-        parts.append(prose_text(cell[: stop.start()] if stop else cell))
+        parts.append(cell[: stop.start()] if stop else cell)
         if stop:
             break
-    return "\n\n".join(parts)
+    return prose_text(unfolded("\n\n".join(parts)))
 
 
 def count(page: str, text: str) -> Counts:

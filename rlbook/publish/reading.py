@@ -5,8 +5,9 @@ asked that each chapter take 35 minutes or less at that pace. What counts is the
 prose a reader cannot skip: text outside collapsed boxes (``<details>``, where
 the "for the referee" callouts and solutions live), code, math, figures, tables
 and the page's navigation, up to the chapter's "Exercises" heading. The site
-tests hold every chapter of the built book to the limit, and ``rlbook build``
-does not depend on it.
+tests hold every chapter of the built book to the limit; during the build,
+:mod:`rlbook.publish.prose` applies the same pace and limit to the executed
+notebooks, before any page is rendered.
 """
 
 from __future__ import annotations

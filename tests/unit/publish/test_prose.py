@@ -87,6 +87,26 @@ def test_counts_words_minutes_and_numbers_without_labels():
     assert any("numbers per 100" in p for p in prose.Counts("p", words=600, numbers=30).problems())
 
 
+def test_a_collapsed_box_is_not_read_even_when_its_fences_lie_in_different_cells():
+    cells = [
+        'Read this.\n\n::: {.callout-note collapse="true"}\n## For the referee\n\nSkipped words here.\n',
+        "::: {.inner}\nStill skipped.\n:::\n\nAfter the code cell, still inside.\n:::\n\nRead that too.",
+        "::: {.callout-note}\nAn open box is read.\n:::",
+    ]
+    assert prose.reading_text(cells).split() == [
+        "Read",
+        "this.",
+        "Read",
+        "that",
+        "too.",
+        "An",
+        "open",
+        "box",
+        "is",
+        "read.",
+    ]
+
+
 def test_a_long_chapter_is_over_its_sitting():
     counts = prose.Counts("p", words=6000, numbers=10)
     assert counts.minutes == pytest.approx(6000 / prose.WORDS_PER_MINUTE)
