@@ -88,7 +88,8 @@ def _lost(curves: dict[str, credit.Curves], margin: float, seeds: tuple[int, ...
     worst = float(curves["main"].final.min())
     lost = {}
     for name, c in curves.items():
-        below = {s for s, end in zip(seeds, c.final, strict=True) if float(end) < worst - margin}
+        ends = zip(seeds, c.heldout[:, -1], strict=True)  # NaN where the guard stopped the seed before the end
+        below = {s for s, end in ends if not np.isnan(end) and float(end) < worst - margin}
         where = sorted(set(c.stopped) | below)
         if name != "main" and where:
             lost[name] = where

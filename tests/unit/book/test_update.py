@@ -243,3 +243,12 @@ def test_the_kl_toy_gives_a_table_with_signless_zeros_and_each_gradient_named():
     assert {r["bias"] for r in toy["table"] if r["estimator"] == "k3" and r["samples"] == "fresh"} == {0.0}
     assert toy["gradient_of"]["k3|fresh"] == toy["reverse"] and toy["reward_of"]["fresh"] == toy["true"]
     assert toy["outcomes"] == "five" and str(toy["kl"]).startswith("0.")
+
+
+def test_a_seed_the_guard_stopped_is_lost_and_the_others_are_judged_by_their_ends():
+    main = Curves(
+        "main", "", np.array([0, 60]), np.array([[0.3, 0.8], [0.3, 0.7], [0.3, 0.9]]), *[np.zeros((3, 60))] * 2
+    )
+    heldout = np.array([[0.3, 0.75], [0.3, np.nan], [0.3, 0.4]])  # seed 1 stopped before the end, seed 2 fell
+    stopped = Curves("ppo-kl", "", np.array([0, 60]), heldout, *[np.zeros((3, 60))] * 2, stopped={1: 31})
+    assert update._lost({"main": main, "ppo-kl": stopped}, 0.05, (0, 1, 2)) == {"ppo-kl": [1, 2]}
