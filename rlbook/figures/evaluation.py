@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.transforms import offset_copy
 
 from rlbook.figures import style
 
@@ -169,7 +170,11 @@ def slices(
     ax.invert_yaxis()
     ax.set(xlabel="held-out accuracy", xlim=(0, 1))
     handles = [ax.plot([], [], "o", color=c)[0] for c in (style.GREY, TASK)]
-    ax.legend(handles, ["step 0", f"step {step}"], loc="lower right")
+    # under the axis label, where it covers no slice's markers: an offset in inches, whatever the panel's height
+    below = offset_copy(ax.transAxes, fig=fig_slices, y=-0.48, units="inches")
+    ax.legend(
+        handles, ["step 0", f"step {step}"], loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below, ncol=2
+    )
     style.fit(fig_slices)
     fig_prompts, ax = style.panel(4.6, 3.6)
     before, after, carry = np.asarray(before), np.asarray(after), np.asarray(carry, dtype=bool)

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import TwoSlopeNorm
 
 from rlbook.figures import style
 
@@ -121,19 +120,27 @@ def zero_variance(series: Mapping) -> list:
     return [share, reward]
 
 
+ADVANTAGE_COLOURS = {True: style.TEAL, False: style.ORANGE}
+"""A positive advantage and a negative one, in the colours chapter 1's update and chapter 4's ratios give them."""
+
+
 def token_credit(rows: Sequence[Mapping]):
-    """One group's answers, character by character: the prompt in grey, each generated character coloured by its advantage.
+    """One group's answers, character by character: the prompt in grey, each generated character on its advantage.
 
     Each generated character carries, beneath it, the advantage its
-    log-probability is weighted by; the prompt conditions the policy but is
-    not its action, so it carries none. At the right: the answer's reward and
-    how many answers of the group were the same text. Positions are in inches,
-    across a figure as wide as the longest answer needs.
+    log-probability is weighted by, on a tile teal for a positive advantage
+    and orange for a negative one (:data:`ADVANTAGE_COLOURS`), the stronger
+    the larger the advantage, and none for an advantage of 0; the prompt
+    conditions the policy but is not its action, so it carries none. At the
+    right: the answer's reward and how many answers of the group were the
+    same text. Positions are in inches, across a figure as wide as the
+    longest answer needs. A tile is its colour at most
+    :data:`rlbook.figures.style.TILE_ALPHA` opaque over the page, so the text
+    on it keeps the page's ink and is read in both colour schemes.
     """
     cell, first = 0.56, 1.2  # inches: one character's cell, the first cell
     width = first + max(len(r["tokens"]) for r in rows) * cell + 1.0  # and the reward's note at the right
-    limit = 2.5 * (max(abs(a) for r in rows for a in r["advantages"]) or 1.0)  # pale colours: the text stays legible
-    norm, cmap = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit), plt.get_cmap("PuOr")
+    largest = max(abs(a) for r in rows for a in r["advantages"]) or 1.0
     height = 0.62 * len(rows) + 0.2
     fig = plt.figure(figsize=(width, height))
     ax = fig.add_axes((0, 0, 1, 1))
@@ -148,7 +155,14 @@ def token_credit(rows: Sequence[Mapping]):
         )
         for t, (ch, value) in enumerate(zip(r["tokens"], r["advantages"])):
             x = first + t * cell
-            ax.add_patch(plt.Rectangle((x, y - 0.27), cell - 0.05, 0.54, color=cmap(norm(value))))
+            if value:
+                strength = 0.3 + 0.7 * abs(value) / largest  # a small advantage still shows its sign
+                colour = ADVANTAGE_COLOURS[value > 0]
+                ax.add_patch(
+                    plt.Rectangle(
+                        (x, y - 0.27), cell - 0.05, 0.54, color=colour, lw=0, alpha=style.TILE_ALPHA * strength
+                    )
+                )
             ax.text(x + cell / 2, y + 0.1, ch, ha="center", va="center", family="monospace", weight="bold", fontsize=10)
             ax.text(x + cell / 2, y - 0.14, f"{value:+.2f}", ha="center", va="center", fontsize=9)
         ax.text(

@@ -28,7 +28,10 @@ def shown(completion: str) -> str:
 
 
 def rl_loop(group_size: int):
-    """The RL loop as a cycle of four boxes: policy, rollouts, verifier, update signal."""
+    """The RL loop as a cycle of four boxes: policy, rollouts, verifier, update signal.
+
+    Each box is a tile (:data:`rlbook.figures.style.TILE_ALPHA`) whose label keeps the page's ink, read in
+    both colour schemes."""
     fig, ax = style.panel(4.6, 3.0)
     ax.axis("off")
     ax.set_xlim(0, 4.6)
@@ -42,9 +45,17 @@ def rl_loop(group_size: int):
     width, height = 1.9, 1.05
     for (x, y), label, colour in boxes:
         ax.add_patch(
-            FancyBboxPatch((x, y), width, height, boxstyle="round,pad=0.04", facecolor=colour, edgecolor="none")
+            FancyBboxPatch(
+                (x, y),
+                width,
+                height,
+                boxstyle="round,pad=0.04",
+                facecolor=colour,
+                edgecolor="none",
+                alpha=style.TILE_ALPHA,
+            )
         )
-        ax.text(x + width / 2, y + height / 2, label, ha="center", va="center", color="white", fontsize=10)
+        ax.text(x + width / 2, y + height / 2, label, ha="center", va="center", fontsize=10)
     arrows = [
         ((2.1, 2.22), (2.5, 2.22)),
         ((3.5, 1.65), (3.5, 1.3)),
@@ -70,7 +81,9 @@ def _top_answers(answers: Sequence[Sequence]) -> list[list]:
 
 
 def answers(panels: Sequence[Mapping], samples: int) -> list:
-    """The workshop: one panel per sum, its commonest answers with their counts, coloured by verdict."""
+    """The workshop: one panel per sum, its commonest answers with their counts, coloured by verdict; a last panel
+    holds the legend, of the verdicts that a bar shows (an answer counted only among the grey "others" is not
+    drawn in its verdict's colour, so its verdict is not named)."""
     shown_rows = [_top_answers(p["answers"]) for p in panels]
     rows = max(len(r) for r in shown_rows)
     figures = []
@@ -88,7 +101,7 @@ def answers(panels: Sequence[Mapping], samples: int) -> list:
         ax.set_xlabel("samples")
         ax.set_title(f"{p['name']}: {p['kind']}\nshare right {p['rate']:.2f}")
         figures.append(fig)
-    seen = {a[2] for p in panels for a in p["answers"]}
+    seen = {a[2] for top in shown_rows for a in top}
     fig, ax = style.panel(3.4, 0.9)
     ax.axis("off")
     labels = [s for s in STATUSES if s in seen]

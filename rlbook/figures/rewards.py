@@ -23,7 +23,9 @@ STEP_COLOURS = {True: style.TEAL, False: style.RED}
 
 
 def _box(ax, x: float, y: float, width: float, text: str, colour: str, mono: bool = True) -> None:
-    """A filled, rounded box at (x, y) (its left edge and vertical centre) with white text in it."""
+    """A rounded tile at (x, y) (its left edge and vertical centre) with text on it: the colour at
+    :data:`rlbook.figures.style.TILE_ALPHA` over the page, the text in the page's ink, read in both colour
+    schemes."""
     ax.add_patch(
         FancyBboxPatch(
             (x, y - 0.055),
@@ -32,6 +34,7 @@ def _box(ax, x: float, y: float, width: float, text: str, colour: str, mono: boo
             boxstyle="round,pad=0.01",
             facecolor=colour,
             edgecolor="none",
+            alpha=style.TILE_ALPHA,
             transform=ax.transAxes,
         )
     )
@@ -41,7 +44,6 @@ def _box(ax, x: float, y: float, width: float, text: str, colour: str, mono: boo
         text,
         ha="center",
         va="center",
-        color="white",
         fontsize=10,
         family="monospace" if mono else None,
         transform=ax.transAxes,

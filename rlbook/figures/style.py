@@ -29,7 +29,11 @@ gives every SVG it publishes a dark variant with :func:`themed_svg`.
 - **Dark mode.** In a dark page, an SVG's greys are inverted (black ink
   becomes light, white paper becomes the page's dark background) and the
   palette colours that would be too dark there take lighter variants
-  (:data:`DARK`); every other colour is kept.
+  (:data:`DARK`); every other colour is kept. So text is never drawn in a
+  fixed colour on a solid tile, which would keep its colour while the text
+  turned light: a tile under text is a palette colour at :data:`TILE_ALPHA`
+  over the page, pale under black ink on a light page and dark under light
+  ink on a dark one (:func:`tile_contrast` checks both).
 """
 
 from __future__ import annotations
@@ -73,6 +77,13 @@ DARK = {BLUE: "#56b4e9", GREY: "#c0c0c0"}
 """The palette colours that a dark page shows lighter (Okabe and Ito's sky blue for blue); the rest stay."""
 DARK_PAGE, DARK_INK = "#15181c", "#e3e6ea"
 """The site's dark background and text colour (``assets/book.css``): what white paper and black ink become."""
+
+TILE_ALPHA = 0.4
+"""How opaque a tile with text on it is (a box of a diagram, a cell of chapter 3's credit figure): its colour,
+laid over the page at this opacity, is a pale tint on a light page and a dark one on a dark page, and the text
+keeps the default ink, which follows the page, so it stays readable in both (:func:`tile_contrast`)."""
+MIN_CONTRAST = 4.5
+"""The least contrast between text and what it is drawn on (WCAG 2's level AA for text, as ``assets/book.css``)."""
 
 # ---------------------------------------------------------------- sizes and the matplotlib style
 
@@ -273,6 +284,27 @@ def distinguishable(colours: Sequence[str], background: str = PAPER) -> list[str
         if seen < MIN_DISTANCE:
             problems.append(f"{a} and {b} under {vision}: {seen:.1f} apart (at least {MIN_DISTANCE:g})")
     return problems
+
+
+def tile_contrast(colour: str, alpha: float = TILE_ALPHA) -> dict[str, float]:
+    """The contrast (WCAG 2's ratio, 1 to 21) of text on a tile of ``colour`` drawn at opacity ``alpha`` over the
+    page, on a light page and on a dark one: the text in the default ink of each (:data:`INK`,
+    :data:`DARK_INK`), the tile in the colour it takes there (:func:`dark_variant`) over the page's background.
+    The figures with text on tiles (chapters 1, 2 and 3) need both at :data:`MIN_CONTRAST` or more."""
+
+    def luminance(rgb: np.ndarray) -> float:
+        channels = rgb / 255
+        linear = np.where(channels <= 0.04045, channels / 12.92, ((channels + 0.055) / 1.055) ** 2.4)
+        return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
+
+    def rgb(c: str) -> np.ndarray:
+        return np.array([int(c[i : i + 2], 16) for i in (1, 3, 5)], dtype=float)
+
+    found = {}
+    for page, paper, ink, tile in (("light", PAPER, INK, colour), ("dark", DARK_PAGE, DARK_INK, dark_variant(colour))):
+        low, high = sorted((luminance((1 - alpha) * rgb(paper) + alpha * rgb(tile)), luminance(rgb(ink))))
+        found[page] = (high + 0.05) / (low + 0.05)
+    return found
 
 
 # ---------------------------------------------------------------- dark mode for a published SVG

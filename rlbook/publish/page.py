@@ -81,8 +81,16 @@ def build_figures(blocks: list, alt_text: dict[str, str]) -> list:
     """Figure-cell divs as pandoc Figures with the cell's caption, and every labelled image's alt text set.
 
     An image's alt text is the cell's ``fig-alt`` (or a markdown figure's
-    ``fig-alt`` attribute) rather than its caption, as in Quarto.
+    ``fig-alt`` attribute) rather than its caption, as in Quarto. The
+    ``fig-alt`` describes the whole figure, so of a figure of several panels
+    only the first image carries it, and each other panel is named by its
+    place, "Panel 2 of 4 (described with panel 1)", so that a screen reader
+    reads the description once (the Quarto site's ``assets/figure-panels.lua``
+    does the same).
     """
+
+    def panel_alt(alt: str, place: int, panels: int) -> str:
+        return alt if place == 1 else f"Panel {place} of {panels} (described with panel 1)"
 
     def rewrite(element: dict) -> list | None:
         if element["t"] == "Div" and "rlbook-figure" in element["c"][0][1]:
@@ -91,7 +99,11 @@ def build_figures(blocks: list, alt_text: dict[str, str]) -> list:
             captions = [b for b in element["c"][1] if _is_caption(b)]
             caption = [_plain(b) for b in (captions[0]["c"][1] if captions else [])]
             alt = alt_text.get(identifier, "")
-            content = walk(content, lambda e: [_with_alt(e, alt)] if e["t"] == "Image" else None)
+            count = len(list(elements(content, "Image")))
+            place = iter(range(1, count + 1))
+            content = walk(
+                content, lambda e: [_with_alt(e, panel_alt(alt, next(place), count))] if e["t"] == "Image" else None
+            )
             images = list(elements(content, "Image"))
             drawn = sum(int(dict(i["c"][0][2]).get("width", 0)) for i in images) + PANEL_GAP_PX * (len(images) - 1)
             classes = ["figure-wide"] if drawn > WIDE_FIGURE_PX else []

@@ -193,13 +193,14 @@ SCROLL_CUES = (
     NAME
     + r"""
 (async () => {
-  // Every box that scrolls sideways (a code block, a table's box, a formula) and shows no cue at its cut edge:
-  // book.js frames it (.scroll-frame), and the frame paints a shaded edge on the right while more is hidden
-  // there. Measured once the page has laid out what was just opened (a frame is added as a box is measured).
+  // Every box that scrolls sideways (a code block, a table's box, a formula, the table of a live panel) and
+  // shows no cue at its cut edge: book.js frames it (.scroll-frame), and the frame paints a shaded edge on the
+  // right while more is hidden there. Measured once the page has laid out what was just opened (a frame is
+  // added as a box is measured).
   await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
   const found = [];
-  for (const box of document.querySelectorAll('main pre, main .table-scroll, main .display-math, main math')) {
-    if (!box.getClientRects().length || box.closest('.rlbook-workshop')) continue;
+  for (const box of document.querySelectorAll('main pre, main .table-scroll, main .display-math, main math, main .rw-scroll')) {
+    if (!box.getClientRects().length || (box.closest('.rlbook-workshop') && !box.matches('.rw-scroll'))) continue;
     if (!/auto|scroll/.test(getComputedStyle(box).overflowX) || box.scrollWidth <= box.clientWidth + 1) continue;
     const frame = box.parentElement.classList.contains('scroll-frame') ? box.parentElement : null;
     const cue = frame && getComputedStyle(frame, '::after');
@@ -211,6 +212,26 @@ SCROLL_CUES = (
 """
 )
 """At 1280 px as on a phone, a box that scrolls sideways says so (issue 57): its cue is painted on the cut edge."""
+
+INLINE_MATH_CUT = (
+    NAME
+    + r"""
+(() => {
+  // Every inline formula whose box clips what it holds at its top or bottom: on a phone each is a box of its own
+  // that scrolls sideways, and such a box clips vertically too (issue 57: the top of every italic T was cut).
+  const found = [];
+  for (const math of document.querySelectorAll('main math')) {
+    if (!math.getClientRects().length || math.closest('.display-math') || math.getAttribute('display') === 'block') continue;
+    if (getComputedStyle(math).overflowY === 'visible') continue;
+    const over = math.scrollHeight - math.clientHeight;
+    if (over > 0) found.push({name: rlbookName(math), formula: math.textContent.slice(0, 40), over});
+  }
+  return found;
+})()
+"""
+)
+"""On a phone an inline formula scrolls sideways in its own box, which must leave room for its glyphs above and
+below: nothing it holds overflows its height."""
 
 TABLE_WIDTH = (
     NAME

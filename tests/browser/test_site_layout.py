@@ -1,10 +1,11 @@
 """The page as a reader sees it, on every page of the book's site, at 1280 and 390 px, light and dark (issue 46).
 
 Each page is opened once per size and colour scheme and measured by the
-scripts of :mod:`sitekit`: code blocks wider than their box, copy buttons
-over code, tables wider than their column, tables that do not scroll in
-their own box on a phone, boxes that scroll sideways without a cue on their
-cut edge, words broken inside, and the smallest text of every figure at the
+scripts of :mod:`sitekit`: a page wider than the screen, code blocks wider
+than their box, copy buttons over code, tables wider than their column,
+tables that do not scroll in their own box on a phone, boxes that scroll
+sideways without a cue on their cut edge, inline formulas cut at their top
+or bottom, words broken inside, and the smallest text of every figure at the
 size it is drawn. Every test reports every violation it
 finds, by page and element, so one run lists all that the chapters must fix.
 A screenshot of every figure and table goes to ``figures/`` beside the page
@@ -26,6 +27,7 @@ from browser.sitekit import (
     CODE_WIDTH,
     COPY_OVERLAP,
     FIGURE_TEXT,
+    INLINE_MATH_CUT,
     MIN_TEXT_PX,
     OPEN_ALL_CODE,
     SCREENSHOTS,
@@ -73,6 +75,8 @@ def readings(browser, server, pages) -> dict:
                 reading["code"] = t.page.evaluate(CODE_WIDTH)
                 reading["copy"] = t.page.evaluate(COPY_OVERLAP)
                 reading["cues"] = t.page.evaluate(SCROLL_CUES)
+                reading["cut"] = t.page.evaluate(INLINE_MATH_CUT)
+                reading["width"] = t.page.evaluate("document.documentElement.scrollWidth")
                 found.setdefault((size, scheme), {})[name] = reading
         finally:
             t.close()
@@ -177,6 +181,24 @@ def test_every_box_that_scrolls_sideways_shows_a_cue_on_its_cut_edge(readings, s
         if r["cues"]
     }
     assert not found, f"boxes that scroll sideways without a cue at {size} px:\n" + _listed(found)
+
+
+@pytest.mark.parametrize(("size", "scheme"), MODES)
+def test_no_page_is_wider_than_the_screen(readings, size, scheme):
+    # Every fold open, so a wide table or formula in a closed box counts too; each scrolls in its own box.
+    found = {page: r["width"] for page, r in readings[(size, scheme)].items() if r["width"] > SIZES[size][0]}
+    assert not found, f"pages wider than the screen at {size} px (their width): {found}"
+
+
+@pytest.mark.parametrize(("size", "scheme"), MODES)
+def test_no_inline_formula_is_cut_at_its_top_or_bottom(readings, size, scheme):
+    # Issue 57: on a phone the top of every italic T was cut, drawn as an I with two dots.
+    found = {
+        page: [f"{m['name']}: {m['formula']!r}, {m['over']} px hidden" for m in r["cut"]]
+        for page, r in readings[(size, scheme)].items()
+        if r["cut"]
+    }
+    assert not found, f"inline formulas cut at {size} px:\n" + _listed(found)
 
 
 @pytest.mark.parametrize(("size", "scheme"), MODES)

@@ -2,7 +2,8 @@
 // narrow screens, the light and dark toggle, the page's contents following the reader
 // (stepping aside while a figure that takes the margin passes), a copy button on every
 // code block, "show all code" and "hide all code", a shaded edge on every box that
-// scrolls sideways, and search over Pagefind's index. One classic script, no library
+// scrolls sideways, room for the long text of a table that scrolls on a phone, and
+// search over Pagefind's index. One classic script, no library
 // of its own, so that it also runs from file://.
 "use strict";
 
@@ -189,15 +190,18 @@
   }
 
   // ---- a box that scrolls sideways says so: a wide table, a long line of code or a long formula (on a phone,
-  // most of them) sits in a frame whose shaded edge shows where more is hidden (.scroll-frame in book.css), and
-  // can be scrolled from the keyboard. A box is framed once it is found to scroll, and measured again whenever
-  // its size changes (a phone turned, a fold opened).
+  // most of them), and the table of chapter 3's live advantages panel, sits in a frame whose shaded edge shows
+  // where more is hidden (.scroll-frame in book.css), and can be scrolled from the keyboard. A box is framed once
+  // it is found to scroll, and measured again whenever its size or its content's changes (a phone turned, a fold
+  // opened, the panel's table rebuilt). The workshop builds its panels after this script has run: a box that
+  // appears in one later is watched from then on.
   function setUpScrollCues() {
     const scrolls = (box) =>
       /auto|scroll/.test(getComputedStyle(box).overflowX) && box.scrollWidth > box.clientWidth + 1;
     const kind = (box) => {
       if (box.matches(".table-scroll")) return "table";
       if (box.matches(".display-math")) return "math";
+      if (box.matches(".rw-scroll")) return "panel";
       if (box.localName === "math") return "inline";
       return box.matches(".cell-output, .cell-output pre") ? "output" : "code";
     };
@@ -221,12 +225,51 @@
       if (over) box.tabIndex = 0;
       else box.removeAttribute("tabindex");
     };
-    const boxes = [...document.querySelectorAll("main pre, main .table-scroll, main .display-math, main math")]
-      .filter((box) => !box.closest(".rlbook-workshop") && !(box.localName === "math" && box.closest(".display-math")));
-    if (!boxes.length) return;
-    const watch = new ResizeObserver((entries) => entries.forEach((entry) => measure(entry.target)));
-    boxes.forEach((box) => watch.observe(box));
-    window.addEventListener("load", () => boxes.forEach(measure));
+    // What is watched: each box, and the content of a panel's box, whose table grows and shrinks inside it.
+    const boxOf = new Map();
+    const watch = new ResizeObserver((entries) => entries.forEach((entry) => measure(boxOf.get(entry.target))));
+    const follow = (box) => {
+      if (boxOf.has(box)) return;
+      boxOf.set(box, box);
+      watch.observe(box);
+      if (box.matches(".rw-scroll") && box.firstElementChild) {
+        boxOf.set(box.firstElementChild, box);
+        watch.observe(box.firstElementChild);
+      }
+    };
+    [...document.querySelectorAll("main pre, main .table-scroll, main .display-math, main math")]
+      .filter((box) => !box.closest(".rlbook-workshop") && !(box.localName === "math" && box.closest(".display-math")))
+      .forEach(follow);
+    const panels = new MutationObserver((changes) => changes.forEach((change) => change.addedNodes.forEach((node) => {
+      if (node.nodeType !== Node.ELEMENT_NODE) return;
+      if (node.matches(".rw-scroll")) follow(node);
+      node.querySelectorAll(".rw-scroll").forEach(follow);
+    })));
+    document.querySelectorAll("main .rlbook-workshop").forEach((workshop) => {
+      workshop.querySelectorAll(".rw-scroll").forEach(follow);
+      panels.observe(workshop, { childList: true, subtree: true });
+    });
+    window.addEventListener("load", () => new Set(boxOf.values()).forEach((box) => measure(box)));
+  }
+
+  // ---- on a phone, a table that scrolls sideways anyway gives its cells of long text the room to be read in a
+  // few lines (.long-text in book.css) instead of a column as narrow as the longest word, whose rows would
+  // grow hundreds of pixels tall. A cell counts as long text from LONG_CELL characters as a reader sees them (a
+  // formula's TeX source, which MathML keeps beside it for screen readers, is not counted).
+  const LONG_CELL = 40;
+
+  function markLongCells() {
+    const shownLength = (cell) => {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT, {
+        acceptNode: (node) => (node.parentElement.closest("annotation") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+      });
+      let text = "";
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) text += node.data;
+      return text.replace(/\s+/g, " ").trim().length;
+    };
+    document.querySelectorAll("main .table-scroll td, main .table-scroll tbody th").forEach((cell) => {
+      if (shownLength(cell) >= LONG_CELL) cell.classList.add("long-text");
+    });
   }
 
   // ---- search: the book's own search box over Pagefind's index (rlbook.publish.search writes it). Pagefind
@@ -408,6 +451,7 @@
   setUpContents();
   setUpCodeTools();
   setUpCopyButtons();
+  markLongCells();
   setUpScrollCues();
   setUpSearch();
 })();

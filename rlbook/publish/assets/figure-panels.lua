@@ -6,9 +6,12 @@
 -- Quarto would read these as sub-figures (a), (b), (c) stacked in a column, the caption on (a) alone and
 -- the figure itself captioned only "Figure 1.2". Here the images lose their ids, so that they are not
 -- sub-figures, and go into one output block (class rlbook-panels, laid out by quarto.scss); the caption
--- becomes the cell's last paragraph, which Quarto takes as the caption of the whole figure. Each image keeps
--- its fig-alt. A cell with one image is left to Quarto, and so is one with fig-subcap, which Quarto's engine
--- writes as a caption on more than one panel, or as panel captions and the whole caption after them.
+-- becomes the cell's last paragraph, which Quarto takes as the caption of the whole figure. The fig-alt
+-- describes the whole figure: the first image keeps it, and each other one is named by its place, "Panel 2 of
+-- 4 (described with panel 1)", so that a screen reader reads the description once (as on the pandoc site,
+-- rlbook.publish.page.build_figures). A cell with one image is left to Quarto, and so is one with fig-subcap,
+-- which Quarto's engine writes as a caption on more than one panel, or as panel captions and the whole caption
+-- after them.
 
 local function escaped(text)
   return (text:gsub("%p", "%%%0"))
@@ -61,9 +64,12 @@ function Div(div)
   for i, block in ipairs(div.content) do
     if i == first then
       local panels = pandoc.Blocks({})
-      for _, image in ipairs(images) do
+      for place, image in ipairs(images) do
         image.identifier = ""
         image.caption = {}
+        if place > 1 then
+          image.attributes["fig-alt"] = "Panel " .. place .. " of " .. #images .. " (described with panel 1)"
+        end
         panels:insert(pandoc.Plain({ image }))
       end
       content:insert(pandoc.Div(panels, pandoc.Attr("", { "cell-output", "cell-output-display", "rlbook-panels" })))

@@ -63,6 +63,7 @@ def readable(fig) -> None:
     ]
     assert not small, f"text under {style.MIN_FONT} pt: {small[:5]}"
     assert style.unreadable(saved_svg(fig)) is None, style.unreadable(saved_svg(fig))
+    tiles_follow_the_page(fig)
     for ax in fig.axes:
         legend = ax.get_legend()
         named = [h for h in ax.get_legend_handles_labels()[1] if not h.startswith("_")]
@@ -70,6 +71,49 @@ def readable(fig) -> None:
         if legend is not None and ax.has_data():
             box, area = legend.get_window_extent(), ax.get_window_extent()
             assert box.y1 <= area.y0 or box.x0 >= area.x1, "the legend overlaps the plotting area"
+
+
+def text_on_tiles(fig) -> list[tuple[str, str, float, str]]:
+    """Every visible text of ``fig`` drawn on a filled patch of one of its axes (half of the text's box or more
+    on it; a label beside a bar only touches it): (text, the patch's colour, its opacity, the text's colour)."""
+    from matplotlib.colors import to_hex, to_rgba
+    from matplotlib.transforms import Bbox
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for ax in fig.axes:
+        for text in ax.texts:
+            if not (text.get_visible() and text.get_text().strip()):
+                continue
+            box = text.get_window_extent(renderer)
+            for patch in ax.patches:
+                face = to_rgba(patch.get_facecolor())
+                common = Bbox.intersection(box, patch.get_window_extent(renderer))
+                if face[3] == 0 or common is None or common.width * common.height < box.width * box.height / 2:
+                    continue
+                found.append((text.get_text(), to_hex(face, keep_alpha=False), face[3], to_hex(text.get_color())))
+    return found
+
+
+def tiles_follow_the_page(fig) -> list[str]:
+    """Text on a filled patch of ``fig`` is in the default ink, on a tile of a colour at most
+    :data:`style.TILE_ALPHA` opaque, which keeps :data:`style.MIN_CONTRAST` with that ink on a light page and on
+    a dark one (a solid tile keeps its colour on a dark page while the ink turns light: chapter 3's credit
+    figure, issue 57). Returns the texts it found on tiles."""
+    found = text_on_tiles(fig)
+    for text, colour, alpha, ink in found:
+        assert ink == style.INK, f"{text!r} is drawn in {ink}, not the ink that follows the page"
+        assert alpha <= style.TILE_ALPHA + 1e-9, f"{text!r} lies on a solid tile of {colour} (opacity {alpha:g})"
+        seen = style.tile_contrast(colour, alpha)
+        assert min(seen.values()) >= style.MIN_CONTRAST, f"{text!r} on {colour} at {alpha:g}: contrast {seen}"
+    return [text for text, *_ in found]
+
+
+@pytest.fixture
+def check_tiles():
+    """:func:`tiles_follow_the_page`, for the figures that draw text on tiles."""
+    return tiles_follow_the_page
 
 
 @pytest.fixture

@@ -91,6 +91,20 @@ def test_the_scatter_points_at_the_sums_wrong_at_both_ends():
     assert any(t.get_text() == "1 sum wrong at both ends" for t in scatter.axes[0].texts)
 
 
+@pytest.mark.parametrize("slices", [2, 5, 9])
+def test_the_slices_legend_lies_under_the_axis_and_its_label_whatever_the_number_of_slices(slices):
+    # Fig. 8.4's legend sat in the panel's lower right, on the last slice's markers (issue 57).
+    rows = [{"slice": f"slice {i}", "prompts": 3, "before": SLICE, "after": SLICE} for i in range(slices)]
+    fig = figures.slices(rows, [0.0, 0.5, 0.0], [0.0, 0.9, 0.2], [True, False, True], 100)[0]
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    legend = ax.get_legend().get_window_extent()
+    label = ax.xaxis.label.get_window_extent()
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["step 0", "step 100"]
+    assert legend.y1 <= label.y0 and label.y1 <= ax.get_window_extent().y0
+    assert legend.y1 > label.y0 - 0.2 * fig.dpi  # close under it, not far below
+
+
 def test_retained_capability_has_a_panel_per_seed_with_both_picks_and_the_finding_under_the_legend():
     curves = [
         {"seed": s, "steps": STEPS, "plain": [0.9, 0.8, 0.7, 0.6], "heldout": [0.3, 0.4, 0.5, 0.5]} for s in SEEDS

@@ -97,3 +97,42 @@ def test_token_credit_prints_every_characters_advantage(check_readable):
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts.count("+0.50") == 2 and texts.count("-0.50") == 2 and "reward 1\n2 of 4" in texts
     assert fig.get_figwidth() <= style.PANEL[0]
+
+
+def test_token_credit_draws_advantages_in_the_book_s_colours_on_tiles_read_in_both_schemes(check_tiles):
+    # Positive teal and negative orange, as chapter 1's update and chapter 4's ratios draw them; each
+    # character and its advantage on a tile that follows the page (Fig. 3.5 had near-white text on pale
+    # lavender and orange tiles in the dark scheme, issue 57).
+    rows = [
+        {
+            "prompt": "U:1+1?|A:",
+            "tokens": list("2#"),
+            "advantages": [0.9, 0.9],
+            "reward": 1.0,
+            "copies": 1,
+            "group_size": 10,
+        },
+        {
+            "prompt": "U:1+1?|A:",
+            "tokens": list("3#"),
+            "advantages": [-0.1, -0.1],
+            "reward": 0.0,
+            "copies": 9,
+            "group_size": 10,
+        },
+    ]
+    fig = gradient.token_credit(rows)
+    from matplotlib.colors import to_hex
+
+    tiles = [(to_hex(p.get_facecolor(), keep_alpha=False), p.get_alpha()) for p in fig.axes[0].patches]
+    assert [c for c, _ in tiles] == [style.TEAL] * 2 + [style.ORANGE] * 2
+    assert tiles[0][1] == pytest.approx(style.TILE_ALPHA) and 0 < tiles[2][1] < tiles[0][1]  # stronger for more
+    assert sorted(check_tiles(fig)) == sorted(["2", "#", "+0.90", "+0.90", "3", "#", "-0.10", "-0.10"])
+
+
+def test_the_tile_check_refuses_white_text_on_a_solid_tile(check_tiles):
+    fig, ax = style.panel(2, 1)
+    ax.add_patch(plt.Rectangle((0, 0), 1, 1, color=style.ORANGE))
+    ax.text(0.5, 0.5, "verifier", ha="center", va="center", color="white")
+    with pytest.raises(AssertionError, match="not the ink that follows the page"):
+        check_tiles(fig)

@@ -1,4 +1,5 @@
-"""Chapter 1's figures (rlbook.figures.loop) from made-up facts: the update taken apart and main's learning curve."""
+"""Chapter 1's figures (rlbook.figures.loop) from made-up facts: the loop, the workshop's answers, the update taken
+apart and main's learning curve."""
 
 from __future__ import annotations
 
@@ -61,3 +62,40 @@ def test_the_learning_curve_tells_the_seeds_apart(check_readable):
     assert len({line.get_linestyle() for line in heldout}) == 3
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert sorted(labels) == ["held-out sums", "seed 0", "seed 1", "seed 2", "training batch"]
+
+
+def test_the_loop_s_boxes_are_tiles_whose_labels_are_read_in_both_colour_schemes(check_readable, check_tiles):
+    # White labels on orange and purple boxes were faint on a light page, and turned dark on a dark one.
+    fig = loop.rl_loop(16)
+    check_readable(fig)
+    assert sorted(check_tiles(fig)) == sorted(
+        [
+            "policy\nwrites answers",
+            "rollouts\n16 answers\nper prompt",
+            "verifier\nreward 1 if\nright, else 0",
+            "update signal\nreward minus\ngroup mean",
+        ]
+    )
+
+
+def test_the_answers_legend_names_only_the_verdicts_a_bar_shows(check_readable):
+    # A malformed answer counted only among the grey "others" put "malformed" in Fig. 1.2's legend (issue 57).
+    rare = [[f"{n}#", 1, "incorrect"] for n in range(10, 17)] + [["1+", 1, "malformed"]]
+    panels = [
+        {"name": "3+6", "kind": "confidently right", "rate": 0.9, "answers": [["9#", 20, "accepted"], *rare]},
+        {
+            "name": "1+3",
+            "kind": "never right",
+            "rate": 0.0,
+            "answers": [["5#", 9, "incorrect"], ["1+3=", 3, "incomplete"]],
+        },
+    ]
+    *bars, legend = loop.answers(panels, 32)
+    assert [t.get_text() for t in bars[0].axes[0].get_yticklabels()][-1] == "3 others"
+    assert [t.get_text() for t in legend.axes[0].get_legend().get_texts()] == [
+        "accepted",
+        "wrong value",
+        "stopped by the budget",
+    ]
+    for fig in bars:
+        check_readable(fig)

@@ -80,6 +80,12 @@ def test_each_rollout_is_a_panel_of_labelled_rows():
     assert min(smallest_font(agree), smallest_font(disagree)) >= style.MIN_FONT
 
 
+def test_each_box_is_a_tile_whose_text_is_read_in_both_colour_schemes(check_tiles):
+    # White text on teal and orange-red boxes was faint on a light page and turned dark on a dark one (issue 57).
+    for fig in fr.rollouts([AGREE, DISAGREE, CUT]):
+        assert len(check_tiles(fig)) == len(fig.axes[0].patches)  # every box holds its text
+
+
 def test_a_budget_stopped_rollout_shows_the_budget_and_the_book_s_verdict_words():
     (cut,) = fr.rollouts([CUT])
     assert "(budget)" in texts(cut) and "stopped by the budget, reward 0" in texts(cut)

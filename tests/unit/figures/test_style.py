@@ -193,6 +193,16 @@ def test_dark_variants_invert_greys_lighten_dark_palette_colours_and_keep_the_re
     assert grid_on_dark == pytest.approx(style.distance("#b0b0b0", style.PAPER), abs=3)
 
 
+def test_text_on_a_tile_keeps_its_contrast_on_a_light_page_and_a_dark_one():
+    for colour in (*style.SERIES, style.GREY, *style.STATUS_COLOURS.values()):
+        seen = style.tile_contrast(colour)
+        assert min(seen.values()) >= style.MIN_CONTRAST, (colour, seen)
+    # A solid tile keeps its colour on a dark page while the ink turns light: near-white on orange (issue 57).
+    assert style.tile_contrast(style.ORANGE, alpha=1.0)["dark"] < 2 < style.MIN_CONTRAST
+    # A white tile turns dark with the page, as the ink turns light: read on both pages even solid.
+    assert min(style.tile_contrast(style.PAPER, alpha=1.0).values()) > 14
+
+
 def test_a_themed_svg_is_unchanged_on_a_light_page_and_switches_its_greys_on_a_dark_one(saved_rc):
     style.style()
     fig, ax = style.panel()

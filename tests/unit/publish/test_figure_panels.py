@@ -54,7 +54,12 @@ def test_a_cell_of_three_panels_is_one_figure_with_its_caption_and_no_sub_figure
     assert [image["c"][2][0] for image in images] == [
         f"01-kept_files/figure-html/fig-panels-output-{n}.svg" for n in (1, 2, 3)
     ]
-    assert all(dict(image["c"][0][2])["fig-alt"] == "Three small line charts, one per sum." for image in images)
+    # the fig-alt describes the whole figure: a screen reader reads it on the first panel, the place of the others
+    assert [dict(image["c"][0][2])["fig-alt"] for image in images] == [
+        "Three small line charts, one per sum.",
+        "Panel 2 of 3 (described with panel 1)",
+        "Panel 3 of 3 (described with panel 1)",
+    ]
     assert all(image["c"][1] == [] for image in images)  # the caption is the figure's, not an image's
     assert _ids(figure) == ["fig-panels"]  # no fig-panels-1, -2, -3 for Quarto to number (a), (b), (c)
     assert caption["t"] == "Para" and _text(caption["c"]) == "Three panels. The base policy, one panel per sum."

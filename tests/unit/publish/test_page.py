@@ -4,6 +4,7 @@ of their own, names in code break only between their parts, and tables size thei
 from __future__ import annotations
 
 import json
+import re
 
 from rlbook.publish.page import (
     PANEL_GAP_PX,
@@ -54,6 +55,15 @@ def test_a_figure_s_panels_sit_in_one_row_box_and_only_a_figure_wider_than_the_t
     assert two.index('<div class="panels">') < two.index("<img") < two.index("<figcaption>")
     assert '<figure id="fig-x" class="figure-wide">' in _site_html(_figure(WIDE_FIGURE_PX + 1))
     assert "figure-wide" not in _site_html(_figure(WIDE_FIGURE_PX - PANEL_GAP_PX - 300, 300))
+
+
+def test_a_figure_s_description_is_read_once_on_its_first_panel_and_the_others_are_named_by_their_place():
+    three = _site_html(_figure(300, 300, 300), {"fig-x": "Three line charts, one per sum."})
+    assert re.findall(r'<img src="p\d.svg"[^>]* alt="([^"]*)"', three) == [
+        "Three line charts, one per sum.",
+        "Panel 2 of 3 (described with panel 1)",
+        "Panel 3 of 3 (described with panel 1)",
+    ]
 
 
 def test_names_in_code_break_only_after_underscores_dots_and_slashes():

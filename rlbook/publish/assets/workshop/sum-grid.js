@@ -15,6 +15,11 @@ export function promptOf(a, b) {
   return `U:${a}+${b}?|A:`;
 }
 
+/** A small cell drawn as the grid draws a sum of kind `style` (rw-heldout, rw-train, rw-sft), for the key. */
+function swatch(style) {
+  return el("span", { class: `rw-sum-swatch ${style}`, "aria-hidden": "true" });
+}
+
 /**
  * A grid of sum buttons labelled `label`; `pick(a, b)` is called on a click.
  * Returns {node, select(a, b)}; select marks the chosen sum.
@@ -33,8 +38,11 @@ export function sumGrid(data, label, pick) {
         cells.push([a, b, cell]);
         return cell;
       })])),
-    el("p", { class: "rw-key",
-      text: "Ringed: held out, never trained on. Shaded: RL training sums; darker: also SFT examples." }));
+    // The key shows a cell of each kind beside its words: the SFT cells' stronger tint is darker than the RL
+    // cells' on a light page and brighter on a dark one, so no word for its lightness is true on both.
+    el("p", { class: "rw-key" },
+      swatch("rw-heldout"), " held out, never trained on; ", swatch("rw-train"), " RL training; ",
+      swatch("rw-sft"), " RL training and an SFT example."));
   const select = (a, b) => {
     for (const [ca, cb, cell] of cells) cell.setAttribute("aria-pressed", String(ca === a && cb === b));
   };
