@@ -153,8 +153,9 @@ def by_value(values: dict[int, object], seeds: tuple[int, ...], show=str) -> str
 def judge_on_seed(judge: dict, seed: int) -> dict:
     """What RL against one seed's judge did, as the judge sections of chapter 5 give it for the seed they follow:
     ``rm``'s judge score (the proxy) and exact reward (the gold) at its first and last checkpoint, the gold reward
-    of ``rm`` and of ``rm-kl`` averaged over their checkpoints, and the over-rated share of ``rm``'s first and last
-    batch."""
+    of ``rm`` and of ``rm-kl`` averaged over their checkpoints, the over-rated share of ``rm``'s first and last
+    batch, and, for the commonest over-rated answer of its last batch, the prompts it was written on and the judge's
+    mean score for it."""
     rm, kl, over = judge["rm"], judge["kl"], judge["over"]["share"]
     return {
         "seed": seed,
@@ -166,6 +167,8 @@ def judge_on_seed(judge: dict, seed: int) -> dict:
         "mean_gold_kl": Num(float(np.mean(kl["gold"]))),
         "over_first": Num(over[0], ".0%"),
         "over_last": Num(over[-1], ".0%"),
+        "top_prompts": judge["over"]["top"][0][3],
+        "top_score": Num(judge["over"]["top"][0][2]),
     }
 
 

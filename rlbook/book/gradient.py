@@ -64,10 +64,11 @@ def _loop(seed: int) -> dict:
     }
 
 
-def _shifted(seed: int, main: list[float]) -> dict:
+def _shifted(seed: int, main: list[float], loop: list[float]) -> dict:
     """The loop from ``base`` on ``seed`` with every reward moved up: by :data:`SHIFT` with the group baseline and
-    without, by :data:`LARGE_SHIFT` without; each one's held-out curve beside ``main``'s, and the share of the
-    baselined run's gain in held-out expected reward, start to last step, that each run without a baseline kept."""
+    without, by :data:`LARGE_SHIFT` without; each one's held-out curve beside ``main``'s and the unshifted loop's
+    (``loop``), and the share of the baselined run's gain in held-out expected reward, start to last step, that
+    each run without a baseline kept."""
     variants = {"baseline": (SHIFT, True), "shift": (SHIFT, False), "large_shift": (LARGE_SHIFT, False)}
     curves = {
         name: reinforce.train_and_evaluate(load("base", seed).policy(), seed, MAIN, offset=offset, baseline=baseline)
@@ -79,6 +80,7 @@ def _shifted(seed: int, main: list[float]) -> dict:
         "seed": seed,
         "steps": curves["baseline"]["steps"],
         "main": main,
+        "loop": loop,
         **heldout,
         "kept": {name: (heldout[name][-1] - heldout[name][0]) / gain for name in ("shift", "large_shift")},
     }
@@ -227,7 +229,7 @@ def step_credit(value: float) -> dict:
 def compute(seeds: tuple[int, ...]) -> dict:
     """Every fact of chapter 3 on ``seeds`` (figures and tables for :data:`SHOWN`)."""
     loops = [_loop(seed) for seed in seeds]
-    shifted = [_shifted(seed, c["main"]) for seed, c in zip(seeds, loops)]
+    shifted = [_shifted(seed, c["main"], c["loop"]) for seed, c in zip(seeds, loops)]
     variance = {seed: _variance(seed) for seed in seeds}
     batches = {seed: _batches(seed) for seed in seeds}
     process = {seed: _process(seed) for seed in seeds}

@@ -109,7 +109,8 @@ def _workshop(seed: int) -> dict:
             "binomial": spread.binomial_sd,
             "p": spread.p,
             "repeats": spread.repeats,
-            "wilson": stats.wilson_interval(round(rate["uncertain"] * 32), 32),
+            "count": round(rate["uncertain"] * ws.N_SAMPLES),  # right answers in a workshop's draw at the exact rate
+            "wilson": stats.wilson_interval(round(rate["uncertain"] * ws.N_SAMPLES), ws.N_SAMPLES),
         },
         "update": {
             "rows": [[a, n, r, adv, b, c] for a, n, r, adv, b, c in demo.table()],
@@ -221,6 +222,7 @@ def compute(seeds: tuple[int, ...]) -> dict:
             "within": Num(float(max(ratio.max(), 1 / ratio.min())), ".2f"),
             "sd32": Num(shown["spread"]["sd"][shown["spread"]["ns"].index(32)]),
             "p": Num(shown["spread"]["p"]),
+            "count": shown["spread"]["count"],
             "lo": Num(shown["spread"]["wilson"][0]),
             "hi": Num(shown["spread"]["wilson"][1]),
         },

@@ -56,17 +56,17 @@ def loop_curves(curves: Sequence[Mapping]):
 
 
 def shifted_rewards(curves: Sequence[Mapping], shift: float, large: float):
-    """The loop trained on rewards moved up, with and without the group baseline, beside ``main``.
+    """The loop trained on rewards moved up, with and without the group baseline, beside the unshifted loop.
 
     Each curve of ``curves`` (one per seed) holds the checkpoints' ``steps``
-    and the held-out expected reward of ``main``, of the loop with every
+    and the held-out expected reward of the unshifted loop (``loop``), of the loop with every
     reward moved up by ``shift`` with the baseline (``baseline``) and without
     it (``shift``), and moved up by ``large`` without it (``large_shift``).
     Each series is drawn as its mean over the seeds, the seeds' range shaded.
     """
     fig, ax = style.panel(4.6, 3.4)
     series = (
-        ("main", "main", {"color": style.BLUE, "lw": 3.4}),
+        ("loop", "the loop, rewards as they are", {"color": style.BLUE, "lw": 3.4}),
         ("baseline", f"+{shift:g}, group baseline", {"color": style.TEAL, "lw": 1.3, "marker": "^", "ms": 4}),
         ("shift", f"+{shift:g}, no baseline", {"color": style.ORANGE, "lw": 1.8, "ls": "--"}),
         ("large_shift", f"+{large:g}, no baseline", {"color": style.PURPLE, "lw": 1.8, "ls": "-."}),

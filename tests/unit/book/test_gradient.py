@@ -94,7 +94,8 @@ def test_shifted_runs_are_kept_shares_of_their_baselined_twins_gain(monkeypatch)
 
     monkeypatch.setattr(gradient.reinforce, "train_and_evaluate", train)
     monkeypatch.setattr(gradient, "load", lambda name, seed: Run())
-    made = gradient._shifted(1, [0.3, 0.55])
+    made = gradient._shifted(1, [0.3, 0.55], [0.3, 0.5])
     assert sorted(trained) == sorted(ends)
-    assert made["baseline"] == [0.3, 0.5] and made["main"] == [0.3, 0.55] and made["steps"] == [0, 10]
+    assert made["baseline"] == [0.3, 0.5] and made["main"] == [0.3, 0.55] and made["loop"] == [0.3, 0.5]
+    assert made["steps"] == [0, 10]
     assert made["kept"]["shift"] == pytest.approx(0.75) and made["kept"]["large_shift"] == pytest.approx(0.1)

@@ -102,7 +102,7 @@ def test_the_judge_sections_give_one_seed_s_values_as_its_table_prints_them():
     judge = {
         "rm": {"proxy": [0.586, 0.7, 0.86], "gold": [0.615, 0.4, 0.284]},
         "kl": {"proxy": [0.586, 0.8], "gold": [0.6, 0.487]},
-        "over": {"share": [0.05, 0.3, 0.609]},
+        "over": {"share": [0.05, 0.3, 0.609], "top": [["12#", 40, 0.953, 35]]},
     }
     made = words.judge_on_seed(judge, 2)
     assert made["seed"] == 2
@@ -116,6 +116,8 @@ def test_the_judge_sections_give_one_seed_s_values_as_its_table_prints_them():
         "mean_gold_kl": "0.54",
         "over_first": "5%",
         "over_last": "61%",
+        "top_prompts": "35",
+        "top_score": "0.95",
     }
 
 

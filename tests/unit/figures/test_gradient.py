@@ -37,7 +37,7 @@ def test_shifted_rewards_draw_each_series_as_a_mean_and_a_band(check_readable):
     curves = [
         {
             "steps": [0, 10, 20],
-            "main": [0.3, 0.4, 0.5 + d],
+            "loop": [0.3, 0.4, 0.5 + d],
             "baseline": [0.3, 0.41, 0.5],
             "shift": [0.3, 0.38, 0.45],
             "large_shift": [0.3, 0.32, 0.33 - d],
@@ -48,8 +48,8 @@ def test_shifted_rewards_draw_each_series_as_a_mean_and_a_band(check_readable):
     check_readable(fig)
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels == ["main", "+1, group baseline", "+1, no baseline", "+3, no baseline"]
-    assert np.allclose(ax.lines[0].get_ydata(), [0.3, 0.4, 0.52])  # main's mean over the seeds
+    assert labels == ["the loop, rewards as they are", "+1, group baseline", "+1, no baseline", "+3, no baseline"]
+    assert np.allclose(ax.lines[0].get_ydata(), [0.3, 0.4, 0.52])  # the unshifted loop's mean over the seeds
     assert len(ax.collections) == 4  # one shaded range per series
 
 
