@@ -13,9 +13,10 @@ BIN := $(VENV)/bin
 # passes extra pip options for that one install, e.g. an index of CPU wheels.
 TORCH := $(shell sed -n 's/^ *"\(torch==[^"]*\)".*/\1/p' pyproject.toml)
 TORCH_PIP_ARGS ?=
-# The test suites run on this many pytest-xdist workers, a test file to a
-# worker (its tests in order); the browser tests' workers share one build of
-# the whole book (tests/browser/conftest.py).
+# make test-fast and make test-unit run on this many pytest-xdist workers, a
+# test file to a worker (its tests in order). make test runs in one process:
+# on two workers the whole book's build for the browser tests ran beside tests
+# that load the same runs, and a page printed the cache's wait for a lock.
 TEST_WORKERS ?= 2
 
 .PHONY: book test test-fast test-unit clean setup readme-figure
@@ -33,7 +34,7 @@ test: setup
 	$(BIN)/ruff format --check rlbook tests
 	$(BIN)/mypy
 	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.book.prefetch
-	RLBOOK_STRICT=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	RLBOOK_STRICT=1 $(BIN)/python -m pytest -q
 
 # The engine, the run record and the facts machinery: the quickest loop while changing code.
 test-fast: setup
