@@ -50,6 +50,11 @@ def check_faults(faults: tuple) -> None:
             raise ValueError(f"RLConfig.faults: {entry[1]!r} is not one of {FAULT_KINDS}")
 
 
+OVERLONG = ("none", "filter", "shape")
+"""What :attr:`RLConfig.overlong` does with long answers (DAPO, Yu et al. 2025; chapter 9): nothing, leave the
+answers the budget cut off out of the loss (``"filter"``), or add DAPO's soft length penalty to every reward
+(``"shape"``, :func:`rlbook.core.overlong.length_penalty`)."""
+
 SELECTIONS = ("none", "accepted")
 """The selection rules of :attr:`RLConfig.selection`: learn from every rollout, or only from the accepted ones."""
 
@@ -67,8 +72,10 @@ class RLConfig:
     - ``prompts_per_step``: prompts drawn per step, 0 for every training prompt;
     - ``temperature``: the sampling temperature; ``budget``: the token budget of an answer;
     - ``lr``: AdamW's learning rate after ``warmup`` steps of linear warm-up (:func:`warmup_lr`);
-    - ``loss``: the token loss, one of :data:`rlbook.core.losses.LOSSES` (``"pg"``, ``"ppo"``, ``"cispo"``);
-    - ``eps_low``, ``eps_high``: PPO's clip range; ``cispo_cap``: CISPO's cap on the ratio;
+    - ``loss``: the token loss, one of :data:`rlbook.core.losses.LOSSES` (``"pg"``, ``"ppo"``, ``"cispo"``,
+      ``"gspo"``);
+    - ``eps_low``, ``eps_high``: the clip range of PPO (per token) and GSPO (per answer); ``cispo_cap``: CISPO's
+      cap on the ratio;
     - ``aggregation``: how token losses become one number (:data:`rlbook.core.losses.AGGREGATIONS`);
     - ``advantage``: the group baseline (:data:`rlbook.core.advantages.ADVANTAGE_METHODS`);
     - ``reward_scale``: a factor on every reward before the advantages;
@@ -80,6 +87,9 @@ class RLConfig:
       verifier's ``VERSIONS``; None for its default version);
     - ``stale``: the update learns from the batch sampled that many steps earlier;
     - ``selection``: one of :data:`SELECTIONS` (``"accepted"`` learns only from accepted rollouts);
+    - ``refill_rounds``: DAPO's dynamic sampling: groups whose rewards are all equal are dropped and up to that
+      many rounds of new groups are sampled to refill the batch (0: off; :mod:`rlbook.core.refill`);
+    - ``overlong``, ``overlong_cache``: one of :data:`OVERLONG`, and the length penalty's ramp in tokens;
     - ``checkpoint_every``: steps between checkpoints (each one evaluated, :func:`checkpoint_eval`);
     - ``eval_n``: samples per prompt in a checkpoint's evaluation;
     - ``faults``: ``(step, kind)`` pairs of faults to inject, kinds from :data:`rlbook.core.guard.FAULT_KINDS`;
@@ -108,6 +118,9 @@ class RLConfig:
     verifier_version: str | None = None
     stale: int = 0
     selection: str = "none"
+    refill_rounds: int = 0
+    overlong: str = "none"
+    overlong_cache: int = 4
     checkpoint_every: int = 10
     eval_n: int = 32
     faults: tuple = ()
@@ -124,11 +137,19 @@ class RLConfig:
         if self.verifier_version is not None and self.verifier in rw.VERIFIERS:
             check_choice(self, "verifier_version", rw.VERIFIERS[self.verifier].VERSIONS)
         check_choice(self, "selection", SELECTIONS)
+        check_choice(self, "overlong", OVERLONG)
+        if self.refill_rounds < 0:
+            raise ValueError(f"RLConfig.refill_rounds counts rounds of sampling, not {self.refill_rounds!r}")
+        if self.overlong == "shape" and not 0 < self.overlong_cache <= self.budget:
+            raise ValueError(
+                f"RLConfig.overlong_cache is the length penalty's ramp, from 1 to the budget ({self.budget}) tokens, "
+                f"not {self.overlong_cache!r}"
+            )
         check_faults(self.faults)
 
     def loss_params(self) -> dict:
-        """The settings of the chosen loss: PPO's clip range, CISPO's cap, none for the policy gradient."""
-        if self.loss == "ppo":
+        """The settings of the chosen loss: PPO's and GSPO's clip range, CISPO's cap, none for the policy gradient."""
+        if self.loss in ("ppo", "gspo"):
             return {"eps_low": self.eps_low, "eps_high": self.eps_high}
         if self.loss == "cispo":
             return {"cap_high": self.cispo_cap}

@@ -134,6 +134,8 @@ def rollout_metrics(cfg: RLConfig, batch: Batch) -> dict:
         "completion_len": float(batch.rollouts.lengths.float().mean()),
         **{f"{s}_rate": v for s, v in share.items()},
         "rollouts_used": int(batch.used.sum()),
+        # only where dynamic sampling may sample more than the batch holds, so other runs' logs stay as they were
+        **({"rollouts_sampled": batch.sampled} if cfg.refill_rounds else {}),
     }
 
 

@@ -160,6 +160,48 @@ def cispo_loss(
     return loss, _ratio_stats(ratio, mask, ratio < cap_low, ratio > cap_high)
 
 
+def sequence_ratio(logp: Tensor, old_logp: Tensor, mask: Tensor) -> Tensor:
+    """GSPO's sequence-level importance ratio, shape ``(B, 1)`` (Zheng et al. 2025) (chapter 9).
+
+    ``s_i = (pi(y_i) / pi_old(y_i)) ** (1 / |y_i|) = exp(mean over the
+    answer's masked tokens of (logp - old_logp))``: the per-token ratios'
+    geometric mean, so an answer's length does not compound its ratio.
+    TRL's ``importance_sampling_level="sequence"`` computes the same.
+    """
+    m = mask.bool()
+    log_ratio = torch.where(m, logp - old_logp, torch.zeros_like(logp))
+    return torch.exp(log_ratio.sum(-1, keepdim=True) / m.sum(-1, keepdim=True).clamp(min=1))
+
+
+def gspo_loss(
+    logp: Tensor,
+    old_logp: Tensor,
+    adv: Tensor,
+    mask: Tensor,
+    eps_low: float = 3e-4,
+    eps_high: float = 4e-4,
+    how: str = "seq_mean",
+    max_tokens: int | None = None,
+) -> tuple[Tensor, dict[str, float]]:
+    """GSPO: PPO's clipped surrogate with one ratio per answer, :func:`sequence_ratio` (Zheng et al. 2025) (chapter 9).
+
+    Every token of answer ``i`` carries the objective
+    ``min(s_i * A_i, clip(s_i, 1 - eps_low, 1 + eps_high) * A_i)``, so the
+    clip keeps or drops a whole answer. Aggregated by ``"seq_mean"`` it is
+    the paper's ``(1/G) sum_i`` of that objective; ``"token_mean"`` weighs
+    each answer by its length, as TRL does with ``loss_type="dapo"`` at the
+    sequence level. The paper clips the geometric-mean ratio much tighter
+    than PPO clips a token's (3e-4 and 4e-4 by default here, the paper's).
+    ``stats`` count the clipped answers' tokens, as PPO's count tokens.
+    """
+    ratio = sequence_ratio(logp, old_logp, mask)
+    a = _per_token(adv, logp)
+    objective = torch.minimum(ratio * a, ratio.clamp(1 - eps_low, 1 + eps_high) * a).expand_as(logp)
+    low = ((ratio < 1 - eps_low) & (a < 0)).expand_as(logp)
+    high = ((ratio > 1 + eps_high) & (a > 0)).expand_as(logp)
+    return -aggregate(objective, mask, how, max_tokens), _ratio_stats(ratio.expand_as(logp), mask, low, high)
+
+
 def kl_k3(logp: Tensor, ref_logp: Tensor) -> Tensor:
     """Per-token "k3" estimate of KL(pi || pi_ref): ``exp(d) - d - 1`` with ``d = ref_logp - logp`` (chapter 3).
 
@@ -206,6 +248,7 @@ LOSSES: dict[str, Callable[..., tuple[Tensor, dict[str, float]]]] = {
     "pg": pg_loss,
     "ppo": ppo_clip_loss,
     "cispo": cispo_loss,
+    "gspo": gspo_loss,
 }
 """The policy losses by the name a run configuration uses; each returns ``(loss, stats)``."""
 

@@ -22,13 +22,14 @@ import numpy as np
 import torch
 
 from . import advantages as adv_lib
-from . import losses
+from . import losses, overlong
 from . import rewards as rw
 from .adamw import AdamW
 from .config import RLConfig
 from .guard import score_guarded
 from .packing import ReferenceMemo, generated_logprobs
 from .policy import Policy
+from .refill import Scored, refilled
 from .runlog import Batch, RLState, new_log
 from .sampling import Rollouts, sample
 from .train import adamw
@@ -220,10 +221,15 @@ def rl_step(
         group["lr"] = warmup_lr(cfg.lr, cfg.warmup, step)
     # 1. sample a group of answers to each prompt
     rollouts, verifier = hooks.before_scoring(step, sample_groups(policy, cfg, state, tasks), verifier, state.gen)
-    # 2. score every answer
+    # 2. score every answer (DAPO's length penalty added, and its silent groups refilled, where the run asks)
     rewards, statuses, error = score_guarded(verifier, rollouts, cfg.guard.verifier_timeout_s)
+    scored = Scored(rollouts, overlong.shaped(cfg, rewards, rollouts), statuses, len(rollouts))
+    if error is None:
+        scored = refilled(policy, cfg, state.picker, state.gen, tasks, verifier, scored)
     # 3. advantages: each reward against its group's
-    batch = Batch(step, rollouts, rewards, statuses, *credit(cfg, rewards, statuses))
+    advantages, used = credit(cfg, scored.rewards, scored.statuses)
+    used = overlong.filtered(cfg, used, scored.rollouts)
+    batch = Batch(step, scored.rollouts, scored.rewards, scored.statuses, advantages, used, scored.sampled)
     stats: dict = {}
     if hooks.keep(batch, error):
         # 4. the token loss of the batch learnt from (``cfg.stale`` steps back), 5. the optimiser's step

@@ -27,6 +27,8 @@ class Batch:
     statuses: list[str]
     advantages: torch.Tensor
     used: torch.Tensor
+    sampled: int | None = None
+    """How many answers the step sampled to get these rows (DAPO's dropped groups included); None: as many as it holds."""
 
 
 @dataclass

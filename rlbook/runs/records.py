@@ -99,7 +99,8 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
         torch.zeros(len(STATUSES), dtype=torch.long),
     )
     labels = {st: int(n) for st, n in zip(STATUSES, by_status) if n}
-    rollouts = int(by_status.sum())
+    # dynamic sampling (chapter 9) samples answers it then drops: the cost counts every one
+    rollouts = sum(m.get("rollouts_sampled", 0) for m in log["metrics"]) or int(by_status.sum())
     tokens = int(sum(int(r["lengths"].sum()) for r in log["rollouts"]))
     used = int(sum(int(r["used"].sum()) for r in log["rollouts"] if not _excluded(log, r["step"])))
     steps_done = len(log["metrics"])
@@ -135,6 +136,7 @@ def rl_record(s: RunSpec, parent: Run, seed: int, threads: int, log: dict) -> di
                 "lr": f"linear warm-up over {cfg.warmup} steps, then constant" if cfg.warmup else "constant",
                 "stale_rollouts_steps": cfg.stale,
                 "reward_scale": cfg.reward_scale,
+                **_dapo(cfg),
             },
         },
         reference={"kl_beta": cfg.kl_beta, "estimator": cfg.kl_estimator, "policy": base["version"]},
@@ -163,6 +165,18 @@ def _advantage(cfg: RLConfig) -> dict:
         return {"method": "selection: advantage 1 on kept rollouts", "eps": None, "ddof": None}
     params = advantage_params(cfg.advantage)
     return {"method": cfg.advantage, "eps": params.get("eps"), "ddof": params.get("ddof")}
+
+
+def _dapo(cfg: RLConfig) -> dict:
+    """DAPO's choices (chapter 9), named in the record's schedule only by the runs that make them."""
+    named: dict = {}
+    if cfg.refill_rounds:
+        named["dynamic_sampling_refill_rounds"] = cfg.refill_rounds
+    if cfg.overlong == "filter":
+        named["overlong"] = "cut-off answers left out of the loss"
+    if cfg.overlong == "shape":
+        named["overlong"] = f"soft length penalty over the last {cfg.overlong_cache} tokens of the budget"
+    return named
 
 
 def _implementation(verifier) -> str:

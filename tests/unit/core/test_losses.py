@@ -13,6 +13,7 @@ from rlbook.core.losses import (
     LOSSES,
     aggregate,
     cispo_loss,
+    gspo_loss,
     importance_ratio,
     kl_k3,
     kl_k3_ratio,
@@ -20,6 +21,7 @@ from rlbook.core.losses import (
     pg_loss,
     policy_gradient_loss,
     ppo_clip_loss,
+    sequence_ratio,
     token_loss,
 )
 
@@ -219,13 +221,56 @@ def test_k3_averages_to_the_kl_divergence():
 def test_token_loss_dispatches_by_name():
     logp, old = tokens([2.0, 0.5])
     adv, mask = torch.tensor([[1.0, -1.0]]), torch.ones(1, 2)
-    assert set(LOSSES) == {"pg", "ppo", "cispo"}
+    assert set(LOSSES) == {"pg", "ppo", "cispo", "gspo"}
     assert torch.equal(
         token_loss("ppo", logp, old, adv, mask, eps_high=0.3)[0], ppo_clip_loss(logp, old, adv, mask, eps_high=0.3)[0]
     )
     assert torch.equal(
         token_loss("cispo", logp, old, adv, mask, cap_high=1.5)[0], cispo_loss(logp, old, adv, mask, cap_high=1.5)[0]
     )
+    assert torch.equal(
+        token_loss("gspo", logp, old, adv, mask, eps_high=0.3)[0], gspo_loss(logp, old, adv, mask, eps_high=0.3)[0]
+    )
+
+
+# --- GSPO (Zheng et al. 2025) --------------------------------------------------
+
+
+def _gspo_by_the_paper(logp, old, adv, lengths, eps_low, eps_high):
+    """Eq. (5)-(7) of the GSPO paper, one answer at a time in plain Python floats."""
+    total = 0.0
+    for i, n in enumerate(lengths):
+        s = math.exp(sum(logp[i][:n]) / n - sum(old[i][:n]) / n)  # (pi / pi_old) ** (1 / |y|)
+        a = adv[i]
+        total += min(s * a, min(max(s, 1 - eps_low), 1 + eps_high) * a)
+    return -total / len(lengths)
+
+
+def test_gspo_is_the_papers_objective_on_answers_of_different_lengths():
+    g = torch.Generator().manual_seed(3)
+    logp = -torch.rand(4, 5, generator=g, dtype=torch.float64)
+    old = logp.detach() + 0.02 * torch.randn(4, 5, generator=g, dtype=torch.float64)
+    adv = torch.tensor([1.0, -0.5, 0.7, -1.2], dtype=torch.float64)
+    lengths = [5, 2, 3, 1]
+    mask = torch.arange(5)[None, :] < torch.tensor(lengths)[:, None]
+    for eps_low, eps_high in [(3e-4, 4e-4), (0.2, 0.28), (0.0, 1e9)]:
+        loss, _ = gspo_loss(logp, old, adv, mask, eps_low=eps_low, eps_high=eps_high, how="seq_mean")
+        want = _gspo_by_the_paper(logp.tolist(), old.tolist(), adv.tolist(), lengths, eps_low, eps_high)
+        assert loss.item() == pytest.approx(want, abs=1e-12)
+
+
+def test_gspo_clips_whole_answers_and_a_padded_token_changes_nothing():
+    logp = torch.tensor([[-0.1, -0.2, -9.0], [-0.3, -0.1, -0.2]], requires_grad=True)
+    old = torch.tensor([[-0.2, -0.3, 0.0], [-0.3, -0.1, -0.2]])
+    mask = torch.tensor([[True, True, False], [True, True, True]])
+    adv = torch.tensor([1.0, 1.0])
+    ratio = sequence_ratio(logp, old, mask)
+    assert ratio[:, 0].tolist() == pytest.approx([math.exp(0.1), 1.0])
+    loss, stats = gspo_loss(logp, old, adv, mask, eps_low=0.2, eps_high=0.05)
+    loss.backward()
+    # the first answer's ratio exp(0.1) is past 1 + 0.05 with A > 0: every one of its tokens loses its gradient
+    assert logp.grad[0].abs().sum() == 0 and logp.grad[1].abs().sum() > 0
+    assert stats["clip_high_fraction"] == pytest.approx(2 / 5)
 
 
 def test_pg_reports_ratios_but_never_clips():

@@ -13,7 +13,9 @@ from doubles import answers, hand_batch
 from rlbook.core.loop import rollout_metrics
 from rlbook.core.packing import reference_logprobs
 from rlbook.core.policy import Policy, PolicyConfig, weights_hash
-from rlbook.core.rl import Batch, RLConfig, credit, generated_logprobs, update
+from rlbook.core.rewards import Verdict
+from rlbook.core.rl import Batch, RLConfig, StepState, credit, generated_logprobs, rl_step, update
+from rlbook.core.world import split
 
 
 def close(actual, expected, tol=1e-5) -> bool:
@@ -184,3 +186,31 @@ def test_a_worked_world_checkpoint_records_its_answers_styles_and_style_choice()
     assert 1 <= styles["mean_length"] <= 24
     assert 0 <= choice["style"] <= np.log(2) + 1e-6 and 0 <= choice["p_worked"] <= 1
     assert "heldout_styles" not in checkpoint_eval(Policy(), RLConfig(eval_n=1), seed=0, step=0)
+
+
+def test_a_step_with_dynamic_sampling_logs_every_answer_it_sampled():
+    cfg = RLConfig(steps=1, group_size=4, prompts_per_step=8, refill_rounds=2, budget=3)
+    policy = fresh_policy(3)
+    batch, _ = rl_step(policy, cfg, StepState.fresh(policy, cfg, 0), split("train"), _FirstDigitOdd(), 1)
+    assert batch.sampled is not None and batch.sampled >= len(batch.rollouts)
+    assert rollout_metrics(cfg, batch)["rollouts_sampled"] == batch.sampled
+    assert "rollouts_sampled" not in rollout_metrics(dataclasses.replace(cfg, refill_rounds=0), batch)
+
+
+def test_overlong_filtering_leaves_the_cut_off_answers_out_of_the_update():
+    cfg = RLConfig(steps=1, group_size=4, prompts_per_step=8, budget=2, overlong="filter")
+    policy = fresh_policy(4)
+    batch, _ = rl_step(policy, cfg, StepState.fresh(policy, cfg, 0), split("train"), _FirstDigitOdd(), 1)
+    ended = batch.rollouts.ended
+    assert (~ended).any(), "the test needs answers the budget cut off"
+    assert torch.equal(batch.used, ended)
+
+
+class _FirstDigitOdd:
+    """A verifier that pays an answer whose first character is an odd digit: mixed groups from a random policy."""
+
+    name, version = "first-digit-odd", "0"
+
+    def __call__(self, prompt: str, completion: str):
+        right = completion[:1] in "13579"
+        return Verdict(float(right), "accepted" if right else "incorrect", "", self.name, self.version)
