@@ -23,9 +23,9 @@ from pathlib import Path
 
 from rlbook.core.arguments import bounded_int
 from rlbook.core.processes import run_group
-from rlbook.core.rl import RLConfig
 from rlbook.core.source import closure_hash
 from rlbook.core.world import split
+from rlbook.runs.catalogue import MAIN
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds this ``rlbook`` package: launched processes import it from there."""
@@ -113,10 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     stops before training, exit 2.
     """
     parser = argparse.ArgumentParser(prog="python -m rlbook.trl", description=main.__doc__)
-    parser.add_argument(
-        "--steps", type=bounded_int(1, 100_000), default=RLConfig().steps, help="RL steps (1 to 100000)"
-    )
-    prompts = len(split("train", RLConfig().world))
+    parser.add_argument("--steps", type=bounded_int(1, 100_000), default=MAIN.steps, help="RL steps (1 to 100000)")
+    prompts = len(split("train", MAIN.world))
     parser.add_argument(
         "--prompts",
         type=bounded_int(0, prompts),
@@ -152,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     from .trainer import run_grpo
 
     processes = started_processes()
-    spec = TRLSpec("trl-main", replace(RLConfig(), steps=args.steps), args.prompts, args.eval_every)
+    spec = TRLSpec("trl-main", replace(MAIN, steps=args.steps), args.prompts, args.eval_every)
     run = run_grpo(spec, args.seed, use_cpu=not torch.cuda.is_available(), processes=processes)
     rank = int(os.environ.get("RANK", "0"))
     mine = next(p for p in run.processes if p["rank"] == rank)

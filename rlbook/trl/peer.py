@@ -96,7 +96,7 @@ def peer_benchmark(quick: bool = False, seed: int = 0, threads: int = runs.DEFAU
         return {"summary": INSTALL_HINT, "trl": None}
     repeats = 3 if quick else 7
     torch.set_num_threads(threads)
-    cfg = RLConfig()
+    cfg = runs.MAIN
     base = runs.load("base", seed, threads)
     halves = ((repeats + 1) // 2, repeats // 2)
     ours = rlbook_step_seconds(base.policy(), cfg, halves[0], seed)

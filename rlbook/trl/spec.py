@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from rlbook.core.config import RLConfig
 from rlbook.core.policy import Policy, PolicyConfig
+from rlbook.runs.catalogue import MAIN
 from rlbook.runs.run import metric_over_steps
 
 
@@ -19,13 +20,13 @@ class TRLSpec:
     """A named TRL run of the book's task: an rlbook configuration, its batch and its evaluation (appendix)."""
 
     name: str
-    rl: RLConfig = field(default_factory=RLConfig)
+    rl: RLConfig = MAIN
     prompts_per_step: int = 0
     eval_every: int = 0
     base: str = "base"
 
 
-DEMO = TRLSpec("trl-main", replace(RLConfig(), steps=20), eval_every=10)
+DEMO = TRLSpec("trl-main", replace(MAIN, steps=20), eval_every=10)
 """The appendix's run: the first 20 steps of ``main`` (60 prompts x 16 samples), evaluated every 10 steps as ``main`` is."""
 
 
