@@ -133,6 +133,15 @@ TERMS: tuple[tuple[str, str], ...] = (
     ("matched", "a comparison of two policies under the same prompts, samples and inference settings"),
     ("retained-capability test", "a check that RL did not cost a skill the policy had before"),
     ("run record", "the account of a run: what was trained, from where, how, with which results"),
+    (
+        "dynamic sampling",
+        "DAPO's refilling of a batch: zero-variance groups dropped, groups for new prompts sampled in their place",
+    ),
+    ("overlong filtering", "leaving the answers the token budget cut off out of the loss"),
+    (
+        "soft length penalty",
+        "DAPO's reward for length: 0 up to a point, then falling linearly to -1 at the token budget",
+    ),
 )
 """Every term of the glossary with its one-line meaning, in the order a reader meets them."""
 

@@ -114,6 +114,9 @@ WORKED_SFT = SFTConfig(steps=50, replay_batch=32, worked_share=0.5)
 # `worked` fell from 0.71 to 0.47 held-out accuracy between two checkpoints and recovered, and the direct-only control
 # lost training reward as well as held-out accuracy on all three seeds.
 WORKED = RLConfig(world="worked", steps=60, prompts_per_step=16, budget=WORKED_BUDGET, eval_n=4, checkpoint_every=10)
+TIGHT_BUDGET = 18
+"""Chapter 9's tight budget in the worked world: room for a direct answer (3 or 4 characters) and for the worked
+answers of 15, 17 and 18 characters, not for the longest, of 20 (``9+9=18,9+9+1=19;198#``: both columns carry)."""
 RUNS: dict[str, RunSpec] = {
     spec.name: spec
     for spec in [
@@ -213,6 +216,26 @@ RUNS: dict[str, RunSpec] = {
             rl=replace(MAIN, verifier="judge", kl_beta=0.1, steps=40, checkpoint_every=5),
         ),
         RunSpec(
+            "clip-higher",
+            "ppo with DAPO's clip-higher: the upper clip bound 1.28 against 1.2",
+            "base",
+            rl=replace(MAIN, updates_per_batch=4, eps_high=0.28, steps=60),
+        ),
+        RunSpec(
+            "gspo",
+            "GSPO: one importance ratio per answer, clipped at the paper's 3e-4 and 4e-4, 4 updates per batch",
+            "base",
+            rl=replace(
+                MAIN, loss="gspo", aggregation="seq_mean", eps_low=3e-4, eps_high=4e-4, updates_per_batch=4, steps=60
+            ),
+        ),
+        RunSpec(
+            "dynamic",
+            "main with DAPO's dynamic sampling: groups with one reward dropped and refilled, up to 3 rounds",
+            "base",
+            rl=replace(MAIN, refill_rounds=3, steps=60),
+        ),
+        RunSpec(
             "process-base",
             "multi-step world: base's pretrained policy, pretrained further on equations and chains "
             "with a context of 24, then SFT on 60 examples",
@@ -248,6 +271,30 @@ RUNS: dict[str, RunSpec] = {
             "RL from worked-direct-base with a budget of 4 characters: direct answers only",
             "worked-direct-base",
             rl=replace(WORKED, budget=4),
+        ),
+        RunSpec(
+            "worked-seq-mean",
+            "worked with each answer's tokens averaged first (GRPO's aggregation), not every token alike",
+            "worked-base",
+            rl=replace(WORKED, aggregation="seq_mean"),
+        ),
+        RunSpec(
+            "worked-tight",
+            f"worked with a budget of {TIGHT_BUDGET} characters, which cuts off the longest worked answers",
+            "worked-base",
+            rl=replace(WORKED, budget=TIGHT_BUDGET),
+        ),
+        RunSpec(
+            "worked-tight-filter",
+            "worked-tight with the cut-off answers left out of the loss (DAPO's overlong filtering)",
+            "worked-base",
+            rl=replace(WORKED, budget=TIGHT_BUDGET, overlong="filter"),
+        ),
+        RunSpec(
+            "worked-tight-shape",
+            "worked-tight with DAPO's soft length penalty over the budget's last 4 characters (its last fifth, as in DAPO)",
+            "worked-base",
+            rl=replace(WORKED, budget=TIGHT_BUDGET, overlong="shape", overlong_cache=4),
         ),
         RunSpec(
             "worked-rediscover", "RL from worked-direct-base with room for the working", "worked-direct-base", rl=WORKED

@@ -39,6 +39,8 @@ LOSS_NOTES = {
     "TRL's -A x ratio)",
     "cispo": "loss_type cispo caps the ratio itself at epsilon_high (rlbook's cispo_cap) and "
     "aggregates over tokens (token_mean only)",
+    "gspo": "importance_sampling_level sequence: one ratio per answer, the mean of its tokens' log-ratios, "
+    "clipped at epsilon and epsilon_high; loss_type gives the aggregation (grpo is the paper's)",
 }
 """How each of rlbook's losses (:data:`rlbook.core.losses.LOSSES`) is expressed in TRL."""
 
@@ -53,6 +55,8 @@ CITATIONS = {
     "ppo": "schulman2017proximal",
     "pg": "williams1992simple",
     "cispo": "minimax2025minimaxm1",
+    "gspo": "zheng2025group",
+    "overlong": "yu2025dapo",
     "kl_beta": "shao2024deepseekmath",
     "k3-ratio": "schulman2020approximating",
 }
@@ -121,8 +125,12 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
             "the worked world's policy turns queries and keys by rotary positions; the bridge hands TRL "
             "a GPT-2 model, whose positions are learned embeddings"
         )
-    if cfg.stale or cfg.selection != "none" or cfg.faults:
-        raise ValueError("TRL has no equivalent of stale rollouts, selection rules or injected faults")
+    if cfg.stale or cfg.selection != "none" or cfg.faults or cfg.refill_rounds:
+        raise ValueError(
+            "TRL has no equivalent of stale rollouts, selection rules, injected faults or DAPO's dynamic sampling"
+        )
+    if cfg.overlong == "shape":
+        raise ValueError(UNTRANSLATED["overlong"][2])
     if cfg.verifier not in rw.VERIFIERS:
         raise ValueError(
             f"verifier {cfg.verifier!r}: the bridge hands TRL one of rlbook's rule-based verifiers "
@@ -155,6 +163,8 @@ def grpo_kwargs(cfg: RLConfig, prompts_per_step: int | None = None, processes: i
         "loss_type": kind,
         "epsilon": cfg.eps_low,
         "epsilon_high": cfg.cispo_cap if kind == "cispo" else cfg.eps_high,
+        "importance_sampling_level": "sequence" if cfg.loss == "gspo" else "token",
+        "mask_truncated_completions": cfg.overlong == "filter",
         "beta": cfg.kl_beta,
         "use_bias_correction_kl": cfg.kl_estimator == "k3-ratio",
         "num_iterations": cfg.updates_per_batch,
@@ -307,6 +317,22 @@ UNTRANSLATED: dict[str, tuple[str, str, str]] = {
         "`temperature` ≠ 1",
         "rlbook samples at T and learns from the log-probabilities at T = 1; TRL uses T for both",
     ),
+    "refill_rounds": (
+        "rollouts",
+        "`refill_rounds` > 0",
+        (
+            "DAPO's dynamic sampling: GRPOTrainer learns from every group it sampled, silent ones included, and "
+            "samples no more to replace them"
+        ),
+    ),
+    "overlong": (
+        "reward",
+        "`overlong='shape'`",
+        (
+            "DAPO's length penalty is TRL's reward function get_soft_overlong_punishment, a second reward beside the "
+            "verifier; the bridge hands TRL the verifier alone"
+        ),
+    ),
 }
 """The choices of an :class:`~rlbook.core.rl.RLConfig` that :func:`grpo_kwargs` refuses: kind, setting (Markdown),
 why (appendix)."""
@@ -347,7 +373,12 @@ def choice_rows() -> list[list[str]]:
         ["aggregation", code(name), code(f"loss_type={AGGREGATION_TO_LOSS_TYPE[name]!r}"), notes[name], CITATIONS[name]]
         for name in losses.AGGREGATIONS
     ]
-    settings = {"ppo": "epsilon, epsilon_high", "pg": "num_iterations=1", "cispo": "loss_type='cispo', epsilon_high"}
+    settings = {
+        "ppo": "epsilon, epsilon_high",
+        "pg": "num_iterations=1",
+        "cispo": "loss_type='cispo', epsilon_high",
+        "gspo": "importance_sampling_level='sequence', epsilon, epsilon_high",
+    }
     rows += [["loss", code(name), code(settings[name]), LOSS_NOTES[name], CITATIONS[name]] for name in losses.LOSSES]
     kl_note = (
         "both add beta x the k3 estimate of KL to the reference, with the per-token gradient "
@@ -361,6 +392,15 @@ def choice_rows() -> list[list[str]]:
     rows.append(["KL estimator", code("k3"), code("use_bias_correction_kl=False"), kl_note, CITATIONS["kl_beta"]])
     rows.append(
         ["KL estimator", code("k3-ratio"), code("use_bias_correction_kl=True"), ratio_note, CITATIONS["k3-ratio"]]
+    )
+    rows.append(
+        [
+            "rollouts",
+            code("overlong='filter'"),
+            code("mask_truncated_completions=True"),
+            "answers the budget cut off leave the loss and stay in their group's baseline",
+            CITATIONS["overlong"],
+        ]
     )
     rows += [[kind, setting, NO_EQUIVALENT, note, ""] for kind, setting, note in UNTRANSLATED.values()]
     return rows

@@ -7,6 +7,7 @@ GRPOTrainer skip cleanly when the ``trl`` extra is not installed.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from rlbook import advantages, losses
 from rlbook import trl_bridge as tb
 from rlbook.core.rl import RLConfig
 from rlbook.core.world import EOT_ID, encode
+from rlbook.runs.catalogue import RUNS
 
 MAIN = RLConfig()
 
@@ -86,9 +88,26 @@ def test_choice_tables_cover_every_rlbook_name():
     named = {row[1].strip("`") for row in tb.choice_rows() if row[2] != tb.NO_EQUIVALENT}
     assert named == set(advantages.ADVANTAGE_METHODS) | set(losses.AGGREGATIONS) | set(losses.LOSSES) | set(
         losses.KL_ESTIMATORS
-    )
+    ) | {"overlong='filter'"}
     bib = (Path(__file__).resolve().parents[3] / "references.bib").read_text()
     assert all("{" + row[4] + "," in bib for row in tb.choice_rows() if row[4])
+
+
+def test_dapos_and_gspos_choices_become_trls_options():
+    base = RUNS["main"].rl
+    gspo = tb.grpo_kwargs(RUNS["gspo"].rl)
+    assert gspo["importance_sampling_level"] == "sequence" and gspo["loss_type"] == "grpo"
+    assert (gspo["epsilon"], gspo["epsilon_high"]) == (RUNS["gspo"].rl.eps_low, RUNS["gspo"].rl.eps_high)
+    assert tb.grpo_kwargs(RUNS["clip-higher"].rl)["epsilon_high"] == 0.28
+    assert tb.grpo_kwargs(replace(base, overlong="filter"))["mask_truncated_completions"] is True
+    assert tb.grpo_kwargs(base)["mask_truncated_completions"] is False
+    assert tb.grpo_kwargs(base)["importance_sampling_level"] == "token"
+    for refused in (replace(base, refill_rounds=2), replace(base, overlong="shape")):
+        with pytest.raises(ValueError):
+            tb.grpo_kwargs(refused)
+    trl = pytest.importorskip("trl")
+    fields = {f.name for f in dataclasses.fields(trl.GRPOConfig)}
+    assert {"importance_sampling_level", "mask_truncated_completions", "epsilon_high", "loss_type"} <= fields
 
 
 def test_every_run_metric_name_has_a_trl_key():
