@@ -78,6 +78,19 @@ def test_main_record_counts_what_happened(main):
     assert values == [e["heldout_expected_reward"] for e in main.evals]
 
 
+def test_a_dynamic_sampling_record_counts_every_answer_sampled_and_names_the_choice():
+    run = runs.load("dynamic", 0)
+    record = rec.validate(run.record)
+    sampled = sum(m["rollouts_sampled"] for m in run.metrics)
+    kept = sum(record["outcome_labels"].values())
+    assert record["cost"]["rollouts"] == record["rollouts_before_filtering"] == sampled > kept
+    assert kept == sum(len(r["statuses"]) for r in run.rollouts)
+    assert (
+        record["update"]["schedule"]["dynamic_sampling_refill_rounds"] == runs.spec("dynamic").rl_config().refill_rounds
+    )
+    assert "dynamic_sampling_refill_rounds" not in runs.load("main", 0).record["update"]["schedule"]
+
+
 def test_a_second_load_is_served_from_the_cache(main):
     again = runs.load("main", 0)
     assert again.cached is True
