@@ -10,7 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from rlbook import plots, runs, workshop  # noqa: E402
+from rlbook import plots, runs, workshop
 
 OUT = Path(__file__).with_name("workshop.png")
 

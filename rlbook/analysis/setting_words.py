@@ -56,6 +56,7 @@ LOSS_WORDS = {
     "pg": "the plain policy gradient (REINFORCE, no ratio)",
     "ppo": "PPO's clipped ratio",
     "cispo": "CISPO's capped ratio as a weight",
+    "gspo": "GSPO's clipped ratio, one per answer",
 }
 """Each loss of :data:`rlbook.core.losses.LOSSES` in words."""
 
@@ -90,6 +91,13 @@ VERIFIER_WORDS = {
 
 SELECTION_WORDS = {"none": "learns from every rollout", "accepted": "learns only from accepted rollouts"}
 """Each selection rule of :data:`rlbook.core.config.SELECTIONS` in words."""
+
+OVERLONG_WORDS = {
+    "none": "answers the budget cuts off scored like any other",
+    "filter": "answers the budget cuts off left out of the loss",
+    "shape": "DAPO's length penalty added to every reward",
+}
+"""Each treatment of long answers of :data:`rlbook.core.config.OVERLONG` in words."""
 
 FAULT_WORDS = {
     "verifier_outage": "the verifier down",
@@ -166,8 +174,8 @@ WORDS: dict[type, Mapping[str, Phrase | None]] = {
         "lr": Phrase(lambda lr: f"learning rate {lr:g}"),
         "warmup": Phrase(lambda n: f"{n} warm-up steps" if n else "no warm-up"),
         "loss": Phrase(lambda name: LOSS_WORDS[name]),
-        "eps_low": Phrase(lambda e: f"lower clip bound 1 - {e:g}", acts=lambda c: c.loss == "ppo"),
-        "eps_high": Phrase(lambda e: f"upper clip bound 1 + {e:g}", acts=lambda c: c.loss == "ppo"),
+        "eps_low": Phrase(lambda e: f"lower clip bound 1 - {e:g}", acts=lambda c: c.loss in ("ppo", "gspo")),
+        "eps_high": Phrase(lambda e: f"upper clip bound 1 + {e:g}", acts=lambda c: c.loss in ("ppo", "gspo")),
         "cispo_cap": Phrase(lambda cap: f"the ratio capped at {cap:g}", acts=lambda c: c.loss == "cispo"),
         "aggregation": Phrase(lambda name: AGGREGATION_WORDS[name]),
         "advantage": Phrase(lambda name: ADVANTAGE_WORDS[name]),
@@ -179,6 +187,13 @@ WORDS: dict[type, Mapping[str, Phrase | None]] = {
         "verifier_version": Phrase(lambda v: f"verifier version {v}", quiet=lambda v: v is None),
         "stale": Phrase(lambda n: f"learns from the batch sampled {n} steps earlier", quiet=lambda n: n == 0),
         "selection": Phrase(lambda name: SELECTION_WORDS[name], quiet=lambda name: name == "none"),
+        "refill_rounds": Phrase(
+            lambda n: f"zero-variance groups dropped and refilled in up to {n} rounds", quiet=lambda n: n == 0
+        ),
+        "overlong": Phrase(lambda name: OVERLONG_WORDS[name], quiet=lambda name: name == "none"),
+        "overlong_cache": Phrase(
+            lambda n: f"the length penalty over the budget's last {n} characters", acts=lambda c: c.overlong == "shape"
+        ),
         "checkpoint_every": Phrase(lambda n: f"a checkpoint every {n} steps"),
         "eval_n": Phrase(lambda n: f"each checkpoint scored on {n} samples per held-out prompt"),
         "faults": Phrase(faults_words, quiet=lambda f: not f),
