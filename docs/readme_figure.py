@@ -4,6 +4,7 @@ Run from the repository root with ``make readme-figure`` (or
 ``python docs/readme_figure.py``). It calls the same functions as chapter 1,
 so the picture in the README is the one the book prints.
 """
+
 from pathlib import Path
 
 import matplotlib
