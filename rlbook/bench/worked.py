@@ -15,22 +15,19 @@ from rlbook import runs
 
 from .kernels import environment, fmt, spread
 
-WORLD = "worked"
-
 
 def chapter_runs(rl: bool | None = None) -> tuple[str, ...]:
-    """The worked world's runs in catalogue order: all of them, or only its RL runs (``rl``) or its base runs (not)."""
-    found = []
-    for name, s in runs.RUNS.items():
-        cfg = s.rl or s.pretrain
-        assert cfg is not None  # a run has RL settings or, a base run, pretraining settings
-        if cfg.world == WORLD and (rl is None or rl == (s.rl is not None)):
-            found.append(name)
-    return tuple(found)
+    """Chapter 7's runs, the ones its facts read, in catalogue order: all of them, or only its RL runs (``rl``) or its
+    base runs (not). Chapter 9's runs in the same world are not chapter 7's cost."""
+    from rlbook.book import working
+
+    return tuple(
+        name for name, s in runs.RUNS.items() if name in working.RUNS and (rl is None or rl == (s.rl is not None))
+    )
 
 
 def without_chapter(pairs: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """The (run, seed) ``pairs`` less the worked world's: the book as it was before chapter 7."""
+    """The (run, seed) ``pairs`` less chapter 7's runs: the book as it would be without chapter 7."""
     return [(name, seed) for name, seed in pairs if name not in chapter_runs()]
 
 

@@ -75,7 +75,8 @@ RATIO_SLIPS = (
 def _as_rows(got, rows: int) -> torch.Tensor | None:
     """The reader's ratios as a float64 vector of ``rows`` values ((B,) or (B, 1) accepted); None otherwise."""
     try:
-        values = torch.as_tensor(got, dtype=torch.float64).reshape(-1)
+        got = got.detach() if isinstance(got, torch.Tensor) else got
+        values = torch.as_tensor(np.asarray(got, dtype=np.float64)).reshape(-1)
     except (TypeError, ValueError, RuntimeError):
         return None
     return values if values.numel() == rows else None
