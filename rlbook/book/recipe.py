@@ -172,6 +172,7 @@ def _exercise(seed: int) -> dict[str, Any]:
         "first_batch": {
             "rewards": first["rewards"].tolist(),
             "group_size": len(first["rewards"]) // len(first["prompts"]),
+            "groups": len(first["prompts"]),
         },
         "lengths": {"budget": budget.budget, "cache": budget.overlong_cache, "worked": _lengths("worked")},
     }
@@ -260,6 +261,9 @@ def compute(seeds: tuple[int, ...]) -> dict[str, Any]:
         "gspo_eps": (spec("gspo").rl_config().eps_low, spec("gspo").rl_config().eps_high),
         "refill_rounds": spec("dynamic").rl_config().refill_rounds,
         "tables": _tables(by_seed, seeds),
+        "seed_words": phrasing.listing(list(seeds)),
+        "updates": phrasing.number_word(spec("ppo").rl_config().updates_per_batch),
+        "late": phrasing.number_word(LATE),
         "single_budget": spec("ppo").rl_config().budget,
         "dynamic_steps": spec("dynamic").rl_config().steps,
         "direct_lengths": phrasing.listing(direct, "or"),
