@@ -47,6 +47,7 @@ MODULES: dict[str, str] = {
             "progress",
             "source",
             "reward_model",
+            "preferences",
         )
     },
     **{
