@@ -17,7 +17,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -135,17 +135,33 @@ def _facts_or_none(topic: str, seeds: tuple[int, ...]):
         return None
 
 
+def draw_environ(draw: str, environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The environment of a process that is to compute in ``draw`` (``pinned`` or ``native``).
+
+    This process's ``import rlbook`` pinned the kernels in its own
+    environment (:func:`rlbook.core.numerics.pin`), and a child inherits
+    them: a native child would then run the pinned kernels under the native
+    draw's name. For ``native`` the pins are removed, so the child's torch,
+    MKL and oneDNN choose the machine's own kernels.
+    """
+    from rlbook.core import numerics
+
+    env = dict(environ, **{numerics.SWITCH: draw})
+    if numerics.mode(env) == "native":
+        for key in numerics.PINNED:
+            env.pop(key, None)
+    return env
+
+
 def per_draw(
     module: str, seeds: tuple[int, ...], draws: Sequence[str], args: Sequence[str], out: Callable[[str], None] = print
 ) -> dict[str, list[dict]]:
     """Run ``python -m module --seeds ... *args`` once per numerical draw, in a fresh Python each (a draw is chosen
     before torch loads), and read the JSON list each prints on its last line."""
-    from rlbook.core import numerics
-
     results = {}
     for draw in draws:
         command = [sys.executable, "-m", module, "--seeds", ",".join(map(str, seeds)), *args]
-        env = dict(os.environ, **{numerics.SWITCH: draw})
+        env = draw_environ(draw)
         out(f"{module} on the {draw} draw, seeds {seeds[0]}-{seeds[-1]}:")
         done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=False)
         lines = done.stdout.strip().splitlines()

@@ -84,3 +84,14 @@ def test_every_statement_the_appendix_prints_reads_as_prose():
     code = re.compile(r"\b[A-Za-z0-9]+_\w+|<=|>=|==|!=|[{}`]")
     named = {c.name: code.findall(c.says) for topic in book.topics() for c in book.chapter(topic).CLAIMS}
     assert {name: found for name, found in named.items() if found} == {}
+
+
+def test_a_native_child_gets_no_pins_and_a_pinned_child_keeps_them():
+    from rlbook.core import numerics
+
+    parent = {**numerics.PINNED, numerics.SWITCH: "pinned", "OTHER": "kept"}
+    native = check.draw_environ("native", parent)
+    assert native[numerics.SWITCH] == "native" and native["OTHER"] == "kept"
+    assert not set(numerics.PINNED) & set(native)
+    pinned = check.draw_environ("pinned", parent)
+    assert all(pinned[k] == v for k, v in numerics.PINNED.items()) and pinned[numerics.SWITCH] == "pinned"
