@@ -24,6 +24,7 @@ from rlbook.core.config import RLConfig
 from rlbook.core.policy import Policy
 from rlbook.core.train import PretrainConfig, SFTConfig
 from rlbook.runs import RUNS, RunSpec
+from rlbook.runs.preference import LEARNERS, Learner
 
 # ---------------------------------------------------------------- the task and its splits
 
@@ -187,6 +188,24 @@ def runs_rows(runs: dict[str, RunSpec] = RUNS) -> list[list[str]]:
 def runs_markdown(runs: dict[str, RunSpec] = RUNS) -> str:
     """:func:`runs_rows` as a table."""
     return markdown_table(["run", "parent", "compared with", "what it changes"], runs_rows(runs))
+
+
+def learner_words(learner: Learner) -> str:
+    """What a learner from pairs (chapter 10) trains and on what, in words read from its settings."""
+    cfg = learner.cfg
+    swapped = f"{cfg.noise:.0%} of them swapped" if cfg.noise else "none swapped"
+    pairs = f"pairs from {cfg.rounds} groups of {cfg.group_size} of `base`'s answers per training prompt, {swapped}"
+    steps = f"{cfg.steps} steps of {cfg.batch} pairs at learning rate {cfg.lr:g}"
+    if learner.kind == "dpo":
+        return f"DPO with beta {cfg.beta:g}: {steps}; {pairs}"
+    return f"a Bradley–Terry reward model from `base`'s weights: {steps}; {pairs}"
+
+
+def learners_markdown(learners: dict[str, Learner] = LEARNERS) -> str:
+    """Chapter 10's learners from pairs as a table: name, kind, and what each trains, in words."""
+    kinds = {"dpo": "policy", "reward-model": "reward model"}
+    rows = [[f"`{name}`", kinds[x.kind], learner_words(x)] for name, x in learners.items()]
+    return markdown_table(["learner", "what it trains", "how"], rows)
 
 
 # ---------------------------------------------------------------- notation

@@ -142,6 +142,15 @@ TERMS: tuple[tuple[str, str], ...] = (
         "soft length penalty",
         "DAPO's reward for length: 0 up to a point, then falling linearly to -1 at the token budget",
     ),
+    ("preference pair", "a prompt with two answers to it, one labelled chosen (better) and one rejected"),
+    (
+        "Bradley–Terry model",
+        "the probability that one answer is preferred to another: the logistic function of their scores' difference",
+    ),
+    (
+        "implicit reward",
+        "DPO's reward of an answer: beta times the log of its probability under the policy over the reference's",
+    ),
 )
 """Every term of the glossary with its one-line meaning, in the order a reader meets them."""
 

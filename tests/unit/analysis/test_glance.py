@@ -12,6 +12,7 @@ from rlbook.analysis import glance
 from rlbook.core import rl, world
 from rlbook.core.policy import Policy, PolicyConfig
 from rlbook.runs import RUNS, RunSpec
+from rlbook.runs.preference import LEARNERS, Learner
 
 CHAPTERS = Path(__file__).resolve().parents[3] / "chapters"
 
@@ -82,3 +83,12 @@ def _section(label: str) -> str:
             end = re.search(rf"^#{{1,{len(match.group(1))}}} ", rest, re.MULTILINE)
             return rest[: end.start()] if end else rest
     raise AssertionError(f"no section {label}")
+
+
+def test_each_learner_from_pairs_is_said_from_its_own_settings():
+    rows = glance.learners_markdown().splitlines()[2:]
+    assert [row.split("|")[1].strip() for row in rows] == [f"`{name}`" for name in LEARNERS]
+    made_up = Learner("x", "dpo", replace(LEARNERS["dpo"].cfg, beta=0.3, noise=0.1, steps=7))
+    words = glance.learner_words(made_up)
+    assert words.startswith("DPO with beta 0.3: 7 steps") and "10% of them swapped" in words
+    assert glance.learner_words(LEARNERS["bt"]).startswith("a Bradley–Terry reward model")
