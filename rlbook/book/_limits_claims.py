@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlbook.book._limits_words import TRUSTED, share_grew
-from rlbook.book.claims import Claim
+from rlbook.book.claims import Claim, every_seed
 
 CLAIMS = (
     Claim(
@@ -129,12 +129,13 @@ CLAIMS = (
         ),
         kind="law",
     ),
+    # A law until the audit's first truly native draw: on its seed 3 the detector flagged main at step 10 ("gain
+    # did not transfer") while main's held-out accuracy rose by 0.27. A false alarm on one seed of twenty: a finding.
     Claim(
         "detector-silent-on-main",
-        "the detector stays silent on main, whose held-out accuracy rose, every seed",
-        lambda F: all(F.hack[s].honest.flagged is None and F.hack[s].honest.gain > 0 for s in F.seeds),
-        lambda F: [F.hack[s].honest for s in F.seeds],
-        kind="law",
+        "the detector stays silent on main, whose held-out accuracy rose",
+        every_seed(lambda F, s: F.hack[s].honest.flagged is None and F.hack[s].honest.gain > 0),
+        kind="finding",
     ),
     Claim(
         "judge-good-where-trained",
