@@ -25,7 +25,7 @@ EXERCISE_HEADING = re.compile(r"^Exercise ([0-9A-Z]+\.\d+): (.+)$")
 TRY_IT_HEADING = re.compile(r"^Try it$")
 DIV_OPEN = re.compile(r"^\s*:{3,}\s*\{([^}]*)\}")
 BOX_ID = re.compile(r"(?:^|\s)#([\w-]+)")
-CHECKER_CALL = re.compile(r"\b((?:ch\d|exa)\.check_\w+)\(")
+CHECKER_CALL = re.compile(r"\b((?:ch\d+|exa)\.check_\w+)\(")
 LABEL = re.compile(r"\{#([\w-]+)")
 
 
