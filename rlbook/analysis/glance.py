@@ -23,7 +23,7 @@ from rlbook.core.adamw import AdamW
 from rlbook.core.config import RLConfig
 from rlbook.core.policy import Policy
 from rlbook.core.train import PretrainConfig, SFTConfig
-from rlbook.runs import RUNS, RunSpec
+from rlbook.runs import RUNS, RunSpec, process_model
 from rlbook.runs.preference import LEARNERS, Learner
 
 # ---------------------------------------------------------------- the task and its splits
@@ -206,6 +206,32 @@ def learners_markdown(learners: dict[str, Learner] = LEARNERS) -> str:
     kinds = {"dpo": "policy", "reward-model": "reward model"}
     rows = [[f"`{name}`", kinds[x.kind], learner_words(x)] for name, x in learners.items()]
     return markdown_table(["learner", "what it trains", "how"], rows)
+
+
+def process_runs_markdown() -> str:
+    """Chapter 11's step scorer and its RL runs as a table: name, what it is, and how, in words read from the
+    settings in :mod:`rlbook.runs.process_model`."""
+    scorer = process_model.SCORER
+    parent = f"`{process_model.PARENT}`"
+    rows = [
+        [
+            "step scorer",
+            "a process reward model",
+            (
+                f"{parent}'s network with a head at every position, from its weights: {scorer.steps} updates of "
+                f"{scorer.batch} answers at learning rate {scorer.lr:g}, on {scorer.answers:,} of {parent}'s answers to "
+                "the training prompts, each step labelled by the exact rule"
+            ),
+        ],
+        *(
+            [f"`{reward}`", "RL run", f"`worked` from {parent}, rewarded by {words}"]
+            for reward, words in (
+                ("prm", "the step scorer's smallest step probability"),
+                ("process-exact", "the exact process rule: 1 when every step is right, 0 otherwise"),
+            )
+        ),
+    ]
+    return markdown_table(["name", "what it is", "how"], rows)
 
 
 # ---------------------------------------------------------------- notation

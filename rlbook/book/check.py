@@ -179,32 +179,47 @@ def audit_draws(
     return {draw: [Tally(**row) for row in found] for draw, found in rows.items()}
 
 
-def verdict(per_draw: Sequence[Tally]) -> str:
-    """What the audit says of one claim over all draws: a law must hold everywhere to stay one."""
-    held = all(t.everywhere for t in per_draw)
-    kind = per_draw[0].kind
+def verdict_of(kind: str, everywhere: bool) -> str:
+    """What the audit says of one claim: a law must hold on every draw to stay one."""
     if kind == "law":
-        return "law, holds everywhere" if held else "LAW THAT FAILS: restate it or make it a finding"
-    return "finding (holds everywhere: could be a law)" if held else "finding"
+        return "law, holds everywhere" if everywhere else "LAW THAT FAILS: restate it or make it a finding"
+    return "finding (holds everywhere: could be a law)" if everywhere else "finding"
+
+
+def verdict(per_draw: Sequence[Tally]) -> str:
+    """:func:`verdict_of` one claim's tallies, one per draw."""
+    return verdict_of(per_draw[0].kind, all(t.everywhere for t in per_draw))
 
 
 def report(results: dict[str, list[Tally]], command: str, date: str) -> str:
-    """The Markdown of ``ROBUSTNESS.md``: one row per claim, its kind and its rate on every draw."""
-    draws = list(results)
-    rows = list(zip(*results.values(), strict=True))
-    laws = sum(r[0].kind == "law" for r in rows)
-    failing = [r[0] for r in rows if r[0].kind == "law" and not all(t.everywhere for t in r)]
-    seeds = rows[0][0].seeds if rows else []
+    """The Markdown of ``ROBUSTNESS.md``'s claims: :func:`report_data` of :func:`audit_data`."""
+    return report_data(audit_data(results, command, date))
+
+
+def sources_words(data: dict) -> str:
+    """Which command audited which chapters, and when, in one sentence's words (commands as code)."""
+    sources = data.get("sources") or [{"command": data["command"], "date": data["date"], "chapters": []}]
+    if len(sources) == 1:
+        return f"`{sources[0]['command']}`, run on {sources[0]['date']}"
+    return "; ".join(f"`{s['command']}`, run on {s['date']}, for {', '.join(s['chapters'])}" for s in sources)
+
+
+def report_data(data: dict) -> str:
+    """The Markdown of ``ROBUSTNESS.md``'s claims from the audit's data (:func:`audit_data`, :func:`merge`): one row
+    per claim, its kind, its rate on every draw and the verdict."""
+    rows, draws, seeds = data["claims"], data["draws"], data["seeds"]
+    laws = sum(r["kind"] == "law" for r in rows)
+    failing = [r["name"] for r in rows if r["kind"] == "law" and not r["everywhere"]]
     lines = [
         "# How sure is each lesson?",
         "",
         (
-            f"`{command}`, run on {date}, on seeds {seeds[0]} to {seeds[-1]} and the draws "
-            f"{', '.join(draws)} (`RLBOOK_NUMERICS`)."
+            f"{sources_words(data)}, on seeds {seeds[0]} to {seeds[-1]} and the draws {', '.join(draws)} "
+            "(`RLBOOK_NUMERICS`)."
         ),
         "",
         f"{len(rows)} claims: {laws} laws and {len(rows) - laws} findings. "
-        f"{len(failing)} law(s) failed somewhere" + (f": {', '.join(t.name for t in failing)}." if failing else "."),
+        f"{len(failing)} law(s) failed somewhere" + (f": {', '.join(failing)}." if failing else "."),
         "",
         (
             "A per-seed claim shows on how many of the audited seeds it held. A claim about several seeds at "
@@ -214,7 +229,16 @@ def report(results: dict[str, list[Tally]], command: str, date: str) -> str:
         "",
         markdown_table(
             ["chapter", "claim", "kind", *draws, "verdict"],
-            ([r[0].topic, r[0].name, r[0].kind, *(t.rate for t in r), verdict(r)] for r in rows),
+            (
+                [
+                    r["topic"],
+                    r["name"],
+                    r["kind"],
+                    *(r["rates"][d] for d in draws),
+                    verdict_of(r["kind"], r["everywhere"]),
+                ]
+                for r in rows
+            ),
             code=[1],
         ),
     ]
@@ -229,6 +253,7 @@ def audit_data(results: dict[str, list[Tally]], command: str, date: str) -> dict
         "date": date,
         "draws": list(results),
         "seeds": rows[0][0].seeds if rows else [],
+        "sources": [{"command": command, "date": date, "chapters": list(dict.fromkeys(r[0].topic for r in rows))}],
         "claims": [
             {
                 "topic": row[0].topic,
@@ -239,6 +264,39 @@ def audit_data(results: dict[str, list[Tally]], command: str, date: str) -> dict
             }
             for row in rows
         ],
+    }
+
+
+def merge(old: dict, new: dict) -> dict:
+    """The audit ``old`` with the chapters ``new`` audited replaced by ``new``'s rows: an audit of some chapters
+    written into the book's without losing the others'.
+
+    Both must cover the same seeds and draws (ValueError otherwise, naming
+    them), so that every row of the result was judged alike. Claims and
+    exercises keep the order of the chapters' names, and the result's
+    ``sources`` say which command audited which chapters.
+    """
+    if (old["seeds"], old["draws"]) != (new["seeds"], new["draws"]):
+        raise ValueError(
+            f"the book's audit covers seeds {old['seeds']} and draws {old['draws']}, this one seeds {new['seeds']} "
+            f"and draws {new['draws']}: audit the same seeds and draws, or every chapter"
+        )
+    fresh = set(new["sources"][-1]["chapters"])
+    claims = [r for r in old["claims"] if r["topic"] not in fresh] + new["claims"]
+    exercises = [r for r in old.get("exercises", []) if r["chapter"] not in fresh] + new.get("exercises", [])
+    earlier = old.get("sources") or [
+        {
+            "command": old["command"],
+            "date": old["date"],
+            "chapters": list(dict.fromkeys(r["topic"] for r in old["claims"])),
+        }
+    ]
+    kept = [{**s, "chapters": [c for c in s["chapters"] if c not in fresh]} for s in earlier]
+    return {
+        **new,
+        "sources": [s for s in kept if s["chapters"]] + new["sources"],
+        "claims": sorted(claims, key=lambda r: r["topic"]),
+        "exercises": sorted(exercises, key=lambda r: r["chapter"]),
     }
 
 

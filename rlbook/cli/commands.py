@@ -202,11 +202,17 @@ def _audit(args: argparse.Namespace) -> int:
     results = check.audit_draws(seeds, draws, args.chapters or None)
     exercises = audit.audit_draws(seeds, draws, args.chapters or ())
     command = "rlbook claims " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-    text = check.report(results, command, datetime.date.today().isoformat()) + "\n" + audit.report(exercises)
+    data = check.audit_data(results, command, datetime.date.today().isoformat())
+    data["exercises"] = audit.audit_data(exercises)
+    if args.write and args.chapters and check.AUDIT_DATA.exists():
+        # An audit of some chapters goes into the book's audit in place of theirs; the other chapters keep theirs.
+        try:
+            data = check.merge(check.read_audit(), data)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+    text = check.report_data(data) + "\n" + audit.report_data(data["exercises"], data["draws"])
     if args.write:
         Path(args.write).write_text(text, encoding="utf-8")
-        data = check.audit_data(results, command, datetime.date.today().isoformat())
-        data["exercises"] = audit.audit_data(exercises)
         check.AUDIT_DATA.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(text)
     return 0

@@ -177,7 +177,8 @@ def build_parser() -> Parser:
         "--write",
         default=None,
         help="with --seeds: write the audit's table to this Markdown file (ROBUSTNESS.md), and its data to the "
-        "package's rlbook/book/robustness.json, which the book's appendix shows",
+        "package's rlbook/book/robustness.json, which the book's appendix shows; with chapters named, their rows "
+        "replace theirs in the book's audit (same seeds and draws) and the other chapters keep theirs",
     )
     p = sub.add_parser("fingerprint", help="one digest of every run the book reads: equal to the book's, bit for bit?")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -118,11 +118,15 @@ def _failures(tally: ExerciseTally) -> str:
 
 
 def report(results: dict[str, list[ExerciseTally]]) -> str:
-    """The Markdown section of ``ROBUSTNESS.md`` on the exercises: one row per exercise, its rate on every draw."""
-    draws = list(results)
-    rows = list(zip(*results.values(), strict=True))
-    failing = [row[0].name for row in rows if not all(t.everywhere for t in row)]
-    mistakes = sum(len(row[0].named_on) for row in rows)
+    """The Markdown section of ``ROBUSTNESS.md`` on the exercises: :func:`report_data` of :func:`audit_data`."""
+    return report_data(audit_data(results), list(results))
+
+
+def report_data(rows: list[dict], draws: list[str]) -> str:
+    """The Markdown section of ``ROBUSTNESS.md`` on the exercises from the audit's data (:func:`audit_data`): one row
+    per exercise, its rate on every draw and where it failed."""
+    failing = [row["name"] for row in rows if not row["everywhere"]]
+    mistakes = sum(row["mistakes"] for row in rows)
     lines = [
         "## The exercises on every audited seed",
         "",
@@ -137,10 +141,10 @@ def report(results: dict[str, list[ExerciseTally]]) -> str:
         "|---|---|---|" + "---|" * len(draws) + "---|",
     ]
     for row in rows:
-        first = row[0]
-        failed = "; ".join(f"{draw}: {_failures(t)}" for draw, t in zip(draws, row, strict=True) if _failures(t))
-        rates = " | ".join(t.rate for t in row)
-        lines.append(f"| `{first.name}` | {first.chapter} | {len(first.named_on)} | {rates} | {failed or 'nowhere'} |")
+        rates = " | ".join(row["rates"][draw] for draw in draws)
+        lines.append(
+            f"| `{row['name']}` | {row['chapter']} | {row['mistakes']} | {rates} | {row.get('failed') or 'nowhere'} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -154,6 +158,9 @@ def audit_data(results: dict[str, list[ExerciseTally]]) -> list[dict]:
             "mistakes": len(row[0].named_on),
             "rates": {draw: t.rate for draw, t in zip(results, row, strict=True)},
             "everywhere": all(t.everywhere for t in row),
+            "failed": "; ".join(
+                f"{draw}: {_failures(t)}" for draw, t in zip(results, row, strict=True) if _failures(t)
+            ),
         }
         for row in rows
     ]

@@ -151,6 +151,11 @@ TERMS: tuple[tuple[str, str], ...] = (
         "implicit reward",
         "DPO's reward of an answer: beta times the log of its probability under the policy over the reference's",
     ),
+    ("process reward model", "a learned judge of steps: a model trained on labelled steps to score new ones (PRM)"),
+    (
+        "step of an answer",
+        "in a worked answer, a column or the final number; a direct answer's only step is its number",
+    ),
 )
 """Every term of the glossary with its one-line meaning, in the order a reader meets them."""
 

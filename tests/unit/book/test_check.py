@@ -95,3 +95,51 @@ def test_a_native_child_gets_no_pins_and_a_pinned_child_keeps_them():
     assert not set(numerics.PINNED) & set(native)
     pinned = check.draw_environ("pinned", parent)
     assert all(pinned[k] == v for k, v in numerics.PINNED.items()) and pinned[numerics.SWITCH] == "pinned"
+
+
+def _data(topics_rows, command, seeds=(0, 1, 2), draws=("pinned", "native")):
+    results = {
+        draw: [Tally(topic, name, "law", list(seeds), list(seeds)) for topic, name in topics_rows] for draw in draws
+    }
+    data = check.audit_data(results, command, "2026-12-06")
+    data["exercises"] = [
+        {"name": f"{t}-ex", "chapter": t, "mistakes": 1, "rates": {}, "everywhere": True, "failed": ""}
+        for t in dict.fromkeys(t for t, _ in topics_rows)
+    ]
+    return data
+
+
+def test_an_audit_of_one_chapter_replaces_its_rows_and_keeps_every_other_chapter_s():
+    book = _data([("limits", "a"), ("loop", "b"), ("working", "c")], "rlbook claims --seeds 0-2")
+    one = _data([("loop", "b2")], "rlbook claims --seeds 0-2 loop")
+    merged = check.merge(book, one)
+    assert [(r["topic"], r["name"]) for r in merged["claims"]] == [("limits", "a"), ("loop", "b2"), ("working", "c")]
+    assert [r["chapter"] for r in merged["exercises"]] == ["limits", "loop", "working"]
+    assert merged["sources"] == [
+        {"command": "rlbook claims --seeds 0-2", "date": "2026-12-06", "chapters": ["limits", "working"]},
+        {"command": "rlbook claims --seeds 0-2 loop", "date": "2026-12-06", "chapters": ["loop"]},
+    ]
+    text = check.report_data(merged)
+    assert (
+        "`rlbook claims --seeds 0-2`, run on 2026-12-06, for limits, working; `rlbook claims --seeds 0-2 loop`" in text
+    )
+    assert "3 claims: 3 laws and 0 findings" in text and "| loop | `b2` | law | 3/3 | 3/3 |" in text
+    # a second chapter's audit keeps the first's source for the chapters it did not touch
+    again = check.merge(merged, _data([("working", "c")], "rlbook claims --seeds 0-2 working"))
+    assert [s["chapters"] for s in again["sources"]] == [["limits"], ["loop"], ["working"]]
+
+
+def test_an_audit_of_other_seeds_or_draws_is_not_merged():
+    book = _data([("loop", "b")], "all")
+    with pytest.raises(ValueError, match="same seeds and draws"):
+        check.merge(book, _data([("loop", "b")], "some", seeds=(0, 1)))
+    with pytest.raises(ValueError, match="same seeds and draws"):
+        check.merge(book, _data([("loop", "b")], "some", draws=("pinned",)))
+
+
+def test_a_record_from_before_sources_were_kept_is_read_as_one_source():
+    book = _data([("limits", "a"), ("loop", "b")], "rlbook claims --seeds 0-2")
+    del book["sources"]
+    assert check.sources_words(book) == "`rlbook claims --seeds 0-2`, run on 2026-12-06"
+    merged = check.merge(book, _data([("loop", "b")], "rlbook claims --seeds 0-2 loop"))
+    assert [s["chapters"] for s in merged["sources"]] == [["limits"], ["loop"]]
