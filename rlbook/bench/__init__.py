@@ -38,6 +38,7 @@ from .kernels import (
     training_flop_fractions,
     update_bound,
 )
+from .stacked import stacked_rows, stacked_seeds
 from .worked import pipeline as worked_pipeline
 from .worked import rows as worked_rows
 from .worked import without_chapter
@@ -45,6 +46,9 @@ from .worked import without_chapter
 # How often the full report repeats its longest measurements by default: every run from an empty cache, and the whole
 # book from an empty and from a warm cache (a minute or more each); `rlbook bench --repeats N` sets it.
 WHOLE_REPEATS = 3
+
+STACKED_SEEDS = (0, 1, 2)
+"""The seeds of ``base`` whose policies the stacked-seeds measurement trains as one model."""
 
 
 def measure(quick: bool, threads: int = runs.DEFAULT_THREADS, whole_repeats: int = WHOLE_REPEATS) -> dict:
@@ -75,6 +79,7 @@ def measure(quick: bool, threads: int = runs.DEFAULT_THREADS, whole_repeats: int
     )
     report["update_bound"] = update_bound(policy, repeats)
     report["attention"] = attention_paths(repeats)
+    report["stacked"] = stacked_seeds([runs.load("base", s, threads).policy().train() for s in STACKED_SEEDS], repeats)
     report["worked"] = worked_pipeline(1 if quick else 3, threads)
     report["peak_memory_mb"] = prefetch.peak_memory_mb()
     if not quick:
@@ -152,6 +157,7 @@ def markdown(report: dict) -> str:
             f"{fmt(report['update_bound']['per_token_fraction'], 100, '%')} of the matmul FLOP/s measured in the same rounds |"
         ),
         *(attention_rows(report["attention"]) if "attention" in report else []),
+        *(stacked_rows(report["stacked"], len(STACKED_SEEDS)) if "stacked" in report else []),
         f"| peak memory (this process) | {report['peak_memory_mb']:.0f} MB |",
     ]
     if "all_runs" in report:

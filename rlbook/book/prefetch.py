@@ -4,7 +4,10 @@
 before the pages: one pool of worker processes trains the runs that the
 chapters' facts need (:func:`rlbook.book.needs`) and the cache lacks, and
 computes a chapter's facts the moment the last run it reads is trained,
-while other runs are still training. The pages then only load their facts.
+while other runs are still training. A chapter whose facts are kept seed by
+seed (a facts module with ``seed_part``, chapters 10 and 11) has each seed's
+part computed as a task of its own, as soon as that seed's runs are there,
+so its seeds share the cores. The pages then only load their facts.
 A run is trained once even when several processes ask for it (the cache's
 lock), and facts that are cached are not computed again.
 """
@@ -64,6 +67,26 @@ def _train(pair: tuple[str, int], threads: int) -> tuple[str, float, float]:
     return f"{pair[0]} seed {pair[1]}", time.perf_counter() - started, run_prefetch.peak_memory_mb()
 
 
+def _part(topic: str, seed: int, threads: int) -> tuple[str, float, float]:
+    started = time.perf_counter()
+    import torch
+
+    with processes.worker_task():
+        before = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        try:
+            book.chapter(topic).seed_part(seed)
+        finally:
+            torch.set_num_threads(before)
+    return f"facts of {topic}, seed {seed}", time.perf_counter() - started, run_prefetch.peak_memory_mb()
+
+
+def seed_parts(topic: str, seeds: tuple[int, ...] = book.SEEDS) -> list[tuple[str, str, int]]:
+    """The parts of ``topic``'s facts that can be computed seed by seed, as task keys ``("part", topic, seed)``:
+    one per seed when its facts module keeps them so (``seed_part``), none otherwise."""
+    return [("part", topic, s) for s in seeds] if hasattr(book.chapter(topic), "seed_part") else []
+
+
 def _facts(topic: str, threads: int, seeds: tuple[int, ...] = book.SEEDS) -> tuple[str, float, float]:
     started = time.perf_counter()
     with processes.worker_task():
@@ -97,8 +120,14 @@ def prefetch_book(
     needs = needed_runs(topics, seeds)
     wanted = sorted(set().union(*needs.values()))
     missing = run_prefetch.training_order([p for p in wanted if not run_prefetch.is_cached(*p, threads)])
-    waiting = {t: needs[t] & set(missing) for t in topics if not facts_cached(t, threads, seeds)}
-    tasks = len(missing) + len(waiting)
+    waiting: dict[str, set] = {t: needs[t] & set(missing) for t in topics if not facts_cached(t, threads, seeds)}
+    # A seed's part waits for that seed's runs; the chapter's facts wait for their runs and every part.
+    parts: dict[tuple, set] = {}
+    for topic in list(waiting):
+        for key in seed_parts(topic, seeds):
+            parts[key] = {p for p in waiting[topic] if p[1] == key[2]}
+            waiting[topic].add(key)
+    tasks = len(missing) + len(waiting) + len(parts)
     if not tasks:
         return 0.0
     spawn = multiprocessing.get_context("spawn")
@@ -107,6 +136,11 @@ def prefetch_book(
         queue = list(missing)
 
         def submit_ready() -> None:
+            for key in [k for k, left in parts.items() if not left]:
+                future = pool.submit(_part, key[1], key[2], threads)
+                future.pair = key  # type: ignore[attr-defined]
+                running.add(future)
+                del parts[key]
             for topic in [t for t, left in waiting.items() if not left]:
                 running.add(pool.submit(_facts, topic, threads, seeds))
                 del waiting[topic]
@@ -117,7 +151,7 @@ def prefetch_book(
                 running.add(future)
 
         try:
-            _drain(running, submit_ready, waiting, out, tasks, keep_going)
+            _drain(running, submit_ready, [*waiting.values(), *parts.values()], out, tasks, keep_going)
         except BaseException:  # Ctrl-C or SIGTERM: the workers stop too, keeping what they trained
             processes.stop_children()
             pool.shutdown(wait=False, cancel_futures=True)
@@ -129,7 +163,7 @@ def prefetch_book(
 def _drain(
     running: set[Future],
     submit_ready: Callable[[], None],
-    waiting: dict[str, set[tuple[str, int]]],
+    waiting: list[set],
     out: Callable[[str], None],
     tasks: int,
     keep_going: bool,
@@ -143,13 +177,16 @@ def _drain(
             running.discard(future)
             done += 1
             failed = future.exception()
-            if keep_going and getattr(future, "pair", None) is None and failed is not None:
+            pair = getattr(future, "pair", None)
+            if keep_going and (pair is None or pair[0] == "part") and failed is not None:
                 out(f"[{done}/{tasks}] facts failed: {type(failed).__name__}: {failed}")
-                continue
-            what, seconds, _memory = future.result()
-            out(f"[{done}/{tasks}] {what}: {seconds:.1f} s")
-            for left in waiting.values():
-                left.discard(getattr(future, "pair", None))
+                if pair is None:
+                    continue
+            else:
+                what, seconds, _memory = future.result()
+                out(f"[{done}/{tasks}] {what}: {seconds:.1f} s")
+            for left in waiting:
+                left.discard(pair)
         submit_ready()
 
 

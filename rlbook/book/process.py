@@ -31,13 +31,14 @@ def needs(seeds: tuple[int, ...]) -> tuple[Need, ...]:
     return on_seeds(("worked-base", "worked"), seeds)
 
 
-def _seed(seed: int) -> Facts:
+def seed_part(seed: int) -> Facts:
     """One seed's measurements (:func:`rlbook.analysis.process_scorer.measure`), kept in the facts cache on their own.
 
     Keyed on the measuring module's code, not on this one's: rewording a
     claim or a sentence's numbers trains no scorer again. The audit reads
     each seed in several groups (its triples, each seed alone for the
-    exercises); kept so, a seed's scorer and runs train once.
+    exercises), and the prefetch computes each seed's part as a task of its
+    own; kept so, a seed's scorer and runs train once.
     """
     needs = on_seeds(("worked-base", "worked"), (seed,))
     key = store.facts_key(ps.__name__, (seed,), DEFAULT_THREADS, needs)
@@ -144,7 +145,7 @@ def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, list[dict]]:
 
 def compute(seeds: tuple[int, ...]) -> dict[str, Any]:
     """Every seed's measurements, the page's numbers, and the figure's data."""
-    by_seed = {s: _seed(s) for s in seeds}
+    by_seed = {s: seed_part(s) for s in seeds}
     shown = shown_seed(seeds)
     d = by_seed[shown]
     return {

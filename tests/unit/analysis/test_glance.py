@@ -92,3 +92,12 @@ def test_each_learner_from_pairs_is_said_from_its_own_settings():
     words = glance.learner_words(made_up)
     assert words.startswith("DPO with beta 0.3: 7 steps") and "10% of them swapped" in words
     assert glance.learner_words(LEARNERS["bt"]).startswith("a Bradley–Terry reward model")
+
+
+def test_chapter_11_s_scorer_and_runs_are_listed_with_their_settings():
+    from rlbook.runs import process_model
+
+    rows = glance.process_runs_markdown().splitlines()[2:]
+    assert [row.split("|")[1].strip() for row in rows] == ["step scorer", *(f"`{r}`" for r in process_model.REWARDS)]
+    scorer = process_model.SCORER
+    assert f"{scorer.steps} updates of {scorer.batch} answers" in rows[0] and f"{scorer.answers:,}" in rows[0]

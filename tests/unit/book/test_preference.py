@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import copy
 
-import torch
-
 from rlbook.book import _preference_claims, preference
 from rlbook.book.facts import freeze
-from rlbook.core.preferences import Pairs
 
 SEEDS = (0, 1, 2)
 
@@ -94,27 +91,3 @@ def test_the_tables_give_every_seed_and_run():
     ]
     assert tables["moved"][0]["chosen (right)"] == "+0.50" and tables["moved"][0]["rejected (wrong)"] == "-2.30"
     assert tables["ranked"][0]["bt (reward model)"] == "83.0%"
-
-
-def test_keys_tell_rows_apart_and_equal_rows_alike():
-    prompts = torch.tensor([[1, 2], [1, 2], [3, 4]])
-    tokens = torch.tensor([[5, 6], [5, 6], [5, 6]])
-    keys = preference._keys(prompts, tokens)
-    assert keys[0] == keys[1] != keys[2]
-
-
-def test_ranking_counts_only_strict_wins():
-    assert preference._ranked(torch.tensor([1.0, 2.0, 0.0, 3.0]), torch.tensor([0.0, 2.0, 1.0, 2.0])) == 0.5
-
-
-def test_the_exercise_pairs_are_the_first_pairs_of_dpo_s_data():
-    pairs = Pairs(
-        torch.zeros(20, 9, dtype=torch.long),
-        torch.zeros(20, 4, dtype=torch.long),
-        torch.zeros(20, 4, dtype=torch.long),
-        torch.zeros(20, dtype=torch.bool),
-        0,
-        0,
-        0,
-    )
-    assert len(pairs) == 20 and preference.EXERCISE_PAIRS < len(pairs)

@@ -23,6 +23,7 @@ def test_facts_wait_for_their_runs_and_only_for_them(monkeypatch):
     )
     monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: False)
     monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads, seeds: topic == "cached")
+    monkeypatch.setattr(prefetch, "seed_parts", lambda topic, seeds: [])
     monkeypatch.setattr(prefetch, "_train", lambda pair, threads: events.append(f"run {pair[0]}") or (pair[0], 0.0, 0))
     monkeypatch.setattr(
         prefetch, "_facts", lambda topic, threads, seeds: events.append(f"facts {topic}") or (topic, 0.0, 0)
@@ -32,6 +33,29 @@ def test_facts_wait_for_their_runs_and_only_for_them(monkeypatch):
     assert events.index("facts one") > events.index("run base")
     assert events.index("facts two") > events.index("run main")
     assert "facts cached" not in events and len(lines) == 4 and lines[-1].startswith("[4/4]")
+
+
+def test_a_chapter_kept_seed_by_seed_has_each_seed_s_part_computed_once_its_runs_are_there(monkeypatch):
+    events: list[str] = []
+    monkeypatch.setattr(
+        prefetch, "needed_runs", lambda topics, seeds=(0, 1): {"split": {("base", 0), ("base", 1)}, "whole": set()}
+    )
+    monkeypatch.setattr(prefetch.run_prefetch, "is_cached", lambda name, seed, threads: False)
+    monkeypatch.setattr(prefetch, "facts_cached", lambda topic, threads, seeds: False)
+    monkeypatch.setattr(
+        prefetch, "seed_parts", lambda topic, seeds: [("part", topic, s) for s in seeds] if topic == "split" else []
+    )
+    monkeypatch.setattr(prefetch, "_train", lambda pair, threads: events.append(f"run {pair[1]}") or ("", 0.0, 0))
+    monkeypatch.setattr(prefetch, "_part", lambda topic, seed, threads: events.append(f"part {seed}") or ("", 0.0, 0))
+    monkeypatch.setattr(
+        prefetch, "_facts", lambda topic, threads, seeds: events.append(f"facts {topic}") or ("", 0.0, 0)
+    )
+    lines: list[str] = []
+    prefetch.prefetch_book(["split", "whole"], jobs=1, out=lines.append, executor=ThreadPoolExecutor(1), seeds=(0, 1))
+    assert sorted(events) == ["facts split", "facts whole", "part 0", "part 1", "run 0", "run 1"]
+    assert events.index("part 0") > events.index("run 0") and events.index("part 1") > events.index("run 1")
+    assert events.index("facts split") > max(events.index("part 0"), events.index("part 1"))
+    assert len(lines) == 6 and lines[-1].startswith("[6/6]")
 
 
 def test_nothing_to_do_is_quick(monkeypatch):
