@@ -24,17 +24,16 @@ process judges rewards for the RL loop.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 from . import rewards as rw
 from .policy import Policy
+from .reward_model import RewardModel
 from .sampling import sample
 from .train import adamw
 from .world import EOT, EOT_ID, PLAIN_PROMPT, SEPARATOR, WORKED_BUDGET, WorkedTask, encode
@@ -122,19 +121,11 @@ class ProcessConfig:
     temperature: float = 1.0
 
 
-class ProcessModel(nn.Module):
-    """A policy's transformer body with a linear head at every position: the logit that the step ending there is
-    right."""
+class ProcessModel(RewardModel):
+    """Chapter 5's judge (:class:`rlbook.core.reward_model.RewardModel`: the policy's body and a scalar head), read
+    at every position instead of at the last written one."""
 
-    def __init__(self, policy: Policy):
-        super().__init__()
-        self.body = copy.deepcopy(policy)
-        self.body.head = nn.Identity()
-        self.score = nn.Linear(policy.cfg.d_model, 1)
-        nn.init.zeros_(self.score.weight)
-        nn.init.zeros_(self.score.bias)
-
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+    def step_logits(self, ids: torch.Tensor) -> torch.Tensor:
         """Logits of shape (rows, positions): at each position, read from that position and those before it."""
         hidden, _ = self.body(ids)
         return self.score(hidden).squeeze(-1)
@@ -195,7 +186,7 @@ def train_process_model(policy: Policy, data: Labelled, cfg: ProcessConfig, seed
     for _ in range(cfg.steps):
         chosen = torch.randint(len(data.pairs), (cfg.batch,), generator=gen)
         steps = torch.cat([by_row[r] for r in chosen.tolist()])
-        logits = model(data.ids[chosen])
+        logits = model.step_logits(data.ids[chosen])
         local = torch.repeat_interleave(torch.arange(cfg.batch), torch.tensor([len(by_row[r]) for r in chosen]))
         loss = F.binary_cross_entropy_with_logits(logits[local, data.positions[steps]], data.labels[steps])
         opt.zero_grad(set_to_none=True)
@@ -209,7 +200,7 @@ def step_probabilities(model: ProcessModel, data: Labelled) -> np.ndarray:
     if not data.pairs:
         return np.zeros(0)
     with torch.no_grad():
-        logits = model(data.ids)
+        logits = model.step_logits(data.ids)
     return torch.sigmoid(logits[data.rows, data.positions]).double().numpy()
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 
+from made_up_facts import facts_of, verdicts
+
 from rlbook.book import _process_claims, process
 from rlbook.book.facts import freeze
 
@@ -47,14 +49,11 @@ SEED = {
 
 
 def _facts(change=None):
-    by_seed = {s: copy.deepcopy(SEED) for s in SEEDS}
-    if change:
-        change(by_seed[1])
-    return freeze({"seeds": list(SEEDS), "by_seed": by_seed})
+    return facts_of(SEED, SEEDS, change)
 
 
-def _verdicts(facts) -> dict[str, dict[int, bool]]:
-    return {c.name: c.by_seed(facts) for c in _process_claims.CLAIMS}
+def _verdicts(facts):
+    return verdicts(_process_claims.CLAIMS, facts)
 
 
 def test_every_claim_holds_on_outcomes_that_bear_it_out():
@@ -88,7 +87,7 @@ def test_a_claim_fails_on_the_seed_whose_outcome_contradicts_it():
 
 
 def test_the_tables_give_every_seed_and_judge():
-    tables = process._tables(SEED and {s: freeze(copy.deepcopy(SEED)) for s in SEEDS}, SEEDS)
+    tables = process._tables({s: freeze(copy.deepcopy(SEED)) for s in SEEDS}, SEEDS)
     assert len(tables["judged"]) == 2 * len(SEEDS)
     assert len(tables["best_of_n"]) == len(SEEDS) * len(process.JUDGES)
     assert [row["run"] for row in tables["runs"]] == [run for run in process.RUNS for _ in SEEDS]

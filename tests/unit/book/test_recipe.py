@@ -4,10 +4,9 @@ run and seed."""
 
 from __future__ import annotations
 
-import copy
+from made_up_facts import facts_of, verdicts
 
 from rlbook.book import _recipe_claims, recipe
-from rlbook.book.facts import freeze
 
 SEEDS = (0, 1, 2)
 
@@ -80,14 +79,11 @@ SEED = {
 
 
 def _facts(change=None):
-    by_seed = {s: copy.deepcopy(SEED) for s in SEEDS}
-    if change:
-        change(by_seed[1])
-    return freeze({"seeds": list(SEEDS), "by_seed": by_seed})
+    return facts_of(SEED, SEEDS, change)
 
 
-def _verdicts(facts) -> dict[str, dict[int, bool]]:
-    return {c.name: c.by_seed(facts) for c in _recipe_claims.CLAIMS}
+def _verdicts(facts):
+    return verdicts(_recipe_claims.CLAIMS, facts)
 
 
 def test_every_claim_holds_on_outcomes_that_bear_it_out():
