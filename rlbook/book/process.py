@@ -15,7 +15,7 @@ from typing import Any
 from rlbook.analysis import process_scorer as ps
 from rlbook.analysis.process_scorer import JUDGES, KINDS, NS, RUNS
 from rlbook.book import phrasing, store
-from rlbook.book._process_claims import CLAIMS, ENDED  # noqa: F401  (rlbook.book reads CLAIMS here)
+from rlbook.book._process_claims import CLAIMS, ENDED, RULE_GAP  # noqa: F401  (rlbook.book reads CLAIMS here)
 from rlbook.book._shown import shown_seed
 from rlbook.book.facts import Facts, dumps
 from rlbook.book.needs import Need, on_seeds
@@ -65,7 +65,6 @@ def _answers(seed_facts: dict) -> list[dict]:
             {
                 "prompt": f"`{a['prompt']}`",
                 "answer": f"`{a['answer']}`",
-                "steps": len(labels),
                 "scorer's P(right), step by step": ", ".join(f"{p:.2f}" for p in a["steps"]),
                 "exact rule": ", ".join("right" if ok else "wrong" for ok in labels),
             }
@@ -103,7 +102,7 @@ def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, list[dict]]:
         {
             "seed": s,
             "prompts": "training" if part == "train" else "held-out",
-            **{f"{kind}: AUC": f"{by_seed[s]['judged'][part][kind]['auc']:.2f}" for kind in KINDS},
+            **{kind: f"{by_seed[s]['judged'][part][kind]['auc']:.2f}" for kind in KINDS},
         }
         for s in seeds
         for part in ("train", "heldout")
@@ -117,8 +116,9 @@ def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, list[dict]]:
         {
             "run": run,
             "seed": s,
-            "held-out accuracy": f"{w['right']:.3f}",
-            "answers that end": f"{w['ended']:.0%}",
+            "right": f"{w['right']:.3f}",
+            "pass the rule": f"{w['process']:.3f}",
+            "end": f"{w['ended']:.0%}",
             "scorer's mean score": f"{w['score']:.2f}",
         }
         for run in RUNS
@@ -129,6 +129,7 @@ def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, list[dict]]:
         {
             "seed": s,
             "answers": f"{by_seed[s]['training']['answers']:,}",
+            "cut off": by_seed[s]["training"]["unended"],
             "steps": f"{by_seed[s]['training']['steps']:,}",
             **{f"{kind} right": f"{by_seed[s]['training']['right'][kind]:.0%}" for kind in KINDS},
         }
@@ -164,10 +165,10 @@ def compute(seeds: tuple[int, ...]) -> dict[str, Any]:
         "bon_outcome": _each(by_seed, seeds, _best("outcome", max(NS))),
         "bon_exact": _each(by_seed, seeds, _best("process-exact", max(NS))),
         "bon_min16": _each(by_seed, seeds, _best("prm-min", max(NS))),
-        "worked_end": _each(by_seed, seeds, lambda e: e["runs"]["worked"]["written"]["right"]),
-        "exact_end": _each(by_seed, seeds, lambda e: e["runs"]["process-exact"]["written"]["right"]),
-        "worked_process": _each(by_seed, seeds, lambda e: e["runs"]["worked"]["written"]["process"]),
-        "prm_end": _each(by_seed, seeds, lambda e: e["runs"]["prm"]["written"]["right"]),
+        "worked_end": _each(by_seed, seeds, lambda e: e["runs"]["worked"]["accuracy"][-1]),
+        "exact_end": _each(by_seed, seeds, lambda e: e["runs"]["process-exact"]["accuracy"][-1]),
+        "rule_gap": RULE_GAP,
+        "prm_end": _each(by_seed, seeds, lambda e: e["runs"]["prm"]["accuracy"][-1]),
         "hack_words": _hack_words(by_seed, seeds),
         "prm_reward_end": _each(by_seed, seeds, lambda e: e["runs"]["prm"]["reward"][-1], ".2f"),
         "tables": _tables(by_seed, seeds),

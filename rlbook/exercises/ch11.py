@@ -5,8 +5,8 @@
   RL runs, beside the outcome verifier's verdicts.
 - :func:`check_step_aggregate` (Exercise 11.2): one score per answer from the
   step scorer's probabilities, the smallest or their product, then applied to
-  the same answers, beside the reader's guess of which run's answers the
-  scorer rates highest.
+  the same answers, beside the reader's guess of the mean product of
+  ``worked``'s answers.
 
 Each checker returns a :class:`~rlbook.exercises.CheckResult` and never
 raises on a wrong answer.
@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from rlbook.core import process_model
 from rlbook.core.world import WorkedTask
 
-from . import CheckResult, call, named_by, never_raises, not_a_function, not_answered, verdict
+from . import CheckResult, as_number, call, named_by, never_raises, not_a_function, not_answered, verdict
 from .registry import Exercise, Mistake, register
 
 TOL = 1e-9
@@ -176,7 +176,7 @@ def check_step_aggregate(fn: Callable | None, answers: Mapping | None = None, pr
 
     Tried on made-up answers, then applied to the scorer's probabilities of
     ``answers`` (those of Exercise 11.1), beside the reader's ``predicted``
-    run whose answers the scorer rates highest.
+    mean product of ``worked``'s answers.
     """
     if fn is None:
         return not_answered("`answer_score`")
@@ -203,15 +203,20 @@ def check_step_aggregate(fn: Callable | None, answers: Mapping | None = None, pr
 
 
 def _scored(fn: Callable, answers: Mapping, predicted) -> str:
-    """The reader's smallest-step scores of each run's shown answers, beside the guess."""
-    means = {run: sum(float(fn(list(a["steps"]), "min")) for a in answers[run]) / len(answers[run]) for run in RUNS}
-    top = max(means, key=lambda run: means[run])
-    said = "; the scorer's mean smallest-step score of the last answers shown: " + ", ".join(
-        f"{run} {means[run]:.2f}" for run in RUNS
+    """The reader's mean smallest-step and product scores of each run's shown answers, beside the guess."""
+    means = {
+        run: [
+            sum(float(fn(list(a["steps"]), how)) for a in answers[run]) / len(answers[run])
+            for how in ("min", "product")
+        ]
+        for run in RUNS
+    }
+    said = "; the scorer's mean scores of the last answers shown, smallest step and product: " + ", ".join(
+        f"{run} {low:.2f} and {product:.2f}" for run, (low, product) in means.items()
     )
-    said += f", highest for {top}"
-    if isinstance(predicted, str) and predicted.strip():
-        said += f". You predicted {predicted.strip()}" + (", and so it is" if predicted.strip() == top else "")
+    guess = as_number(predicted)
+    if guess is not None:
+        said += f". You predicted {guess:g} for worked's mean product"
     return said
 
 

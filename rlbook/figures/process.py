@@ -27,10 +27,21 @@ RUN_COLOURS = {"worked": style.INK, "process-exact": style.TEAL, "prm": style.OR
 JUDGE_WORDS = {
     "outcome": "outcome verifier",
     "process-exact": "exact process rule",
-    "prm-min": "scorer, smallest step",
-    "prm-product": "scorer, product of steps",
+    "prm-min": "scorer, smallest step (prm-min)",
+    "prm-product": "scorer, product of steps (prm-product)",
 }
 """How the legend names each picker."""
+RUN_WORDS = {
+    "worked": "worked (outcome verifier)",
+    "process-exact": "process-exact (exact process rule)",
+    "prm": "prm (scorer, smallest step)",
+}
+"""How the legend names each run, by its reward."""
+
+
+def _dot(colour: str) -> Line2D:
+    """A legend's line with a dot, in ``colour``."""
+    return Line2D([], [], color=colour, marker="o", ms=3)
 
 
 def judges(best_of_n: Mapping[int, Mapping[str, Sequence[float]]], ns: Sequence[int], runs: Mapping) -> list:
@@ -61,20 +72,30 @@ def judges(best_of_n: Mapping[int, Mapping[str, Sequence[float]]], ns: Sequence[
     bx.set_ylim(-0.02, 1.02)
     hacked, cx = style.panel()
     for curve in runs["prm"].values():
-        cx.plot(curve["steps"], curve["reward"], "o-", color=style.ORANGE, ms=3, lw=1.1, alpha=0.85)
+        cx.plot(curve["steps"], curve["reward"], "^-", color=style.ORANGE, ms=4, lw=1.1, alpha=0.85)
         cx.plot(curve["steps"], curve["train_accuracy"], "s--", color=style.ORANGE, ms=3, lw=1.1, alpha=0.85)
     cx.set_xlabel("RL step")
-    cx.set_ylabel("on the training prompts")
+    cx.set_ylabel("reward or accuracy, training prompts")
     cx.set_title("prm: its reward and its accuracy")
     cx.set_ylim(-0.02, 1.02)
-    legend, lx = style.panel(style.PANEL[0], 2.0)
+    legend, lx = style.panel(style.PANEL[0], 3.4)
     lx.axis("off")
-    handles = [Line2D([], [], color=c, marker="o", ms=3) for c in JUDGE_COLOURS.values()]
-    labels = [f"{JUDGE_WORDS[j]}" for j in JUDGE_COLOURS]
-    handles += [
-        Line2D([], [], color=style.ORANGE, marker="o", ms=3),
-        Line2D([], [], color=style.ORANGE, marker="s", ms=3, ls="--"),
-    ]
-    labels += ["prm's reward (the scorer's)", "prm's accuracy (the verifier's)"]
-    lx.legend(handles, labels, loc="center", title="one line per seed; runs in their judge's colour")
+    groups = (
+        ("Picking (first panel):", [(JUDGE_WORDS[j], _dot(c)) for j, c in JUDGE_COLOURS.items()]),
+        ("RL runs (second panel):", [(RUN_WORDS[r], _dot(c)) for r, c in RUN_COLOURS.items()]),
+        (
+            "prm (third panel):",
+            [
+                ("its reward: the scorer's score", Line2D([], [], color=style.ORANGE, marker="^", ms=4)),
+                ("its accuracy: the verifier's", Line2D([], [], color=style.ORANGE, marker="s", ms=3, ls="--")),
+            ],
+        ),
+    )
+    handles, labels = [], []
+    for title, entries in groups:
+        handles.append(Line2D([], [], ls="none"))  # a group's heading: text, no line
+        labels.append(title)
+        handles += [line for _, line in entries]
+        labels += [words for words, _ in entries]
+    lx.legend(handles, labels, loc="center", title="One line per seed.")
     return [picking, training, hacked, legend]

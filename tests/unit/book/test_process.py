@@ -68,7 +68,7 @@ def test_a_claim_fails_on_the_seed_whose_outcome_contradicts_it():
         seed["best_of_n"]["prm-min"][2] = 0.9
 
     def prm_run_kept_its_sums(seed):
-        seed["runs"]["prm"]["written"]["right"] = 0.6
+        seed["runs"]["prm"]["accuracy"][-1] = 0.6
 
     def rule_picked_worse(seed):
         seed["best_of_n"]["process-exact"][2] = 0.9

@@ -49,11 +49,12 @@ def test_the_rule_check_counts_each_run_s_accepted_answers_beside_the_outcome_ve
     assert "prm 0 of 2 (the outcome verifier: 0)" in result.message
 
 
-def test_the_aggregate_check_names_the_run_the_scorer_rates_highest_beside_the_guess():
-    result = ch11.check_step_aggregate(ch11.answer_score, ANSWERS, "prm")
-    assert result.passed and "worked 0.65, process-exact 0.55, prm 0.94, highest for prm" in result.message
-    assert "You predicted prm, and so it is" in result.message
-    assert "and so it is" not in ch11.check_step_aggregate(ch11.answer_score, ANSWERS, "worked").message
+def test_the_aggregate_check_gives_each_run_s_mean_smallest_step_and_product_beside_the_guess():
+    result = ch11.check_step_aggregate(ch11.answer_score, ANSWERS, 0.3)
+    # worked: min (0.6 + 0.7) / 2, product (0.432 + 0.441) / 2; prm's one-step answers score alike both ways
+    assert result.passed and "worked 0.65 and 0.44, process-exact 0.55 and 0.48, prm 0.94 and 0.94" in result.message
+    assert "You predicted 0.3 for worked's mean product" in result.message
+    assert "You predicted" not in ch11.check_step_aggregate(ch11.answer_score, ANSWERS).message
 
 
 @pytest.mark.parametrize("junk", [None, 3, "x", lambda *a: "text", lambda *a: [1, 2]])

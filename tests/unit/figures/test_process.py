@@ -40,6 +40,8 @@ def test_judges_draws_every_judge_and_run_per_seed_in_its_colour(check_readable)
     assert len(training.axes[0].get_lines()) == len(SEEDS) * len(process.RUN_COLOURS)
     ys = [list(line.get_ydata()) for line in hacked.axes[0].get_lines()]
     assert ys == [CURVE["reward"], CURVE["train_accuracy"]] * len(SEEDS)
-    assert len(legend.axes[0].get_legend().get_texts()) == len(process.JUDGE_COLOURS) + 2
+    texts = [t.get_text() for t in legend.axes[0].get_legend().get_texts()]
+    assert len(texts) == 3 + len(process.JUDGE_COLOURS) + len(process.RUN_COLOURS) + 2
+    assert "prm (scorer, smallest step)" in texts
     for fig in (picking, training, hacked, legend):
         check_readable(fig)
