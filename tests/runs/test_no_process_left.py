@@ -23,9 +23,23 @@ from rlbook.core import processes
 pytestmark = pytest.mark.slow
 
 
+def _as_from_a_terminal() -> None:
+    """In the child, before it runs: Ctrl-C back to its default. A suite started in the background (``make test &``,
+    ``nohup``) runs with SIGINT ignored, which its children would inherit, and Python then never turns Ctrl-C
+    into KeyboardInterrupt: the tests below would measure how the suite was started, not the command."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(command: list[str], tmp_path) -> subprocess.Popen:
     env = dict(os.environ, RLBOOK_CACHE=str(tmp_path / "cache"), RLBOOK_PROGRESS="0")
-    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_as_from_a_terminal,  # noqa: PLW1509 - only a signal is reset, before the child runs any thread
+    )
 
 
 def wait_for_workers(process: subprocess.Popen, count: int, timeout: float = 120.0) -> list[psutil.Process]:
