@@ -17,6 +17,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 
+import numpy as np
+import torch
+
 from rlbook.core import process_model
 from rlbook.core.world import WorkedTask
 
@@ -49,8 +52,7 @@ def _rule_cases() -> list[tuple[str, str]]:
 
 
 def _outcome_only(prompt: str, answer: str) -> bool:
-    task = process_model.answer_steps(answer)[-1]
-    return task.text == str(sum(int(x) for x in prompt.strip("#=").split("+"))) and answer.endswith("#")
+    return process_model.step_labels(prompt, answer)[-1]  # the number's label is the outcome verifier's verdict
 
 
 def _columns_only(prompt: str, answer: str) -> bool:
@@ -148,9 +150,6 @@ def _aggregate_cases() -> list[tuple[list[float], str]]:
 
 def _score(steps: list[float], how: str) -> float:
     """The truth: :func:`rlbook.core.process_model.answer_score` of one answer."""
-    import numpy as np
-    import torch
-
     return float(process_model.answer_score(np.array(steps), torch.zeros(len(steps), dtype=torch.long), 1, how)[0])
 
 
