@@ -63,25 +63,39 @@ def imported_modules(name: str, root: Path = ROOT, type_only: bool = False) -> s
     package = name if _is_package(name, root) else name.rpartition(".")[0]
     aliases = _aliases()
     found: set[str] = set()
-    tree = ast.parse(path.read_text())
+    for base, level, names in _import_statements(path.read_text(), type_only):
+        if level:
+            anchor = package.split(".")[: len(package.split(".")) - (level - 1)]
+            base = ".".join(anchor + ([base] if base else []))
+        if base.split(".")[0] != PACKAGE:
+            continue
+        found.add(base)
+        for alias in names:
+            child = f"{base}.{alias}"
+            if base == PACKAGE and alias in aliases:
+                found.add(aliases[alias])
+            elif module_path(child, root) is not None:
+                found.add(child)
+    return {m for m in found if module_path(m, root) is not None and m != PACKAGE}
+
+
+@functools.lru_cache(maxsize=1024)
+def _import_statements(text: str, type_only: bool) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    """The import statements of the source ``text``, as (module, level, names): ``import a.b`` is ("a.b", 0, ()).
+
+    Parsing is what costs when the keys of every chapter are computed, and
+    the chapters share most of their modules, so each text is parsed once
+    per process; the cache is keyed on the text itself, so an edited file
+    is parsed again.
+    """
+    tree = ast.parse(text)
+    found: list[tuple[str, int, tuple[str, ...]]] = []
     for node in ast.walk(tree) if type_only else _runtime_nodes(tree):
         if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
+            found.extend((a.name, 0, ()) for a in node.names if a.name.split(".")[0] == PACKAGE)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                base = ".".join(anchor + ([base] if base else []))
-            if base.split(".")[0] != PACKAGE:
-                continue
-            found.add(base)
-            for alias in node.names:
-                child = f"{base}.{alias.name}"
-                if base == PACKAGE and alias.name in aliases:
-                    found.add(aliases[alias.name])
-                elif module_path(child, root) is not None:
-                    found.add(child)
-    return {m for m in found if module_path(m, root) is not None and m != PACKAGE}
+            found.append((node.module or "", node.level, tuple(a.name for a in node.names)))
+    return tuple(found)
 
 
 def _runtime_nodes(tree: ast.AST):
@@ -118,7 +132,13 @@ def import_closure(entries: tuple[str, ...], root: Path = ROOT) -> list[str]:
 
 def _code_only(path: Path) -> str:
     """The syntax tree of ``path`` with every docstring removed, dumped as text (comments are never in it)."""
-    tree = ast.parse(path.read_text())
+    return _code_of(path.read_text())
+
+
+@functools.lru_cache(maxsize=1024)
+def _code_of(text: str) -> str:
+    """:func:`_code_only` of the source ``text``, computed once per process for each text (see :func:`_import_statements`)."""
+    tree = ast.parse(text)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (
