@@ -23,7 +23,7 @@ from pathlib import Path
 from rlbook.book.facts import Facts, loads
 from rlbook.book.needs import Need
 from rlbook.core.source import ROOT, closure_hash
-from rlbook.runs.cache import BY_VALUE, CacheError, cache_root, locked, read_entry, write_entry, write_file
+from rlbook.runs.cache import BY_VALUE, CacheError, cache_root, locked, read_entry, read_whole, write_entry, write_file
 
 FACTS_FILE, NEEDS_FILE = "facts.json", "needs.json"
 
@@ -64,10 +64,14 @@ def cached(entry: Path) -> Facts | None:
 def fetch(entry: Path, needs: Sequence[Need], threads: int, compute: Callable[[], str]) -> Facts:
     """The facts of ``entry``: read from the cache, or computed now (``compute`` returns their JSON) and kept.
 
-    Held under the entry's lock, so two processes never compute the same
-    facts at once. A cache that cannot be written still gets its facts, with
-    a one-line notice that they were not kept.
+    An entry found whole is read without the lock (:func:`rlbook.runs.cache.read_whole`);
+    a missing one is computed under the entry's lock, so two processes never
+    compute the same facts at once. A cache that cannot be written still gets
+    its facts, with a one-line notice that they were not kept.
     """
+    found = read_whole(entry, _read)
+    if found is not None:
+        return found
     with locked(entry.with_name(entry.name + ".lock")):
         found = cached(entry)
         if found is not None:

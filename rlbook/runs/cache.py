@@ -208,6 +208,21 @@ def read_entry(entry: Path, read: Callable[[Path], Any]) -> Any:
         return None
 
 
+def read_whole(entry: Path, read: Callable[[Path], Any]) -> Any:
+    """:func:`read_entry` without the entry's lock and without a word: ``read(entry)``, or None when the entry is
+    absent, half removed or damaged now.
+
+    An entry is renamed into place whole (:func:`write_entry`) and never
+    changed after, so a process that finds one whole needs no lock to read
+    it, and many processes load the same run at once without waiting for one
+    another. On None the caller takes the lock and reads again with
+    :func:`read_entry`, which reports damage and leads to a rebuild.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return read_entry(entry, read)
+
+
 def _damage(err: Exception) -> str:
     """What is wrong with an entry, in one line; a file that holds more than tensors is refused, never loaded."""
     if isinstance(err, pickle.UnpicklingError) or "weights_only" in str(err):

@@ -38,6 +38,7 @@ from .cache import (
     problem,
     read_entry,
     read_run,
+    read_whole,
     save_log,
     save_tensors,
     write_entry,
@@ -52,6 +53,8 @@ from .run import Run
 def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = False) -> Run:
     """The named run for ``seed``: from the cache, or trained now and cached.
 
+    A cached run is read without a lock (:func:`rlbook.runs.cache.read_whole`), so many processes load it at
+    once; a missing one is trained under the entry's lock, so two processes never train the same run.
     ``threads`` (default :data:`DEFAULT_THREADS`, 1) is set for torch while training, and the caller's
     thread count is restored afterwards: the same seed and thread count give
     bit-identical runs on the same machine. ``rebuild`` trains this run again
@@ -61,8 +64,13 @@ def load(name: str, seed: int = 0, threads: int | None = None, rebuild: bool = F
     threads = threads or DEFAULT_THREADS
     entry = entry_path(name, seed, threads)
     started = time.perf_counter()
+    mine = lambda folder: _own(read_run(folder), name, seed, threads)
+    found = None if rebuild else read_whole(entry, mine)
+    if found is not None:
+        record, log = found
+        return Run(name, seed, threads, record, log, entry, True, time.perf_counter() - started)
     with locked(entry.with_name(entry.name + ".lock")):
-        found = None if rebuild else read_entry(entry, lambda folder: _own(read_run(folder), name, seed, threads))
+        found = None if rebuild else read_entry(entry, mine)
         if found is None:
             check_writable(entry.parent, f"run {name!r} (seed {seed}, {threads} thread(s))")
             before = torch.get_num_threads()
@@ -117,12 +125,13 @@ def load_judge(seed: int = 0, threads: int | None = None) -> Judge:
     threads = threads or DEFAULT_THREADS
     parent = load(JUDGE_PARENT, seed, threads)
     entry = judge_path(seed, threads)
+    found = read_whole(entry, _read_judge)
+    if found is not None:
+        return _cached_judge(found, parent)
     with locked(entry.with_name(entry.name + ".lock")):
-        found = read_entry(entry, lambda folder: torch.load(folder / "judge.pt", weights_only=True))
+        found = read_entry(entry, _read_judge)
         if found is not None:
-            model = RewardModel(parent.policy())
-            model.load_state_dict(found["state"])
-            return Judge(model.eval(), found["report"], float(found["seconds"]), True)
+            return _cached_judge(found, parent)
         check_writable(entry.parent, f"the judge of seed {seed}")
         before = torch.get_num_threads()
         torch.set_num_threads(threads)
@@ -140,6 +149,17 @@ def load_judge(seed: int = 0, threads: int | None = None) -> Judge:
         }
         write_entry(entry, lambda folder: save_tensors(saved, folder / "judge.pt"))
         return Judge(model, report, seconds, False)
+
+
+def _read_judge(entry: Path) -> dict:
+    return torch.load(entry / "judge.pt", weights_only=True)
+
+
+def _cached_judge(found: dict, parent: Run) -> Judge:
+    """The judge :func:`load_judge` saved (``found``), on ``parent``'s policy."""
+    model = RewardModel(parent.policy())
+    model.load_state_dict(found["state"])
+    return Judge(model.eval(), found["report"], float(found["seconds"]), True)
 
 
 def _train(s: RunSpec, seed: int, threads: int, entry: Path) -> tuple[dict, dict]:

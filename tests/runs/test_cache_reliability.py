@@ -265,3 +265,20 @@ def test_a_process_that_waits_for_a_stopped_one_says_whom_it_waits_for(tmp_path)
             if process is not None:
                 process.kill()
                 process.wait()
+
+
+def test_a_cached_run_is_read_without_its_lock_and_a_missing_one_is_trained_under_it(
+    tiny_cache, tiny_reference, monkeypatch
+):
+    taken = []
+    real = training.locked
+
+    def locked(path):
+        taken.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(training, "locked", locked)
+    shutil.copytree(tiny_reference.path, entry())
+    assert runs.load("tiny", 0, 1).cached and taken == []  # many processes can load it at once, none waits
+    shutil.rmtree(entry())
+    assert not runs.load("tiny", 0, 1).cached and taken == [entry().name + ".lock"]
