@@ -6,7 +6,7 @@ tables (:func:`times`); and the choices
 (:func:`rlbook.book.wording.choice`) of its sentences whose form follows the
 runs, which the page words case by case with ``say``: the logit difference
 of the GPT-2 copy, where TRL's policy ends against ``rlbook``'s, and which
-trainer gained more on which seeds. Each picks its case whatever the
+trainer gained more on which seeds, and whether their ranges of gains overlap. Each picks its case whatever the
 outcome and never offers a zero as evidence;
 ``tests/unit/book/test_bridge.py`` tries them. Private to the appendix:
 :func:`rlbook.book.topics` skips modules whose name starts with an
@@ -112,3 +112,18 @@ def larger(trl: list[float], book: list[float], seeds: tuple[int, ...]) -> dict:
     }
     found = {side: phrasing.seeds(where, seeds) for side, where in sides.items() if where}
     return choice("_".join(found), LARGER, **found)
+
+
+RANGES = ("overlap", "trl_above", "book_above")
+"""The cases of :func:`ranges`: the trainers' ranges of held-out gains over the seeds overlap, or TRL's lies wholly
+above ``rlbook``'s, or ``rlbook``'s above TRL's."""
+
+
+def ranges(trl: list[float], book: list[float]) -> dict:
+    """Whether the two trainers' held-out gains over the seeds overlap as ranges, or one range lies above the other
+    (the appendix's comparison, § TRL against rlbook)."""
+    if min(trl) > max(book):
+        return choice("trl_above", RANGES)
+    if min(book) > max(trl):
+        return choice("book_above", RANGES)
+    return choice("overlap", RANGES)

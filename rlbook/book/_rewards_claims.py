@@ -11,6 +11,7 @@ underscore.
 from __future__ import annotations
 
 from rlbook.analysis import disagreement as d
+from rlbook.book._rewards_words import BARELY
 from rlbook.book.claims import Claim, every, every_seed
 
 
@@ -176,12 +177,15 @@ CLAIMS = (
         ),
         kind="law",
     ),
+    # A law on every audited triple of two draws, until a CPU with AVX512-FP16 and AMX drew seeds 0-2 on which the
+    # mean moved from 0.53 to 0.60: a finding, and the page words how far it moved (F.comparison.outcome_move).
     Claim(
         "outcome-only-validity-barely-moves",
-        "outcome-only RL, which never looks at the steps, moves the mean step validity by less than 0.05 either way",
-        lambda F: abs(F.comparison.outcome_end_validity - F.comparison.outcome_start_validity) < 0.05,
+        f"outcome-only RL, which never looks at the steps, moves the mean step validity by less than {BARELY} "
+        "either way",
+        lambda F: abs(F.comparison.outcome_end_validity - F.comparison.outcome_start_validity) < BARELY,
         lambda F: (F.comparison.outcome_start_validity, F.comparison.outcome_end_validity),
-        kind="law",
+        kind="finding",
     ),
     Claim(
         "shaped-ends-more-valid",

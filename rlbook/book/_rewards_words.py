@@ -134,3 +134,15 @@ def directions(starts: list[float], ends: list[float], seeds: tuple[int, ...]) -
     if not up and not down:
         return choice("level", DRIFT, level=phrasing.seeds(seeds, seeds))
     return _sides.grouped({"up": up, "down": down}, seeds, DRIFT)
+
+
+BARELY = 0.05
+"""How far the mean step validity may move for chapter 2 to say the outcome-only runs barely moved it."""
+MOVE = ("barely", "moved")
+"""The cases of :func:`move`: the outcome-only runs' mean step validity moved by less than :data:`BARELY`, or not."""
+
+
+def move(start: float, end: float) -> dict[str, Any]:
+    """Whether the outcome-only runs' mean step validity, ``start`` to ``end``, moved by less than :data:`BARELY`
+    either way (chapter 2, "Outcome against process"; a finding: on some draws it moved more)."""
+    return choice("barely" if abs(end - start) < BARELY else "moved", MOVE, start=Num(start), end=Num(end))

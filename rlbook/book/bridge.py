@@ -348,6 +348,7 @@ def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
         "trl_gains": phrasing.span(trl_gains),
         "larger": words.larger(trl_gains, book_gains, seeds),
         "overlap": max(min(trl_gains), min(book_gains)) <= min(max(trl_gains), max(book_gains)),
+        "ranges": words.ranges(trl_gains, book_gains),
         "gains": {"seeds": list(seeds), "TRL": trl_gains, "rlbook": book_gains},
     }
 

@@ -176,6 +176,7 @@ def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
         "accuracy_gaps": phrasing.span(acc_gaps, "+.3f", " to "),
         "validity_gaps": phrasing.span(gaps, "+.3f", " to "),
         "outcome_accuracy_span": phrasing.span([r["end_accuracy"] for r in outcome]),
+        "outcome_move": words.move(c["outcome_start_validity"], c["outcome_end_validity"]),
         "outcome_drift": words.directions(
             [r["start_validity"] for r in outcome], [r["end_validity"] for r in outcome], seeds
         ),

@@ -54,6 +54,19 @@ def test_larger_wants_one_gain_per_seed():
         words.larger([0.1, 0.2], [0.1, 0.2, 0.3], SEEDS)
 
 
+@pytest.mark.parametrize(
+    ("trl", "book", "case"),
+    [
+        ([0.20, 0.25, 0.30], [0.22, 0.35, 0.40], "overlap"),
+        ([0.20, 0.25, 0.30], [0.30, 0.35, 0.40], "overlap"),  # a shared end point is an overlap
+        ([0.31, 0.35, 0.40], [0.20, 0.25, 0.30], "trl_above"),
+        ([0.20, 0.25, 0.30], [0.31, 0.35, 0.40], "book_above"),
+    ],
+)
+def test_ranges_say_whether_the_trainers_gains_overlap_or_which_lies_above(trl, book, case):
+    assert words.ranges(trl, book) == choice(case, words.RANGES)
+
+
 def test_every_case_of_every_choice_is_worded_by_the_page_and_reads_clean():
     page = page_wordings((ROOT / bridge.PAGE).read_text(encoding="utf-8"))
     gains = {"trl": (0.2, 0.1), "book": (0.1, 0.2), "neither": (0.15, 0.15)}
@@ -64,8 +77,10 @@ def test_every_case_of_every_choice_is_worded_by_the_page_and_reads_clean():
             words.larger([a for a, _ in sides], [b for _, b in sides], SEEDS)
             for sides in itertools.product(gains.values(), repeat=len(SEEDS))
         ],
+        "ranges": [words.ranges([0.2, 0.3], [0.25, 0.4]), words.ranges([0.5], [0.1]), words.ranges([0.1], [0.5])],
     }
-    for name, cases in (("logits", words.LOGITS), ("order", words.ORDER), ("larger", words.LARGER)):
+    chosen = (("logits", words.LOGITS), ("order", words.ORDER), ("larger", words.LARGER), ("ranges", words.RANGES))
+    for name, cases in chosen:
         assert set(page[name]) == set(cases) == {m["case"] for m in made[name]}, name
         assert not any(prose.degenerate(w) for w in page[name].values()), name
         for m in made[name]:

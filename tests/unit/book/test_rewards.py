@@ -81,6 +81,13 @@ def test_directions_name_the_seeds_that_went_each_way():
     assert words.directions([0.5] * 3, [0.5] * 3, seeds) == choice("level", words.DRIFT, level="every seed")
 
 
+def test_the_move_of_step_validity_is_barely_only_under_the_threshold_either_way():
+    assert words.move(0.53, 0.56)["case"] == "barely" and words.move(0.56, 0.53)["case"] == "barely"
+    moved = words.move(0.5334, 0.5957)
+    assert moved["case"] == "moved" and (str(moved["values"]["start"]), str(moved["values"]["end"])) == ("0.53", "0.60")
+    assert words.move(0.6, 0.5)["case"] == "moved"
+
+
 def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
     page = page_wordings((ROOT / r.PAGE).read_text(encoding="utf-8"))
     for name, cases in (
@@ -92,6 +99,7 @@ def test_the_page_words_every_case_of_every_choice_and_the_words_read_clean():
         ("broken_end", words.BROKEN_END),
         ("refuse_malformed", words.REFUSE),
         ("outcome_drift", words.DRIFT),
+        ("outcome_move", words.MOVE),
     ):
         assert set(page[name]) == set(cases), name
         assert not any(degenerate(w) for w in page[name].values()), name
