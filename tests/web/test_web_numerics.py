@@ -36,7 +36,7 @@ def test_forward_log_probs_match_the_policy(node, workshop_data, name):
     seqs = _sequences()
     got = node({"data": workshop_data, "logprobs": {"checkpoint": name, "sequences": seqs}})["logprobs"]
     net, net64 = run.policy(), copy.deepcopy(run.policy()).double()
-    worst32 = worst64 = 0.0
+    worst32 = worst64 = rounding = 0.0
     for length in sorted({len(s) for s in seqs}):
         rows = [i for i, s in enumerate(seqs) if len(s) == length]
         ids = torch.tensor([seqs[i] for i in rows])
@@ -44,9 +44,16 @@ def test_forward_log_probs_match_the_policy(node, workshop_data, name):
             want = torch.log_softmax(net(ids)[0], -1).numpy()
             want64 = torch.log_softmax(net64(ids)[0], -1).numpy()
         js = np.array([got[i] for i in rows])
-        np.testing.assert_allclose(js, want, rtol=1e-5, atol=1e-5)
+        # Within 1e-5 of float32 rlbook, except where float32's own rounding, which depends on the CPU's kernels,
+        # is larger: there no farther from it than the float64 computation is.
+        off32 = np.abs(want64 - want)
+        assert np.all(np.abs(js - want) <= np.maximum(1e-5 + 1e-5 * np.abs(want), off32 + 1e-8))
         worst32, worst64 = max(worst32, np.abs(js - want).max()), max(worst64, np.abs(js - want64).max())
-    print(f"{name}: largest |log-prob difference| against rlbook {worst32:.2g} (float32), {worst64:.2g} (float64)")
+        rounding = max(rounding, off32.max())
+    print(
+        f"{name}: largest |log-prob difference| against rlbook {worst32:.2g} (float32), {worst64:.2g} (float64); "
+        f"float32's own rounding here is up to {rounding:.2g}"
+    )
     assert worst64 < 1e-8
 
 
@@ -101,7 +108,7 @@ def test_one_rl_update_matches_rlbook(node, workshop_data):
     lr = cfg.lr * min(1.0, 1 / max(1, cfg.warmup))
     loss32, grad32, after32 = _rlbook_update(batch, cfg, lr, torch.float32)
     assert loss32 == run.metrics[0]["loss"], "the replayed update is main's own first update"
-    _, grad64, _ = _rlbook_update(batch, cfg, lr, torch.float64)
+    _, grad64, after64 = _rlbook_update(batch, cfg, lr, torch.float64)
     r = batch.rollouts
     got = node(
         {
@@ -130,8 +137,12 @@ def test_one_rl_update_matches_rlbook(node, workshop_data):
     float32_off = int((np.abs(grad32 - grad64) > 1e-5 * np.abs(grad64))[large].sum())
 
     kept = np.abs(grad32) > VANISHING
-    np.testing.assert_allclose(after[kept], after32[kept], rtol=1e-5)
-    differ = np.abs(after - after32) > 1e-5 * np.abs(after32)
+    np.testing.assert_allclose(after, after64, rtol=1e-9, atol=1e-12)
+    # A weight that the step nearly cancels (|after| far below the step, about lr) keeps only the step's rounding,
+    # a few of float32's units at lr, so relative to itself it may differ by more than 1e-5.
+    step_rounding = 4 * float(np.spacing(np.float32(lr)))
+    np.testing.assert_allclose(after[kept], after32[kept], rtol=1e-5, atol=step_rounding)
+    differ = np.abs(after - after32) > 1e-5 * np.abs(after32) + step_rounding
     assert not (differ & kept).any()
     print(
         f"one update on main's step-1 batch ({got['nodes']} prefix nodes): loss {got['loss']:.9g} against "
@@ -144,7 +155,7 @@ def test_one_rl_update_matches_rlbook(node, workshop_data):
 
 def test_sampled_answers_follow_the_policy(node, workshop_data):
     """The page's answers come at the policy's own probabilities, and each records its log-probability."""
-    net, task, n = runs.load("base", checkpoints.SEED).policy(), world.Task((5, 6)), 4000
+    net, task, n = runs.load("base", checkpoints.SEED).policy().double(), world.Task((5, 6)), 4000
     got = node(
         {
             "data": workshop_data,
@@ -157,7 +168,7 @@ def test_sampled_answers_follow_the_policy(node, workshop_data):
         seen[text] = seen.get(text, 0) + 1
         if text not in exact:
             exact[text] = workshop.answer_probability(net, task.prompt, text)
-        assert math.isclose(sum(logp), math.log(exact[text]), abs_tol=1e-5)
+        assert math.isclose(sum(logp), math.log(exact[text]), abs_tol=1e-8)  # both in float64
     for text, count in seen.items():
         p = exact[text]
         assert abs(count / n - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1 / n, (text, count / n, p)
