@@ -13,6 +13,7 @@ A law about training outcomes must hold on every audited seed of every draw
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -191,17 +192,39 @@ def verdict(per_draw: Sequence[Tally]) -> str:
     return verdict_of(per_draw[0].kind, all(t.everywhere for t in per_draw))
 
 
-def report(results: dict[str, list[Tally]], command: str, date: str) -> str:
+def report(results: dict[str, list[Tally]], command: str, date: str, machine: str) -> str:
     """The Markdown of ``ROBUSTNESS.md``'s claims: :func:`report_data` of :func:`audit_data`."""
-    return report_data(audit_data(results, command, date))
+    return report_data(audit_data(results, command, date, machine))
+
+
+def machine_words() -> str:
+    """This machine as the audit records it: its CPU's name, architecture and cores, and the widest vector
+    extensions it has, which decide the kernels of its native draw (two CPUs that torch calls alike may still
+    draw apart)."""
+    import platform
+
+    info: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
+    flags = set(info.get("flags", "").split())
+    named = (("avx2", "AVX2"), ("avx512f", "AVX-512"), ("avx512_fp16", "AVX512-FP16"), ("amx_tile", "AMX"))
+    extensions = [name for flag, name in named if flag in flags]
+    cpu = info.get("model name") or platform.processor() or "a CPU"
+    return f"{cpu}, {platform.machine()}, {os.cpu_count()} cores" + (f": {', '.join(extensions)}" if extensions else "")
 
 
 def sources_words(data: dict) -> str:
-    """Which command audited which chapters, and when, in one sentence's words (commands as code)."""
+    """Which command audited which chapters, when and on what machine, in one sentence's words (commands as code)."""
     sources = data.get("sources") or [{"command": data["command"], "date": data["date"], "chapters": []}]
+
+    def said(s: dict) -> str:
+        return f"`{s['command']}`, run on {s['date']}" + (f" ({s['machine']})" if s.get("machine") else "")
+
     if len(sources) == 1:
-        return f"`{sources[0]['command']}`, run on {sources[0]['date']}"
-    return "; ".join(f"`{s['command']}`, run on {s['date']}, for {', '.join(s['chapters'])}" for s in sources)
+        return said(sources[0])
+    return "; ".join(f"{said(s)}, for {', '.join(s['chapters'])}" for s in sources)
 
 
 def report_data(data: dict) -> str:
@@ -245,15 +268,23 @@ def report_data(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def audit_data(results: dict[str, list[Tally]], command: str, date: str) -> dict:
-    """The audit as plain data, for :data:`AUDIT_DATA` (read by the page "How sure is each lesson?")."""
+def audit_data(results: dict[str, list[Tally]], command: str, date: str, machine: str) -> dict:
+    """The audit as plain data, for :data:`AUDIT_DATA` (read by the page "How sure is each lesson?"); ``machine``
+    is :func:`machine_words` of the machine that ran it."""
     rows = list(zip(*results.values(), strict=True))
     return {
         "command": command,
         "date": date,
         "draws": list(results),
         "seeds": rows[0][0].seeds if rows else [],
-        "sources": [{"command": command, "date": date, "chapters": list(dict.fromkeys(r[0].topic for r in rows))}],
+        "sources": [
+            {
+                "command": command,
+                "date": date,
+                "machine": machine,
+                "chapters": list(dict.fromkeys(r[0].topic for r in rows)),
+            }
+        ],
         "claims": [
             {
                 "topic": row[0].topic,

@@ -202,7 +202,7 @@ def _audit(args: argparse.Namespace) -> int:
     results = check.audit_draws(seeds, draws, args.chapters or None)
     exercises = audit.audit_draws(seeds, draws, args.chapters or ())
     command = "rlbook claims " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-    data = check.audit_data(results, command, datetime.date.today().isoformat())
+    data = check.audit_data(results, command, datetime.date.today().isoformat(), check.machine_words())
     data["exercises"] = audit.audit_data(exercises)
     if args.write and args.chapters and check.AUDIT_DATA.exists():
         # An audit of some chapters goes into the book's audit in place of theirs; the other chapters keep theirs.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from types import SimpleNamespace
 
@@ -35,10 +36,10 @@ def test_the_report_counts_laws_and_names_a_law_that_failed():
         "pinned": [Tally("loop", "x", "law", [0, 1, 2], [0, 1]), Tally("loop", "y", "finding", [0, 1, 2], [0])],
         "native": [Tally("loop", "x", "law", [0, 1, 2], [0, 1, 2]), Tally("loop", "y", "finding", [0, 1, 2], [2])],
     }
-    text = check.report(results, "rlbook claims --seeds 0-2", "2026-12-06")
+    text = check.report(results, "rlbook claims --seeds 0-2", "2026-12-06", "x86_64")
     assert "2 claims: 1 laws and 1 findings. 1 law(s) failed somewhere: x." in text
     assert "| loop | `x` | law | 2/3 | 3/3 | LAW THAT FAILS" in text
-    data = check.audit_data(results, "rlbook claims --seeds 0-2", "2026-12-06")
+    data = check.audit_data(results, "rlbook claims --seeds 0-2", "2026-12-06", "x86_64")
     assert data["claims"][0] == {
         "topic": "loop",
         "name": "x",
@@ -101,7 +102,7 @@ def _data(topics_rows, command, seeds=(0, 1, 2), draws=("pinned", "native")):
     results = {
         draw: [Tally(topic, name, "law", list(seeds), list(seeds)) for topic, name in topics_rows] for draw in draws
     }
-    data = check.audit_data(results, command, "2026-12-06")
+    data = check.audit_data(results, command, "2026-12-06", "machine A")
     data["exercises"] = [
         {"name": f"{t}-ex", "chapter": t, "mistakes": 1, "rates": {}, "everywhere": True, "failed": ""}
         for t in dict.fromkeys(t for t, _ in topics_rows)
@@ -116,12 +117,23 @@ def test_an_audit_of_one_chapter_replaces_its_rows_and_keeps_every_other_chapter
     assert [(r["topic"], r["name"]) for r in merged["claims"]] == [("limits", "a"), ("loop", "b2"), ("working", "c")]
     assert [r["chapter"] for r in merged["exercises"]] == ["limits", "loop", "working"]
     assert merged["sources"] == [
-        {"command": "rlbook claims --seeds 0-2", "date": "2026-12-06", "chapters": ["limits", "working"]},
-        {"command": "rlbook claims --seeds 0-2 loop", "date": "2026-12-06", "chapters": ["loop"]},
+        {
+            "command": "rlbook claims --seeds 0-2",
+            "date": "2026-12-06",
+            "machine": "machine A",
+            "chapters": ["limits", "working"],
+        },
+        {
+            "command": "rlbook claims --seeds 0-2 loop",
+            "date": "2026-12-06",
+            "machine": "machine A",
+            "chapters": ["loop"],
+        },
     ]
     text = check.report_data(merged)
     assert (
-        "`rlbook claims --seeds 0-2`, run on 2026-12-06, for limits, working; `rlbook claims --seeds 0-2 loop`" in text
+        "`rlbook claims --seeds 0-2`, run on 2026-12-06 (machine A), for limits, working; "
+        "`rlbook claims --seeds 0-2 loop`, run on 2026-12-06 (machine A), for loop" in text
     )
     assert "3 claims: 3 laws and 0 findings" in text and "| loop | `b2` | law | 3/3 | 3/3 |" in text
     # a second chapter's audit keeps the first's source for the chapters it did not touch
@@ -143,3 +155,11 @@ def test_a_record_from_before_sources_were_kept_is_read_as_one_source():
     assert check.sources_words(book) == "`rlbook claims --seeds 0-2`, run on 2026-12-06"
     merged = check.merge(book, _data([("loop", "b")], "rlbook claims --seeds 0-2 loop"))
     assert [s["chapters"] for s in merged["sources"]] == [["limits"], ["loop"]]
+
+
+def test_the_audit_names_the_machine_that_ran_it():
+    words = check.machine_words()
+    assert f"{os.cpu_count()} cores" in words
+    data = _data([("loop", "b")], "rlbook claims --seeds 0-2")
+    data["sources"][0]["machine"] = words
+    assert f"run on 2026-12-06 ({words})" in check.report_data(data)
