@@ -13,10 +13,11 @@ BIN := $(VENV)/bin
 # passes extra pip options for that one install, e.g. an index of CPU wheels.
 TORCH := $(shell sed -n 's/^ *"\(torch==[^"]*\)".*/\1/p' pyproject.toml)
 TORCH_PIP_ARGS ?=
-# make test-fast and make test-unit run on this many pytest-xdist workers, a
-# test file to a worker (its tests in order). make test runs in one process:
-# on two workers the whole book's build for the browser tests ran beside tests
-# that load the same runs, and a page printed the cache's wait for a lock.
+# make test, make test-fast and make test-unit run on this many pytest-xdist
+# workers, a test file to a worker (its tests in order). The browser tests'
+# whole-book build runs once, in the first worker that needs it; the others
+# load the same cached runs beside it without waiting (a cached run is read
+# without its lock).
 TEST_WORKERS ?= 2
 
 .PHONY: book test test-fast test-unit clean setup readme-figure
@@ -34,7 +35,7 @@ test: setup
 	$(BIN)/ruff format --check rlbook tests
 	$(BIN)/mypy
 	RLBOOK_PROGRESS=0 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m rlbook.book.prefetch
-	RLBOOK_STRICT=1 $(BIN)/python -m pytest -q
+	RLBOOK_STRICT=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # The engine, the run record and the facts machinery: the quickest loop while changing code.
 test-fast: setup
