@@ -25,7 +25,7 @@ from types import ModuleType
 
 from rlbook.core import numerics
 
-numerics.pin()  # before torch chooses a kernel: the book's runs are the same on any x86-64 CPU
+numerics.pin()  # before torch chooses a kernel: the same kernels, whatever the CPU would choose
 
 #: Short name -> full module name, for ``from rlbook import <short name>``.
 MODULES: dict[str, str] = {

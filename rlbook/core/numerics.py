@@ -1,4 +1,4 @@
-"""The numerical configuration the book's runs train under: pinned to AVX2 kernels, so any x86-64 CPU repeats them.
+"""The numerical configuration the book's runs train under: pinned to AVX2 kernels, so that CPUs repeat them.
 
 A CPU is a numerical draw of its own. PyTorch picks its vectorised kernels
 by what the processor offers (``ATEN_CPU_CAPABILITY``), MKL picks its matrix
@@ -7,9 +7,11 @@ matrix products it takes over (``ONEDNN_MAX_CPU_ISA``). A difference in the
 last bit of one product grows over training, so the same seed gave other
 weights on an AVX-512 machine than on an AVX2 one. Setting all three to
 AVX2, which nearly every x86-64 CPU of the last decade runs at full speed,
-gives the same weights whatever the processor would have chosen
-(``tests/unit/core/test_numerics.py`` trains under masks that make this
-machine look like an older one, and ``BENCHMARKS.md`` has the cost).
+gave the same weights on the machines the book was built on, whatever the
+processor would have chosen (``tests/unit/core/test_numerics.py`` trains
+under masks that make this machine look like an older one, and
+``BENCHMARKS.md`` has the cost). It is not enough everywhere: a Xeon with
+AVX512-FP16 and AMX drew other weights under the same pin (README).
 
 :func:`pin` sets the three variables; ``import rlbook`` calls it, before
 torch has chosen a kernel, so every page kernel and every worker that trains
