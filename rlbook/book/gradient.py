@@ -13,19 +13,22 @@ seed where the prose makes them of every seed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import torch
 
-from rlbook.analysis import credit, reinforce
-from rlbook.book import phrasing
+from rlbook.analysis import credit, loop_curves
+from rlbook.analysis.loop_curves import LARGE_SHIFT, SHIFT
+from rlbook.book import phrasing, store
 from rlbook.book._gradient_claims import CLAIMS, KEPT_LITTLE, KEPT_MOST  # noqa: F401  (rlbook.book reads CLAIMS here)
 from rlbook.book._shown import shown_seed
-from rlbook.book.facts import Num
+from rlbook.book.facts import Facts, Num, dumps
 from rlbook.book.needs import Need, on_seeds
 from rlbook.book.wording import choice
 from rlbook.core import advantages as adv
 from rlbook.core import rl, world
-from rlbook.runs import MAIN, load, spec
+from rlbook.runs import DEFAULT_THREADS, MAIN, load, spec
 
 PAGE = "chapters/03-reward-to-gradient.qmd"
 
@@ -37,8 +40,6 @@ DRIFT_STEP, DRIFT_LATER = 11, 20
 """The recorded batch whose log-probabilities the chapter recomputes, and the later checkpoint it uses."""
 SAME_AS = 2
 """Two held-out evaluations count as the same run's when they differ by at most this many of their samples."""
-SHIFT, LARGE_SHIFT = 1.0, 3.0
-"""The offsets chapter 3 adds to every reward when it trains the loop without a baseline."""
 
 
 def needs(seeds: tuple[int, ...]) -> tuple[Need, ...]:
@@ -49,9 +50,22 @@ def _heldout(run) -> dict[int, float]:
     return {e["step"]: e["heldout_expected_reward"] for e in run.evals}
 
 
-def _loop(seed: int) -> dict:
-    """The minimal loop from ``base`` on ``seed``, beside ``main`` and ``pg`` at the same checkpoints."""
-    curve = reinforce.train_and_evaluate(load("base", seed).policy(), seed, MAIN)
+def seed_part(seed: int) -> Facts:
+    """One seed's loops (:func:`rlbook.analysis.loop_curves.measure`), kept in the facts cache on their own.
+
+    Keyed on the measuring module's code, not on this one's: rewording a
+    claim or a sentence trains no loop again, and a seed read in several
+    groups (the audit's ten, its triple, the seed alone) trains its loops once.
+    """
+    needs = on_seeds(("base",), (seed,))
+    key = store.facts_key(loop_curves.__name__, (seed,), DEFAULT_THREADS, needs)
+    entry = store.entry_path("loop-curves", (seed,), DEFAULT_THREADS, key)
+    return store.fetch(entry, needs, DEFAULT_THREADS, lambda: dumps(loop_curves.measure(seed)))
+
+
+def _loop(seed: int, curve: dict) -> dict:
+    """The minimal loop from ``base`` on ``seed`` (its held-out ``curve``), beside ``main`` and ``pg`` at the same
+    checkpoints."""
     main, pg = _heldout(load("main", seed)), _heldout(load("pg", seed))
     steps = curve["steps"]
     return {
@@ -64,17 +78,13 @@ def _loop(seed: int) -> dict:
     }
 
 
-def _shifted(seed: int, main: list[float], loop: list[float]) -> dict:
-    """The loop from ``base`` on ``seed`` with every reward moved up: by :data:`SHIFT` with the group baseline and
-    without, by :data:`LARGE_SHIFT` without; each one's held-out curve beside ``main``'s and the unshifted loop's
-    (``loop``), and the share of the baselined run's gain in held-out expected reward, start to last step, that
-    each run without a baseline kept."""
-    variants = {"baseline": (SHIFT, True), "shift": (SHIFT, False), "large_shift": (LARGE_SHIFT, False)}
-    curves = {
-        name: reinforce.train_and_evaluate(load("base", seed).policy(), seed, MAIN, offset=offset, baseline=baseline)
-        for name, (offset, baseline) in variants.items()
-    }
-    heldout = {name: c["heldout"] for name, c in curves.items()}
+def _shifted(seed: int, curves: Mapping, main: list[float], loop: list[float]) -> dict:
+    """The loop from ``base`` on ``seed`` with every reward moved up (``curves``, by
+    :data:`rlbook.analysis.loop_curves.VARIANTS`' names): by :data:`SHIFT` with the group baseline and without, by
+    :data:`LARGE_SHIFT` without; each one's held-out curve beside ``main``'s and the unshifted loop's (``loop``),
+    and the share of the baselined run's gain in held-out expected reward, start to last step, that each run
+    without a baseline kept."""
+    heldout = {name: curves[name]["heldout"] for name in ("baseline", "shift", "large_shift")}
     gain = heldout["baseline"][-1] - heldout["baseline"][0]
     return {
         "seed": seed,
@@ -228,8 +238,9 @@ def step_credit(value: float) -> dict:
 
 def compute(seeds: tuple[int, ...]) -> dict:
     """Every fact of chapter 3 on ``seeds`` (figures and tables for :data:`SHOWN`)."""
-    loops = [_loop(seed) for seed in seeds]
-    shifted = [_shifted(seed, c["main"], c["loop"]) for seed, c in zip(seeds, loops)]
+    parts = {seed: seed_part(seed) for seed in seeds}
+    loops = [_loop(seed, parts[seed]["loop"]) for seed in seeds]
+    shifted = [_shifted(seed, parts[seed], c["main"], c["loop"]) for seed, c in zip(seeds, loops)]
     variance = {seed: _variance(seed) for seed in seeds}
     batches = {seed: _batches(seed) for seed in seeds}
     process = {seed: _process(seed) for seed in seeds}

@@ -5,7 +5,7 @@ before the pages: one pool of worker processes trains the runs that the
 chapters' facts need (:func:`rlbook.book.needs`) and the cache lacks, and
 computes a chapter's facts the moment the last run it reads is trained,
 while other runs are still training. A chapter whose facts are kept seed by
-seed (a facts module with ``seed_part``, chapters 10 and 11) has each seed's
+seed (a facts module with ``seed_part``, chapters 3, 10 and 11) has each seed's
 part computed as a task of its own, as soon as that seed's runs are there,
 so its seeds share the cores. The pages then only load their facts.
 A run is trained once even when several processes ask for it (the cache's
