@@ -60,14 +60,6 @@ def test_the_likely_wrong_gaps_are_named(got, says):
     assert says in ch8._gap_mistake(EVALS, got)
 
 
-def test_a_gap_of_zero_is_named_as_such_even_where_a_mistake_gives_zero_too():
-    # all the held-out prompts pick step 10, the test prompts' own pick, so that mistake's gap is 0 here as well
-    evals = _evals(validation=[0.3, 0.5, 0.7], test=[0.2, 0.9, 0.4])
-    assert ch8._gap_facts(evals)["gaps"] == [pytest.approx(0.5)]
-    said = ch8._gap_mistake(evals, 0.0)
-    assert said.startswith("a gap of 0 says the two picks score alike") and "all the held-out prompts" not in said
-
-
 def test_a_pick_on_the_held_out_or_training_scores_is_named():
     # the test prompts pick step 10 (0.6), validation step 20 (0.4); all the held-out prompts together pick step 30
     # (0.58) and the training reward step 0 (0.2): each gap differs from every other candidate's
