@@ -12,6 +12,8 @@ from __future__ import annotations
 from rlbook.book.claims import Claim, every
 from rlbook.runs import MAIN
 
+MOST_LOST = 0.1
+"""The retained-capability constraint of the chapter's constrained rule: lose at most this much plain-format accuracy."""
 VERSION_BOUND = 0.01
 """How far mixing exact 1.0 and 2.0 may move main's gain for the chapter to call the effect negligible."""
 
@@ -140,27 +142,29 @@ CLAIMS = (
         _seen(lambda s: [(r.slice, r.before.value) for r in s.slices.rows]),
         kind="law",
     ),
+    # This claim and the next two were laws until the audit on a Xeon with AVX512-FP16 and AMX: on its native draw
+    # they held on 7, 7 and 8 of the ten seeds (the second then read a loss of more than 0.15, a margin above the
+    # sentence's MOST_LOST). Each is now a finding judged as its sentence words it, seed by seed.
     Claim(
         "some-sums-never-right",
-        "some held-out sum is never answered right, before or after RL, on every seed",
+        "some held-out sum is never answered right, before or after RL",
         _every(lambda s: s.slices.stuck >= 1),
         _seen(lambda s: s.slices.stuck_list),
-        kind="law",
+        kind="finding",
     ),
     Claim(
         "retained-capability-falls",
-        "RL lowers plain-format accuracy by more than the constrained rule allows, on every seed",
-        _every(lambda s: s.retained.end.value < s.retained.start.value - 0.15),
+        "RL lowers plain-format accuracy by more than the constrained rule allows",
+        _every(lambda s: s.retained.end.value < s.retained.start.value - MOST_LOST),
         _seen(lambda s: (s.retained.start.value, s.retained.end.value)),
-        kind="law",
+        kind="finding",
     ),
     Claim(
         "constraint-keeps-an-earlier-checkpoint",
-        "the constrained rule keeps an earlier checkpoint than the "
-        "unconstrained pick, on every seed (whether that costs test accuracy is a finding)",
+        "the constrained rule keeps an earlier checkpoint than the unconstrained pick",
         _every(lambda s: s.retained.constrained < s.selected),
         _seen(lambda s: (s.retained.constrained, s.selected)),
-        kind="law",
+        kind="finding",
     ),
     Claim(
         "version-2-only-adds",

@@ -91,9 +91,9 @@ def never_right(names: list[str]) -> dict:
     return choice("several", NEVER_RIGHT, count=phrasing.number_word(len(names)), sums=phrasing.listing(names))
 
 
-HABIT = ("kept", "changed")
+HABIT = ("kept", "changed", "none")
 """The cases of :func:`habit`: some never-right sums kept one wrong answer through RL, or every such answer
-changed."""
+changed, or no sum was never right."""
 
 
 def habit(habits: dict[str, tuple[str, str]]) -> dict:
@@ -102,6 +102,8 @@ def habit(habits: dict[str, tuple[str, str]]) -> dict:
     ``habits`` maps each sum to its commonest answer (before RL, after RL).
     The choice names the largest group of sums that kept one same answer.
     """
+    if not habits:
+        return choice("none", HABIT)
     kept = Counter(after for before, after in habits.values() if before == after)
     if not kept:
         return choice("changed", HABIT)

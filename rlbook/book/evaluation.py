@@ -21,7 +21,7 @@ from rlbook import record as rec
 from rlbook.analysis import run_report, selection, slices, versions
 from rlbook.book import _evaluation_words as words
 from rlbook.book import phrasing
-from rlbook.book._evaluation_claims import CLAIMS, VERSION_BOUND  # noqa: F401  (rlbook.book reads CLAIMS here)
+from rlbook.book._evaluation_claims import CLAIMS, MOST_LOST, VERSION_BOUND  # noqa: F401  (rlbook.book reads CLAIMS here)
 from rlbook.book._shown import shown_seed
 from rlbook.book.facts import Num
 from rlbook.book.needs import Need, on_seeds
@@ -33,8 +33,6 @@ from rlbook.runs import MAIN, MULTI, load, spec
 
 PAGE = "chapters/08-checkpoints-evaluation-record.qmd"
 
-MOST_LOST = 0.1
-"""The retained-capability constraint of the chapter's constrained rule: lose at most this much plain-format accuracy."""
 STOP_AFTER = 60
 """The step after which the chapter's interrupted copy of main's record stops."""
 LOW_TEMPERATURE = 0.5

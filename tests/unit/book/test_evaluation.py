@@ -81,6 +81,7 @@ def test_habit_names_the_largest_group_that_kept_its_answer():
     habits = {"1+1": ("1", "1"), "3+7": ("11", "11"), "5+5": ("11", "11"), "2+9": ("12", "14")}
     assert ev.habit(habits) == choice("kept", ev.HABIT, sums="3+7 and 5+5", answer="11")
     assert ev.habit({"2+9": ("12", "14")}) == choice("changed", ev.HABIT)
+    assert ev.habit({}) == choice("none", ev.HABIT)
 
 
 def test_picks_finding_says_where_the_validation_rule_differs():
@@ -235,7 +236,7 @@ def _outcomes() -> dict[str, list[dict]]:
         "cooling_matched": [ev.matched(c, low="0.5", usual="1") for c in (0.01, -0.02, 0.004)],
         "carry_finding": carry,
         "never_right": [ev.never_right(names) for names in ([], ["1+1"], ["1+1", "5+5"])],
-        "habit": [ev.habit({"3+7": ("11", "11")}), ev.habit({"2+9": ("12", "14")})],
+        "habit": [ev.habit({"3+7": ("11", "11")}), ev.habit({"2+9": ("12", "14")}), ev.habit({})],
         "constraint_finding": [ev.constraint_finding(k, SEEDS) for k in kept],
     }
 
