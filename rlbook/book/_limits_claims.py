@@ -201,13 +201,14 @@ CLAIMS = (
         lambda F: [(F.judge[s].over.share[0], F.judge[s].over.share[-1]) for s in F.seeds],
         kind="law",
     ),
+    # A law until the audit on a Xeon with AVX512-FP16 and AMX, where it failed on one triple of the pinned draw:
+    # now a finding, judged seed by seed as the page words it.
     Claim(
         "over-rated-everywhere",
-        "rm's favourite over-rated answer is written wrongly on at least five prompts and "
-        "scored at least 0.5, every seed",
-        lambda F: all(F.judge[s].over.top[0][3] >= 5 and F.judge[s].over.top[0][2] >= 0.5 for s in F.seeds),
+        "rm's favourite over-rated answer is written wrongly on at least five prompts and scored at least 0.5",
+        every_seed(lambda F, s: F.judge[s].over.top[0][3] >= 5 and F.judge[s].over.top[0][2] >= 0.5),
         lambda F: [F.judge[s].over.top for s in F.seeds],
-        kind="law",
+        kind="finding",
     ),
     # Every seed until the README's AVX2 draw, where seed 1's answer was the right answer of no training prompt.
     Claim(

@@ -89,8 +89,9 @@ def share_grew(share: list[float], ends: int = 5) -> bool:
     return float(np.mean(share[-ends:])) > float(np.mean(share[:ends]))
 
 
-GROWTH = ("every", "some")
-"""The cases of :func:`slow_growth`: the share grew on every seed, or on some while it shrank on the others."""
+GROWTH = ("every", "some", "none")
+"""The cases of :func:`slow_growth`: the share grew on every seed, or on some while it shrank on the others, or on
+none."""
 
 
 def slow_growth(shares: dict[int, list[float]], seeds: tuple[int, ...], followed: int | None) -> dict:
@@ -99,13 +100,13 @@ def slow_growth(shares: dict[int, list[float]], seeds: tuple[int, ...], followed
     The seeds where the share grew (:func:`share_grew`), one of them named
     with its largest share (``followed``, the seed the chapter follows, if
     the share grew on it, else the first seed where it grew; the chapter's
-    table gives every seed's), and the seeds where it shrank.
-    ValueError when it grew on no seed, where the section's warning would
-    rest on nothing.
+    table gives every seed's), and the seeds where it shrank. Where it grew
+    on no seed the case is ``none`` (the law that it grew on some seed then
+    fails, with its notice in the page).
     """
     grew = [s for s in seeds if share_grew(shares[s])]
     if not grew:
-        raise ValueError("the loophole's share grew on no seed at main's settings")
+        return choice("none", GROWTH, shrank=phrasing.seeds(list(seeds), seeds))
     named = followed if followed in grew else grew[0]
     values = {"grew": phrasing.seeds(grew, seeds), "seed": named, "largest": Num(max(shares[named]), ".0%")}
     shrank = [s for s in seeds if s not in grew]
