@@ -45,12 +45,13 @@ CLAIMS = (
         every(lambda s: s.judged.heldout.units.auc < s.judged.train.units.auc),
         kind="finding",
     ),
+    # A law until the audit on a Xeon with AVX512-FP16 and AMX: below 0.7 on 9 of the pinned draw's ten seeds.
     Claim(
         "tens-near-chance",
-        f"on held-out prompts the scorer's AUC on tens columns is below {CHANCE}, every seed",
+        f"on held-out prompts the scorer's AUC on tens columns is below {CHANCE}",
         every(lambda s: s.judged.heldout.tens.auc < CHANCE),
         lambda F: [F.by_seed[s].judged.heldout.tens.auc for s in F.seeds],
-        kind="law",
+        kind="finding",
     ),
     # A law until the audit: best-of-16 fell below best-of-1 on 8 of the pinned draw's ten seeds (on one it rose
     # from 0.55 to 0.65), on all ten of the native draw's.

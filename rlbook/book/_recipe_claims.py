@@ -171,12 +171,13 @@ CLAIMS = (
         every(lambda s: s.worked["worked-tight-filter"].end > s.worked["worked-tight"].end),
         kind="finding",
     ),
+    # A law until the audit on a Xeon with AVX512-FP16 and AMX: it held on 9 of the pinned draw's ten seeds.
     Claim(
         "penalty-stops-working",
-        f"under the length penalty the share of worked answers ends below {FEW_WORKED:.0%}, every seed",
+        f"under the length penalty the share of worked answers ends below {FEW_WORKED:.0%}",
         every(lambda s: s.worked["worked-tight-shape"].share_end < FEW_WORKED),
         lambda F: [F.by_seed[s].worked["worked-tight-shape"].share_end for s in F.seeds],
-        kind="law",
+        kind="finding",
     ),
     Claim(
         "penalty-costs-accuracy",
