@@ -47,13 +47,17 @@ def figure_rollouts(judged: list[Judged]) -> list[Judged]:
 
 
 def exercise_rows(judged: list[Judged], k: int = 12, avoid: frozenset[str] = frozenset()) -> list[Judged]:
-    """The ``k`` consecutive rollouts Exercise 2.3 lists: the first block of the sample holding a disagreement.
+    """The ``k`` consecutive rollouts Exercise 2.3 lists: the first block of the sample holding a disagreement and
+    a rollout the two judges agree on outright (both pass it, or both fail it with no step valid), so that the
+    reader has both to tell apart.
 
     Blocks start at multiples of ``k``. A block holding a prompt in
     ``avoid`` (the one the chapter's figure already shows) is skipped when
-    another block qualifies; with no disagreement at all, the first block.
+    another block qualifies; failing that, the first block with a
+    disagreement; with no disagreement at all, the first block.
     """
     blocks = [judged[i : i + k] for i in range(0, len(judged), k)]
     useful = [b for b in blocks if any(j.disagrees for j in b)]
-    fresh = [b for b in useful if not any(j.prompt in avoid for j in b)]
-    return (fresh or useful or blocks)[0]
+    both = [b for b in useful if any(not j.disagrees and j.process in (0.0, 1.0) for j in b)]
+    fresh = [b for b in both if not any(j.prompt in avoid for j in b)]
+    return (fresh or both or useful or blocks)[0]

@@ -36,3 +36,11 @@ def test_exercise_rows_avoid_a_prompt_when_they_can():
     assert d.exercise_rows(judged, k=4) == judged[:4]
     assert d.exercise_rows(judged, k=4, avoid=frozenset({P})) == judged[4:]
     assert d.exercise_rows(judged[:4], k=4, avoid=frozenset({P})) == judged[:4]  # nothing else qualifies
+
+
+def test_exercise_rows_hold_a_rollout_both_judges_agree_on_beside_the_disagreement():
+    # the first block's only agreement is a partial-credit failure ("7,13#": the first step valid, the sum wrong);
+    # the second block also holds a rollout both judges pass outright
+    judged = d.judge([P] * 8, ["6,12#", "7,13#", "6,12#", "7,13#", "6,12#", "7,12#", "7,13#", "7,13#"])
+    assert d.exercise_rows(judged, k=4) == judged[4:]
+    assert d.exercise_rows(judged[:4], k=4) == judged[:4]  # no block holds both: the first with a disagreement
