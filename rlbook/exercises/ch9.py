@@ -204,7 +204,7 @@ def _as_flags(got, groups: int) -> list[bool] | None:
     """The reader's answer as one bool per group; None when it has another length or holds anything else."""
     try:
         flags = [bool(x) for x in list(got)]
-    except (TypeError, ValueError):  # not a sequence, or items with no single truth value (arrays)
+    except Exception:  # noqa: BLE001 - not a sequence, or items with no single truth value (arrays, tensors)
         return None
     return flags if len(flags) == groups else None
 

@@ -64,8 +64,9 @@ def test_the_penalty_check_prices_the_worked_lengths_that_fit():
 def test_flags_that_are_arrays_are_asked_for_one_true_or_false_per_group():
     import numpy as np
 
-    result = ch9.check_silent_groups(lambda rewards, size: [np.array([1.0, np.nan])])
-    assert not result.passed and result.message.startswith("return one True or False per group")
+    for flags in ([np.array([1.0, np.nan])], torch.zeros(2, 3)):
+        result = ch9.check_silent_groups(lambda rewards, size, flags=flags: flags)
+        assert not result.passed and result.message.startswith("return one True or False per group")
 
 
 @pytest.mark.parametrize("junk", [None, 3, "x", lambda *a: "text", lambda *a: [1, 2, 3]])
