@@ -344,8 +344,8 @@ def _comparison(by_seed: dict, seeds: tuple[int, ...]) -> dict:
         "book_end": Num(book_end),
         "order": words.order(trl_end, Num(book_end)),
         "apart": Num(max(apart)),
-        "book_gains": phrasing.span(book_gains),
-        "trl_gains": phrasing.span(trl_gains),
+        "book_gains": phrasing.span(book_gains, ".3f"),  # three digits: two can show touching ranges as one
+        "trl_gains": phrasing.span(trl_gains, ".3f"),
         "larger": words.larger(trl_gains, book_gains, seeds),
         "overlap": max(min(trl_gains), min(book_gains)) <= min(max(trl_gains), max(book_gains)),
         "ranges": words.ranges(trl_gains, book_gains),
