@@ -111,8 +111,11 @@ def tree_memory_mb(root: psutil.Process) -> float:
     return total / 2**20
 
 
-def book_run(root: Path, cache: str | None) -> tuple[float, float]:
-    """Wall time and peak memory of executing the whole book (``rlbook build``) with the given run cache.
+def book_run(root: Path, cache: str | None, fresh: bool = True) -> tuple[float, float]:
+    """Wall time and peak memory of building the whole book (``rlbook build``) with the given run cache.
+
+    With ``fresh`` every page is executed (``--fresh``); without it, a page whose inputs are those of its last
+    execution is reused (:mod:`rlbook.publish.frozen`), as in a reader's second ``rlbook build``.
 
     The memory is the largest :func:`tree_memory_mb` of the build, sampled
     every 0.2 s: the build, the workers that train its runs and its pages'
@@ -122,7 +125,7 @@ def book_run(root: Path, cache: str | None) -> tuple[float, float]:
     if cache:
         env["RLBOOK_CACHE"] = cache
     start = time.perf_counter()
-    command = [sys.executable, "-m", "rlbook.cli", "build", "--backend", "pandoc"]
+    command = [sys.executable, "-m", "rlbook.cli", "build", "--backend", "pandoc", *(["--fresh"] if fresh else [])]
     build = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.DEVNULL)
     tree, peak = psutil.Process(build.pid), 0.0
     while True:

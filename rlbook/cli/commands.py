@@ -163,7 +163,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     """``rlbook build``: execute the chapters and build the website (:func:`rlbook.publish.build.build_book`)."""
     from rlbook.publish.build import build_book
 
-    return build_book(None, backend=args.backend, only=args.only, jobs=args.jobs, prefetch=True, strict=args.strict)
+    return build_book(
+        None, backend=args.backend, only=args.only, jobs=args.jobs, prefetch=True, strict=args.strict, fresh=args.fresh
+    )
 
 
 def cmd_claims(args: argparse.Namespace) -> int:

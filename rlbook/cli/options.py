@@ -160,6 +160,12 @@ def build_parser() -> Parser:
         action="store_true",
         help="fail when a law of the book does not hold on this machine's runs (make test and CI do)",
     )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="execute every page, even one whose page, package, runs, environment and libraries are unchanged "
+        "since it was last executed (reused by default)",
+    )
 
     p = sub.add_parser(
         "claims", help="judge every chapter's laws and findings on this machine's runs, or audit them on more seeds"

@@ -90,6 +90,7 @@ def build_book(
     jobs: int | None = None,
     prefetch: bool = False,
     strict: bool = False,
+    fresh: bool = False,
 ) -> int:
     """Execute the book's pages and write the website to ``root/_book``; return the exit code.
 
@@ -108,7 +109,9 @@ def build_book(
     each in its own kernel. With ``prefetch`` (``rlbook build`` sets it), a
     whole-book build also trains the book's missing runs before the pages,
     ``jobs`` at a time or, by default, one per usable core
-    (:func:`rlbook.publish.runs_ahead.prefetch_runs`).
+    (:func:`rlbook.publish.runs_ahead.prefetch_runs`). A page whose last execution read the same page text,
+    package, run cache, environment and libraries is reused rather than executed again
+    (:mod:`rlbook.publish.frozen`); ``fresh`` executes every selected page.
     """
     started = time.perf_counter()
     if jobs is not None and jobs < 1:
@@ -165,7 +168,7 @@ def build_book(
         )
     else:
         try:
-            notebooks = execute_pages(root, pages, selected, executed_dir, out, jobs or DEFAULT_JOBS)
+            notebooks = execute_pages(root, pages, selected, executed_dir, out, jobs or DEFAULT_JOBS, fresh)
             students = write_student_notebooks(root, pages, notebooks, notebooks_dir)
         except CellFailure as failure:
             out(failure.report())

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import nbformat
 
+from rlbook.publish import frozen
 from rlbook.publish.config import Page, read_config
 from rlbook.publish.execute import execute_notebook, inline_expressions, qmd_to_notebook
 from rlbook.publish.jupyter import student_notebooks
@@ -66,24 +67,43 @@ def write_student_notebooks(
 
 
 def execute_pages(
-    root: Path, pages: list[Page], selected: list[Page], notebooks_dir: Path, out: Callable[[str], None], jobs: int = 1
+    root: Path,
+    pages: list[Page],
+    selected: list[Page],
+    notebooks_dir: Path,
+    out: Callable[[str], None],
+    jobs: int = 1,
+    fresh: bool = False,
 ) -> dict[str, nbformat.NotebookNode]:
     """Execute the selected pages, ``jobs`` at a time, into ``notebooks_dir``, and read the others' executed
     notebooks from there (the last build).
 
-    The first page to fail stops the rest at their next cell and is raised.
+    A selected page whose last execution read what this one would read (:mod:`rlbook.publish.frozen`) is
+    reused, not executed, unless ``fresh``. The first page to fail stops the rest at their next cell and is raised.
     """
     notebooks = earlier_notebooks(root, pages, selected, notebooks_dir, out)
     logs = root / "_build" / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     figures = figure_format(read_config(root))
+    shared = frozen.shared_inputs(root)
+    keys = {page.stem: frozen.execution_key(page_text(root, page), figures, shared) for page in selected}
+    if not fresh:
+        for number, page in enumerate(pages, 1):
+            kept = frozen.reusable(notebooks_dir, page.stem, keys[page.stem]) if page in selected else None
+            if kept is not None:
+                notebooks[page.stem] = kept
+                out(
+                    f"[{number}/{len(pages)}] {page.source}: reused, nothing it reads has changed since it was executed"
+                )
+        selected = [page for page in selected if page.stem not in notebooks]
     stop = threading.Event()
     seconds_file = root / "_build" / "page-seconds.json"
     seconds = json.loads(seconds_file.read_text()) if seconds_file.is_file() else {}
 
     def execute(number: int, page: Page) -> tuple[str, nbformat.NotebookNode]:
         tick = time.perf_counter()
-        text = (root / page.source).read_text(encoding="utf-8")
+        text = page_text(root, page)
+        frozen.forget(notebooks_dir, page.stem)
         nb = execute_notebook(
             qmd_to_notebook(text),
             (root / page.source).parent,
@@ -94,6 +114,7 @@ def execute_pages(
             figures=figures,
         )
         nbformat.write(nb, notebooks_dir / f"{page.stem}.ipynb")
+        frozen.record(notebooks_dir, page.stem, keys[page.stem])
         seconds[page.stem] = time.perf_counter() - tick
         out(f"[{number}/{len(pages)}] {page.source}: executed in {seconds[page.stem]:.1f} s")
         return page.stem, nb
@@ -110,6 +131,11 @@ def execute_pages(
             raise
     seconds_file.write_text(json.dumps(seconds, indent=1))
     return notebooks
+
+
+def page_text(root: Path, page: Page) -> str:
+    """The ``.qmd`` text of ``page``."""
+    return (root / page.source).read_text(encoding="utf-8")
 
 
 def earlier_notebooks(

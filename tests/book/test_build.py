@@ -327,9 +327,38 @@ def test_navigation_lists_every_page_and_links_neighbours(book):
 def test_only_executes_one_chapter_and_reuses_the_other_notebooks(book):
     root, _ = book
     lines: list[str] = []
-    assert build_book(root, backend="pandoc", only="02-second", out=lines.append) == 0
+    assert build_book(root, backend="pandoc", only="02-second", out=lines.append, fresh=True) == 0
     assert [line for line in lines if "executed in" in line] and all("01-first" not in line for line in lines)
     assert "A straight line rising" in page(root, "chapters/01-first.html")
+
+
+def executed(lines: list[str]) -> list[str]:
+    """The pages a build's progress lines say it executed, by source."""
+    return [line.split("] ")[1].split(":")[0] for line in lines if ": executed in " in line]
+
+
+def test_a_page_is_executed_again_only_when_something_it_reads_has_changed(tmp_path, monkeypatch):
+    root = write_book(tmp_path)
+    built: list[str] = []
+    assert build_book(root, backend="pandoc", out=built.append) == 0
+    pages = sorted(executed(built))
+    assert "chapters/01-first.qmd" in pages and len(pages) == 4  # the extra chapter's needs are not met here
+    again: list[str] = []
+    assert build_book(root, backend="pandoc", out=again.append) == 0
+    assert executed(again) == [] and sum("reused, nothing it reads has changed" in line for line in again) == 4
+    first = root / "chapters" / "01-first.qmd"
+    first.write_text(first.read_text().replace("The answer is", "Here, the answer is"))
+    edited: list[str] = []
+    assert build_book(root, backend="pandoc", out=edited.append) == 0
+    assert executed(edited) == ["chapters/01-first.qmd"]
+    assert "Here, the answer is 21" in page(root, "chapters/01-first.html")
+    monkeypatch.setenv("RLBOOK_NUMERICS", "native")  # another draw: every page reads other runs
+    redrawn: list[str] = []
+    assert build_book(root, backend="pandoc", out=redrawn.append) == 0
+    assert sorted(executed(redrawn)) == pages
+    fresh: list[str] = []
+    assert build_book(root, backend="pandoc", out=fresh.append, fresh=True) == 0
+    assert sorted(executed(fresh)) == pages
 
 
 def test_a_failing_cell_names_page_and_cell_and_keeps_the_previous_book(tmp_path):

@@ -83,6 +83,8 @@ def test_markdown_lists_every_figure_with_its_unit():
         "notebook_run_all_seconds": {"01-rl-loop": 5.84, "04-update-choices": 14.7},
         "book_peak_memory_mb_empty_cache": 1234.4,
         "book_peak_memory_mb_warm_cache": 777.0,
+        "book_seconds_unchanged_cache": {"median": 14.0, "min": 13.5, "max": 15.0, "n": 3},
+        "book_peak_memory_mb_unchanged_cache": 400.0,
         "pretrain_bound": {
             "shapes": [
                 {
@@ -141,21 +143,28 @@ def test_markdown_lists_every_figure_with_its_unit():
     ) in text
     assert "| of which `base`'s pretraining, which every other run waits for | 10 s (range 9.5-10.5, n=3) |" in text
     assert "| so at best, 2 at a time: pretraining, then the rest shared evenly | 80 s (range 79-81, n=3) |" in text
-    assert "| whole book executed, empty run cache | 300 s (range 290-310, n=3) |" in text
+    assert (
+        "| whole book, empty run cache: every run trained, every page executed | 300 s (range 290-310, n=3) |" in text
+    )
     assert "| sampling, same sequences, KV cache, 2 threads | 2.5e+05 tok/s |" in text
     assert "| 2 threads over 1, sampling (same run) | 1.20x |" in text
     assert "Machine: 2 cores, torch threads per run: 1, torch t, Python 3.11, x86_64." in text
-    assert "| whole book executed, warm run cache | 19 s (range 18.5-20.1, n=3) |" in text
+    assert (
+        "| whole book, warm run cache, every page executed (`rlbook build --fresh`) | 19 s (range 18.5-20.1, n=3) |"
+    ) in text
+    assert (
+        "| whole book rebuilt with nothing changed: every page reused (`rlbook build`) | 14 s (range 13.5-15, n=3) |"
+    ) in text
     assert "| notebook `01-rl-loop`: Run All in a fresh kernel, every run and fact cached | 5.8 s |" in text
     assert "| notebook `04-update-choices`: Run All in a fresh kernel, every run and fact cached | 14.7 s |" in text
     assert (
-        "| whole book, empty run cache: peak memory of the build, its workers and its kernels together (PSS) | "
-        "1234 MB |"
+        "| whole book, empty run cache: every run trained, every page executed: peak memory of the build, its "
+        "workers and its kernels together (PSS) | 1234 MB |"
     ) in text
     assert (
-        "| whole book, warm run cache: peak memory of the build, its workers and its kernels together (PSS) | 777 MB |"
-        in text
-    )
+        "| whole book, warm run cache, every page executed (`rlbook build --fresh`): peak memory of the build, its "
+        "workers and its kernels together (PSS) | 777 MB |"
+    ) in text
     assert "| peak memory of a worker that trained those runs | 600 MB |" in text
     assert (
         "| pretraining step, 512 windows | 60.7 ms (range 60-62.2, n=3); 6.07% (range 6-6.22, n=3) of the "
