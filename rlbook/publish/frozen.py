@@ -2,16 +2,16 @@
 
 Used by :func:`rlbook.publish.notebooks.execute_pages` (``rlbook build``).
 Executing a page reads its own text, the ``rlbook`` package its kernel
-imports, the runs and facts in the run cache, the environment and the
-installed libraries. :func:`execution_key` hashes all of them; the key is
+imports, the book's configuration, the runs and facts in the run cache, the
+environment and the installed libraries. :func:`execution_key` hashes all of them; the key is
 written beside the executed notebook (``_build/executed/<name>.key``), and
 a later build whose key for the page is the same reuses that notebook
 instead of starting a kernel, as Quarto's ``freeze`` does. ``rlbook build
 --fresh`` executes every page regardless.
 
 The key is conservative: any new or replaced entry in the run cache, any
-edit to any file of the package and any change of a library's version
-execute every page again. A page that reads a file outside its own text,
+edit to any file of the package or to the book's configuration and any
+change of a library's version execute every page again. A page that reads a file outside its own text,
 the package and the run cache would escape it; none of the book's pages
 does (their code imports ``rlbook`` and reads its facts).
 """
@@ -34,6 +34,9 @@ KEY_SUFFIX = ".key"
 
 _PASSING = (".lock", ".holder")
 """Endings of the run cache's files that come and go while runs are read or trained (never an entry)."""
+BOOK_FILES = ("_quarto.yml", "references.bib", "pyproject.toml")
+"""The book's own files beside its pages that a page's execution may read (its configuration, its bibliography,
+the package's pins): their text enters every page's key."""
 _UNREAD = ("wheels",)
 """Folders of the run cache that no page's execution reads: the book's wheels (:mod:`rlbook.publish.wheel`),
 written after the pages have executed."""
@@ -112,12 +115,13 @@ def execution_key(text: str, figures: str | None, shared: str) -> str:
 
 
 def shared_inputs(root: Path) -> str:
-    """What every page of a build at ``root`` reads alike, as one text: the package, the run cache's entries,
-    the environment, the libraries and the machine."""
+    """What every page of a build at ``root`` reads alike, as one text: the package, the book's files
+    (:data:`BOOK_FILES`), the run cache's entries, the environment, the libraries and the machine."""
     package = kernel_package(root)
     cache = Path(os.environ.get("RLBOOK_CACHE") or package.parent / ".rlbook-cache")
+    files = [(root / name).read_text(encoding="utf-8") if (root / name).is_file() else "" for name in BOOK_FILES]
     return "\n\n".join(
-        [package_digest(package), cache_listing(cache), environment_text(), libraries_text(), machine_text()]
+        [package_digest(package), *files, cache_listing(cache), environment_text(), libraries_text(), machine_text()]
     )
 
 

@@ -65,3 +65,15 @@ def test_a_notebook_is_reused_only_under_the_key_it_was_executed_under(tmp_path)
 
 def test_the_inputs_every_page_shares_name_the_machine_and_the_libraries():
     assert "nbformat==" in frozen.libraries_text() and frozen.machine_text().strip()
+
+
+def test_the_shared_inputs_follow_the_books_configuration_and_the_run_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("RLBOOK_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: book\n")
+    shared = frozen.shared_inputs(tmp_path)
+    assert frozen.shared_inputs(tmp_path) == shared
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: book\nbibliography: references.bib\n")
+    edited = frozen.shared_inputs(tmp_path)
+    assert edited != shared
+    (tmp_path / "cache" / "base-seed0-t1-abc").mkdir(parents=True)
+    assert frozen.shared_inputs(tmp_path) != edited
