@@ -18,7 +18,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -96,16 +96,36 @@ def audit_cache() -> Path:
     return root.with_name(root.name + "-audit")
 
 
+@contextlib.contextmanager
+def in_audit_cache() -> Iterator[Path]:
+    """For the block, the audit's cache (:func:`audit_cache`) is the run cache of this process and of every
+    process it starts (``RLBOOK_CACHE``); the setting it replaced comes back after, so a caller in the same
+    Python (a test) goes on with its own cache."""
+    folder = audit_cache()
+    before = os.environ.get("RLBOOK_CACHE")
+    os.environ["RLBOOK_CACHE"] = str(folder)
+    try:
+        yield folder
+    finally:
+        if before is None:
+            os.environ.pop("RLBOOK_CACHE", None)
+        else:
+            os.environ["RLBOOK_CACHE"] = before
+
+
 def audit(seeds: tuple[int, ...], topics: list[str] | None = None, out: Callable[[str], None] = print) -> list[Tally]:
     """Train what ``seeds`` need in :func:`audit_cache`, compute every chapter's facts, judge every claim.
 
     A per-seed claim is judged on the facts of all the seeds; a whole claim on
     the facts of each triple of them, as the book's three seeds would be.
     """
+    with in_audit_cache():
+        return _audit(seeds, available_topics(topics), out)
+
+
+def _audit(seeds: tuple[int, ...], topics: list[str], out: Callable[[str], None]) -> list[Tally]:
     from rlbook.book.prefetch import prefetch_book
 
-    os.environ["RLBOOK_CACHE"] = str(audit_cache())
-    topics = available_topics(topics)
     for group in (seeds, *triples(seeds)):
         prefetch_book(topics, out=out, seeds=group, keep_going=True)
     tallies = []

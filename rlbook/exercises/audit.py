@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -69,10 +68,14 @@ def audit_exercises(
     seeds: tuple[int, ...], topics: Sequence[str] = (), out: Callable[[str], None] = print
 ) -> list[ExerciseTally]:
     """Judge every exercise (:func:`judge`) of chapters ``topics`` (default: all) on each of ``seeds``, on the runs
-    of the audit's cache."""
+    of the audit's cache (:func:`rlbook.book.check.in_audit_cache`)."""
+    with check.in_audit_cache():
+        return _audit_exercises(seeds, topics, out)
+
+
+def _audit_exercises(seeds: tuple[int, ...], topics: Sequence[str], out: Callable[[str], None]) -> list[ExerciseTally]:
     from rlbook.book.prefetch import prefetch_book
 
-    os.environ["RLBOOK_CACHE"] = str(check.audit_cache())
     exercises = [e for e in all_exercises().values() if available(e.chapter) and (not topics or e.chapter in topics)]
     topics = sorted({e.chapter for e in exercises})
     for seed in seeds:

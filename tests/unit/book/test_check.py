@@ -163,3 +163,16 @@ def test_the_audit_names_the_machine_that_ran_it():
     data = _data([("loop", "b")], "rlbook claims --seeds 0-2")
     data["sources"][0]["machine"] = words
     assert f"run on 2026-12-06 ({words})" in check.report_data(data)
+
+
+def test_the_claims_audit_uses_its_own_cache_and_gives_the_callers_back(monkeypatch, tmp_path):
+    monkeypatch.setattr(check, "audit_cache", lambda: tmp_path / "audit")
+    monkeypatch.setenv("RLBOOK_CACHE", str(tmp_path / "the-callers"))
+    seen = []
+    monkeypatch.setattr(check, "_audit", lambda seeds, topics, out: seen.append(os.environ["RLBOOK_CACHE"]) or [])
+    assert check.audit((0, 1, 2), ["loop"]) == []
+    assert seen == [str(tmp_path / "audit")] and os.environ["RLBOOK_CACHE"] == str(tmp_path / "the-callers")
+    monkeypatch.delenv("RLBOOK_CACHE")
+    with pytest.raises(RuntimeError), check.in_audit_cache():
+        raise RuntimeError("an audit that fails midway")
+    assert "RLBOOK_CACHE" not in os.environ

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -57,6 +58,20 @@ def test_the_audit_counts_the_seeds_where_everything_held(toy_audit):
     (tally,) = audit.audit_exercises((0, 1, 2, 3), out=lambda line: None)
     assert tally.passed_on == [1] and tally.named_on == {"wanted": [0, 1, 2, 3]}
     assert tally.rate == "1/4" and not tally.everywhere
+
+
+def test_the_audit_leaves_the_callers_run_cache_as_it_found_it(toy_audit, monkeypatch, tmp_path):
+    # It once left RLBOOK_CACHE on the audit's cache: a later test in the same worker then computed the book's
+    # facts again, for minutes, in a temporary folder.
+    monkeypatch.setenv("RLBOOK_CACHE", str(tmp_path / "the-callers"))
+    seen = []
+    monkeypatch.setattr(audit, "judge", lambda exercise, seed: seen.append(os.environ["RLBOOK_CACHE"]) or (True, {}))
+    toy_audit(_exercise())
+    audit.audit_exercises((0,), out=lambda line: None)
+    assert seen == [str(tmp_path)] and os.environ["RLBOOK_CACHE"] == str(tmp_path / "the-callers")
+    monkeypatch.delenv("RLBOOK_CACHE")
+    audit.audit_exercises((0,), out=lambda line: None)
+    assert "RLBOOK_CACHE" not in os.environ
 
 
 def test_a_seed_whose_inputs_cannot_be_built_is_a_failure_with_its_reason(toy_audit):
