@@ -34,6 +34,8 @@ KEY_SUFFIX = ".key"
 
 _PASSING = (".lock", ".holder")
 """Endings of the run cache's files that come and go while runs are read or trained (never an entry)."""
+_SILENT = ("RLBOOK_PROGRESS",)
+"""The book's variables that change no page: progress bars, which a page's kernel never draws in a build."""
 BOOK_FILES = ("_quarto.yml", "references.bib", "pyproject.toml")
 """The book's own files beside its pages that a page's execution may read (its configuration, its bibliography,
 the package's pins): their text enters every page's key."""
@@ -99,9 +101,12 @@ def libraries_text() -> str:
 
 def environment_text() -> str:
     """The environment variables that can change what a page computes or prints: the book's own
-    (``RLBOOK_*``: the draw, the cache, strictness) and the numerical libraries' (kernels and threads)."""
+    (``RLBOOK_*``: the draw, the cache, strictness; not :data:`_SILENT`) and the numerical libraries' (kernels
+    and threads)."""
     numeric = ("ATEN_", "MKL_", "ONEDNN_", "OMP_NUM_THREADS", "OPENBLAS_", "PYTHONHASHSEED")
-    chosen = sorted((k, v) for k, v in os.environ.items() if k.startswith("RLBOOK_") or k.startswith(numeric))
+    chosen = sorted(
+        (k, v) for k, v in os.environ.items() if (k.startswith("RLBOOK_") and k not in _SILENT) or k.startswith(numeric)
+    )
     return "\n".join(f"{k}={v}" for k, v in chosen)
 
 

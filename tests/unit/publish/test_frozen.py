@@ -35,8 +35,10 @@ def test_the_environment_holds_the_books_and_the_numerical_libraries_variables_o
     monkeypatch.setenv("RLBOOK_NUMERICS", "native")
     monkeypatch.setenv("MKL_CBWR", "AVX2")
     monkeypatch.setenv("UNRELATED_TO_THE_BOOK", "1")
+    monkeypatch.setenv("RLBOOK_PROGRESS", "0")  # progress bars: no page draws one in a build
     text = frozen.environment_text()
-    assert "RLBOOK_NUMERICS=native" in text and "MKL_CBWR=AVX2" in text and "UNRELATED" not in text
+    assert "RLBOOK_NUMERICS=native" in text and "MKL_CBWR=AVX2" in text
+    assert "UNRELATED" not in text and "RLBOOK_PROGRESS" not in text
 
 
 def test_the_key_changes_with_the_page_the_figures_and_what_every_page_reads():
