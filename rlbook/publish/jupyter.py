@@ -144,6 +144,7 @@ def for_jupyter(
         check.metadata["jupyter"] = {"source_hidden": True}
         cells.insert(code, check)
     _number_executions(cells)
+    _name_cells(cells, page)
     out = nbformat.v4.new_notebook(cells=cells)
     out.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": language_info()}
     return out
@@ -451,6 +452,15 @@ def notebook_links(markdown: str) -> str:
     ``01-x.ipynb#s``); a link's ``{#id}`` (a glossary definition's anchor, which Jupyter would show raw) is dropped."""
     markdown = LINK_ID.sub(")", markdown)
     return QMD_LINK.sub(lambda m: f"]({m.group(1)}.ipynb{m.group(2) or ''})", markdown)
+
+
+def _name_cells(cells: list, page: Page) -> None:
+    """Cell ids from the page's name and the cell's place (``01-rl-loop-7``), not drawn at random, so that two
+    builds from the same inputs write the same notebook, byte for byte (nbformat's ids are 1 to 64 letters,
+    digits, ``-`` and ``_``)."""
+    stem = re.sub(r"[^A-Za-z0-9_-]", "-", page.stem)[:56]
+    for index, cell in enumerate(cells):
+        cell["id"] = f"{stem}-{index}"
 
 
 def _number_executions(cells: list) -> None:

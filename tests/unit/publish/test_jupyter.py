@@ -137,3 +137,11 @@ def test_student_notebooks_number_across_pages(tmp_path):
 def test_links_to_pages_point_at_their_notebooks():
     text = markdown(convert("See [one](01-a.qmd#sec-x), [two](chapters/02-b.qmd) and [web](https://x.org/a.qmd).\n"))
     assert text == "See [one](01-a.ipynb#sec-x), [two](02-b.ipynb) and [web](https://x.org/a.qmd)."
+
+
+def test_cell_ids_follow_the_page_and_the_place_so_two_builds_write_the_same_notebook():
+    text = "# A page\n\n```{python}\na = 1\n```\n\nText.\n\n```{python}\nb = 2\n```\n"
+    first, second = (for_jupyter(qmd_to_notebook(text), PAGE, {}) for _ in range(2))
+    assert nbformat.writes(first) == nbformat.writes(second)
+    assert [cell.id for cell in first.cells] == [f"01-x-{i}" for i in range(len(first.cells))]
+    nbformat.validate(first)
