@@ -145,7 +145,7 @@ def execute_notebook(
             record_timing=False,
             shutdown_kernel="immediate",
             resources={"metadata": {"path": str(cwd)}},
-            extra_arguments=[f"--InlineBackend.figure_formats={figures}"] if figures else [],
+            extra_arguments=kernel_arguments(figures),
         )
         try:
             with (
@@ -159,6 +159,37 @@ def execute_notebook(
         finally:
             _close_event_loop()
     return nb
+
+
+def kernel_arguments(figures: str | None) -> list[str]:
+    """The page kernel's options: matplotlib's figure format (``figures``), and for SVG no creation date in
+    the figure, so that two builds from the same inputs draw the same file."""
+    if not figures:
+        return []
+    arguments = [f"--InlineBackend.figure_formats={figures}"]
+    if figures == "svg":
+        arguments.append('--InlineBackend.print_figure_kwargs={"bbox_inches": "tight", "metadata": {"Date": None}}')
+    return arguments
+
+
+def merged_streams(outputs: list) -> list:
+    """``outputs`` with each run of consecutive outputs to one stream (stdout or stderr) joined into one.
+
+    How a kernel splits a cell's printing into messages depends on timing; the page, and a later build's
+    page, show it as one block.
+    """
+    merged: list = []
+    for output in outputs:
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and output.get("output_type") == last.get("output_type") == "stream"
+            and output.get("name") == last.get("name")
+        ):
+            merged[-1] = nbformat.from_dict({**last, "text": last["text"] + output["text"]})
+        else:
+            merged.append(output)
+    return merged
 
 
 def _close_event_loop() -> None:
@@ -215,7 +246,7 @@ def _run_step(
         source = step.cell.source if step.matches is None else original.source
         raise CellFailure(page, step.index, _line(text, original.source), source, detail) from None
     if step.matches is None:
-        original.outputs, original.execution_count = executed.outputs, executed.execution_count
+        original.outputs, original.execution_count = merged_streams(executed.outputs), executed.execution_count
         return
     printed = "".join(o.get("text", "") for o in executed.outputs if o.get("name") == "stdout")
     values = json.loads(printed.strip().splitlines()[-1])
