@@ -28,6 +28,7 @@ from pathlib import Path
 import nbformat
 
 import rlbook
+from rlbook.publish.wheel import source_key
 
 KEY_SUFFIX = ".key"
 """The file beside ``<name>.ipynb`` that holds the key the notebook was executed under."""
@@ -36,9 +37,9 @@ _PASSING = (".lock", ".holder")
 """Endings of the run cache's files that come and go while runs are read or trained (never an entry)."""
 _SILENT = ("RLBOOK_PROGRESS",)
 """The book's variables that change no page: progress bars, which a page's kernel never draws in a build."""
-BOOK_FILES = ("_quarto.yml", "references.bib", "pyproject.toml")
-"""The book's own files beside its pages that a page's execution may read (its configuration, its bibliography,
-the package's pins): their text enters every page's key."""
+BOOK_FILES = ("_quarto.yml", "references.bib")
+"""The book's own files beside its pages that a page's execution may read (its configuration and its
+bibliography): their text enters every page's key, beside the package's sources."""
 _UNREAD = ("wheels",)
 """Folders of the run cache that no page's execution reads: the book's wheels (:mod:`rlbook.publish.wheel`),
 written after the pages have executed."""
@@ -49,14 +50,6 @@ def kernel_package(root: Path) -> Path:
     ``root`` first on the kernels' ``PYTHONPATH``), else the one this process imported."""
     here = root / "rlbook"
     return here if (here / "__init__.py").is_file() else Path(rlbook.__file__).resolve().parent
-
-
-def package_digest(package: Path) -> str:
-    """SHA-256 of every file under ``package`` (its path and its bytes), compiled caches left out."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 def cache_listing(folder: Path) -> str:
@@ -120,13 +113,15 @@ def execution_key(text: str, figures: str | None, shared: str) -> str:
 
 
 def shared_inputs(root: Path) -> str:
-    """What every page of a build at ``root`` reads alike, as one text: the package, the book's files
+    """What every page of a build at ``root`` reads alike, as one text: the package's sources
+    (:func:`rlbook.publish.wheel.source_key`: the package, ``pyproject.toml`` and the README), the book's files
     (:data:`BOOK_FILES`), the run cache's entries, the environment, the libraries and the machine."""
     package = kernel_package(root)
+    # The kernel's cache, which is this process's unless root holds an rlbook of its own.
     cache = Path(os.environ.get("RLBOOK_CACHE") or package.parent / ".rlbook-cache")
     files = [(root / name).read_text(encoding="utf-8") if (root / name).is_file() else "" for name in BOOK_FILES]
     return "\n\n".join(
-        [package_digest(package), *files, cache_listing(cache), environment_text(), libraries_text(), machine_text()]
+        [source_key(package.parent), *files, cache_listing(cache), environment_text(), libraries_text(), machine_text()]
     )
 
 

@@ -103,15 +103,15 @@ def build_wheel(root: Path, folder: Path) -> Path:
 
 
 def source_key(root: Path = PACKAGE_ROOT) -> str:
-    """A hash of everything the wheel is built from (:data:`SOURCES` under ``root``, caches left out)."""
+    """A hash of everything the wheel is built from (:data:`SOURCES` under ``root``, caches left out); also part of
+    the key under which a page's execution is reused (:mod:`rlbook.publish.frozen`)."""
     digest = hashlib.sha256()
     for name in SOURCES:
         path = Path(root) / name
-        files = (
-            sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-            if path.is_dir()
-            else [path]
-        )
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        else:
+            files = [path] if path.is_file() else []  # an installed package has no pyproject.toml beside it
         for file in files:
             digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

@@ -7,18 +7,6 @@ import nbformat
 from rlbook.publish import frozen
 
 
-def test_the_package_digest_follows_every_file_but_not_the_compiled_caches(tmp_path):
-    package = tmp_path / "pkg"
-    (package / "__pycache__").mkdir(parents=True)
-    (package / "a.py").write_text("x = 1\n")
-    (package / "data.json").write_text("{}")
-    first = frozen.package_digest(package)
-    (package / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
-    assert frozen.package_digest(package) == first
-    (package / "data.json").write_text('{"a": 1}')
-    assert frozen.package_digest(package) != first
-
-
 def test_the_cache_listing_counts_entries_not_locks_holders_temporaries_or_wheels(tmp_path):
     (tmp_path / "main-seed0-t1-abc").mkdir()
     listed = frozen.cache_listing(tmp_path)
@@ -72,7 +60,15 @@ def test_the_inputs_every_page_shares_name_the_machine_and_the_libraries():
 def test_the_shared_inputs_follow_the_books_configuration_and_the_run_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("RLBOOK_CACHE", str(tmp_path / "cache"))
     (tmp_path / "_quarto.yml").write_text("project:\n  type: book\n")
+    (tmp_path / "rlbook").mkdir()
+    (tmp_path / "rlbook" / "__init__.py").write_text("")
     shared = frozen.shared_inputs(tmp_path)
+    (tmp_path / "rlbook" / "__pycache__").mkdir()
+    (tmp_path / "rlbook" / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    assert frozen.shared_inputs(tmp_path) == shared  # compiled caches are not the package
+    (tmp_path / "rlbook" / "data.json").write_text("{}")
+    assert frozen.shared_inputs(tmp_path) != shared
+    (tmp_path / "rlbook" / "data.json").unlink()
     assert frozen.shared_inputs(tmp_path) == shared
     (tmp_path / "_quarto.yml").write_text("project:\n  type: book\nbibliography: references.bib\n")
     edited = frozen.shared_inputs(tmp_path)
