@@ -26,7 +26,7 @@ import torch
 
 from rlbook.core import rewards as rw
 from rlbook.core.policy import Policy
-from rlbook.core.preferences import Pairs, implicit_reward, reward_scores, sequence_logprobs
+from rlbook.core.preferences import Pairs, implicit_reward, pair_logprobs, reward_scores, sequence_logprobs
 from rlbook.core.sampling import sample
 from rlbook.core.world import split
 from rlbook.runs import MAIN, load
@@ -42,15 +42,11 @@ EXERCISE_PAIRS = 8
 """How many of the shown seed's pairs the exercises hand the reader, with their log-probabilities."""
 
 
-def _moved(policy: Policy, reference: Policy, pairs: Pairs) -> dict[str, float]:
-    """Mean change of log pi of the pairs' chosen and rejected answers from ``reference`` to ``policy``."""
-    with torch.no_grad():
-        moved = {
-            side: sequence_logprobs(policy, pairs.prompt_ids, answers)
-            - sequence_logprobs(reference, pairs.prompt_ids, answers)
-            for side, answers in (("chosen", pairs.chosen), ("rejected", pairs.rejected))
-        }
-    return {side: float(change.mean()) for side, change in moved.items()}
+def _moved(policy: Policy, pairs: Pairs, before: tuple[torch.Tensor, torch.Tensor]) -> dict[str, float]:
+    """Mean change of log pi of the pairs' chosen and rejected answers from ``before`` (the reference's, as
+    :func:`rlbook.core.preferences.pair_logprobs` reads them) to ``policy``."""
+    after = pair_logprobs(policy, pairs)
+    return {side: float((now - then).mean()) for side, now, then in zip(("chosen", "rejected"), after, before)}
 
 
 def _ranked(chosen: torch.Tensor, rejected: torch.Tensor) -> float:
@@ -106,27 +102,21 @@ def measure(seed: int) -> dict[str, Any]:
     """One seed: every learner trained and measured beside ``main``."""
     base, main = load("base", seed).policy(), load("main", seed)
     clean, heldout = pref.pairs(seed), pref.heldout_pairs(seed)
+    before, heldout_before = pref.base_logprobs(seed), pair_logprobs(base, heldout)
     batch = MAIN.group_size * len(split("train"))
     policies: dict[str, dict[str, Any]] = {}
     dpo_policy = base
     for name in POLICIES:
         policy, curve = pref.train_policy(name, seed)
-        with torch.no_grad():
-            ranked = _ranked(
-                *(
-                    implicit_reward(
-                        sequence_logprobs(policy, heldout.prompt_ids, answers),
-                        sequence_logprobs(base, heldout.prompt_ids, answers),
-                        pref.learner(name).cfg.beta,
-                    )
-                    for answers in (heldout.chosen, heldout.rejected)
-                )
-            )
+        beta = pref.learner(name).cfg.beta
+        ranked = _ranked(
+            *(implicit_reward(now, then, beta) for now, then in zip(pair_logprobs(policy, heldout), heldout_before))
+        )
         policies[name] = {
             "steps": [s for s, _ in curve],
             "accuracy": [a for _, a in curve],
             "end": curve[-1][1],
-            "moved": _moved(policy, base, clean),
+            "moved": _moved(policy, clean, before),
             "ranked": ranked,
             "unseen": _unseen(policy, clean, seed),
         }
@@ -157,7 +147,7 @@ def measure(seed: int) -> dict[str, Any]:
             "accuracy": accuracy,
             "start": accuracy[0],
             "end": accuracy[-1],
-            "moved": _moved(main.policy(), base, clean),
+            "moved": _moved(main.policy(), clean, before),
             "unseen": _unseen(main.policy(), clean, seed),
         },
         "policies": policies,

@@ -109,7 +109,18 @@ def preference_pairs(policy: Policy, prompts: list[str], cfg: PreferenceConfig, 
     """Pairs from ``cfg.rounds`` groups of ``policy``'s answers on each of ``prompts``, ranked by the exact verifier.
 
     Deterministic for a seed. With ``cfg.noise`` > 0 each pair is swapped
-    with that probability.
+    with that probability: :func:`swapped` of :func:`drawn_pairs`.
+    """
+    pairs, draws = drawn_pairs(policy, prompts, cfg, seed)
+    return swapped(pairs, draws < cfg.noise)
+
+
+def drawn_pairs(policy: Policy, prompts: list[str], cfg: PreferenceConfig, seed: int) -> tuple[Pairs, torch.Tensor]:
+    """The pairs of :func:`preference_pairs` before any swap, and one uniform draw in [0, 1) per pair.
+
+    The pairs a noise swaps are those whose draw is below it, so pairs at
+    several noises share one sampling (chapter 10's clean and noisy learners
+    read the same answers). ``cfg.noise`` plays no part here.
     """
     gen = torch.Generator().manual_seed(seed)
     verifier = rw.get_verifier("exact")
@@ -125,10 +136,18 @@ def preference_pairs(policy: Policy, prompts: list[str], cfg: PreferenceConfig, 
             first = g * cfg.group_size
             kept.append((batch.prompt_ids[first + good], batch.tokens[first + good], batch.tokens[first + bad]))
     prompt_ids, chosen, rejected = (torch.cat(parts) for parts in zip(*kept))
-    swapped = torch.rand(len(chosen), generator=gen) < cfg.noise
-    chosen, rejected = torch.where(swapped[:, None], rejected, chosen), torch.where(swapped[:, None], chosen, rejected)
+    draws = torch.rand(len(chosen), generator=gen)
     groups = cfg.rounds * len(prompts)
-    return Pairs(prompt_ids, chosen, rejected, swapped, groups * cfg.group_size, groups, silent)
+    none = torch.zeros(len(chosen), dtype=torch.bool)
+    return Pairs(prompt_ids, chosen, rejected, none, groups * cfg.group_size, groups, silent), draws
+
+
+def swapped(pairs: Pairs, swap: torch.Tensor) -> Pairs:
+    """``pairs`` with the chosen and rejected answers of the pairs ``swap`` marks (a bool per pair) turned round."""
+    flip = swap[:, None]
+    chosen = torch.where(flip, pairs.rejected, pairs.chosen)
+    rejected = torch.where(flip, pairs.chosen, pairs.rejected)
+    return Pairs(pairs.prompt_ids, chosen, rejected, swap, pairs.sampled, pairs.groups, pairs.silent)
 
 
 def sequence_logprobs(policy: Policy, prompt_ids: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
@@ -137,6 +156,15 @@ def sequence_logprobs(policy: Policy, prompt_ids: torch.Tensor, tokens: torch.Te
     logp = torch.log_softmax(logits[:, prompt_ids.shape[1] - 1 :], dim=-1)
     per_token = logp.gather(-1, tokens[:, :, None]).squeeze(-1)
     return (per_token * answer_mask(tokens)).sum(dim=1)
+
+
+def pair_logprobs(policy: Policy, pairs: Pairs) -> tuple[torch.Tensor, torch.Tensor]:
+    """log pi of the chosen and of the rejected answer of every pair (:func:`sequence_logprobs`), without gradient."""
+    with torch.no_grad():
+        return (
+            sequence_logprobs(policy, pairs.prompt_ids, pairs.chosen),
+            sequence_logprobs(policy, pairs.prompt_ids, pairs.rejected),
+        )
 
 
 def dpo_loss(
@@ -167,16 +195,17 @@ def train_dpo(
     cfg: PreferenceConfig,
     seed: int,
     checkpoint: Callable[[int, Policy], None] | None = None,
+    reference_logprobs: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> Policy:
     """A copy of ``reference`` trained with :func:`dpo_loss` on random batches of ``pairs``.
 
-    The reference's log-probabilities are read once. ``checkpoint(step,
+    The reference's log-probabilities of the chosen and rejected answers are
+    read once, before training (:func:`pair_logprobs`), or passed in as
+    ``reference_logprobs`` by a caller that has them. ``checkpoint(step,
     policy)`` is called before the first step and every
     ``cfg.checkpoint_every`` steps. Deterministic for a seed and thread count.
     """
-    with torch.no_grad():
-        ref_chosen = sequence_logprobs(reference, pairs.prompt_ids, pairs.chosen)
-        ref_rejected = sequence_logprobs(reference, pairs.prompt_ids, pairs.rejected)
+    ref_chosen, ref_rejected = reference_logprobs or pair_logprobs(reference, pairs)
     policy = copy.deepcopy(reference)
     opt = adamw(policy.parameters(), cfg.lr)
     gen = torch.Generator().manual_seed(seed)

@@ -14,9 +14,20 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import cache
 
+import torch
+
 from rlbook.core.evaluate import eval_seed, evaluate
 from rlbook.core.policy import Policy
-from rlbook.core.preferences import Pairs, PreferenceConfig, preference_pairs, train_bradley_terry, train_dpo
+from rlbook.core.preferences import (
+    Pairs,
+    PreferenceConfig,
+    drawn_pairs,
+    pair_logprobs,
+    preference_pairs,
+    swapped,
+    train_bradley_terry,
+    train_dpo,
+)
 from rlbook.core.reward_model import RewardModel
 from rlbook.core.world import split
 
@@ -64,16 +75,32 @@ def learner(name: str) -> Learner:
 
 
 @cache
+def _drawn(seed: int) -> tuple[Pairs, torch.Tensor]:
+    """The training pairs of ``seed`` before any swap, and their draws (:func:`rlbook.core.preferences.drawn_pairs`)."""
+    prompts = [t.prompt for t in split("train")]
+    return drawn_pairs(load("base", seed).policy(), prompts, PAIRS, 7_000 + seed)
+
+
+@cache
 def pairs(seed: int, noise: float = 0.0) -> Pairs:
     """The training pairs of ``seed``: ``base``'s answers on the training prompts, a share ``noise`` swapped.
 
-    The same answers whatever the noise: only the swaps differ. Kept for the process once made (nothing
-    changes them).
+    The same answers whatever the noise, sampled once: only the swaps differ
+    (:func:`rlbook.core.preferences.preference_pairs` gives the same pairs).
+    Kept for the process once made (nothing changes them).
     """
-    prompts = [t.prompt for t in split("train")]
-    return preference_pairs(load("base", seed).policy(), prompts, replace(PAIRS, noise=noise), 7_000 + seed)
+    drawn, draws = _drawn(seed)
+    return swapped(drawn, draws < noise)
 
 
+@cache
+def base_logprobs(seed: int, noise: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """``base``'s log-probabilities of the chosen and rejected answers of :func:`pairs`, read once for the process:
+    every DPO learner's reference, and the start from which chapter 10 measures how they moved."""
+    return pair_logprobs(load("base", seed).policy(), pairs(seed, noise))
+
+
+@cache
 def heldout_pairs(seed: int) -> Pairs:
     """Pairs of ``base``'s answers on the held-out prompts, none swapped: where a learned ranking is scored."""
     prompts = [t.prompt for t in split("heldout")]
@@ -101,6 +128,7 @@ def train_policy(name: str, seed: int) -> tuple[Policy, list[tuple[int, float]]]
         spec.cfg,
         9_000 + seed,
         lambda step, p: curve.append((step, heldout_accuracy(p, seed, step))),
+        reference_logprobs=base_logprobs(seed, spec.cfg.noise),
     )
     return policy, curve
 
