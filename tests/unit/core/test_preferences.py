@@ -119,6 +119,17 @@ def test_noise_swaps_the_answers_of_the_pairs_it_marks(policy, prompts):
     assert torch.equal(noisy.chosen[s], clean.rejected[s]) and torch.equal(noisy.chosen[~s], clean.chosen[~s])
 
 
+def test_pairs_at_any_noise_are_the_drawn_pairs_swapped_where_their_draw_is_below_it(policy, prompts):
+    drawn, draws = pf.drawn_pairs(policy, prompts, _small(noise=0.3), seed=2)
+    assert not drawn.swapped.any() and len(draws) == len(drawn) and ((draws >= 0) & (draws < 1)).all()
+    for noise in (0.0, 0.4):
+        direct = pf.preference_pairs(policy, prompts, _small(noise=noise), seed=2)
+        derived = pf.swapped(drawn, draws < noise)
+        for field in ("prompt_ids", "chosen", "rejected", "swapped"):
+            assert torch.equal(getattr(direct, field), getattr(derived, field)), (noise, field)
+        assert (direct.sampled, direct.groups, direct.silent) == (derived.sampled, derived.groups, derived.silent)
+
+
 def test_bad_settings_are_refused_with_their_names():
     with pytest.raises(ValueError, match="noise"):
         pf.PreferenceConfig(noise=0.5)
@@ -151,6 +162,17 @@ def test_dpo_widens_the_pairs_margin_and_calls_back_at_its_checkpoints(policy):
     assert (margin(trained) > margin(policy)).all()
     again = pf.train_dpo(policy, pairs, cfg, seed=3)
     assert all(torch.equal(a, b) for a, b in zip(trained.state_dict().values(), again.state_dict().values()))
+
+
+def test_dpo_given_its_references_log_probabilities_trains_as_it_does_reading_them_itself(policy):
+    pairs, cfg = _made_pairs(), _small(steps=3, lr=1e-2)
+    read = pf.pair_logprobs(policy, pairs)
+    with torch.no_grad():
+        assert torch.equal(read[0], pf.sequence_logprobs(policy, pairs.prompt_ids, pairs.chosen))
+        assert torch.equal(read[1], pf.sequence_logprobs(policy, pairs.prompt_ids, pairs.rejected))
+    itself = pf.train_dpo(policy, pairs, cfg, seed=5)
+    given = pf.train_dpo(policy, pairs, cfg, seed=5, reference_logprobs=read)
+    assert all(torch.equal(a, b) for a, b in zip(itself.state_dict().values(), given.state_dict().values()))
 
 
 def test_the_bradley_terry_model_learns_to_score_the_chosen_answers_higher(policy):

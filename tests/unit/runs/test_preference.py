@@ -3,7 +3,11 @@ the wrong kind are refused by name, and the module stays out of the RL runs' cac
 
 from __future__ import annotations
 
+import functools
+from types import SimpleNamespace
+
 import pytest
+import torch
 
 from rlbook.core.source import import_closure
 from rlbook.runs import MAIN, preference
@@ -34,3 +38,34 @@ def test_unknown_learners_and_wrong_kinds_are_refused_by_name():
 def test_the_learners_are_outside_the_rl_runs_cache_key():
     modules = import_closure(TRAINING_ENTRY)
     assert "rlbook.runs.preference" not in modules and "rlbook.core.preferences" not in modules
+
+
+def test_the_noisy_pairs_swap_the_clean_ones_and_base_is_read_once_per_noise(monkeypatch):
+    calls: list[float] = []
+    drawn = preference.Pairs(
+        torch.tensor([[1], [2], [3]]),
+        torch.tensor([[4], [5], [6]]),
+        torch.tensor([[7], [8], [9]]),
+        torch.zeros(3, dtype=torch.bool),
+        6,
+        3,
+        0,
+    )
+    monkeypatch.setattr(preference, "_drawn", lambda seed: (drawn, torch.tensor([0.1, 0.5, 0.9])))
+    monkeypatch.setattr(preference, "pairs", functools.cache(preference.pairs.__wrapped__))
+    monkeypatch.setattr(preference, "base_logprobs", functools.cache(preference.base_logprobs.__wrapped__))
+    monkeypatch.setattr(preference, "load", lambda name, seed: SimpleNamespace(policy=lambda: name))
+
+    def read(policy, pairs):
+        calls.append(float(pairs.swapped.double().mean()))
+        return pairs.chosen[:, 0].double(), pairs.rejected[:, 0].double()
+
+    monkeypatch.setattr(preference, "pair_logprobs", read)
+    noisy = preference.pairs(0, 0.2)
+    assert noisy.swapped.tolist() == [True, False, False]
+    assert noisy.chosen[:, 0].tolist() == [7, 5, 6] and noisy.rejected[:, 0].tolist() == [4, 8, 9]
+    assert preference.pairs(0).chosen[:, 0].tolist() == [4, 5, 6]
+    for _ in range(3):
+        preference.base_logprobs(0)
+        preference.base_logprobs(0, 0.2)
+    assert sorted(calls) == [0.0, 1 / 3]
