@@ -61,7 +61,12 @@ SELECTIONS = ("none", "accepted")
 
 @dataclass(frozen=True)
 class RLConfig:
-    """Every choice of an RL run. The defaults are the book's ``main`` run.
+    """Every choice of an RL run.
+
+    The book's runs do not rest on the defaults: ``main``'s settings are
+    written out in full in the catalogue (:data:`rlbook.runs.catalogue.MAIN`),
+    and every other run of the book is ``main`` or another named setting with
+    a change. The defaults are where a reader's own run starts.
 
     A choice field refuses any value but those listed (ValueError naming the
     field and the values, :mod:`rlbook.core.choices`). The fields:
