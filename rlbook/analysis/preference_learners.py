@@ -9,7 +9,10 @@ the moment:
 - how the log-probabilities of the pairs' chosen and rejected answers moved
   under ``main`` and under each DPO learner (:func:`_moved`);
 - how often each learner ranks a held-out pair as the verifier does: the
-  reward models by their scores, DPO by its implicit reward;
+  reward models by their scores, DPO by its implicit reward; and how often
+  a reward model ranks its own training pairs so (``fitted``: the clean
+  pairs, whichever it was trained on), which sets what it fitted beside
+  what carried over to new prompts;
 - the answers a policy writes after training that its pairs never held:
   the answers it had no verdict on (:func:`_unseen`).
 
@@ -127,9 +130,8 @@ def measure(seed: int) -> dict[str, Any]:
         model = pref.train_reward_model(name, seed)
         with torch.no_grad():
             models[name] = {
-                "ranked": _ranked(
-                    *(reward_scores(model, heldout.prompt_ids, a) for a in (heldout.chosen, heldout.rejected))
-                )
+                where: _ranked(*(reward_scores(model, pairs.prompt_ids, a) for a in (pairs.chosen, pairs.rejected)))
+                for where, pairs in (("ranked", heldout), ("fitted", clean))
             }
     steps = [e["step"] for e in main.evals]
     accuracy = [e["heldout_expected_reward"] for e in main.evals]

@@ -109,6 +109,12 @@ CLAIMS = (
         kind="finding",
     ),
     Claim(
+        "bt-fits-more-than-new",
+        "bt ranks a larger share of its own training pairs than of the held-out pairs as the verifier does",
+        every(lambda s: s.models.bt.fitted > s.models.bt.ranked),
+        kind="finding",
+    ),
+    Claim(
         "noise-costs-ranking",
         "bt-noisy ranks fewer held-out pairs as the verifier does than bt",
         every(lambda s: s.models["bt-noisy"].ranked < s.models.bt.ranked),

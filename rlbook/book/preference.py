@@ -52,6 +52,12 @@ def _each(by_seed: dict, seeds: tuple[int, ...], value, fmt: str = ".3f") -> str
     return phrasing.in_order([format(value(by_seed[s]), fmt) for s in seeds])
 
 
+def _spread(shares: list[float]) -> str:
+    """How far apart the highest and lowest of ``shares`` lie, in words: "43 points", or "less than a point"."""
+    points = 100 * (max(shares) - min(shares))
+    return f"{points:.0f} points" if points >= 1 else "less than a point"
+
+
 def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, list[dict]]:
     """The chapter's tables, one row per seed (and learner)."""
     accuracy = [
@@ -74,7 +80,9 @@ def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, list[dict]]:
         {
             "seed": s,
             "pairs": f"{d['pairs']['count']:,}",
-            **{f"{name} (reward model)": f"{d['models'][name]['ranked']:.1%}" for name in MODELS},
+            "bt (reward model)": f"{d['models']['bt']['ranked']:.1%}",
+            "bt, its training pairs": f"{d['models']['bt']['fitted']:.1%}",
+            **{f"{name} (reward model)": f"{d['models'][name]['ranked']:.1%}" for name in MODELS if name != "bt"},
             **{f"{name} (implicit reward)": f"{d['policies'][name]['ranked']:.1%}" for name in POLICIES},
         }
         for s in seeds
@@ -111,6 +119,7 @@ def compute(seeds: tuple[int, ...]) -> dict[str, Any]:
         "heldout_pairs": _each(by_seed, seeds, lambda d: d["pairs"]["heldout"], ","),
         "bt_ranked": _each(by_seed, seeds, lambda d: d["models"]["bt"]["ranked"], ".1%"),
         "bt_noisy_ranked": _each(by_seed, seeds, lambda d: d["models"]["bt-noisy"]["ranked"], ".1%"),
+        "bt_spread": _spread([by_seed[s]["models"]["bt"]["ranked"] for s in seeds]),
         "dpo_ranked": _each(by_seed, seeds, lambda d: d["policies"]["dpo"]["ranked"], ".1%"),
         "dpo_unseen": _each(by_seed, seeds, lambda d: d["policies"]["dpo"]["unseen"]["share"], ".1%"),
         "small_unseen": _each(by_seed, seeds, lambda d: d["policies"]["dpo-small-beta"]["unseen"]["share"], ".0%"),

@@ -38,7 +38,7 @@ SEED = {
         "dpo-noisy": _policy(0.38, 0.25, -0.9, 0.1, 0.99),
         "dpo-small-beta": _policy(0.1, -3.3, -24.0, 0.7, 1.0),
     },
-    "models": {"bt": {"ranked": 0.83}, "bt-noisy": {"ranked": 0.75}},
+    "models": {"bt": {"ranked": 0.83, "fitted": 0.95}, "bt-noisy": {"ranked": 0.75, "fitted": 0.9}},
 }
 
 
@@ -64,8 +64,12 @@ def test_a_claim_fails_on_the_seed_whose_outcome_contradicts_it():
     def dpo_raised_the_right_answers_most(seed):
         seed["policies"]["dpo"]["moved"] = {"chosen": 2.0, "rejected": -1.0}
 
+    def bt_ranked_new_pairs_as_well_as_its_own(seed):
+        seed["models"]["bt"]["fitted"] = seed["models"]["bt"]["ranked"]
+
     for change, name in (
         (dpo_caught_up, "main-above-dpo"),
+        (bt_ranked_new_pairs_as_well_as_its_own, "bt-fits-more-than-new"),
         (small_beta_kept_right_answers, "small-beta-lowers-chosen"),
         (dpo_raised_the_right_answers_most, "dpo-pushes-rejected-down"),
     ):
@@ -87,3 +91,10 @@ def test_the_tables_give_every_seed_and_run():
     ]
     assert tables["moved"][0]["chosen (right)"] == "+0.50" and tables["moved"][0]["rejected (wrong)"] == "-2.30"
     assert tables["ranked"][0]["bt (reward model)"] == "83.0%"
+    assert list(tables["ranked"][0])[2:5] == ["bt (reward model)", "bt, its training pairs", "bt-noisy (reward model)"]
+    assert tables["ranked"][0]["bt, its training pairs"] == "95.0%"
+
+
+def test_the_spread_of_shares_is_said_in_points_and_a_tiny_one_as_less_than_a_point():
+    assert preference._spread([0.515, 0.808, 0.589]) == "29 points"
+    assert preference._spread([0.5, 0.504, 0.502]) == "less than a point"
