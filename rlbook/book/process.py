@@ -17,6 +17,7 @@ from rlbook.analysis.process_scorer import JUDGES, KINDS, NS, RUNS
 from rlbook.book import phrasing, store
 from rlbook.book._process_claims import CLAIMS, ENDED, RULE_GAP  # noqa: F401  (rlbook.book reads CLAIMS here)
 from rlbook.book._shown import shown_seed
+from rlbook.book.claims import held_phrase
 from rlbook.book.facts import Facts, dumps
 from rlbook.book.needs import Need, on_seeds
 from rlbook.core.process_model import step_labels
@@ -72,6 +73,20 @@ def _answers(seed_facts: dict) -> list[dict]:
     return rows
 
 
+def _ended_words(by_seed: dict, seeds: tuple[int, ...]) -> str:
+    """Whether ``prm``'s last answers still ended with the end mark, worded as it came out: on every seed, on none,
+    or on some and not others (the finding ``prm-stops-ending``)."""
+    unended = [s for s in seeds if by_seed[s]["runs"]["prm"]["written"]["ended"] < ENDED]
+    if not unended:
+        return f"At least half of its answers still ended with the end mark {held_phrase(seeds, seeds)}"
+    if len(unended) == len(seeds):
+        return f"Fewer than half of its answers still ended with the end mark {held_phrase(seeds, seeds)}"
+    return (
+        "Whether its answers still ended with the end mark differed by seed: fewer than half of them did "
+        + held_phrase(unended, seeds)
+    )
+
+
 def _hack_words(by_seed: dict, seeds: tuple[int, ...]) -> str:
     """What ``prm``'s last answers were, in a sentence or two per case that happened: seeds whose answers mostly
     never ended (read at a place the scorer's training answers almost never reached), and seeds whose answers
@@ -89,9 +104,14 @@ def _hack_words(by_seed: dict, seeds: tuple[int, ...]) -> str:
     finished = [s for s in seeds if ended[s]]
     if finished:
         scores = phrasing.in_order([f"{by_seed[s]['runs']['prm']['written']['score']:.2f}" for s in finished])
+        where = (
+            "They"  # every seed: the sentence before says that at least half of them ended
+            if len(finished) == len(seeds)
+            else f"On {phrasing.seeds(finished, seeds)}, where at least half of its answers ended, they"
+        )
         words.append(
-            f"On {phrasing.seeds(finished, seeds)}, where most of its answers ended, they were wrong all the same, with "
-            f"a mean score of {scores}: wrong steps that the scorer could not tell from right ones."
+            f"{where} were wrong all the same, with a mean score of {scores}: wrong steps that the scorer could not "
+            "tell from right ones."
         )
     return " ".join(words)
 
@@ -169,6 +189,7 @@ def compute(seeds: tuple[int, ...]) -> dict[str, Any]:
         "exact_end": _each(by_seed, seeds, lambda e: e["runs"]["process-exact"]["accuracy"][-1]),
         "rule_gap": RULE_GAP,
         "prm_end": _each(by_seed, seeds, lambda e: e["runs"]["prm"]["accuracy"][-1]),
+        "ended_words": _ended_words(by_seed, seeds),
         "hack_words": _hack_words(by_seed, seeds),
         "prm_reward_end": _each(by_seed, seeds, lambda e: e["runs"]["prm"]["reward"][-1], ".2f"),
         "tables": _tables(by_seed, seeds),

@@ -109,8 +109,23 @@ def test_the_hack_is_told_only_in_the_cases_that_happened():
 
     both = process._hack_words(facts({0: 0.1, 1: 0.9, 2: 0.95}), SEEDS)
     assert "never ends" in both and "on seed 0, 3 of the 2,000 did" in both
-    assert "On seeds 1 and 2, where most of its answers ended" in both
+    assert "On seeds 1 and 2, where at least half of its answers ended, they were wrong" in both
     ending = process._hack_words(facts({0: 0.9, 1: 0.9, 2: 0.9}), SEEDS)
-    assert "never ends" not in ending and ending.startswith("On every seed, where most of its answers ended")
+    assert "never ends" not in ending and ending.startswith("They were wrong all the same")
     never = process._hack_words(facts({0: 0.0, 1: 0.1, 2: 0.2}), SEEDS)
-    assert "ended, they were" not in never and "on every seed, 3, 3 and 3 of the 2,000 did" in never
+    assert "they were" not in never.lower() and "on every seed, 3, 3 and 3 of the 2,000 did" in never
+
+
+def test_whether_the_answers_still_ended_is_worded_as_it_came_out():
+    def words(ended: dict[int, float]) -> str:
+        by_seed = {s: copy.deepcopy(SEED) for s in SEEDS}
+        for s, share in ended.items():
+            by_seed[s]["runs"]["prm"]["written"]["ended"] = share
+        return process._ended_words(by_seed, SEEDS)
+
+    assert words({0: 0.9, 1: 0.6, 2: 0.5}) == "At least half of its answers still ended with the end mark on every seed"
+    assert words({0: 0.1, 1: 0.2, 2: 0.0}).startswith("Fewer than half of its answers still ended with the end mark on")
+    assert words({0: 0.1, 1: 0.9, 2: 0.2}) == (
+        "Whether its answers still ended with the end mark differed by seed: fewer than half of them did on seeds 0 "
+        "and 2, not on seed 1"
+    )
