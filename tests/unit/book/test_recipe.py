@@ -4,6 +4,8 @@ run and seed."""
 
 from __future__ import annotations
 
+import copy
+
 from made_up_facts import facts_of, verdicts
 
 from rlbook.book import _recipe_claims, recipe
@@ -122,3 +124,12 @@ def test_the_tables_give_every_run_and_seed():
 
 
 SEED_BY_SEED = {s: SEED for s in SEEDS}
+
+
+def test_the_gap_between_two_runs_is_worded_as_it_came_out():
+    close = recipe._gap_words(SEED_BY_SEED, SEEDS, "clip-higher", "ppo")
+    assert close == f"On every seed the two ended within {recipe.CLOSE} of each other."
+    by_seed = {s: copy.deepcopy(SEED) for s in SEEDS}
+    by_seed[0]["clipped"]["gspo"].update(end=0.2)
+    wide = recipe._gap_words(by_seed, SEEDS, "gspo", "ppo")
+    assert wide == "On seed 0 the gap was 0.35. `gspo` ended below its own start on seed 0."
