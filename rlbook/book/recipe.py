@@ -201,21 +201,27 @@ CLOSE = 0.05
 """Two runs' held-out accuracies at their last checkpoint closer than this are said to have ended close."""
 
 
-def _gap_words(by_seed: dict, seeds: tuple[int, ...], run: str, against: str) -> str:
-    """How far ``run`` ended from ``against`` in held-out accuracy, as it came out (two runs of
-    :data:`CLIPPED`): within :data:`CLOSE` of it on every seed, or the seeds where the gap was wider, with each
-    gap; and the seeds where ``run`` ended below its own start, if any."""
-    ends = {s: (by_seed[s]["clipped"][run], by_seed[s]["clipped"][against]["end"]) for s in seeds}
-    wide = [s for s in seeds if abs(ends[s][0]["end"] - ends[s][1]) >= CLOSE]
+def _gap_words(ends: dict[int, tuple[float, float, float]], seeds: tuple[int, ...], run: str) -> str:
+    """How far ``run`` ended from the run it is set beside, in held-out accuracy, as it came out: within
+    :data:`CLOSE` on every seed, or the seeds where the gap was wider, with each gap; and the seeds where ``run``
+    ended below its own start, if any. ``ends[seed]`` is ``run``'s first and last accuracy and the other run's
+    last."""
+    wide = [s for s in seeds if abs(ends[s][1] - ends[s][2]) >= CLOSE]
     if not wide:
         words = f"On {phrasing.seeds(seeds, seeds)} the two ended within {CLOSE} of each other."
     else:
-        gaps = phrasing.in_order([f"{abs(ends[s][0]['end'] - ends[s][1]):.2f}" for s in wide])
+        gaps = phrasing.in_order([f"{abs(ends[s][1] - ends[s][2]):.2f}" for s in wide])
         words = f"On {phrasing.seeds(wide, seeds)} the gap was {gaps}."
-    fell = [s for s in seeds if ends[s][0]["end"] < ends[s][0]["start"]]
+    fell = [s for s in seeds if ends[s][1] < ends[s][0]]
     if fell:
         words += f" `{run}` ended below its own start on {phrasing.seeds(fell, seeds)}."
     return words
+
+
+def _clipped_gap(by_seed: dict, seeds: tuple[int, ...], run: str) -> str:
+    """:func:`_gap_words` for ``run`` beside ``ppo`` (two runs of :data:`CLIPPED`)."""
+    clipped = {s: by_seed[s]["clipped"] for s in seeds}
+    return _gap_words({s: (c[run]["start"], c[run]["end"], c["ppo"]["end"]) for s, c in clipped.items()}, seeds, run)
 
 
 def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, list[dict]]:
@@ -301,8 +307,17 @@ def compute(seeds: tuple[int, ...]) -> dict[str, Any]:
         "replayed": {"step": REPLAYED, "rows": ROWS},
         "silent": _each(by_seed, seeds, lambda d: d["sampled"]["silent_main"], ".0%"),
         "extra": _each(by_seed, seeds, lambda d: d["sampled"]["extra"], ".0%"),
-        "clip_higher_gap": _gap_words(by_seed, seeds, "clip-higher", "ppo"),
-        "gspo_gap": _gap_words(by_seed, seeds, "gspo", "ppo"),
+        "clip_higher_gap": _clipped_gap(by_seed, seeds, "clip-higher"),
+        "gspo_gap": _clipped_gap(by_seed, seeds, "gspo"),
+        "dynamic_gap": _gap_words(
+            {
+                s: (d["dynamic"]["start"], d["dynamic"]["end"], d["main_at_steps"])
+                for s in seeds
+                for d in [by_seed[s]["sampled"]]
+            },
+            seeds,
+            "dynamic",
+        ),
         "gspo_clip": _each(by_seed, seeds, lambda d: d["clipped"]["gspo"]["clip"], ".0%"),
         "ppo_clip": _each(by_seed, seeds, lambda d: d["clipped"]["ppo"]["clip"], ".1%"),
         "ppo_clip_high": _each(by_seed, seeds, lambda d: d["clipped"]["ppo"]["clip_high"], ".1%"),

@@ -127,9 +127,9 @@ SEED_BY_SEED = {s: SEED for s in SEEDS}
 
 
 def test_the_gap_between_two_runs_is_worded_as_it_came_out():
-    close = recipe._gap_words(SEED_BY_SEED, SEEDS, "clip-higher", "ppo")
+    close = recipe._clipped_gap(SEED_BY_SEED, SEEDS, "clip-higher")
     assert close == f"On every seed the two ended within {recipe.CLOSE} of each other."
     by_seed = {s: copy.deepcopy(SEED) for s in SEEDS}
     by_seed[0]["clipped"]["gspo"].update(end=0.2)
-    wide = recipe._gap_words(by_seed, SEEDS, "gspo", "ppo")
+    wide = recipe._clipped_gap(by_seed, SEEDS, "gspo")
     assert wide == "On seed 0 the gap was 0.35. `gspo` ended below its own start on seed 0."
