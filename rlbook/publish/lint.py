@@ -9,7 +9,8 @@ through :func:`scan_source`. The pages are read with
 unique, every figure cell has a caption and alt text, every citation key is
 in ``references.bib``, the chapter list in ``_quarto.yml`` matches the files
 in ``chapters/``, no placeholder words are left in the text, no inline value
-opens a line where its number could become a list marker, and no run of
+opens a line where its number could become a list marker, no straight
+apostrophe follows inline code (pandoc may read it as an opening quote), and no run of
 words is shared with the source texts. (What the reader sees, cell by cell,
 is checked by :mod:`rlbook.publish.reader`.)
 
@@ -41,6 +42,9 @@ LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)|<https?://[^>]*>|http
 LEADING_VALUE = re.compile(r"^[ \t]{2,}\(?`\{python\}", re.MULTILINE)
 """An inline value that opens an indented line (a list item's continuation), alone or after
 "(": once the value is a number, pandoc can read ``(21)`` or ``7.`` there as a nested list."""
+APOSTROPHE_AFTER_CODE = re.compile(r"`'(?=\w)")
+"""A straight apostrophe right after inline code (`` `base`'s ``): pandoc's smart quotes can read it as an
+opening quote, closed by the next apostrophe of the paragraph, and print ‘s; the book writes ’ there."""
 AT_KEY = re.compile(r"(?<![\w@\\])(-?)@(\w+(?:[:.#$%&+?<>~/-]\w+)*)")
 ATTR_ID = re.compile(r"\{#([\w-]+)([^}]*)\}")
 MD_FIGURE = re.compile(r"!\[[^\]]*\]\([^)]*\)\{#(fig-[\w-]+)([^}]*)\}")
@@ -158,6 +162,11 @@ def _scan_prose(path: str, markdown: str, first_line: int, facts: SourceFacts) -
         facts.problems.append(
             f"{path}:{first_line + line_of(markdown, match.start()) - 1}: an inline value opens "
             "the line; a number there can become a list marker, so move it into the line"
+        )
+    for match in APOSTROPHE_AFTER_CODE.finditer(markdown):
+        facts.problems.append(
+            f"{path}:{first_line + line_of(markdown, match.start()) - 1}: a straight apostrophe after inline code "
+            "can print as an opening quote; write ’ instead"
         )
     for key, offset in at_mentions(prose):
         kind = crossref_kind(key)

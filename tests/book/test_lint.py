@@ -163,6 +163,12 @@ def test_an_inline_value_inside_a_line_or_opening_a_paragraph_line_is_fine(tmp_p
     assert lint(make_book(tmp_path, GOOD_CHAPTER + text)) == []
 
 
+def test_a_straight_apostrophe_after_inline_code_is_reported_and_a_curly_one_is_fine(tmp_path):
+    problems = lint(make_book(tmp_path / "a", GOOD_CHAPTER + "\nPairs of `base`'s answers.\n"))
+    assert len(problems) == 1 and "write ’ instead" in problems[0]
+    assert lint(make_book(tmp_path / "b", GOOD_CHAPTER + "\nPairs of `base`’s answers; the code `' 7'`.\n")) == []
+
+
 def test_references_the_pandoc_build_does_not_number_are_reported(tmp_path):
     problems = lint(make_book(tmp_path, GOOD_CHAPTER + "\nBy @eq-loss.\n"))
     assert len(problems) == 1 and "@eq-loss: the book numbers only fig-, sec- and tbl- references" in problems[0]
