@@ -55,7 +55,8 @@ JUDGES = ("outcome", "process-exact", "prm-min", "prm-product")
 WRITTEN = 4
 """Answers per held-out prompt sampled from each RL'd policy at the end, to read what it writes."""
 SHOWN_ANSWERS = 4
-"""How many of an RL'd policy's last answers are kept with the scorer's step probabilities, for the page."""
+"""How many of an RL'd policy's last answers are kept with the scorer's step probabilities, for the page: the
+ones the scorer scored highest (:func:`shown_rows`)."""
 
 
 def judged(model: ProcessModel, policy: Policy, seed: int) -> dict[str, Any]:
@@ -121,9 +122,20 @@ def best_of_n(model: ProcessModel, policy: Policy, seed: int) -> dict[str, list[
     return picks({judge: scores[judge] for judge in JUDGES}, right, len(prompts))
 
 
+def shown_rows(score: np.ndarray, prompts: int) -> list[int]:
+    """The rows of the answers the page shows: of the first answer to each of ``prompts`` prompts (``score`` holds
+    :data:`WRITTEN` answers per prompt, in prompt order), the :data:`SHOWN_ANSWERS` the scorer scored highest,
+    ties in prompt order, listed in prompt order. What a run wrote that its judge liked best is what the run was
+    pushed towards."""
+    firsts = [g * WRITTEN for g in range(prompts)]
+    best = sorted(firsts, key=lambda row: -score[row])[:SHOWN_ANSWERS]
+    return sorted(best)
+
+
 def written(policy: Policy, model: ProcessModel, seed: int) -> dict[str, Any]:
     """What ``policy`` writes to the held-out prompts: the share of answers that end (an end mark), that are right,
-    that the exact process rule accepts, and the scorer's mean score; and a few answers with their step scores."""
+    that the exact process rule accepts, and the scorer's mean score; and the few answers the scorer scored highest
+    (:func:`shown_rows`) with their step scores."""
     prompts = pm.prompts("heldout")
     batch = sample(
         policy,
@@ -140,8 +152,12 @@ def written(policy: Policy, model: ProcessModel, seed: int) -> dict[str, Any]:
     score = answer_score(p, data.rows, len(pairs), "min")
     right = rw.score(rw.get_verifier("exact"), batch.prompts, completions)[0] >= 1.0
     shown = [
-        {"prompt": a, "answer": c, "steps": [round(float(x), 3) for x in p[(data.rows == i).numpy()]]}
-        for i, (a, c) in enumerate(pairs[: SHOWN_ANSWERS * WRITTEN : WRITTEN])
+        {
+            "prompt": pairs[i][0],
+            "answer": pairs[i][1],
+            "steps": [round(float(x), 3) for x in p[(data.rows == i).numpy()]],
+        }
+        for i in shown_rows(score, len(prompts))
     ]
     return {
         "ended": float(np.mean(["#" in c for c in completions])),

@@ -55,6 +55,15 @@ CLAIMS = (
         lambda F: [(F.by_seed[s].main.moved.chosen, F.by_seed[s].policies.dpo.moved.chosen) for s in F.seeds],
         kind="finding",
     ),
+    # A law: on all ten audited seeds of both draws the rejected answers lost at least 3.28 times what the chosen
+    # ones gained.
+    Claim(
+        "main-pushes-rejected-down-too",
+        "under main too the pairs' rejected answers lose more log-probability than the chosen ones gain, every seed",
+        every(lambda s: -s.main.moved.rejected > abs(s.main.moved.chosen)),
+        lambda F: [tuple(F.by_seed[s].main.moved.values()) for s in F.seeds],
+        kind="law",
+    ),
     Claim(
         "small-beta-below-base",
         "dpo-small-beta ends below base in held-out accuracy, every seed",

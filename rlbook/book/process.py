@@ -10,10 +10,12 @@ Its claims are in :mod:`rlbook.book._process_claims`.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any
 
 from rlbook.analysis import process_scorer as ps
-from rlbook.analysis.process_scorer import JUDGES, KINDS, NS, RUNS
+from rlbook.analysis.process_scorer import JUDGES, KINDS, NS, RUNS, SHOWN_ANSWERS
 from rlbook.book import phrasing, store
 from rlbook.book._process_claims import CLAIMS, ENDED, RULE_GAP  # noqa: F401  (rlbook.book reads CLAIMS here)
 from rlbook.book._shown import shown_seed
@@ -57,6 +59,13 @@ def _best(judge: str, n: int):
     return lambda d: d["best_of_n"][judge][NS.index(n)]
 
 
+def _shown_wrong_words(seed_facts: Mapping[str, Any]) -> str:
+    """How many of the answers the page shows hold a step the exact rule calls wrong, in words ("all four")."""
+    shown = seed_facts["runs"]["prm"]["written"]["shown"]
+    wrong = sum(not all(step_labels(a["prompt"], a["answer"])) for a in shown)
+    return phrasing.share(wrong, len(shown))
+
+
 def _answers(seed_facts: dict) -> list[dict]:
     """``prm``'s last answers the page shows: the scorer's probability and the exact rule's label of each step."""
     rows = []
@@ -73,12 +82,28 @@ def _answers(seed_facts: dict) -> list[dict]:
     return rows
 
 
+def _exact_words(by_seed: dict, seeds: tuple[int, ...]) -> str:
+    """How the exact process rule picked at the largest n beside the outcome verifier (the ceiling), worded as it
+    came out: as well on every seed (equal to the page's three decimals), or each seed's two values."""
+    n = max(NS)
+    exact = [format(_best("process-exact", n)(by_seed[s]), ".3f") for s in seeds]
+    outcome = [format(_best("outcome", n)(by_seed[s]), ".3f") for s in seeds]
+    where = f"at n = {n} on {'seed' if len(seeds) == 1 else 'seeds'} {phrasing.listing(list(seeds))}"
+    if exact == outcome:
+        return f"The exact process rule picked as well as the ceiling, {phrasing.in_order(outcome)} {where}"
+    return (
+        f"The exact process rule picked almost as well, {phrasing.in_order(exact)} against the ceiling's "
+        f"{phrasing.in_order(outcome)} {where}"
+    )
+
+
 def _ended_words(by_seed: dict, seeds: tuple[int, ...]) -> str:
     """Whether ``prm``'s last answers still ended with the end mark, worded as it came out: on every seed, on none,
     or on some and not others (the finding ``prm-stops-ending``)."""
     unended = [s for s in seeds if by_seed[s]["runs"]["prm"]["written"]["ended"] < ENDED]
     if not unended:
-        return f"At least half of its answers still ended with the end mark {held_phrase(seeds, seeds)}"
+        least = min(by_seed[s]["runs"]["prm"]["written"]["ended"] for s in seeds)
+        return f"At least {math.floor(100 * least)}% of its answers still ended with the end mark {held_phrase(seeds, seeds)}"
     if len(unended) == len(seeds):
         return f"Fewer than half of its answers still ended with the end mark {held_phrase(seeds, seeds)}"
     return (
@@ -182,8 +207,7 @@ def compute(seeds: tuple[int, ...]) -> dict[str, Any]:
         "rl_steps": WORKED.steps,
         "heldout_auc": _each(by_seed, seeds, lambda e: e["judged"]["heldout"]["units"]["auc"], ".2f"),
         "tens_auc": _each(by_seed, seeds, lambda e: e["judged"]["heldout"]["tens"]["auc"], ".2f"),
-        "bon_outcome": _each(by_seed, seeds, _best("outcome", max(NS))),
-        "bon_exact": _each(by_seed, seeds, _best("process-exact", max(NS))),
+        "exact_words": _exact_words(by_seed, seeds),
         "bon_min16": _each(by_seed, seeds, _best("prm-min", max(NS))),
         "worked_end": _each(by_seed, seeds, lambda e: e["runs"]["worked"]["accuracy"][-1]),
         "exact_end": _each(by_seed, seeds, lambda e: e["runs"]["process-exact"]["accuracy"][-1]),
@@ -194,6 +218,8 @@ def compute(seeds: tuple[int, ...]) -> dict[str, Any]:
         "prm_reward_end": _each(by_seed, seeds, lambda e: e["runs"]["prm"]["reward"][-1], ".2f"),
         "tables": _tables(by_seed, seeds),
         "exercise": {run: d["runs"][run]["written"]["shown"] for run in RUNS},
+        "shown_wrong": _shown_wrong_words(d),
+        "shown_count": phrasing.number_word(SHOWN_ANSWERS),
         "figures": {
             "runs": {run: {s: by_seed[s]["runs"][run] for s in seeds} for run in RUNS},
             "best_of_n": {s: by_seed[s]["best_of_n"] for s in seeds},

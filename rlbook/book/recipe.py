@@ -211,7 +211,9 @@ def _gap_words(ends: dict[int, tuple[float, float, float]], seeds: tuple[int, ..
         words = f"On {phrasing.seeds(seeds, seeds)} the two ended within {CLOSE} of each other."
     else:
         gaps = phrasing.in_order([f"{abs(ends[s][1] - ends[s][2]):.2f}" for s in wide])
-        words = f"On {phrasing.seeds(wide, seeds)} the gap was {gaps}."
+        words = f"On {phrasing.seeds(wide, seeds)} the gap was {gaps}"
+        close = [s for s in seeds if s not in wide]
+        words += f"; on {phrasing.seeds(close, seeds)} the two ended within {CLOSE} of each other." if close else "."
     fell = [s for s in seeds if ends[s][1] < ends[s][0]]
     if fell:
         words += f" `{run}` ended below its own start on {phrasing.seeds(fell, seeds)}."

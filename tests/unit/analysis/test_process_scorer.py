@@ -35,3 +35,13 @@ def test_a_run_s_curve_reads_its_checkpoints():
         "reward": [0.52, 0.9],
         "train_accuracy": [0.55, 0.05],
     }
+
+
+def test_the_answers_shown_are_the_first_per_prompt_that_the_scorer_scored_highest_in_prompt_order():
+    written = ps.WRITTEN
+    score = np.zeros(6 * written)
+    for prompt, value in enumerate([0.2, 0.9, 0.1, 0.9, 0.5, 0.7]):
+        score[prompt * written] = value
+        score[prompt * written + 1] = 1.0  # a later answer to the same prompt is never shown
+    rows = ps.shown_rows(score, 6)
+    assert rows == [written * g for g in (1, 3, 4, 5)][: ps.SHOWN_ANSWERS]

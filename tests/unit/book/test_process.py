@@ -123,9 +123,36 @@ def test_whether_the_answers_still_ended_is_worded_as_it_came_out():
             by_seed[s]["runs"]["prm"]["written"]["ended"] = share
         return process._ended_words(by_seed, SEEDS)
 
-    assert words({0: 0.9, 1: 0.6, 2: 0.5}) == "At least half of its answers still ended with the end mark on every seed"
+    assert (
+        words({0: 0.99, 1: 0.942, 2: 0.97}) == "At least 94% of its answers still ended with the end mark on every seed"
+    )
     assert words({0: 0.1, 1: 0.2, 2: 0.0}).startswith("Fewer than half of its answers still ended with the end mark on")
     assert words({0: 0.1, 1: 0.9, 2: 0.2}) == (
         "Whether its answers still ended with the end mark differed by seed: fewer than half of them did on seeds 0 "
         "and 2, not on seed 1"
     )
+
+
+def test_the_exact_rule_beside_the_ceiling_is_worded_as_it_came_out():
+    def words(exact: float) -> str:
+        by_seed = {s: copy.deepcopy(SEED) for s in SEEDS}
+        for d in by_seed.values():
+            d["best_of_n"]["outcome"][-1] = 0.99
+            d["best_of_n"]["process-exact"][-1] = 0.99
+        by_seed[1]["best_of_n"]["process-exact"][-1] = exact
+        return process._exact_words(by_seed, SEEDS)
+
+    assert (
+        words(0.99)
+        == "The exact process rule picked as well as the ceiling, 0.990, 0.990 and 0.990 at n = 16 on seeds 0, 1 and 2"
+    )
+    assert words(0.98).startswith("The exact process rule picked almost as well, 0.990, 0.980 and 0.990 against")
+
+
+def test_the_shown_answers_with_a_wrong_step_are_counted_in_words():
+    seed = copy.deepcopy(SEED)
+    seed["runs"]["prm"]["written"]["shown"] = [
+        {"prompt": "#47+38=", "answer": "7+8=15,4+3+1=8;85#", "steps": [0.9, 0.9, 0.9]},
+        {"prompt": "#47+38=", "answer": "7+8=15,4+3=7;85#", "steps": [0.9, 0.9, 0.9]},
+    ]
+    assert process._shown_wrong_words(seed) == "one of the two"
