@@ -245,8 +245,9 @@ def _tables(by_seed: dict, seeds: tuple[int, ...]) -> dict[str, list[dict]]:
     sampled = [
         {
             "seed": s,
-            "silent groups in main": _percent(d["silent_main"]),
-            "answers sampled: main, dynamic": f"{d['main_sampled']:,}, {d['sampled']:,}",
+            "zero-variance groups in main": _percent(d["silent_main"]),
+            "answers sampled by main": f"{d['main_sampled']:,}",
+            "answers sampled by dynamic": f"{d['sampled']:,}",
             f"dynamic at step {steps}": f"{d['dynamic']['end']:.3f}",
             f"main at step {steps}": f"{d['main_at_steps']:.3f}",
             "main, as many answers": f"{d['main_at_sampled']:.3f} (step {d['nearest_step']})",
