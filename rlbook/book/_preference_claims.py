@@ -104,6 +104,12 @@ CLAIMS = (
         kind="finding",
     ),
     Claim(
+        "main-writes-fewer-unseen",
+        "a smaller share of main's answers than of dpo's are answers the pairs never held",
+        every(lambda s: s.main.unseen.share < s.policies.dpo.unseen.share),
+        kind="finding",
+    ),
+    Claim(
         "noisy-below-clean",
         "dpo-noisy ends below dpo in held-out accuracy",
         every(lambda s: s.policies["dpo-noisy"].end < s.policies.dpo.end),

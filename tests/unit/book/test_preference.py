@@ -67,6 +67,9 @@ def test_a_claim_fails_on_the_seed_whose_outcome_contradicts_it():
     def main_raised_the_right_answers_most(seed):
         seed["main"]["moved"] = {"chosen": 2.0, "rejected": -1.0}
 
+    def main_wrote_more_unseen_answers(seed):
+        seed["main"]["unseen"]["share"] = 0.5
+
     def bt_ranked_new_pairs_as_well_as_its_own(seed):
         seed["models"]["bt"]["fitted"] = seed["models"]["bt"]["ranked"]
 
@@ -74,6 +77,7 @@ def test_a_claim_fails_on_the_seed_whose_outcome_contradicts_it():
         (dpo_caught_up, "main-above-dpo"),
         (bt_ranked_new_pairs_as_well_as_its_own, "bt-fits-more-than-new"),
         (main_raised_the_right_answers_most, "main-pushes-rejected-down-too"),
+        (main_wrote_more_unseen_answers, "main-writes-fewer-unseen"),
         (small_beta_kept_right_answers, "small-beta-lowers-chosen"),
         (dpo_raised_the_right_answers_most, "dpo-pushes-rejected-down"),
     ):
